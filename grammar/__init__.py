@@ -1,0 +1,1 @@
+"""The rulebook grammar (rules.lark), shipped as package data."""

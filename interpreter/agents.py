@@ -1,0 +1,133 @@
+"""Agents: they answer decisions through the same door as a person (labels of legal answers)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+from .errors import GameError
+from .runtime import MASK64, Decision, Game, splitmix
+from .values import Player
+
+
+class Agent(Protocol):
+    def choose(self, game: Game, decision: Decision) -> str: ...
+
+
+class RandomAgent:
+    """Uniform over the legal answers, from its own seeded generator."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = seed & MASK64
+
+    def _below(self, n: int) -> int:
+        self.rng, bits = splitmix(self.rng)
+        return bits % n
+
+    def choose(self, game: Game, decision: Decision) -> str:
+        return decision.options[self._below(len(decision.options))].label
+
+
+class GreedyAgent(RandomAgent):
+    """One ply: try each answer on a clone (with its own chance), keep the best `heuristic(p)`.
+
+    A finished game counts as a large win or loss. Ties go to a seeded random choice, so greedy
+    players differ between seeds. The clone's chance is reseeded from the agent's own generator,
+    so the agent cannot peek at the real order of a shuffled deck.
+    """
+
+    WIN = 1_000_000
+
+    def choose(self, game: Game, decision: Decision) -> str:
+        me = decision.player
+        assert me is not None
+        best: list[str] = []
+        best_value: float = float("-inf")
+        salt = self._below(1 << 62)
+        for option in decision.options:
+            trial = game.clone()
+            trial.reseed(salt)
+            trial.apply(option.label)
+            value = self._value(trial, me)
+            if value > best_value:
+                best, best_value = [option.label], value
+            elif value == best_value:
+                best.append(option.label)
+        return best[self._below(len(best))]
+
+    def _value(self, game: Game, me: Player) -> float:
+        if game.over:
+            winners = game.state.winners or []
+            if me.index in winners:
+                return self.WIN / len(winners)
+            return -self.WIN
+        return game.heuristic(me)
+
+
+class HumanAgent:
+    """A person at a terminal: shows their view and the numbered options, reads a number or a label."""
+
+    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None):
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+
+    def choose(self, game: Game, decision: Decision) -> str:
+        from .render import view_text
+
+        out = self.stdout
+        out.write("\n" + view_text(game, decision.player) + "\n")
+        out.write(f"{decision.by}: {decision.prompt}\n")
+        for i, option in enumerate(decision.options, 1):
+            out.write(f"  {i}. {option.label}\n")
+        while True:
+            out.write("> ")
+            out.flush()
+            line = self.stdin.readline()
+            if not line:
+                raise GameError("no more input: the game is left unfinished")
+            text = line.strip()
+            if text.isdigit() and 1 <= int(text) <= len(decision.options):
+                return decision.options[int(text) - 1].label
+            if text in decision.labels:
+                return text
+            out.write(f"please answer a number from 1 to {len(decision.options)}, or an option's label\n")
+
+
+AGENTS: dict[str, Callable[[int], Any]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "human": lambda seed: HumanAgent(),
+}
+
+
+def make_agents(names: list[str], players: int, seed: int) -> list[Agent]:
+    """One agent per seat from names (the last name repeats for the remaining seats)."""
+    if not names:
+        names = ["random"]
+    agents = []
+    for i in range(players):
+        name = names[min(i, len(names) - 1)]
+        if name not in AGENTS:
+            raise GameError(f"unknown agent '{name}': choose from {', '.join(AGENTS)}")
+        agents.append(AGENTS[name]((seed * 7919 + i * 104729 + 1) & MASK64))
+    return agents
+
+
+def play(game: Game, agents: list[Agent], on_answer: Callable[[Game], None] | None = None,
+         max_decisions: int = 100_000) -> Game:
+    """Answer decisions with the agents (one per seat) until the game is over."""
+    count = 0
+    while not game.over:
+        decision = game.current_decision()
+        if decision is None:
+            break
+        if decision.player is None:
+            raise GameError("the game waits on chance but has no seed to draw with")
+        game.apply(agents[decision.player.index].choose(game, decision))
+        count += 1
+        if on_answer is not None:
+            on_answer(game)
+        if count > max_decisions:
+            raise GameError(f"more than {max_decisions} decisions: the game does not end")
+    return game

@@ -1,0 +1,862 @@
+"""Check a parsed rulebook: names resolve, types agree, arities match.
+
+The checker walks every declaration once, collects *all* problems as located diagnostics
+(never only the first), and builds the `Program` the runtime executes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, assert_never
+
+import attrs
+
+from . import syntax as s
+from . import types as t
+from .errors import Diagnostic, RulebookError, Span, did_you_mean
+from .values import EnumValue
+
+VISIBILITIES = ("public", "owner", "hidden", "top", "count")
+BASIC_TYPES = {"int": t.INT, "bool": t.BOOL, "str": t.STR, "Player": t.PLAYER, "any": t.ANY, "record": t.RECORD,
+               "card": t.ANY_CARD}
+BUILTIN_NAMES = {"players": t.list_of(t.PLAYER), "table": t.TABLE, "player_count": t.INT}
+
+
+@attrs.frozen
+class Builtin:
+    """A built-in function: its arity and a rule that types a call."""
+
+    min_args: int
+    max_args: int
+    doc: str
+
+
+BUILTINS: dict[str, Builtin] = {
+    "len": Builtin(1, 1, "number of elements of a list or cards in a zone"),
+    "count": Builtin(1, 1, "same as len"),
+    "sum": Builtin(1, 1, "sum of a list of numbers"),
+    "min": Builtin(1, 9, "smallest of a list, or of the arguments"),
+    "max": Builtin(1, 9, "largest of a list, or of the arguments"),
+    "abs": Builtin(1, 1, "absolute value"),
+    "top": Builtin(1, 2, "the top card of a zone (none if empty), or a list of its top n cards"),
+    "bottom": Builtin(1, 1, "the bottom card of a zone (none if empty)"),
+    "first": Builtin(1, 1, "the first element of a list (none if empty)"),
+    "last": Builtin(1, 1, "the last element of a list (none if empty)"),
+    "unique": Builtin(1, 1, "the only element of a list of one, else none"),
+    "distinct": Builtin(1, 1, "a list without repeats, first occurrence kept"),
+    "sorted": Builtin(1, 1, "a list in ascending order"),
+    "reversed": Builtin(1, 1, "a list in reverse order"),
+    "flatten": Builtin(1, 1, "a list of lists joined into one list"),
+    "any": Builtin(1, 1, "whether some element of a list is true"),
+    "all": Builtin(1, 1, "whether every element of a list is true"),
+    "next": Builtin(1, 2, "the next player clockwise, or the next value of an enumeration (cyclic); optional step"),
+    "prev": Builtin(1, 1, "the previous player, or the previous enumeration value (cyclic)"),
+    "seat": Builtin(1, 1, "a player's seat number, 1 for P1"),
+    "players_from": Builtin(1, 1, "all players in seat order, starting with the given one"),
+    "zone_of": Builtin(1, 1, "the zone a card is in"),
+    "key_of": Builtin(2, 2, "the i-th key (from 0) of a zone, e.g. the owner of hand[p]"),
+    "label": Builtin(1, 1, "the label of a value as a string"),
+    "index_of": Builtin(2, 2, "position (from 0) of a value in a list, -1 if absent"),
+    "ord": Builtin(1, 1, "the position (from 0) of an enumeration value in its declaration"),
+}
+
+
+@attrs.frozen
+class CardType:
+    """A declared card type: its fields in order, its label template and its attrs class."""
+
+    name: str
+    fields: tuple[tuple[str, t.T], ...]
+    label: str | None
+    decl: s.CardDecl
+
+    def field_type(self, name: str) -> t.T | None:
+        for field, type_ in self.fields:
+            if field == name:
+                return type_
+        return None
+
+
+@attrs.define
+class Program:
+    """A checked rulebook: the declarations by kind, ready to run."""
+
+    name: str
+    min_players: int
+    max_players: int
+    enums: dict[str, tuple[EnumValue, ...]]
+    members: dict[str, EnumValue]
+    cards: dict[str, CardType]
+    zones: dict[str, s.ZoneDecl]
+    vars: dict[str, s.VarDecl]
+    var_types: dict[str, t.T]
+    consts: dict[str, s.ConstDecl]
+    fns: dict[str, s.FnDecl]
+    procs: dict[str, s.ProcDecl]
+    abilities: dict[str, s.AbilityDecl]
+    rules: list[s.RuleDecl]
+    rule_reads: dict[str, frozenset[str]]
+    setup: list[s.Block]
+    play: s.Block | None
+    sources: dict[str, str]
+    files: list[str]
+
+    def enum_value(self, enum: str, name: str) -> EnumValue:
+        for value in self.enums[enum]:
+            if value.name == name:
+                return value
+        raise KeyError(f"{enum}.{name}")
+
+
+class _Scope:
+    """Local names of a body being checked: a chain of dicts, innermost last."""
+
+    def __init__(self, kind: str):
+        self.kind = kind  # proc | fn | ability | rule | setup | play
+        self.frames: list[dict[str, t.T]] = [{}]
+
+    def lookup(self, name: str) -> t.T | None:
+        for frame in reversed(self.frames):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def bind(self, name: str, type_: t.T) -> None:
+        self.frames[-1][name] = type_
+
+    def names(self) -> Iterator[str]:
+        for frame in self.frames:
+            yield from frame
+
+    def push(self) -> None:
+        self.frames.append({})
+
+    def pop(self) -> None:
+        self.frames.pop()
+
+
+class Checker:
+    """Check a list of parsed files (the rulebook and its includes) and build a Program."""
+
+    def __init__(self, files: list[tuple[str, s.Rulebook]], sources: dict[str, str]):
+        self.files = files
+        self.sources = sources
+        self.diagnostics: list[Diagnostic] = []
+        self.globals: dict[str, tuple[str, Span]] = {}
+        self.enums: dict[str, tuple[EnumValue, ...]] = {}
+        self.members: dict[str, list[EnumValue]] = {}
+        self.cards: dict[str, CardType] = {}
+        self.zones: dict[str, s.ZoneDecl] = {}
+        self.vars: dict[str, s.VarDecl] = {}
+        self.var_types: dict[str, t.T] = {}
+        self.consts: dict[str, s.ConstDecl] = {}
+        self.const_types: dict[str, t.T] = {}
+        self.fns: dict[str, s.FnDecl] = {}
+        self.fn_types: dict[str, t.T] = {}
+        self.procs: dict[str, s.ProcDecl] = {}
+        self.abilities: dict[str, s.AbilityDecl] = {}
+        self.rules: list[s.RuleDecl] = []
+        self.setup: list[s.Block] = []
+        self.play: s.Block | None = None
+        self.game: s.GameDecl | None = None
+        self.scope = _Scope("setup")
+        self.in_loop_of_it = 0
+
+    # ------------------------------------------------------------ reporting
+
+    def error(self, span: Span, message: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(span, message, hint=hint))
+
+    # ------------------------------------------------------------ entry
+
+    def check(self) -> Program:
+        """Check everything; raise RulebookError listing every problem, else return the Program."""
+        decls = [d for _, rb in self.files for d in rb.decls]
+        self._declare(decls)
+        for decl in decls:
+            self._check_decl(decl)
+        if self.game is None:
+            first = self.files[0][1].span if self.files else Span("<string>", 1, 1)
+            self.error(Span(first.file, 1, 1), "the rulebook declares no game (write e.g. 'game Name players 2..4')")
+        if self.play is None:
+            self.error(Span(self.files[0][0] if self.files else "<string>", 1, 1),
+                       "the rulebook has no 'play { ... }' block: nothing would happen")
+        if self.diagnostics:
+            self.diagnostics.sort(key=lambda d: (d.span.file, d.span.line, d.span.column))
+            raise RulebookError(self.diagnostics, self.sources)
+        assert self.game is not None
+        return Program(
+            name=self.game.name, min_players=self.game.min_players, max_players=self.game.max_players,
+            enums=self.enums, members={k: v[0] for k, v in self.members.items() if len(v) == 1},
+            cards=self.cards, zones=self.zones, vars=self.vars, var_types=self.var_types, consts=self.consts,
+            fns=self.fns, procs=self.procs, abilities=self.abilities, rules=self.rules,
+            rule_reads={r.name: self._reads_of(r) for r in self.rules},
+            setup=self.setup, play=self.play, sources=self.sources, files=[f for f, _ in self.files],
+        )
+
+    # ------------------------------------------------------------ pass 1: declare names
+
+    def _claim(self, name: str, kind: str, span: Span) -> bool:
+        if name in self.globals:
+            other_kind, other = self.globals[name]
+            self.error(span, f"'{name}' is already declared as a {other_kind} at {other}")
+            return False
+        if name in BASIC_TYPES or name in BUILTIN_NAMES or name in BUILTINS:
+            self.error(span, f"'{name}' is a built-in name and cannot be declared again")
+            return False
+        self.globals[name] = (kind, span)
+        return True
+
+    def _declare(self, decls: list[s.Decl]) -> None:
+        for d in decls:
+            match d:
+                case s.EnumDecl(name, members):
+                    if self._claim(name, "enumeration", d.span):
+                        values = tuple(EnumValue(name, i, m) for i, m in enumerate(members))
+                        self.enums[name] = values
+                        seen: set[str] = set()
+                        for v in values:
+                            if v.name in seen:
+                                self.error(d.span, f"enumeration {name} lists '{v.name}' twice")
+                            seen.add(v.name)
+                            self.members.setdefault(v.name, []).append(v)
+                case s.CardDecl(name):
+                    self._claim(name, "card type", d.span)
+                case s.ZoneDecl(name):
+                    if self._claim(name, "zone", d.span):
+                        self.zones[name] = d
+                case s.VarDecl(name):
+                    if self._claim(name, "variable", d.span):
+                        self.vars[name] = d
+                case s.ConstDecl(name):
+                    if self._claim(name, "constant", d.span):
+                        self.consts[name] = d
+                case s.FnDecl(name):
+                    if self._claim(name, "function", d.span):
+                        self.fns[name] = d
+                case s.ProcDecl(name):
+                    if self._claim(name, "procedure", d.span):
+                        self.procs[name] = d
+                case s.AbilityDecl(name):
+                    if self._claim(name, "ability", d.span):
+                        self.abilities[name] = d
+                case s.GameDecl():
+                    if self.game is not None:
+                        self.error(d.span, f"a second game declaration (the first is at {self.game.span})")
+                    else:
+                        self.game = d
+                        if not 1 <= d.min_players <= d.max_players:
+                            self.error(d.span, f"players {d.min_players}..{d.max_players} is not a range of seats")
+                case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl():
+                    pass
+                case _:
+                    assert_never(d)
+        for name, values in self.members.items():
+            if name in self.globals:
+                kind, span = self.globals[name]
+                self.error(span, f"'{name}' is both a {kind} and a value of enumeration {values[0].enum}")
+        # Card types after enums, since fields name enums and other card types.
+        for d in decls:
+            if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
+                fields = []
+                for f in d.fields:
+                    fields.append((f.name, self._type(f.type)))
+                self.cards[d.name] = CardType(d.name, tuple(fields), d.label, d)
+                if d.label:
+                    self._check_template(d.label, d.span, {f for f, _ in fields})
+        for name, decl in self.vars.items():
+            self.var_types[name] = self._type(decl.type)
+        for name, fn in self.fns.items():
+            self.fn_types[name] = t.ANY  # refined when its body is checked
+
+    def _type(self, type_: s.TypeExpr) -> t.T:
+        match type_:
+            case s.NamedType(name):
+                if name in BASIC_TYPES:
+                    return BASIC_TYPES[name]
+                if name in self.enums:
+                    return t.T("enum", name)
+                if name in self.globals and self.globals[name][0] == "card type":
+                    return t.T("card", name)
+                known = [*BASIC_TYPES, *self.enums, *(n for n, (k, _) in self.globals.items() if k == "card type")]
+                self.error(type_.span, f"unknown type '{name}'{did_you_mean(name, known)}")
+                return t.ANY
+            case s.ListType(element):
+                return t.list_of(self._type(element))
+            case _:
+                assert_never(type_)
+
+    def _check_template(self, text: str, span: Span, names: Iterable[str]) -> None:
+        import re
+
+        allowed = set(names)
+        for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)?\}", text):
+            if m.group(1) not in allowed:
+                self.error(span, f"unknown name '{m.group(1)}' in text \"{text}\"{did_you_mean(m.group(1), allowed)}")
+
+    # ------------------------------------------------------------ pass 2: bodies
+
+    def _check_decl(self, d: s.Decl) -> None:
+        match d:
+            case s.GameDecl() | s.IncludeDecl() | s.EnumDecl() | s.CardDecl():
+                pass
+            case s.ZoneDecl():
+                for k in d.keys:
+                    self._check_key_type(k)
+                if d.card_type not in self.cards:
+                    self.error(d.span, f"unknown card type '{d.card_type}'{did_you_mean(d.card_type, self.cards)}")
+                if d.visibility == "owner" and not any(
+                    isinstance(k, s.NamedType) and k.name == "Player" for k in d.keys
+                ):
+                    self.error(d.span, f"zone {d.name} is 'owner' visible but has no Player key to say who owns it")
+            case s.VarDecl():
+                for k in d.keys:
+                    self._check_key_type(k)
+                self.scope = _Scope("var")
+                have = self.expr(d.init)
+                self._expect(have, self.var_types[d.name], d.init.span, f"the initial value of {d.name}")
+            case s.ConstDecl():
+                self.scope = _Scope("const")
+                self.const_types[d.name] = self.expr(d.value)
+            case s.FnDecl():
+                self.scope = _Scope("fn")
+                for p in d.params:
+                    self.scope.bind(p.name, self._type(p.type))
+                self.fn_types[d.name] = self.expr(d.body)
+            case s.ProcDecl():
+                self.scope = _Scope("proc")
+                for p in d.params:
+                    self.scope.bind(p.name, self._type(p.type))
+                self.block(d.body)
+            case s.AbilityDecl():
+                levels: set[int] = set()
+                for tier in d.tiers:
+                    if tier.level in levels:
+                        self.error(tier.span, f"ability {d.name} has two tiers {tier.level}")
+                    levels.add(tier.level)
+                    self.scope = _Scope("ability")
+                    for p in d.params:
+                        self.scope.bind(p.name, self._type(p.type))
+                    if tier.when is not None:
+                        self._expect(self.expr(tier.when), t.BOOL, tier.when.span, "a tier's condition")
+                    self.block(tier.body)
+            case s.RuleDecl():
+                self.rules.append(d)
+                self.scope = _Scope("rule")
+                for b in d.bindings:
+                    elem = self._collection(self.expr(b.source), b.source.span)
+                    self.scope.bind(b.name, elem)
+                self._expect(self.expr(d.when), t.BOOL, d.when.span, "a rule's condition")
+                self.block(d.body)
+            case s.SetupDecl():
+                self.scope = _Scope("setup")
+                self.setup.append(d.body)
+                self.block(d.body)
+            case s.PlayDecl():
+                if self.play is not None:
+                    self.error(d.span, f"a second 'play' block (the first is at {self.play.span})")
+                self.play = d.body
+                self.scope = _Scope("play")
+                self.block(d.body)
+            case _:
+                assert_never(d)
+
+    def _check_key_type(self, k: s.TypeExpr) -> None:
+        kt = self._type(k)
+        if kt.kind not in ("player", "enum", "int", "card", "str", "any"):
+            self.error(k.span, f"a zone or variable cannot be keyed by {kt}")
+
+    def _expect(self, have: t.T, want: t.T, span: Span, what: str) -> None:
+        if not t.compatible(have, want):
+            self.error(span, f"{what} must be {want}, not {have}")
+
+    def _collection(self, have: t.T, span: Span, what: str = "this") -> t.T:
+        elem = t.element_of(have)
+        if elem is None:
+            self.error(span, f"{what} must be a list or a zone, not {have}")
+            return t.ANY
+        return elem
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, b: s.Block) -> None:
+        self.scope.push()
+        for stmt in b.stmts:
+            self.stmt(stmt)
+        self.scope.pop()
+
+    def stmt(self, st: s.Stmt) -> None:  # noqa: C901 -- one case per statement, in grammar order
+        match st:
+            case s.Let(name, value):
+                if isinstance(value, s.Call) and value.name in self.procs:
+                    self._call_args(value.name, self.procs[value.name].params, value.args, value.span)
+                    self.scope.bind(name, t.ANY)
+                else:
+                    self.scope.bind(name, self.expr(value))
+            case s.Assign(name, op, value):
+                have = self.scope.lookup(name)
+                vt = self.expr(value)
+                if have is None:
+                    hint = f"declare it first with 'let {name} = ...'"
+                    if name in self.vars:
+                        hint = f"{name} is a game variable: write 'set {name} {op} ...'"
+                    self.error(st.span, f"unknown local name '{name}'{did_you_mean(name, self.scope.names())}",
+                               hint=hint)
+                elif op != "=":
+                    self._expect(have, t.INT, st.span, f"'{name}' used with {op}")
+                    self._expect(vt, t.INT, value.span, f"the value added to '{name}'")
+            case s.SetVar(name, keys, op, value):
+                if name not in self.vars:
+                    local = self.scope.lookup(name) is not None
+                    self.error(st.span, f"unknown variable '{name}'{did_you_mean(name, self.vars)}",
+                               hint=f"'{name}' is a local name: write '{name} {op} ...' without 'set'" if local else None)
+                    self.expr(value)
+                    return
+                self._keys(self.vars[name], keys, st.span)
+                vt = self.expr(value)
+                want = self.var_types[name]
+                if op != "=":
+                    self._expect(want, t.INT, st.span, f"variable {name} used with {op}")
+                    self._expect(vt, t.INT, value.span, f"the value added to {name}")
+                else:
+                    self._expect(vt, want, value.span, f"the value of {name}")
+            case s.SetField(obj, field, op, value):
+                ot = self.expr(obj)
+                vt = self.expr(value)
+                ft = self._field_type(ot, field, st.span)
+                if ft is not None:
+                    self._expect(vt, ft if op == "=" else t.INT, value.span, f"the value of field {field}")
+            case s.Move(what, to, _):
+                wt = self.expr(what)
+                if wt.kind not in ("card", "any", "list", "zone"):
+                    self.error(what.span, f"only cards move: this is {wt}")
+                elif wt.kind in ("list", "zone"):
+                    el = wt.element or t.ANY
+                    if el.kind not in ("card", "any"):
+                        self.error(what.span, f"only cards move: this is {wt}")
+                self._zone(to)
+            case s.Draw(count, source, to):
+                self._expect(self.expr(count), t.INT, count.span, "the number of cards to draw")
+                self._zone(source)
+                self._zone(to)
+            case s.Create(count, card_type, inits, zone):
+                self._expect(self.expr(count), t.INT, count.span, "the number of cards to create")
+                ct = self.cards.get(card_type)
+                if ct is None:
+                    self.error(st.span, f"unknown card type '{card_type}'{did_you_mean(card_type, self.cards)}")
+                for init in inits:
+                    vt = self.expr(init.value)
+                    if ct is not None:
+                        ft = ct.field_type(init.name)
+                        if ft is None:
+                            self.error(init.span, f"card type {card_type} has no field '{init.name}'"
+                                       f"{did_you_mean(init.name, [f for f, _ in ct.fields])}")
+                        else:
+                            self._expect(vt, ft, init.value.span, f"field {init.name}")
+                self._zone(zone)
+            case s.If(cond, then, elifs, otherwise):
+                self._cond(cond)
+                self.block(then)
+                for e in elifs:
+                    self._cond(e.condition)
+                    self.block(e.body)
+                if otherwise is not None:
+                    self.block(otherwise)
+            case s.For(var, source, body):
+                elem = self._collection(self.expr(source), source.span, "what a 'for' walks")
+                self.scope.push()
+                self.scope.bind(var, elem)
+                self.block(body)
+                self.scope.pop()
+            case s.While(cond, body):
+                self._cond(cond)
+                self.block(body)
+            case s.Repeat(count, body):
+                self._expect(self.expr(count), t.INT, count.span, "the number of repeats")
+                self.block(body)
+            case s.Match(subject, cases, otherwise):
+                subject_type = self.expr(subject)
+                for case in cases:
+                    ct = self.expr(case.value)
+                    if not t.compatible(ct, subject_type) and not t.compatible(subject_type, ct):
+                        self.error(case.value.span, f"this case is {ct} but the value matched is {subject_type}")
+                    self.block(case.body)
+                if otherwise is not None:
+                    self.block(otherwise)
+            case s.Attempt(body, otherwise):
+                self.block(body)
+                if otherwise is not None:
+                    self.block(otherwise)
+            case s.Together(body):
+                self.block(body)
+            case s.Fail():
+                pass
+            case s.Require(cond, _):
+                self._cond(cond)
+            case s.Choose(target, quantity, count, source, by, _):
+                st_type = self.expr(source)
+                elem = self._collection(st_type, source.span, "what is chosen from")
+                if quantity in ("exactly", "upto") and count is None:
+                    self.error(st.span, f"'choose {quantity}' needs a number: choose {quantity} 2 from ...")
+                if quantity in ("one", "any", "order") and count is not None:
+                    self.error(count.span, f"'choose {quantity}' takes no number")
+                if count is not None:
+                    self._expect(self.expr(count), t.INT, count.span, "the number of choices")
+                self._by(by)
+                self.scope.bind(target, elem if quantity == "one" else t.list_of(elem))
+            case s.Menu(by, _, options):
+                self._by(by)
+                labels: set[str] = set()
+                for opt in options:
+                    if opt.label in labels:
+                        self.error(opt.span, f"two options are labelled \"{opt.label}\"")
+                    labels.add(opt.label)
+                    if opt.when is not None:
+                        self._cond(opt.when)
+                    self.block(opt.body)
+            case s.Use(ability, args, upto):
+                ab = self.abilities.get(ability)
+                if ab is None:
+                    self.error(st.span, f"unknown ability '{ability}'{did_you_mean(ability, self.abilities)}")
+                    for a in args:
+                        self.expr(a)
+                else:
+                    self._call_args(ability, ab.params, args, st.span)
+                self._expect(self.expr(upto), t.INT, upto.span, "the tier count")
+            case s.CallStmt(name, args):
+                if name in self.procs:
+                    self._call_args(name, self.procs[name].params, args, st.span)
+                elif name in self.fns:
+                    self.error(st.span, f"'{name}' is a function: it computes a value and changes nothing",
+                               hint=f"use its value, e.g. 'let x = {name}(...)', or make it a proc")
+                else:
+                    self.error(st.span, f"unknown procedure '{name}'{did_you_mean(name, self.procs)}")
+                    for a in args:
+                        self.expr(a)
+            case s.Return(value):
+                if self.scope.kind not in ("proc", "ability"):
+                    self.error(st.span, "'return' outside a proc")
+                if value is not None:
+                    self.expr(value)
+            case s.EndGame(winners):
+                if winners is not None:
+                    self._expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
+            case s.Say(text):
+                self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
+            case _:
+                assert_never(st)
+
+    def _cond(self, e: s.Expr) -> None:
+        self._expect(self.expr(e), t.BOOL, e.span, "a condition")
+
+    def _by(self, by: s.Expr | None) -> None:
+        if by is not None:
+            bt = self.expr(by)
+            if bt.kind not in ("player", "table", "any"):
+                self.error(by.span, f"a decision is made by a player or by the table, not by {bt}")
+
+    def _zone(self, e: s.Expr) -> t.T:
+        zt = self.expr(e)
+        if zt.kind not in ("zone", "any"):
+            self.error(e.span, f"a zone is needed here, not {zt}")
+        return zt
+
+    def _keys(self, decl: s.ZoneDecl | s.VarDecl, keys: tuple[s.Expr, ...], span: Span) -> None:
+        kind = "zone" if isinstance(decl, s.ZoneDecl) else "variable"
+        if len(keys) != len(decl.keys):
+            if decl.keys:
+                shape = ", ".join(str(self._type(k)) for k in decl.keys)
+                self.error(span, f"{kind} {decl.name} takes {len(decl.keys)} key(s): {decl.name}[{shape}]")
+            else:
+                self.error(span, f"{kind} {decl.name} takes no keys")
+            for k in keys:
+                self.expr(k)
+            return
+        for k, want in zip(keys, decl.keys, strict=True):
+            self._expect(self.expr(k), self._type(want), k.span, f"this key of {decl.name}")
+
+    def _call_args(self, name: str, params: tuple[s.Param, ...], args: tuple[s.Expr, ...], span: Span) -> None:
+        if len(args) != len(params):
+            self.error(span, f"{name} takes {len(params)} argument(s), not {len(args)}")
+            for a in args:
+                self.expr(a)
+            return
+        for a, p in zip(args, params, strict=True):
+            self._expect(self.expr(a), self._type(p.type), a.span, f"argument {p.name} of {name}")
+
+    def _field_type(self, ot: t.T, field: str, span: Span) -> t.T | None:
+        if ot.kind == "card" and ot.name is not None:
+            ct = self.cards.get(ot.name)
+            if ct is None:
+                return t.ANY
+            ft = ct.field_type(field)
+            if ft is None:
+                self.error(span, f"card type {ot.name} has no field '{field}'"
+                           f"{did_you_mean(field, [f for f, _ in ct.fields])}")
+            return ft
+        if ot.kind in ("card", "any", "record"):
+            return t.ANY
+        self.error(span, f"{ot} has no fields")
+        return None
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e: s.Expr) -> t.T:  # noqa: C901 -- one case per expression, in grammar order
+        match e:
+            case s.CondExpr(cond, then, otherwise):
+                self._cond(cond)
+                return t.join(self.expr(then), self.expr(otherwise))
+            case s.Query(op, source, key):
+                elem = self._collection(self.expr(source), source.span, f"what '{op}' reads")
+                self.scope.push()
+                self.scope.bind("it", elem)
+                kt = self.expr(key)
+                self.scope.pop()
+                if op == "where":
+                    self._expect(kt, t.BOOL, key.span, "a 'where' condition")
+                    return t.list_of(elem)
+                if op in ("max", "min"):
+                    self._expect(kt, t.INT, key.span, f"a '{op} by' key")
+                    return t.list_of(elem)
+                if op == "sorted":
+                    return t.list_of(elem)
+                if op == "group":
+                    return t.list_of(t.list_of(elem))
+                return t.list_of(kt)
+            case s.Or(left, right) | s.And(left, right):
+                self._cond(left)
+                self._cond(right)
+                return t.BOOL
+            case s.Not(operand):
+                self._cond(operand)
+                return t.BOOL
+            case s.Compare(op, left, right):
+                lt, rt = self.expr(left), self.expr(right)
+                if op in ("<", ">", "<=", ">="):
+                    self._expect(lt, t.INT, left.span, f"a side of '{op}'")
+                    self._expect(rt, t.INT, right.span, f"a side of '{op}'")
+                elif not (t.compatible(lt, rt) or t.compatible(rt, lt)):
+                    self.error(e.span, f"{lt} and {rt} are never equal")
+                return t.BOOL
+            case s.In(item, collection, _):
+                it = self.expr(item)
+                elem = self._collection(self.expr(collection), collection.span, "the right side of 'in'")
+                if not (t.compatible(it, elem) or t.compatible(elem, it)):
+                    self.error(e.span, f"a {it} is never in a collection of {elem}")
+                return t.BOOL
+            case s.RangeOp(low, high):
+                self._expect(self.expr(low), t.INT, low.span, "a range's start")
+                self._expect(self.expr(high), t.INT, high.span, "a range's end")
+                return t.list_of(t.INT)
+            case s.Binary(op, left, right):
+                lt, rt = self.expr(left), self.expr(right)
+                if op == "+" and (lt.kind in ("list", "zone") or rt.kind in ("list", "zone")):
+                    return t.list_of(t.join(t.element_of(lt) or t.ANY, t.element_of(rt) or t.ANY))
+                if op == "+" and lt.kind == "str":
+                    return t.STR
+                self._expect(lt, t.INT, left.span, f"a side of '{op}'")
+                self._expect(rt, t.INT, right.span, f"a side of '{op}'")
+                return t.INT
+            case s.Neg(operand):
+                self._expect(self.expr(operand), t.INT, operand.span, "a negated value")
+                return t.INT
+            case s.FieldAccess(obj, name):
+                if isinstance(obj, s.Name) and obj.id in self.enums and self.scope.lookup(obj.id) is None:
+                    if name not in {v.name for v in self.enums[obj.id]}:
+                        self.error(e.span, f"enumeration {obj.id} has no value '{name}'"
+                                   f"{did_you_mean(name, [v.name for v in self.enums[obj.id]])}")
+                    return t.T("enum", obj.id)
+                ot = self.expr(obj)
+                return self._field_type(ot, name, e.span) or t.ANY
+            case s.Index(obj, args):
+                return self._index(e, obj, args)
+            case s.Call(name, args):
+                return self._call(e, name, args)
+            case s.IntLit():
+                return t.INT
+            case s.StrLit():
+                return t.STR
+            case s.BoolLit():
+                return t.BOOL
+            case s.NoneLit():
+                return t.NONE
+            case s.Name(id):
+                return self._name(e, id)
+            case s.ListLit(items):
+                result = t.NONE
+                for item in items:
+                    result = t.join(result, self.expr(item))
+                return t.list_of(result if result != t.NONE else t.ANY)
+            case s.Comprehension(element, var, source, cond):
+                elem = self._collection(self.expr(source), source.span, "what a comprehension walks")
+                self.scope.push()
+                self.scope.bind(var, elem)
+                if cond is not None:
+                    self._cond(cond)
+                et = self.expr(element)
+                self.scope.pop()
+                return t.list_of(et)
+            case s.RecordLit(inits):
+                seen: set[str] = set()
+                for init in inits:
+                    if init.name in seen:
+                        self.error(init.span, f"field '{init.name}' is given twice")
+                    seen.add(init.name)
+                    self.expr(init.value)
+                return t.RECORD
+            case _:
+                assert_never(e)
+
+    def _name(self, e: s.Name, name: str) -> t.T:
+        local = self.scope.lookup(name)
+        if local is not None:
+            return local
+        if name in self.consts:
+            return self.const_types.get(name, t.ANY)
+        if name in BUILTIN_NAMES:
+            return BUILTIN_NAMES[name]
+        if name in self.members:
+            values = self.members[name]
+            if len(values) > 1:
+                enums = " or ".join(f"{v.enum}.{name}" for v in values)
+                self.error(e.span, f"'{name}' is a value of more than one enumeration: write {enums}")
+            return t.T("enum", values[0].enum)
+        if name in self.enums:
+            return t.list_of(t.T("enum", name))
+        if name in self.zones:
+            zone = self.zones[name]
+            if zone.keys:
+                self._keys(zone, (), e.span)
+            return t.zone_of(self._card_type(zone.card_type))
+        if name in self.vars:
+            var = self.vars[name]
+            if var.keys:
+                self._keys(var, (), e.span)
+            return self.var_types[name]
+        if name in self.fns or name in self.procs:
+            self.error(e.span, f"'{name}' must be called: {name}(...)")
+            return t.ANY
+        if name == "it":
+            self.error(e.span, "'it' names an element only inside where, sorted by, max by, min by, group by, map")
+            return t.ANY
+        candidates = [*self.scope.names(), *self.consts, *self.members, *self.enums, *self.zones, *self.vars,
+                      *BUILTIN_NAMES]
+        self.error(e.span, f"unknown name '{name}'{did_you_mean(name, candidates)}")
+        return t.ANY
+
+    def _card_type(self, name: str) -> t.T:
+        return t.T("card", name) if name in self.cards else t.ANY_CARD
+
+    def _index(self, e: s.Index, obj: s.Expr, args: tuple[s.Expr, ...]) -> t.T:
+        if isinstance(obj, s.Name) and self.scope.lookup(obj.id) is None:
+            if obj.id in self.zones:
+                zone = self.zones[obj.id]
+                self._keys(zone, args, e.span)
+                return t.zone_of(self._card_type(zone.card_type))
+            if obj.id in self.vars:
+                self._keys(self.vars[obj.id], args, e.span)
+                return self.var_types[obj.id]
+        ot = self.expr(obj)
+        if len(args) != 1:
+            self.error(e.span, "a list takes one index")
+            return t.ANY
+        self._expect(self.expr(args[0]), t.INT, args[0].span, "a list index")
+        elem = t.element_of(ot)
+        if elem is None or ot.kind == "zone":
+            if ot.kind == "zone":
+                return ot.element or t.ANY
+            self.error(obj.span, f"only lists can be indexed, not {ot}")
+            return t.ANY
+        return elem
+
+    def _call(self, e: s.Call, name: str, args: tuple[s.Expr, ...]) -> t.T:  # noqa: C901 -- a table of builtins
+        if name in self.fns:
+            fn = self.fns[name]
+            self._call_args(name, fn.params, args, e.span)
+            return self.fn_types.get(name, t.ANY)
+        if name in self.procs:
+            self.error(e.span, f"procedure '{name}' changes the game and cannot be used inside an expression",
+                       hint=f"call it as a statement: 'let x = {name}(...)'")
+            return t.ANY
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            known = [*self.fns, *BUILTINS]
+            self.error(e.span, f"unknown function '{name}'{did_you_mean(name, known)}")
+            for a in args:
+                self.expr(a)
+            return t.ANY
+        if not builtin.min_args <= len(args) <= builtin.max_args:
+            want = str(builtin.min_args) if builtin.min_args == builtin.max_args else \
+                f"{builtin.min_args} to {builtin.max_args}"
+            self.error(e.span, f"{name} takes {want} argument(s), not {len(args)}")
+            return t.ANY
+        types = [self.expr(a) for a in args]
+        first = types[0]
+        match name:
+            case "len" | "count":
+                self._collection(first, args[0].span, f"what {name} counts")
+                return t.INT
+            case "sum":
+                return t.INT
+            case "min" | "max":
+                if len(args) == 1:
+                    self._collection(first, args[0].span, f"what {name} reads")
+                return t.INT
+            case "abs" | "seat" | "ord" | "index_of":
+                return t.INT
+            case "top" | "bottom":
+                if first.kind not in ("zone", "any"):
+                    self.error(args[0].span, f"{name} reads a zone, not {first}")
+                card = first.element or t.ANY if first.kind == "zone" else t.ANY
+                return t.list_of(card) if len(args) == 2 else card
+            case "first" | "last" | "unique":
+                return self._collection(first, args[0].span, f"what {name} reads")
+            case "distinct" | "sorted" | "reversed":
+                return t.list_of(self._collection(first, args[0].span, f"what {name} reads"))
+            case "flatten":
+                inner = self._collection(first, args[0].span, "what flatten reads")
+                return t.list_of(t.element_of(inner) or t.ANY)
+            case "any" | "all":
+                return t.BOOL
+            case "next" | "prev":
+                if first.kind not in ("player", "enum", "any"):
+                    self.error(args[0].span, f"{name} takes a player or an enumeration value, not {first}")
+                return first
+            case "players_from":
+                self._expect(first, t.PLAYER, args[0].span, "the first player")
+                return t.list_of(t.PLAYER)
+            case "zone_of":
+                return t.zone_of(t.ANY_CARD)
+            case "key_of":
+                return t.ANY
+            case "label":
+                return t.STR
+        return t.ANY
+
+    # ------------------------------------------------------------ rule dependencies
+
+    def _reads_of(self, rule: s.RuleDecl) -> frozenset[str]:
+        """Names of zones and variables a rule's condition may read (through functions too)."""
+        seen_fns: set[str] = set()
+        found: set[str] = set()
+
+        def walk(node: Any) -> None:
+            if isinstance(node, s.Name):
+                if node.id in self.zones or node.id in self.vars:
+                    found.add(node.id)
+            elif isinstance(node, s.Call) and node.name in self.fns and node.name not in seen_fns:
+                seen_fns.add(node.name)
+                walk(self.fns[node.name].body)
+            elif isinstance(node, s.Call) and node.name == "zone_of":
+                found.add("*")
+            if attrs.has(type(node)):
+                for f in attrs.fields(type(node)):
+                    walk(getattr(node, f.name))
+            elif isinstance(node, tuple):
+                for item in node:
+                    walk(item)
+
+        walk(rule.when)
+        for b in rule.bindings:
+            walk(b.source)
+        return frozenset(found)

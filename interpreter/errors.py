@@ -1,0 +1,104 @@
+"""Located errors: every stage detects them, one place renders them.
+
+A `Span` is where a piece of rulebook text stands; a `RulebookError` carries one or more
+`Diagnostic`s (span + message) and renders them as ``file:line:col: error: message``, then the
+source line and a caret under the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+
+@attrs.frozen
+class Span:
+    """Where a node stands: file name (package-relative), 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NO_SPAN = Span("<builtin>", 0, 0)
+
+
+@attrs.frozen
+class Diagnostic:
+    """One located message: an error, or a note attached to one."""
+
+    span: Span
+    message: str
+    severity: str = "error"
+    hint: str | None = None
+
+
+class RulecraftError(Exception):
+    """Every error rulecraft reports to a user; the CLI prints it and exits 1."""
+
+
+class RulebookError(RulecraftError):
+    """One or more located problems in rulebook text (syntax, check or runtime)."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], sources: dict[str, str] | None = None):
+        self.diagnostics = list(diagnostics)
+        self.sources = dict(sources or {})
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """Render every diagnostic with its source line and a caret."""
+        return "\n".join(render_diagnostic(d, self.sources.get(d.span.file)) for d in self.diagnostics)
+
+    @property
+    def messages(self) -> list[str]:
+        """The first lines only (`file:line:col: error: message`), for tables of expected errors."""
+        return [f"{d.span}: {d.severity}: {d.message}" for d in self.diagnostics]
+
+
+class GameError(RulecraftError):
+    """A misuse of a game (an illegal answer, a question asked of a finished game)."""
+
+
+class RecordError(RulecraftError):
+    """A record that cannot be read or does not hold against the rules."""
+
+
+def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
+    """Render one diagnostic as `file:line:col: severity: message`, the line and a caret."""
+    head = f"{diag.span}: {diag.severity}: {diag.message}"
+    lines = [head]
+    if source is not None and diag.span.line > 0:
+        text_lines = source.splitlines()
+        if diag.span.line <= len(text_lines):
+            line = text_lines[diag.span.line - 1].rstrip("\n").replace("\t", " ")
+            lines.append(f"    {line}")
+            width = 1
+            if diag.span.end_line == diag.span.line and diag.span.end_column > diag.span.column:
+                width = diag.span.end_column - diag.span.column
+            lines.append("    " + " " * (diag.span.column - 1) + "^" * max(1, min(width, 60)))
+    if diag.hint:
+        lines.append(f"    hint: {diag.hint}")
+    return "\n".join(lines)
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """Return the candidate a misspelled `name` most likely meant, or None."""
+    import difflib
+
+    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    if not matches:
+        lowered = {c.lower(): c for c in candidates}
+        return lowered.get(name.lower())
+    return matches[0]
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """Return ` (did you mean 'x'?)` for a misspelled name, or an empty string."""
+    guess = closest(name, candidates)
+    return f" (did you mean '{guess}'?)" if guess and guess != name else ""

@@ -1,0 +1,406 @@
+"""Parse rulebook text into the AST of `syntax`. Lark never leaves this module."""
+
+from __future__ import annotations
+
+import ast as _pyast
+import functools
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import syntax as s
+from .errors import Diagnostic, RulebookError, Span
+
+
+@functools.cache
+def _lark() -> Lark:
+    return Lark.open_from_package(
+        "rulecraft.grammar", "rules.lark", parser="lalr", propagate_positions=True, maybe_placeholders=True
+    )
+
+
+class _SyntaxProblem(Exception):
+    def __init__(self, span: Span, message: str):
+        self.span, self.message = span, message
+
+
+def _unquote(token: Token) -> str:
+    return str(_pyast.literal_eval(str(token)))
+
+
+@v_args(meta=True, inline=True)
+class _Builder(Transformer[Token, s.Rulebook]):
+    """Build one AST node per alias; the method name is the alias in grammar/rules.lark."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.file, 0, 0)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tok_span(self, tok: Token) -> Span:
+        return Span(self.file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+
+    # declarations
+    def rulebook(self, meta: Any, *decls: Any) -> s.Rulebook:
+        return s.Rulebook(tuple(decls), span=self._span(meta))
+
+    def game_decl(self, meta: Any, name: Token, lo: Token, hi: Token) -> s.GameDecl:
+        return s.GameDecl(str(name), int(lo), int(hi), span=self._span(meta))
+
+    def include_decl(self, meta: Any, path: Token) -> s.IncludeDecl:
+        return s.IncludeDecl(_unquote(path), span=self._span(meta))
+
+    def enum_decl(self, meta: Any, name: Token, *members: Token) -> s.EnumDecl:
+        return s.EnumDecl(str(name), tuple(str(m) for m in members), span=self._span(meta))
+
+    def card_decl(self, meta: Any, name: Token, *rest: Any) -> s.CardDecl:
+        label = rest[-1]
+        fields = tuple(f for f in rest[:-1] if f is not None)
+        return s.CardDecl(str(name), fields, _unquote(label) if label is not None else None, span=self._span(meta))
+
+    def field(self, meta: Any, name: Token, type_: s.TypeExpr) -> s.FieldDecl:
+        return s.FieldDecl(str(name), type_, span=self._span(meta))
+
+    def named_type(self, meta: Any, name: Token) -> s.NamedType:
+        return s.NamedType(str(name), span=self._span(meta))
+
+    def list_type(self, meta: Any, element: s.TypeExpr) -> s.ListType:
+        return s.ListType(element, span=self._span(meta))
+
+    def keys(self, meta: Any, *types: s.TypeExpr) -> tuple[s.TypeExpr, ...]:
+        return tuple(types)
+
+    def zone_decl(self, meta: Any, name: Token, keys: Any, card_type: Token, visibility: Token,
+                  shuffled: Token | None) -> s.ZoneDecl:
+        return s.ZoneDecl(
+            str(name), keys or (), str(card_type), str(visibility), shuffled is not None, span=self._span(meta)
+        )
+
+    def var_decl(self, meta: Any, name: Token, keys: Any, type_: s.TypeExpr, init: s.Expr,
+                 visibility: Token) -> s.VarDecl:
+        return s.VarDecl(str(name), keys or (), type_, init, str(visibility), span=self._span(meta))
+
+    def by_clause(self, meta: Any, who: s.Expr) -> s.Expr:
+        return who
+
+    def prompt_clause(self, meta: Any, text: Token) -> str:
+        return _unquote(text)
+
+    def const_decl(self, meta: Any, name: Token, value: s.Expr) -> s.ConstDecl:
+        return s.ConstDecl(str(name), value, span=self._span(meta))
+
+    def param(self, meta: Any, name: Token, type_: s.TypeExpr) -> s.Param:
+        return s.Param(str(name), type_, span=self._span(meta))
+
+    def fn_decl(self, meta: Any, name: Token, *rest: Any) -> s.FnDecl:
+        *params, body = rest
+        return s.FnDecl(str(name), tuple(p for p in params if p is not None), body, span=self._span(meta))
+
+    def proc_decl(self, meta: Any, name: Token, *rest: Any) -> s.ProcDecl:
+        *params, body = rest
+        return s.ProcDecl(str(name), tuple(p for p in params if p is not None), body, span=self._span(meta))
+
+    def ability_decl(self, meta: Any, name: Token, *rest: Any) -> s.AbilityDecl:
+        params = tuple(r for r in rest if isinstance(r, s.Param))
+        text = next(r for r in rest if isinstance(r, Token))
+        tiers = tuple(r for r in rest if isinstance(r, s.Tier))
+        return s.AbilityDecl(str(name), params, _unquote(text), tiers, span=self._span(meta))
+
+    def tier(self, meta: Any, level: Token, text: Token, when: s.Expr | None, body: s.Block) -> s.Tier:
+        return s.Tier(int(level), _unquote(text), when, body, span=self._span(meta))
+
+    def binding(self, meta: Any, name: Token, source: s.Expr) -> s.Binding:
+        return s.Binding(str(name), source, span=self._span(meta))
+
+    def rule_decl(self, meta: Any, name: Token, *rest: Any) -> s.RuleDecl:
+        *bindings, when, body = rest
+        return s.RuleDecl(str(name), tuple(b for b in bindings if b is not None), when, body, span=self._span(meta))
+
+    def setup_decl(self, meta: Any, body: s.Block) -> s.SetupDecl:
+        return s.SetupDecl(body, span=self._span(meta))
+
+    def play_decl(self, meta: Any, body: s.Block) -> s.PlayDecl:
+        return s.PlayDecl(body, span=self._span(meta))
+
+    # statements
+    def block(self, meta: Any, *stmts: s.Stmt) -> s.Block:
+        return s.Block(tuple(stmts), span=self._span(meta))
+
+    def let_stmt(self, meta: Any, name: Token, value: s.Expr) -> s.Let:
+        return s.Let(str(name), value, span=self._span(meta))
+
+    def assign_stmt(self, meta: Any, name: Token, op: Token, value: s.Expr) -> s.Assign:
+        return s.Assign(str(name), str(op), value, span=self._span(meta))
+
+    def set_stmt(self, meta: Any, target: Any, op: Token, value: s.Expr) -> s.SetVar | s.SetField:
+        kind, a, b = target
+        if kind == "var":
+            return s.SetVar(a, b, str(op), value, span=self._span(meta))
+        return s.SetField(a, b, str(op), value, span=self._span(meta))
+
+    def var_target(self, meta: Any, name: Token, *keys: s.Expr) -> tuple[str, str, tuple[s.Expr, ...]]:
+        return ("var", str(name), tuple(k for k in keys if k is not None))
+
+    def field_target(self, meta: Any, obj: s.Expr, name: Token) -> tuple[str, s.Expr, str]:
+        return ("field", obj, str(name))
+
+    def move_stmt(self, meta: Any, what: s.Expr, bottom: Token | None, to: s.Expr) -> s.Move:
+        return s.Move(what, to, bottom is not None, span=self._span(meta))
+
+    def draw_stmt(self, meta: Any, count: s.Expr, source: s.Expr, to: s.Expr) -> s.Draw:
+        return s.Draw(count, source, to, span=self._span(meta))
+
+    def create_stmt(self, meta: Any, count: s.Expr, card_type: Token, *rest: Any) -> s.Create:
+        *inits, zone = rest
+        return s.Create(count, str(card_type), tuple(i for i in inits if i is not None), zone, span=self._span(meta))
+
+    def init(self, meta: Any, name: Token, value: s.Expr) -> s.Init:
+        return s.Init(str(name), value, span=self._span(meta))
+
+    def if_stmt(self, meta: Any, cond: s.Expr, then: s.Block, *rest: Any) -> s.If:
+        *elifs, otherwise = rest
+        return s.If(cond, then, tuple(elifs), otherwise, span=self._span(meta))
+
+    def elif_clause(self, meta: Any, cond: s.Expr, body: s.Block) -> s.Elif:
+        return s.Elif(cond, body, span=self._span(meta))
+
+    def for_stmt(self, meta: Any, var: Token, source: s.Expr, body: s.Block) -> s.For:
+        return s.For(str(var), source, body, span=self._span(meta))
+
+    def while_stmt(self, meta: Any, cond: s.Expr, body: s.Block) -> s.While:
+        return s.While(cond, body, span=self._span(meta))
+
+    def repeat_stmt(self, meta: Any, count: s.Expr, body: s.Block) -> s.Repeat:
+        return s.Repeat(count, body, span=self._span(meta))
+
+    def match_stmt(self, meta: Any, subject: s.Expr, *rest: Any) -> s.Match:
+        *cases, otherwise = rest
+        return s.Match(subject, tuple(cases), otherwise, span=self._span(meta))
+
+    def case(self, meta: Any, value: s.Expr, body: s.Block) -> s.Case:
+        return s.Case(value, body, span=self._span(meta))
+
+    def attempt_stmt(self, meta: Any, body: s.Block, otherwise: s.Block | None) -> s.Attempt:
+        return s.Attempt(body, otherwise, span=self._span(meta))
+
+    def together_stmt(self, meta: Any, body: s.Block) -> s.Together:
+        return s.Together(body, span=self._span(meta))
+
+    def fail_stmt(self, meta: Any, message: Token) -> s.Fail:
+        return s.Fail(_unquote(message), span=self._span(meta))
+
+    def require_stmt(self, meta: Any, cond: s.Expr, message: Token) -> s.Require:
+        return s.Require(cond, _unquote(message), span=self._span(meta))
+
+    def choose_stmt(self, meta: Any, target: Token, quantity: Token, count: s.Expr | None, source: s.Expr,
+                    by: s.Expr | None, prompt: str | None) -> s.Choose:
+        return s.Choose(str(target), str(quantity), count, source, by,
+                        prompt, span=self._span(meta))
+
+    def menu_stmt(self, meta: Any, by: s.Expr | None, prompt: str | None, *options: s.Option) -> s.Menu:
+        return s.Menu(by, prompt, tuple(options), span=self._span(meta))
+
+    def option(self, meta: Any, label: Token, when: s.Expr | None, body: s.Block) -> s.Option:
+        return s.Option(_unquote(label), when, body, span=self._span(meta))
+
+    def use_stmt(self, meta: Any, name: Token, *rest: Any) -> s.Use:
+        *args, upto = rest
+        return s.Use(str(name), tuple(a for a in args if a is not None), upto, span=self._span(meta))
+
+    def call_stmt(self, meta: Any, name: Token, *args: Any) -> s.CallStmt:
+        return s.CallStmt(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
+
+    def return_stmt(self, meta: Any, value: s.Expr | None) -> s.Return:
+        return s.Return(value, span=self._span(meta))
+
+    def end_stmt(self, meta: Any, winners: s.Expr | None) -> s.EndGame:
+        return s.EndGame(winners, span=self._span(meta))
+
+    def say_stmt(self, meta: Any, text: Token) -> s.Say:
+        return s.Say(_unquote(text), span=self._span(meta))
+
+    # expressions
+    def cond_expr(self, meta: Any, cond: s.Expr, then: s.Expr, otherwise: s.Expr) -> s.CondExpr:
+        return s.CondExpr(cond, then, otherwise, span=self._span(meta))
+
+    def _query(self, op: str, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return s.Query(op, source, key, span=self._span(meta))
+
+    def where_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("where", meta, source, key)
+
+    def sorted_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("sorted", meta, source, key)
+
+    def max_by_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("max", meta, source, key)
+
+    def min_by_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("min", meta, source, key)
+
+    def group_by_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("group", meta, source, key)
+
+    def map_op(self, meta: Any, source: s.Expr, key: s.Expr) -> s.Query:
+        return self._query("map", meta, source, key)
+
+    def or_op(self, meta: Any, left: s.Expr, right: s.Expr) -> s.Or:
+        return s.Or(left, right, span=self._span(meta))
+
+    def and_op(self, meta: Any, left: s.Expr, right: s.Expr) -> s.And:
+        return s.And(left, right, span=self._span(meta))
+
+    def not_op(self, meta: Any, operand: s.Expr) -> s.Not:
+        return s.Not(operand, span=self._span(meta))
+
+    def compare(self, meta: Any, left: s.Expr, op: Token, right: s.Expr) -> s.Compare:
+        return s.Compare(str(op), left, right, span=self._span(meta))
+
+    def in_op(self, meta: Any, item: s.Expr, coll: s.Expr) -> s.In:
+        return s.In(item, coll, False, span=self._span(meta))
+
+    def not_in_op(self, meta: Any, item: s.Expr, coll: s.Expr) -> s.In:
+        return s.In(item, coll, True, span=self._span(meta))
+
+    def range_op(self, meta: Any, low: s.Expr, high: s.Expr) -> s.RangeOp:
+        return s.RangeOp(low, high, span=self._span(meta))
+
+    def binary(self, meta: Any, left: s.Expr, op: Token, right: s.Expr) -> s.Binary:
+        return s.Binary(str(op), left, right, span=self._span(meta))
+
+    def neg(self, meta: Any, operand: s.Expr) -> s.Neg:
+        return s.Neg(operand, span=self._span(meta))
+
+    def field_op(self, meta: Any, obj: s.Expr, name: Token) -> s.FieldAccess:
+        return s.FieldAccess(obj, str(name), span=self._span(meta))
+
+    def index_op(self, meta: Any, obj: s.Expr, *args: s.Expr) -> s.Index:
+        return s.Index(obj, tuple(args), span=self._span(meta))
+
+    def call(self, meta: Any, name: Token, *args: Any) -> s.Call:
+        return s.Call(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
+
+    def int_lit(self, meta: Any, tok: Token) -> s.IntLit:
+        return s.IntLit(int(tok), span=self._span(meta))
+
+    def str_lit(self, meta: Any, tok: Token) -> s.StrLit:
+        return s.StrLit(_unquote(tok), span=self._span(meta))
+
+    def true_lit(self, meta: Any) -> s.BoolLit:
+        return s.BoolLit(True, span=self._span(meta))
+
+    def false_lit(self, meta: Any) -> s.BoolLit:
+        return s.BoolLit(False, span=self._span(meta))
+
+    def none_lit(self, meta: Any) -> s.NoneLit:
+        return s.NoneLit(span=self._span(meta))
+
+    def name(self, meta: Any, tok: Token) -> s.Name:
+        return s.Name(str(tok), span=self._span(meta))
+
+    def list_lit(self, meta: Any, *items: Any) -> s.ListLit:
+        return s.ListLit(tuple(i for i in items if i is not None), span=self._span(meta))
+
+    def comprehension(self, meta: Any, element: s.Expr, var: Token, source: s.Expr, cond: s.Expr | None) -> s.Comprehension:
+        return s.Comprehension(element, str(var), source, cond, span=self._span(meta))
+
+    def record_lit(self, meta: Any, *inits: Any) -> s.RecordLit:
+        return s.RecordLit(tuple(i for i in inits if i is not None), span=self._span(meta))
+
+
+_TOKEN_WORDS = {
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "VISIBILITY": "a visibility (public, owner, hidden, top, count)",
+    "QUANTITY": "one, exactly, upto, any or order", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '//' or '%'", "ASSIGN_OP": "'=', '+=' or '-='", "$END": "the end of the file",
+    "SHUFFLED": "'shuffled'", "BOTTOM_OF": "'bottom of'",
+}
+
+
+def _describe(terminal: str) -> str:
+    if terminal in _TOKEN_WORDS:
+        return _TOKEN_WORDS[terminal]
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:
+        return terminal
+    return f"'{pattern.value}'" if pattern.type == "str" else terminal
+
+
+def _found(token: Token) -> str:
+    if token.type == "$END":
+        return "end of file"
+    if token.type in ("NAME", "INT", "STRING"):
+        return f"{_describe(token.type)} {token.value!s}" if token.type != "NAME" else f"'{token.value}'"
+    return f"'{token.value}'"
+
+
+def _syntax_diagnostic(file: str, exc: UnexpectedInput) -> Diagnostic:
+    line, column = max(exc.line, 1), max(exc.column, 1)
+    if isinstance(exc, UnexpectedToken):
+        acceptable = set(exc.expected)
+        if exc.interactive_parser is not None:
+            try:
+                acceptable = set(exc.interactive_parser.accepts())
+            except Exception:  # noqa: BLE001 -- accepts() re-parses; the coarse set is a fine fallback
+                acceptable = set(exc.expected)
+        expected = sorted({_describe(t) for t in acceptable if not t.startswith("__")})
+        message = f"unexpected {_found(exc.token)}"
+        if exc.token.type == "$END":
+            line, column = _end_position(exc)
+        width = len(str(exc.token.value)) if exc.token.type != "$END" else 1
+        span = Span(file, line, column, line, column + width)
+        hint = _hint_for(exc.token, expected)
+        if expected:
+            message += "; expected " + (expected[0] if len(expected) == 1 else "one of " + ", ".join(expected))
+        return Diagnostic(span, message, hint=hint)
+    if isinstance(exc, UnexpectedCharacters):
+        char = exc.char if hasattr(exc, "char") else "?"
+        hint = "statements need no ';' in rulecraft: put each on its own line" if char == ";" else None
+        if char in "&|!":
+            hint = "write 'and', 'or', 'not'"
+        return Diagnostic(Span(file, line, column, line, column + 1), f"unexpected character {char!r}", hint=hint)
+    if isinstance(exc, UnexpectedEOF):
+        return Diagnostic(Span(file, line, column), "unexpected end of the file")
+    return Diagnostic(Span(file, line, column), str(exc).splitlines()[0])
+
+
+def _end_position(exc: UnexpectedToken) -> tuple[int, int]:
+    text: str = getattr(exc, "_source_text", "") or ""
+    lines = text.splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
+
+
+def _hint_for(token: Token, expected: list[str]) -> str | None:
+    """Recognise common slips and say what to write instead."""
+    value = str(token.value)
+    if token.type == "$END" and "'}'" in expected:
+        return "a '{' is never closed"
+    if value == "=" and "'=='" not in expected and "a comparison" in expected:
+        return "to compare two values write '=='"
+    if value in ("&&", "||", "!"):
+        return "write 'and', 'or', 'not'"
+    if token.type == "NAME" and value in ("else", "elif"):
+        return "'else' and 'elif' follow the closing '}' of an 'if'"
+    if value == ":" and "'{'" in expected:
+        return "blocks are written in braces: { ... }"
+    return None
+
+
+def parse(text: str, file: str = "<string>") -> s.Rulebook:
+    """Parse rulebook text; raise RulebookError with a located message on a syntax error."""
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as exc:
+        setattr(exc, "_source_text", text)  # noqa: B010 -- lets the EOF case find the last line
+        raise RulebookError([_syntax_diagnostic(file, exc)], {file: text}) from None
+    try:
+        return _Builder(file).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, _SyntaxProblem):
+            raise RulebookError([Diagnostic(exc.orig_exc.span, exc.orig_exc.message)], {file: text}) from None
+        raise

@@ -1,0 +1,100 @@
+"""Render traces and views as stable text: what snapshot tests store and the CLI prints."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePath
+from typing import Any
+
+from .errors import Span
+from .runtime import Event, Game
+from .values import Player
+
+
+def where(span: Span) -> str:
+    """`file:line:col` with the file's base name only, so traces do not depend on the checkout."""
+    if span.line == 0:
+        return ""
+    return f"{PurePath(span.file).name}:{span.line}:{span.column}"
+
+
+def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Player | None = None) -> list[str]:
+    """One line per event: verb, text, and the rule that caused it; creates of one statement folded."""
+    out: list[str] = []
+    pending_create: tuple[Span, int, str] | None = None
+
+    def flush() -> None:
+        nonlocal pending_create
+        if pending_create is not None:
+            span, n, text = pending_create
+            out.append(_line("create", text if n == 1 else f"{n} statements: {text}", span))
+            pending_create = None
+
+    for event in events if events is not None else game.events:
+        text = game.visible_to(event, viewer)
+        if event.verb == "create":
+            zone = event.zones[0] if event.zones else ""
+            if pending_create is not None and pending_create[0] == event.span and pending_create[2].endswith(zone):
+                span, n, _ = pending_create
+                pending_create = (span, n + 1, f"cards in {zone}")
+                continue
+            flush()
+            pending_create = (event.span, 1, text)
+            continue
+        flush()
+        actor = f"{event.actor} " if event.actor else ""
+        out.append(_line(event.verb, actor + text, event.span))
+    flush()
+    return out
+
+
+def _line(verb: str, text: str, span: Span) -> str:
+    at = where(span)
+    return f"{verb:<7} {text}" + (f"  @ {at}" if at else "")
+
+
+def trace_text(game: Game, header: dict[str, Any] | None = None, viewer: Player | None = None) -> str:
+    """A whole trace: a self-describing header, then one event per line, then the result."""
+    lines = [f"# rulebook: {game.rulebook.name} ({game.program.name})"]
+    for key, value in (header or {}).items():
+        lines.append(f"# {key}: {value}")
+    lines.append("")
+    lines.extend(trace_lines(game, viewer=viewer))
+    if game.over:
+        lines.append("")
+        lines.extend(result_lines(game))
+    return "\n".join(lines) + "\n"
+
+
+def result_lines(game: Game) -> list[str]:
+    """Scores, then `winner: P2` or `winners: P1 P3` as the last line."""
+    result = game.result()
+    lines = []
+    for player, score in result["scores"].items():
+        if score is not None:
+            lines.append(f"{player}: {score}")
+    winners = result["winners"]
+    if len(winners) == 1:
+        lines.append(f"winner: {winners[0]}")
+    elif winners:
+        lines.append("winners: " + " ".join(winners))
+    else:
+        lines.append("winners: none")
+    return lines
+
+
+def view_text(game: Game, viewer: Player | None) -> str:
+    """A player's view as a few readable lines."""
+    view = game.view(viewer)
+    lines = [f"-- view of {view['as']} --"]
+    for key, value in view["zones"].items():
+        if isinstance(value, list):
+            shown = ", ".join(value) if value else "(empty)"
+        elif "top" in value:
+            shown = f"{value['count']} cards, top: {value['top'] or '-'}"
+        else:
+            shown = f"{value['count']} cards (hidden)"
+        lines.append(f"  {key}: {shown}")
+    for key, value in view["vars"].items():
+        lines.append(f"  {key} = {value}")
+    return "\n".join(lines)

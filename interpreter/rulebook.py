@@ -1,0 +1,129 @@
+"""Load a rulebook: read its files (following includes), parse, check, and prepare it to run."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import syntax as s
+from .check import Checker, Program
+from .errors import Diagnostic, RulebookError, RulecraftError, Span
+from .parser import parse
+from .runtime import Game
+from .state import card_class, make_converter
+
+MAX_RULEBOOK_BYTES = 5_000_000  # a rulebook larger than this is refused before parsing
+
+
+class Rulebook:
+    """A checked rulebook, ready to start games: `rb.new_game(players=3, seed=1)`."""
+
+    def __init__(self, program: Program, name: str, digest: str):
+        self.program = program
+        self.name = name
+        self.digest = digest
+        self.card_classes = {n: card_class(ct) for n, ct in program.cards.items()}
+        self.labels = {n: ct.label for n, ct in program.cards.items() if ct.label}
+        self.converter = make_converter(program, self.card_classes)
+
+    def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
+        """Start a game (setup runs at once, up to the first decision)."""
+        return Game(self, players if players is not None else self.program.min_players, seed, **options)
+
+    def __repr__(self) -> str:
+        return f"<Rulebook {self.name} ({self.program.name}, {self.program.min_players}-{self.program.max_players} players)>"
+
+
+def bundled_names() -> list[str]:
+    """Names of the rulebooks shipped with rulecraft."""
+    root = resources.files("rulecraft.rulebooks")
+    return sorted(p.name[:-len(".rules")] for p in root.iterdir() if p.name.endswith(".rules"))
+
+
+def _read_bundled(name: str) -> str:
+    return resources.files("rulecraft.rulebooks").joinpath(name).read_text(encoding="utf-8")
+
+
+def _is_bundled(name: str) -> bool:
+    return "/" not in name and not name.endswith(".rules") and name in bundled_names()
+
+
+def load(name_or_path: str | Path) -> Rulebook:
+    """Load a bundled rulebook by name (`guildhall`) or a rulebook file by path."""
+    name = str(name_or_path)
+    if _is_bundled(name):
+        return _load_files(f"{name}.rules", bundled=True)
+    path = Path(name)
+    if not path.exists():
+        hint = ", ".join(bundled_names()) or "none"
+        raise RulecraftError(f"no rulebook '{name}': not a file, nor a bundled rulebook (bundled: {hint})")
+    return _load_files(str(path), bundled=False)
+
+
+def load_text(text: str, file: str = "<string>") -> Rulebook:
+    """Load a rulebook from text (includes resolve against the current folder or the bundled ones)."""
+    return _load_files(file, bundled=False, text=text)
+
+
+def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
+    sources: dict[str, str] = {}
+    files: list[tuple[str, s.Rulebook]] = []
+    errors: list[Diagnostic] = []
+
+    def read(file: str, from_bundle: bool, via: Span | None) -> None:
+        if file in sources:
+            return
+        try:
+            if text is not None and file == first:
+                body = text
+            elif from_bundle:
+                body = _read_bundled(file)
+            else:
+                data = Path(file).read_bytes()
+                if len(data) > MAX_RULEBOOK_BYTES:
+                    raise RulecraftError(f"{file}: {len(data)} bytes is more than a rulebook may be "
+                                         f"({MAX_RULEBOOK_BYTES})")
+                body = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            where = via or Span(file, 0, 0)
+            errors.append(Diagnostic(where, f"cannot read {file}: {exc.__class__.__name__}: {exc}"))
+            return
+        if len(body) > MAX_RULEBOOK_BYTES:
+            raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} characters is more than a rulebook may be")
+        sources[file] = body
+        try:
+            tree = parse(body, file)
+        except RulebookError as exc:
+            errors.extend(exc.diagnostics)
+            return
+        for decl in tree.decls:
+            if isinstance(decl, s.IncludeDecl):
+                target, target_bundled = _resolve_include(file, from_bundle, decl.path)
+                if target is None:
+                    errors.append(Diagnostic(decl.span, f"cannot find included rulebook '{decl.path}'"))
+                    continue
+                read(target, target_bundled, decl.span)
+        files.append((file, tree))
+
+    read(first, bundled, None)
+    if errors:
+        raise RulebookError(errors, sources)
+    # The including file's declarations come after what it includes, so order is includes-first.
+    program = Checker(files, sources).check()
+    digest = hashlib.sha256("\0".join(f"{f}\0{sources[f]}" for f, _ in files).encode()).hexdigest()[:16]
+    name = Path(first).name[:-len(".rules")] if first.endswith(".rules") else first
+    return Rulebook(program, name, digest)
+
+
+def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:
+    if from_bundle:
+        return (path, True) if path in {f"{n}.rules" for n in bundled_names()} else (None, False)
+    candidate = Path(including).parent / path
+    if candidate.exists():
+        return str(candidate), False
+    bare = path[:-len(".rules")] if path.endswith(".rules") else path
+    if bare in bundled_names():
+        return f"{bare}.rules", True
+    return None, False

@@ -1,0 +1,1417 @@
+"""Run a checked program: a game is a state plus a stack of frames, advanced by answers.
+
+How the language maps onto Python here:
+- a statement is executed by `Game._exec`; a compound statement pushes a *frame* (plain data:
+  the statements left, a loop position, the local names) instead of recursing, so a game
+  paused at a decision is only data: it can be cloned, and resumed, at any decision;
+- every choice (a player's or the table's) is a `Decision` with a list of labelled options; the
+  frame that asked stays on top of the stack until `apply` answers it;
+- every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
+  trace event with the span of the rule that caused it, and journal the old value while an
+  `attempt` is open so that a `fail` can undo everything the attempt did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, assert_never
+
+import attrs
+
+from . import syntax as s
+from .check import Program
+from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
+from .state import State, card_class, make_converter
+from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
+
+MASK64 = (1 << 64) - 1
+STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
+DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
+RULE_BUDGET = 1_000  # rule firings after one change
+
+
+def splitmix(state: int) -> tuple[int, int]:
+    """Advance a splitmix64 generator; return (new state, 64 random bits)."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+@attrs.frozen
+class Option:
+    """One answer a decision accepts: its label (what records store) and its value."""
+
+    label: str
+    value: Any = attrs.field(eq=False)
+
+
+@attrs.frozen
+class Decision:
+    """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options."""
+
+    player: Player | None
+    prompt: str
+    options: tuple[Option, ...]
+    span: Span = attrs.field(eq=False, repr=False)
+    chance_weights: tuple[int, ...] | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def labels(self) -> list[str]:
+        return [o.label for o in self.options]
+
+    @property
+    def by(self) -> str:
+        return "table" if self.player is None else str(self.player)
+
+
+@attrs.frozen
+class Event:
+    """One line of the trace: what happened, to what, and the rule that did it.
+
+    `zones` lists the zone keys a move read from and wrote to, and `cards` the labels moved,
+    so that a player's view of the trace can hide what that player may not see.
+    """
+
+    verb: str
+    text: str
+    span: Span
+    actor: str = ""
+    zones: tuple[str, ...] = ()
+    hidden_text: str | None = None
+
+
+class RuntimeFailure(Exception):
+    """A rulebook `fail` (or an impossible step) unwinding to the nearest `attempt`."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+# ---------------------------------------------------------------------------- frames
+
+
+class Frame:
+    """One piece of work in progress; `step` does the next part of it."""
+
+    __slots__ = ("env",)
+    env: dict[str, Any]
+
+    def step(self, g: Game) -> None:
+        raise NotImplementedError
+
+    def answer(self, g: Game, value: Any) -> None:
+        raise GameError("this frame asked nothing")
+
+    def unwind(self, g: Game) -> None:
+        """Called when a failure pops this frame without finishing it."""
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        new = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if hasattr(self, slot):
+                    object.__setattr__(new, slot, getattr(self, slot))
+        env = self.env
+        new.env = envs.setdefault(id(env), dict(env))
+        return new
+
+
+class BlockFrame(Frame):
+    __slots__ = ("i", "stmts")
+
+    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
+        self.stmts, self.i, self.env = stmts, 0, env
+
+    def step(self, g: Game) -> None:
+        if self.i >= len(self.stmts):
+            g.frames.pop()
+            return
+        stmt = self.stmts[self.i]
+        self.i += 1
+        g._exec(stmt, self.env)
+
+
+class ForFrame(Frame):
+    __slots__ = ("body", "i", "items", "var")
+
+    def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
+        self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
+
+    def step(self, g: Game) -> None:
+        if self.i >= len(self.items):
+            g.frames.pop()
+            return
+        self.env[self.var] = self.items[self.i]
+        self.i += 1
+        g._push(BlockFrame(self.body.stmts, self.env))
+
+
+class WhileFrame(Frame):
+    __slots__ = ("node",)
+
+    def __init__(self, node: s.While, env: dict[str, Any]):
+        self.node, self.env = node, env
+
+    def step(self, g: Game) -> None:
+        if g._truth(self.node.condition, self.env):
+            g._push(BlockFrame(self.node.body.stmts, self.env))
+        else:
+            g.frames.pop()
+
+
+class RepeatFrame(Frame):
+    __slots__ = ("body", "left")
+
+    def __init__(self, left: int, body: s.Block, env: dict[str, Any]):
+        self.left, self.body, self.env = left, body, env
+
+    def step(self, g: Game) -> None:
+        if self.left <= 0:
+            g.frames.pop()
+            return
+        self.left -= 1
+        g._push(BlockFrame(self.body.stmts, self.env))
+
+
+class CallFrame(Frame):
+    """The boundary of a procedure call; `return` unwinds to it."""
+
+    __slots__ = ("caller_env", "name", "target")
+
+    def __init__(self, name: str, env: dict[str, Any], caller_env: dict[str, Any] | None, target: str | None):
+        self.name, self.env, self.caller_env, self.target = name, env, caller_env, target
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        if self.target is not None and self.caller_env is not None:
+            self.caller_env[self.target] = None
+
+    def finish(self, value: Any) -> None:
+        if self.target is not None and self.caller_env is not None:
+            self.caller_env[self.target] = value
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        new = super().copy(envs)
+        assert isinstance(new, CallFrame)
+        if self.caller_env is not None:
+            new.caller_env = envs.setdefault(id(self.caller_env), dict(self.caller_env))
+        return new
+
+
+class AttemptFrame(Frame):
+    """All or nothing: on a failure below it, the journal is undone back to `mark`."""
+
+    __slots__ = ("mark", "otherwise", "span", "what")
+
+    def __init__(self, mark: int, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str):
+        self.mark, self.otherwise, self.env, self.span, self.what = mark, otherwise, env, span, what
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.attempts -= 1
+        if g.attempts == 0:
+            g.journal.clear()
+
+
+class TogetherFrame(Frame):
+    __slots__ = ()
+
+    def __init__(self, env: dict[str, Any]):
+        self.env = env
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.together -= 1
+        if g.together == 0 and g.dirty and not g.rule_frames:
+            g._check_rules(set())
+
+    def unwind(self, g: Game) -> None:
+        g.together -= 1
+
+
+class RuleFrame(Frame):
+    """Check the state-based rules until none applies (each firing runs the rule's body)."""
+
+    __slots__ = ("firings", "pending")
+
+    def __init__(self, pending: set[str]):
+        self.pending, self.firings, self.env = set(pending), 0, {}
+
+    def step(self, g: Game) -> None:
+        self.pending |= g.dirty
+        g.dirty = set()
+        for rule in g.program.rules:
+            reads = g.program.rule_reads[rule.name]
+            if "*" not in reads and not (reads & self.pending):
+                continue
+            env = g._rule_match(rule)
+            if env is not None:
+                self.firings += 1
+                if self.firings > RULE_BUDGET:
+                    raise g._runaway(rule.span, f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
+                                                "its body must make its condition false")
+                g._event("rule", rule.name, rule.span)
+                g._push(BlockFrame(rule.body.stmts, env))
+                return
+        g.frames.pop()
+        g.rule_frames -= 1
+
+    def unwind(self, g: Game) -> None:
+        g.rule_frames -= 1
+
+
+class AskFrame(Frame):
+    """A decision in progress. `kind` says what to do with the answer."""
+
+    __slots__ = ("chance_pool", "count", "decision", "kind", "node", "picked", "pool")
+
+    def __init__(self, kind: str, node: Any, env: dict[str, Any]):
+        self.kind, self.node, self.env = kind, node, env
+        self.decision: Decision | None = None
+        self.pool: tuple[Any, ...] = ()
+        self.picked: tuple[Any, ...] = ()
+        self.count = 0
+        self.chance_pool: tuple[Any, ...] | None = None
+
+    def step(self, g: Game) -> None:
+        g._ask(self)
+
+    def answer(self, g: Game, value: Any) -> None:
+        g._answered(self, value)
+
+
+# ---------------------------------------------------------------------------- the game
+
+
+class Game:
+    """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
+
+    def __init__(self, rulebook: Any, players: int, seed: int | None = 0, *, trace: bool = True,
+                 auto_chance: bool = True, _blank: bool = False):
+        self.rulebook = rulebook
+        self.program: Program = rulebook.program
+        if _blank:
+            return
+        if not self.program.min_players <= players <= self.program.max_players:
+            raise GameError(f"{self.program.name} is played by {self.program.min_players} to "
+                            f"{self.program.max_players} players, not {players}")
+        self.classes: dict[str, type] = rulebook.card_classes
+        self.state = State(players=players, rng=(seed or 0) & MASK64)
+        self.seed = seed
+        self.auto_chance = auto_chance and seed is not None
+        self.tracing = trace
+        self.events: list[Event] = []
+        self.answers: list[tuple[str, str]] = []
+        self.frames: list[Frame] = []
+        self.journal: list[tuple[Any, ...]] = []
+        self.attempts = 0
+        self.together = 0
+        self.rule_frames = 0
+        self.dirty: set[str] = set()
+        self.pending: Decision | None = None
+        self.steps = 0
+        self._consts: dict[str, Any] = {}
+        self._players = tuple(Player(i) for i in range(players))
+        self._init_vars()
+        if self.program.play is not None:
+            self._push(BlockFrame(self.program.play.stmts, {}))
+        for block in reversed(self.program.setup):
+            self._push(BlockFrame(block.stmts, {}))
+        self._run()
+
+    # ---------------------------------------------------------------- public API
+
+    def current_decision(self) -> Decision | None:
+        """The decision the game waits on, or None when it is over."""
+        return self.pending
+
+    pending_decision = current_decision
+
+    def legal_answers(self) -> list[str]:
+        """The labels of the options of the pending decision."""
+        return self.pending.labels if self.pending is not None else []
+
+    @property
+    def over(self) -> bool:
+        return self.state.over
+
+    def apply(self, answer: str | int | Option) -> None:
+        """Answer the pending decision with a label, an option, or an option's index."""
+        decision = self.pending
+        if decision is None:
+            raise GameError("the game is over: no decision is pending")
+        option = self._find_option(decision, answer)
+        self.pending = None
+        if decision.player is None:
+            # Keep the generator where a live game would have it, so a replayed game resumes alike.
+            self.state.rng, _ = splitmix(self.state.rng)
+        self.answers.append((decision.by, option.label))
+        frame = self.frames[-1]
+        if self.tracing and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
+            verb = "reveal" if decision.player is None else "choose"
+            text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
+            self.events.append(Event(verb, text, decision.span, decision.by,
+                                     hidden_text=f"[{decision.prompt}]" if decision.prompt else ""))
+        value = self._chance_value(frame, option) if decision.player is None else option.value
+        frame.answer(self, value)
+        self._run()
+
+    def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
+        if isinstance(answer, Option):
+            answer = answer.label
+        if isinstance(answer, int) and not isinstance(answer, bool):
+            if 0 <= answer < len(decision.options):
+                return decision.options[answer]
+            raise GameError(f"answer {answer} is out of range: {len(decision.options)} options")
+        for option in decision.options:
+            if option.label == answer:
+                return option
+        raise GameError(f"'{answer}' is not a legal answer to \"{decision.prompt}\" "
+                        f"(by {decision.by}); legal: {', '.join(decision.labels)}")
+
+    def result(self) -> dict[str, Any]:
+        """Scores and winners of a finished game."""
+        if not self.state.over:
+            raise GameError("the game is not over")
+        scores = {str(p): self.score(p) for p in self._players}
+        winners = [str(Player(i)) for i in (self.state.winners or [])]
+        return {"scores": scores, "winners": winners}
+
+    def score(self, player: Player) -> int | None:
+        """The rulebook's `score(p)` for a player, or None if it declares none."""
+        if "score" not in self.program.fns:
+            return None
+        value = self._call_fn("score", (player,), NO_SPAN)
+        return value if isinstance(value, int) else None
+
+    def heuristic(self, player: Player) -> int:
+        """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
+        for name in ("heuristic", "score"):
+            if name in self.program.fns:
+                value = self._call_fn(name, (player,), NO_SPAN)
+                return value if isinstance(value, int) else 0
+        return 0
+
+    @property
+    def players(self) -> tuple[Player, ...]:
+        return self._players
+
+    def clone(self, *, trace: bool = False) -> Game:
+        """An independent copy of this game at this decision (tracing off unless asked)."""
+        new = Game(self.rulebook, self.state.players, _blank=True)
+        new.classes = self.classes
+        new.state = self.state.copy()
+        new.seed = self.seed
+        new.auto_chance = self.auto_chance
+        new.tracing = trace
+        new.events = list(self.events) if trace else []
+        new.answers = list(self.answers)
+        envs: dict[int, dict[str, Any]] = {}
+        new.frames = [f.copy(envs) for f in self.frames]
+        new.journal = list(self.journal)
+        new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
+        new.dirty = set(self.dirty)
+        new.pending = self.pending
+        new.steps = self.steps
+        new._consts = self._consts
+        new._players = self._players
+        return new
+
+    def reseed(self, seed: int) -> None:
+        """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""
+        self.state.rng = seed & MASK64
+
+    # ---------------------------------------------------------------- the loop
+
+    def _run(self) -> None:
+        budget = self.steps + STEP_BUDGET
+        frames = self.frames
+        try:
+            while self.pending is None and not self.state.over:
+                if not frames:
+                    self._finish(None, NO_SPAN)
+                    break
+                frames[-1].step(self)
+                self.steps += 1
+                if self.steps > budget:
+                    span = self._current_span()
+                    raise self._runaway(span, f"{STEP_BUDGET} steps without a decision: the rules never stop "
+                                              "(an endless loop?)")
+        except RuntimeFailure as failure:
+            raise self._runtime_error(failure.span, f"'{failure.message}' failed outside any attempt or ability",
+                                      hint="wrap the steps in 'attempt { ... }', or check with 'when' first") \
+                from None
+
+    def _push(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        if len(self.frames) > DEPTH_BUDGET:
+            raise self._runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+
+    def _current_span(self) -> Span:
+        for frame in reversed(self.frames):
+            if isinstance(frame, BlockFrame) and frame.i > 0:
+                return _span_of(frame.stmts[frame.i - 1])
+        return NO_SPAN
+
+    def _runaway(self, span: Span, message: str) -> RulebookError:
+        return self._runtime_error(span, message)
+
+    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
+        return RulebookError([Diagnostic(span, message, hint=hint)], self.program.sources)
+
+    def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
+        if winners is None:
+            winners = self._default_winners()
+        self.state.over = True
+        self.state.winners = sorted(p.index for p in winners)
+        self.frames.clear()
+        self.pending = None
+        if self.tracing:
+            self.events.append(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
+
+    def _default_winners(self) -> list[Player]:
+        if "score" not in self.program.fns:
+            return []
+        keyed = []
+        for p in self._players:
+            key = [self._call_fn("score", (p,), NO_SPAN)]
+            if "tiebreak" in self.program.fns:
+                key.append(self._call_fn("tiebreak", (p,), NO_SPAN))
+            keyed.append((key, p))
+        best = max(k for k, _ in keyed)
+        return [p for k, p in keyed if k == best]
+
+    # ---------------------------------------------------------------- statements
+
+    def _exec(self, st: s.Stmt, env: dict[str, Any]) -> None:  # noqa: C901 -- one case per statement
+        match st:
+            case s.Let(name, value):
+                if isinstance(value, s.Call) and value.name in self.program.procs:
+                    self._call_proc(value.name, value.args, env, name, st.span)
+                else:
+                    env[name] = self._eval(value, env)
+            case s.Assign(name, op, value):
+                v = self._eval(value, env)
+                env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+            case s.SetVar(name, keys, op, value):
+                key = zone_key(name, tuple(self._eval(k, env) for k in keys))
+                v = self._eval(value, env)
+                if op != "=":
+                    old = self._var(name, key)
+                    v = old + v if op == "+=" else old - v
+                self._set_var(name, key, v, st.span)
+            case s.SetField(obj, field, op, value):
+                card = self._eval(obj, env)
+                v = self._eval(value, env)
+                if not isinstance(card, CardRef):
+                    raise RuntimeFailure(f"no card to set {field} on", st.span)
+                if op != "=":
+                    old = getattr(self.state.cards[card.id], field)
+                    v = old + v if op == "+=" else old - v
+                self._set_field(card, field, v, st.span)
+            case s.Move(what, to, bottom):
+                cards = self._cards(self._eval(what, env), what)
+                zone = self._zone_value(self._eval(to, env), to)
+                self._move(cards, zone, bottom, st.span)
+            case s.Draw(count, source, to):
+                n = self._eval(count, env)
+                src = self._zone_value(self._eval(source, env), source)
+                dst = self._zone_value(self._eval(to, env), to)
+                if self.program.zones[src.name].shuffled:
+                    frame = AskFrame("draw", st, env)
+                    frame.count = n
+                    frame.pool = (src, dst)
+                    self._push(frame)
+                else:
+                    ids = self.state.zones.get(src.key, [])
+                    taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])] if n > 0 else []
+                    self._move(taken, dst, False, st.span)
+            case s.Create(count, card_type, inits, zone):
+                n = self._eval(count, env)
+                values = {i.name: self._eval(i.value, env) for i in inits}
+                z = self._zone_value(self._eval(zone, env), zone)
+                self._create(card_type, n, values, z, st.span)
+            case s.If(cond, then, elifs, otherwise):
+                if self._truth(cond, env):
+                    self._push(BlockFrame(then.stmts, env))
+                    return
+                for e in elifs:
+                    if self._truth(e.condition, env):
+                        self._push(BlockFrame(e.body.stmts, env))
+                        return
+                if otherwise is not None:
+                    self._push(BlockFrame(otherwise.stmts, env))
+            case s.For(var, source, body):
+                self._push(ForFrame(var, self._as_list(self._eval(source, env), source), body, env))
+            case s.While():
+                self._push(WhileFrame(st, env))
+            case s.Repeat(count, body):
+                self._push(RepeatFrame(self._eval(count, env), body, env))
+            case s.Match(subject, cases, otherwise):
+                v = self._eval(subject, env)
+                for case in cases:
+                    if self._eval(case.value, env) == v:
+                        self._push(BlockFrame(case.body.stmts, env))
+                        return
+                if otherwise is not None:
+                    self._push(BlockFrame(otherwise.stmts, env))
+            case s.Attempt(body, otherwise):
+                self._open_attempt(otherwise, env, st.span, "attempt")
+                self._push(BlockFrame(body.stmts, env))
+            case s.Together(body):
+                self.together += 1
+                self._push(TogetherFrame(env))
+                self._push(BlockFrame(body.stmts, env))
+            case s.Fail(message):
+                self._fail(message, st.span)
+            case s.Require(cond, message):
+                if not self._truth(cond, env):
+                    self._fail(message, st.span)
+            case s.Choose():
+                self._push(AskFrame("choose", st, env))
+            case s.Menu():
+                self._push(AskFrame("menu", st, env))
+            case s.Use():
+                self._push(AskFrame("use", st, env))
+            case s.CallStmt(name, args):
+                self._call_proc(name, args, env, None, st.span)
+            case s.Return(value):
+                result = self._eval(value, env) if value is not None else None
+                while self.frames:
+                    frame = self.frames.pop()
+                    if isinstance(frame, CallFrame):
+                        frame.finish(result)
+                        return
+                    frame.unwind(self)
+                    if isinstance(frame, AttemptFrame):
+                        self.attempts -= 1
+                        if self.attempts == 0:
+                            self.journal.clear()
+                raise self._runtime_error(st.span, "'return' outside a procedure")
+            case s.EndGame(winners):
+                chosen = None
+                if winners is not None:
+                    chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
+                self._finish(chosen, st.span)
+            case s.Say(text):
+                if self.tracing:
+                    self._event("say", self._interpolate(text, env), st.span)
+            case _:
+                assert_never(st)
+
+    def _call_proc(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None,
+                   span: Span) -> None:
+        proc = self.program.procs[name]
+        new_env = {p.name: self._eval(a, env) for p, a in zip(proc.params, args, strict=True)}
+        self._push(CallFrame(name, new_env, env, target))
+        self._push(BlockFrame(proc.body.stmts, new_env))
+
+    def _open_attempt(self, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str) -> None:
+        self.attempts += 1
+        self._push(AttemptFrame(len(self.journal), otherwise, env, span, what))
+
+    def _fail(self, message: str, span: Span) -> None:
+        """Undo back to the innermost attempt and continue with its `else`, or report the failure."""
+        while self.frames:
+            frame = self.frames[-1]
+            if isinstance(frame, AttemptFrame):
+                self.frames.pop()
+                self._undo(frame.mark)
+                self.attempts -= 1
+                if self.attempts == 0:
+                    self.journal.clear()
+                if self.tracing:
+                    self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
+                if frame.otherwise is not None:
+                    self._push(BlockFrame(frame.otherwise.stmts, frame.env))
+                return
+            self.frames.pop()
+            frame.unwind(self)
+        raise RuntimeFailure(message, span)
+
+    def _undo(self, mark: int) -> None:
+        st = self.state
+        while len(self.journal) > mark:
+            entry = self.journal.pop()
+            kind = entry[0]
+            if kind == "move":
+                _, cid, src, index, dst = entry
+                st.zones[dst].remove(cid)
+                st.zones.setdefault(src, []).insert(index, cid)
+                st.location[cid] = src
+            elif kind == "var":
+                _, key, old, existed = entry
+                if existed:
+                    st.vars[key] = old
+                else:
+                    st.vars.pop(key, None)
+            elif kind == "field":
+                _, cid, old_card = entry
+                st.cards[cid] = old_card
+            elif kind == "create":
+                _, cid, zone = entry
+                st.zones[zone].remove(cid)
+                st.cards.pop()
+                st.location.pop()
+
+    # ---------------------------------------------------------------- state changes
+
+    def _event(self, verb: str, text: str, span: Span, zones: tuple[str, ...] = (),
+               hidden_text: str | None = None) -> None:
+        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text))
+
+    def _changed(self, name: str) -> None:
+        if not self.program.rules:
+            return
+        if self.together or self.rule_frames:
+            self.dirty.add(name)
+        else:
+            self._check_rules({name})
+
+    def _check_rules(self, names: set[str]) -> None:
+        names |= self.dirty
+        self.dirty = set()
+        self.rule_frames += 1
+        self._push(RuleFrame(names))
+
+    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+        if not cards:
+            return
+        st = self.state
+        dst_key = zone.key
+        dst = st.zones.setdefault(dst_key, [])
+        sources: list[str] = []
+        for card in cards:
+            cid = card.id
+            src_key = st.location[cid]
+            src = st.zones[src_key]
+            index = src.index(cid)
+            del src[index]
+            if bottom:
+                dst.insert(0, cid)
+            else:
+                dst.append(cid)
+            st.location[cid] = dst_key
+            if self.attempts:
+                self.journal.append(("move", cid, src_key, index, dst_key))
+            if src_key not in sources:
+                sources.append(src_key)
+        if self.tracing:
+            labels = ", ".join(self.label(c) for c in cards)
+            where = "bottom of " if bottom else ""
+            text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
+            hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
+            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden)
+        changed = {k.split("[", 1)[0] for k in sources}
+        changed.add(zone.name)
+        for name in sorted(changed):
+            self._changed(name)
+
+    def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
+        st = self.state
+        if self.attempts:
+            self.journal.append(("var", key, st.vars.get(key), key in st.vars))
+        old = st.vars.get(key)
+        st.vars[key] = value
+        if self.tracing and old != value:
+            self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
+        self._changed(name)
+
+    def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
+        st = self.state
+        old = st.cards[card.id]
+        if self.attempts:
+            self.journal.append(("field", card.id, old))
+        st.cards[card.id] = attrs.evolve(old, **{field: value})
+        if self.tracing:
+            self._event("set", f"{self.label(card)}.{field} = {self.label(value)}", span,
+                        zones=(st.location[card.id],))
+        self._changed(st.location[card.id].split("[", 1)[0])
+
+    def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+        st = self.state
+        cls = self.classes[card_type]
+        key = zone.key
+        dst = st.zones.setdefault(key, [])
+        for _ in range(n):
+            cid = len(st.cards)
+            st.cards.append(cls(id=cid, **values))
+            st.location.append(key)
+            dst.append(cid)
+            if self.attempts:
+                self.journal.append(("create", cid, key))
+        if self.tracing and n:
+            text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
+            self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
+        self._changed(zone.name)
+
+    # ---------------------------------------------------------------- decisions
+
+    def _ask(self, frame: AskFrame) -> None:  # noqa: C901 -- one case per kind of decision
+        node, env = frame.node, frame.env
+        if frame.kind == "menu":
+            menu: s.Menu = node
+            options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
+            if not options:
+                self._fail("no option of this choice is possible", menu.span)
+                return
+            self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
+        elif frame.kind == "use":
+            use: s.Use = node
+            ability = self.program.abilities[use.ability]
+            upto = self._eval(use.upto, env)
+            ability_env = {p.name: self._eval(a, env) for p, a in zip(ability.params, use.args, strict=True)}
+            frame.pool = (ability_env,)
+            options = [Option("no ability", None)]
+            for tier in ability.tiers:
+                if tier.level <= upto and (tier.when is None or self._truth(tier.when, ability_env)):
+                    options.append(Option(f"tier {tier.level}: {tier.text}", tier))
+            who = ability_env.get("p") if isinstance(ability_env.get("p"), Player) else self._first_player(ability_env)
+            self._decide(frame, who, f"{ability.text}: which tier? (count {upto})", options, use.span)
+        elif frame.kind == "draw":
+            draw: s.Draw = node
+            src, dst = frame.pool
+            ids = self.state.zones.get(src.key, [])
+            if frame.count <= 0 or not ids:
+                self.frames.pop()
+                return
+            cards = [CardRef(i) for i in ids]
+            options, weights = self._chance_options(cards)
+            frame.chance_pool = (src, dst)
+            self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
+        else:
+            choose: s.Choose = node
+            if not frame.picked and frame.count == 0 and not frame.pool:
+                source = self._as_list(self._eval(choose.source, env), choose.source)
+                frame.pool = source
+                if choose.quantity in ("exactly", "upto"):
+                    frame.count = self._eval(choose.count, env) if choose.count is not None else 1
+                elif choose.quantity == "one":
+                    frame.count = 1
+                else:
+                    frame.count = len(source)
+                if choose.quantity in ("one", "exactly") and len(source) < frame.count:
+                    what = "one" if choose.quantity == "one" else str(frame.count)
+                    self._fail(f"cannot choose {what}: only {len(source)} to choose from", choose.span)
+                    return
+                if choose.quantity in ("order",) and not source:
+                    frame.pool = ()
+            remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
+            done = len(frame.picked) >= frame.count or not remaining
+            if done:
+                self.frames.pop()
+                env[choose.target] = frame.picked[0] if choose.quantity == "one" and frame.picked else \
+                    (None if choose.quantity == "one" else tuple(frame.picked))
+                return
+            who = self._who(choose.by, env)
+            options = self._options(remaining)
+            if choose.quantity in ("upto", "any"):
+                options.append(Option("done", _DONE))
+            prompt = choose.prompt or "Choose"
+            if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
+                total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
+                prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
+            if who is None:
+                if choose.quantity == "one":
+                    opts, weights = self._chance_options(remaining)
+                    self._decide(frame, None, prompt, opts, choose.span, weights)
+                    return
+            self._decide(frame, who, prompt, options, choose.span)
+
+    def _decide(self, frame: AskFrame, who: Player | None, prompt: str, options: list[Option], span: Span,
+                weights: tuple[int, ...] | None = None) -> None:
+        decision = Decision(who, prompt, tuple(options), span, weights)
+        frame.decision = decision
+        if len(options) == 1:
+            frame.answer(self, self._chance_value(frame, options[0]) if who is None else options[0].value)
+            return
+        if who is None and self.auto_chance:
+            self.state.rng, bits = splitmix(self.state.rng)
+            if weights is not None:
+                r = bits % sum(weights)
+                for option, w in zip(options, weights, strict=True):
+                    if r < w:
+                        break
+                    r -= w
+            else:
+                option = options[bits % len(options)]
+            self.answers.append(("table", option.label))
+            if self.tracing and frame.kind != "draw":
+                self.events.append(Event("reveal", option.label + (f"  [{prompt}]" if prompt else ""), span, "table",
+                                         hidden_text=f"[{prompt}]"))
+            frame.answer(self, self._chance_value(frame, option))
+            return
+        self.pending = decision
+
+    def _chance_value(self, frame: Frame, option: Option) -> Any:
+        return option.value
+
+    def _answered(self, frame: AskFrame, value: Any) -> None:
+        env = frame.env
+        if frame.kind == "menu":
+            self.frames.pop()
+            option: s.Option = value
+            self._push(BlockFrame(option.body.stmts, env))
+        elif frame.kind == "use":
+            self.frames.pop()
+            if value is None:
+                return
+            tier: s.Tier = value
+            ability = self.program.abilities[frame.node.ability]
+            ability_env = dict(frame.pool[0])
+            if self.tracing:
+                self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
+            self._open_attempt(None, ability_env, tier.span, f"{ability.name} tier {tier.level}")
+            self._push(CallFrame(ability.name, ability_env, None, None))
+            self._push(BlockFrame(tier.body.stmts, ability_env))
+        elif frame.kind == "draw":
+            src, dst = frame.chance_pool or frame.pool
+            frame.count -= 1
+            self._move([value], dst, False, frame.node.span)
+        else:
+            if value is _DONE:
+                frame.count = len(frame.picked)
+            else:
+                frame.picked = (*frame.picked, value)
+
+    def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+        if by is None:
+            return self._first_player(env)
+        who = self._eval(by, env)
+        if who is TABLE:
+            return None
+        if not isinstance(who, Player):
+            raise self._runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
+        return who
+
+    def _first_player(self, env: dict[str, Any]) -> Player | None:
+        for value in env.values():
+            if isinstance(value, Player):
+                return value
+        return self._players[0]
+
+    def _options(self, values: Iterable[Any]) -> list[Option]:
+        """Label the values; identical cards in one zone are one option (choosing either is the same)."""
+        labelled: list[tuple[str, Any]] = [(self.label(v), v) for v in values]
+        counts: dict[str, set[str]] = {}
+        for label, v in labelled:
+            counts.setdefault(label, set()).add(self.state.location[v.id] if isinstance(v, CardRef) else "")
+        seen: set[str] = set()
+        options = []
+        for label, v in labelled:
+            if len(counts[label]) > 1 and isinstance(v, CardRef):
+                label = f"{label} in {self.state.location[v.id]}"
+            if label in seen:
+                continue
+            seen.add(label)
+            options.append(Option(label, v))
+        return options
+
+    def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
+        """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
+        options = self._options(values)
+        index = {o.label: i for i, o in enumerate(options)}
+        weights = [0] * len(options)
+        for v in values:
+            label = self.label(v)
+            if label not in index and isinstance(v, CardRef):
+                label = f"{label} in {self.state.location[v.id]}"
+            weights[index[label]] += 1
+        return options, tuple(weights)
+
+    # ---------------------------------------------------------------- rules
+
+    def _rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
+        """The first binding (in declaration order) for which the rule's condition holds, or None."""
+        def search(i: int, env: dict[str, Any]) -> dict[str, Any] | None:
+            if i == len(rule.bindings):
+                return dict(env) if self._truth(rule.when, env) else None
+            binding = rule.bindings[i]
+            for v in self._as_list(self._eval(binding.source, env), binding.source):
+                env[binding.name] = v
+                found = search(i + 1, env)
+                if found is not None:
+                    return found
+            env.pop(binding.name, None)
+            return None
+
+        return search(0, {})
+
+    # ---------------------------------------------------------------- expressions
+
+    def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
+        v = self._eval(e, env)
+        if not isinstance(v, bool):
+            raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
+        return v
+
+    def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:  # noqa: C901 -- one case per expression
+        match e:
+            case s.Name(id):
+                if id in env:
+                    return env[id]
+                return self._global(id, e)
+            case s.IntLit(value) | s.StrLit(value) | s.BoolLit(value):
+                return value
+            case s.FieldAccess(obj, name):
+                if isinstance(obj, s.Name) and obj.id not in env and obj.id in self.program.enums:
+                    return self.program.enum_value(obj.id, name)
+                v = self._eval(obj, env)
+                if isinstance(v, CardRef):
+                    return getattr(self.state.cards[v.id], name)
+                if isinstance(v, Record):
+                    if not v.has(name):
+                        raise self._runtime_error(e.span, f"the record has no field '{name}'")
+                    return v.get(name)
+                if v is None:
+                    raise RuntimeFailure(f"no card to read {name} of", e.span)
+                raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            case s.Index(obj, args):
+                if isinstance(obj, s.Name) and obj.id not in env:
+                    if obj.id in self.program.zones:
+                        return ZoneRef(obj.id, tuple(self._eval(a, env) for a in args))
+                    if obj.id in self.program.vars:
+                        key = zone_key(obj.id, tuple(self._eval(a, env) for a in args))
+                        return self._var(obj.id, key)
+                seq = self._as_list(self._eval(obj, env), obj)
+                i = self._eval(args[0], env)
+                if not isinstance(i, int) or not -len(seq) <= i < len(seq):
+                    raise RuntimeFailure(f"index {i} is outside a list of {len(seq)}", e.span)
+                return seq[i]
+            case s.Call(name, args):
+                if name in self.program.fns:
+                    return self._call_fn(name, tuple(self._eval(a, env) for a in args), e.span)
+                return self._builtin(name, args, env, e)
+            case s.Compare(op, left, right):
+                a, b = self._eval(left, env), self._eval(right, env)
+                if op == "==":
+                    return _same(a, b)
+                if op == "!=":
+                    return not _same(a, b)
+                if not isinstance(a, int) or not isinstance(b, int):
+                    raise self._runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
+                return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
+            case s.And(left, right):
+                return self._truth(left, env) and self._truth(right, env)
+            case s.Or(left, right):
+                return self._truth(left, env) or self._truth(right, env)
+            case s.Not(operand):
+                return not self._truth(operand, env)
+            case s.Binary(op, left, right):
+                a, b = self._eval(left, env), self._eval(right, env)
+                if op == "+":
+                    if isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef):
+                        return self._as_list(a, left) + self._as_list(b, right)
+                    return a + b
+                if not isinstance(a, int) or not isinstance(b, int):
+                    raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+                if op == "-":
+                    return a - b
+                if op == "*":
+                    return a * b
+                if b == 0:
+                    raise self._runtime_error(e.span, "division by zero")
+                return a // b if op == "//" else a % b
+            case s.In(item, collection, negated):
+                v = self._eval(item, env)
+                found = _contains(self._as_list(self._eval(collection, env), collection), v)
+                return not found if negated else found
+            case s.Query(op, source, key):
+                return self._query(op, self._as_list(self._eval(source, env), source), key, env)
+            case s.ListLit(items):
+                return tuple(self._eval(i, env) for i in items)
+            case s.Comprehension(element, var, source, cond):
+                out = []
+                saved = env.get(var, _MISSING)
+                for v in self._as_list(self._eval(source, env), source):
+                    env[var] = v
+                    if cond is None or self._truth(cond, env):
+                        out.append(self._eval(element, env))
+                _restore(env, var, saved)
+                return tuple(out)
+            case s.RangeOp(low, high):
+                return tuple(range(self._eval(low, env), self._eval(high, env) + 1))
+            case s.Neg(operand):
+                return -self._eval(operand, env)
+            case s.CondExpr(cond, then, otherwise):
+                return self._eval(then, env) if self._truth(cond, env) else self._eval(otherwise, env)
+            case s.RecordLit(inits):
+                return Record({i.name: self._eval(i.value, env) for i in inits})
+            case s.NoneLit():
+                return None
+            case _:
+                assert_never(e)
+
+    def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
+        saved = env.get("it", _MISSING)
+        try:
+            if op == "where":
+                out = []
+                for v in items:
+                    env["it"] = v
+                    if self._truth(key, env):
+                        out.append(v)
+                return tuple(out)
+            keys = []
+            for v in items:
+                env["it"] = v
+                keys.append(self._eval(key, env))
+        finally:
+            _restore(env, "it", saved)
+        if op == "map":
+            return tuple(keys)
+        if op == "sorted":
+            order = sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))
+            return tuple(items[i] for i in order)
+        if op in ("max", "min"):
+            if not items:
+                return ()
+            best = max(keys) if op == "max" else min(keys)
+            return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
+        groups: dict[Any, list[Any]] = {}
+        for v, k in zip(items, keys, strict=True):
+            groups.setdefault(k, []).append(v)
+        return tuple(tuple(g) for g in groups.values())
+
+    def _global(self, name: str, e: s.Expr) -> Any:
+        program = self.program
+        if name in program.consts:
+            if name not in self._consts:
+                self._consts[name] = self._eval(program.consts[name].value, {})
+            return self._consts[name]
+        if name == "players":
+            return self._players
+        if name == "player_count":
+            return len(self._players)
+        if name == "table":
+            return TABLE
+        if name in program.members:
+            return program.members[name]
+        if name in program.enums:
+            return program.enums[name]
+        if name in program.zones:
+            return ZoneRef(name, ())
+        if name in program.vars:
+            return self._var(name, name)
+        raise self._runtime_error(_span_of(e), f"unknown name '{name}'")
+
+    def _var(self, name: str, key: str) -> Any:
+        vars_ = self.state.vars
+        if key in vars_:
+            return vars_[key]
+        decl = self.program.vars[name]
+        return self._eval(decl.init, {})
+
+    def _init_vars(self) -> None:
+        """Variables without keys start at their initial value; keyed ones read it until first set."""
+        for name, decl in self.program.vars.items():
+            if not decl.keys:
+                self.state.vars[name] = self._eval(decl.init, {})
+
+    def _call_fn(self, name: str, args: tuple[Any, ...], span: Span) -> Any:
+        fn = self.program.fns[name]
+        env = {p.name: a for p, a in zip(fn.params, args, strict=True)}
+        return self._eval(fn.body, env)
+
+    def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:  # noqa: C901
+        values = [self._eval(a, env) for a in args]
+        first = values[0] if values else None
+        if name in ("len", "count"):
+            if isinstance(first, ZoneRef):
+                return len(self.state.zones.get(first.key, ()))
+            return len(self._as_list(first, args[0]))
+        if name == "sum":
+            return sum(self._as_list(first, args[0]))
+        if name in ("min", "max"):
+            seq = self._as_list(first, args[0]) if len(values) == 1 else tuple(values)
+            if not seq:
+                return 0
+            return min(seq) if name == "min" else max(seq)
+        if name == "abs":
+            return abs(first)
+        if name in ("top", "bottom"):
+            zone = self._zone_value(first, args[0])
+            if self.program.zones[zone.name].shuffled:
+                raise self._runtime_error(e.span, f"{zone.key} is shuffled: it has no {name}; draw from it instead")
+            ids = self.state.zones.get(zone.key, [])
+            if len(values) == 2:
+                n = values[1]
+                return tuple(CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])) if n > 0 else ()
+            if not ids:
+                return None
+            return CardRef(ids[-1] if name == "top" else ids[0])
+        if name in ("first", "last", "unique"):
+            seq = self._as_list(first, args[0])
+            if name == "unique":
+                return seq[0] if len(seq) == 1 else None
+            if not seq:
+                return None
+            return seq[0] if name == "first" else seq[-1]
+        if name == "distinct":
+            out: list[Any] = []
+            for v in self._as_list(first, args[0]):
+                if not _contains(out, v):
+                    out.append(v)
+            return tuple(out)
+        if name == "sorted":
+            return tuple(sorted(self._as_list(first, args[0]), key=_sort_key))
+        if name == "reversed":
+            return tuple(reversed(self._as_list(first, args[0])))
+        if name == "flatten":
+            return tuple(x for seq in self._as_list(first, args[0]) for x in self._as_list(seq, args[0]))
+        if name == "any":
+            return any(self._as_list(first, args[0]))
+        if name == "all":
+            return all(self._as_list(first, args[0]))
+        if name in ("next", "prev"):
+            step = values[1] if len(values) == 2 else 1
+            if name == "prev":
+                step = -step
+            if isinstance(first, Player):
+                return self._players[(first.index + step) % len(self._players)]
+            if isinstance(first, EnumValue):
+                members = self.program.enums[first.enum]
+                return members[(first.index + step) % len(members)]
+            raise self._runtime_error(e.span, f"{name} takes a player or an enumeration value")
+        if name == "seat":
+            return first.index + 1
+        if name == "players_from":
+            i = first.index
+            return self._players[i:] + self._players[:i]
+        if name == "zone_of":
+            if not isinstance(first, CardRef):
+                raise RuntimeFailure("zone_of needs a card", e.span)
+            return self._zone_of_card(first)
+        if name == "key_of":
+            zone = self._zone_value(first, args[0])
+            return zone.keys[values[1]]
+        if name == "label":
+            return self.label(first)
+        if name == "index_of":
+            seq = self._as_list(first, args[0])
+            for i, v in enumerate(seq):
+                if _same(v, values[1]):
+                    return i
+            return -1
+        if name == "ord":
+            return first.index
+        raise self._runtime_error(e.span, f"unknown function '{name}'")
+
+    def _zone_of_card(self, card: CardRef) -> ZoneRef:
+        key = self.state.location[card.id]
+        name = key.split("[", 1)[0]
+        if name == key:
+            return ZoneRef(name, ())
+        decl = self.program.zones[name]
+        raw = key[len(name) + 1:-1].split(",")
+        keys = tuple(self._key_value(k, raw_value) for k, raw_value in zip(decl.keys, raw, strict=True))
+        return ZoneRef(name, keys)
+
+    def _key_value(self, type_: s.TypeExpr, raw: str) -> Any:
+        if isinstance(type_, s.NamedType):
+            if type_.name == "Player":
+                return Player(int(raw[1:]) - 1)
+            if type_.name == "int":
+                return int(raw)
+            if type_.name in self.program.enums:
+                return self.program.enum_value(type_.name, raw)
+            if type_.name in self.program.cards:
+                return CardRef(int(raw[1:]))
+        return raw
+
+    # ---------------------------------------------------------------- values
+
+    def _as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
+        if isinstance(v, tuple):
+            return v
+        if isinstance(v, ZoneRef):
+            return tuple(CardRef(i) for i in self.state.zones.get(v.key, ()))
+        if v is None:
+            return ()
+        raise self._runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
+
+    def _cards(self, v: Any, e: s.Expr) -> list[CardRef]:
+        if isinstance(v, CardRef):
+            return [v]
+        if v is None:
+            raise RuntimeFailure("there is no card to move", _span_of(e))
+        items = self._as_list(v, e)
+        out = []
+        for item in items:
+            if not isinstance(item, CardRef):
+                raise self._runtime_error(_span_of(e), f"only cards move, not {self.label(item)}")
+            out.append(item)
+        return out
+
+    def _zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
+        if not isinstance(v, ZoneRef):
+            raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
+        return v
+
+    def label(self, v: Any) -> str:
+        """The stable, readable label of a value: what traces print and records store."""
+        if isinstance(v, CardRef):
+            card = self.state.cards[v.id]
+            template = self.rulebook.labels.get(type(card).__name__)
+            if template is None:
+                return f"{type(card).__name__}(" + ", ".join(
+                    self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:]) + ")"
+            return _TEMPLATE.sub(lambda m: self.label(_template_value(card, m.group(1))), template)
+        if isinstance(v, tuple):
+            return "[" + ", ".join(self.label(x) for x in v) + "]"
+        if isinstance(v, Record):
+            return "{" + ", ".join(f"{k}: {self.label(x)}" for k, x in v.items()) + "}"
+        return label_of_plain(v)
+
+    def _interpolate(self, text: str, env: dict[str, Any]) -> str:
+        def one(m: re.Match[str]) -> str:
+            path = m.group(1).split(".")
+            v = env[path[0]] if path[0] in env else self._global(path[0], s.Name(path[0]))
+            for field in path[1:]:
+                v = getattr(self.state.cards[v.id], field) if isinstance(v, CardRef) else v.get(field)
+            return self.label(v)
+
+        return _TEMPLATE.sub(one, text)
+
+    # ---------------------------------------------------------------- views
+
+    def view(self, player: Player | int | str | None) -> dict[str, Any]:
+        """What `player` may see (None: everything), as plain data; hidden cards become counts."""
+        who = _as_player(player)
+        zones: dict[str, Any] = {}
+        for key in sorted(self.state.zones):
+            ids = self.state.zones[key]
+            name = key.split("[", 1)[0]
+            decl = self.program.zones[name]
+            zones[key] = self._zone_view(decl, key, ids, who)
+        vars_: dict[str, Any] = {}
+        for key in sorted(self.state.vars):
+            name = key.split("[", 1)[0]
+            decl = self.program.vars[name]
+            if who is None or decl.visibility == "public" or (
+                decl.visibility == "owner" and self._owned_by(key, who)
+            ):
+                vars_[key] = self.label(self.state.vars[key])
+            elif decl.visibility == "count":
+                vars_[key] = "?"
+        pending = None
+        if self.pending is not None and (who is None or self.pending.player == who):
+            pending = {"by": self.pending.by, "prompt": self.pending.prompt, "options": self.pending.labels}
+        elif self.pending is not None:
+            pending = {"by": self.pending.by, "prompt": "(waiting)"}
+        return {"as": "all" if who is None else str(who), "zones": zones, "vars": vars_, "pending": pending,
+                "over": self.state.over}
+
+    def _owned_by(self, key: str, who: Player) -> bool:
+        return f"[{who}" in key and (key.endswith(f"[{who}]") or f"[{who}," in key)
+
+    def _zone_view(self, decl: s.ZoneDecl, key: str, ids: list[int], who: Player | None) -> Any:
+        labels = [self.label(CardRef(i)) for i in ids]
+        if who is None or decl.visibility == "public":
+            return list(reversed(labels)) if not decl.shuffled else sorted(labels)
+        if decl.visibility == "owner" and self._owned_by(key, who):
+            return list(reversed(labels))
+        if decl.visibility == "top":
+            return {"top": labels[-1] if labels else None, "count": len(labels)}
+        return {"count": len(labels)}
+
+    def visible_to(self, event: Event, who: Player | None) -> str:
+        """The text of a trace event as `who` may see it."""
+        if who is None or not event.zones:
+            if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
+                return event.hidden_text or event.text
+            if event.verb == "reveal" and who is not None:
+                return event.hidden_text or event.text
+            return event.text
+        for key in event.zones:
+            name = key.split("[", 1)[0]
+            if name in self.program.zones:
+                decl = self.program.zones[name]
+                if decl.visibility == "public" and not decl.shuffled:
+                    continue
+                if decl.visibility == "owner" and self._owned_by(key, who):
+                    continue
+                if decl.visibility == "top":
+                    continue  # the card passed the face-up top of the pile
+            elif name in self.program.vars:
+                vdecl = self.program.vars[name]
+                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self._owned_by(key, who)):
+                    continue
+            elif name == key:
+                continue
+            else:
+                continue
+            if name in self.program.zones and self._moved_between_visible(event, who):
+                continue
+            return event.hidden_text or "(hidden)"
+        return event.text
+
+    def _moved_between_visible(self, event: Event, who: Player) -> bool:
+        # A card that lands somewhere `who` sees is seen, wherever it came from.
+        dst = event.zones[-1]
+        name = dst.split("[", 1)[0]
+        decl = self.program.zones.get(name)
+        if decl is None:
+            return False
+        return (decl.visibility in ("public", "top") and not decl.shuffled) or (
+            decl.visibility == "owner" and self._owned_by(dst, who))
+
+
+_DONE = object()
+_MISSING = object()
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+def _template_value(card: Any, path: str) -> Any:
+    v = card
+    for part in path.split("."):
+        v = getattr(v, part)
+    return v
+
+
+def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
+    if saved is _MISSING:
+        env.pop(name, None)
+    else:
+        env[name] = saved
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return bool(a == b)
+
+
+def _contains(seq: Iterable[Any], v: Any) -> bool:
+    return any(_same(x, v) for x in seq)
+
+
+def _sort_key(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_sort_key(x) for x in v)
+    if isinstance(v, Player | EnumValue | CardRef):
+        return (1, v)
+    if v is None:
+        return (0, 0)
+    return (2, v)
+
+
+def _span_of(node: Any) -> Span:
+    return getattr(node, "span", NO_SPAN)
+
+
+def _as_player(player: Player | int | str | None) -> Player | None:
+    if player is None or isinstance(player, Player):
+        return player
+    if isinstance(player, str):
+        if not re.fullmatch(r"P[1-9][0-9]*", player):
+            raise GameError(f"'{player}' is not a seat: seats are P1, P2, ...")
+        return Player(int(player[1:]) - 1)
+    return Player(player)
+
+
+__all__ = ["Decision", "Event", "Game", "Option", "State", "make_converter"]

@@ -1,0 +1,132 @@
+"""The state of a game: plain attrs data that the one cattrs converter round-trips.
+
+Cards are instances of attrs classes made from the rulebook's card types (frozen: a field
+change replaces the card, so a clone copies lists, not cards). Zones are ordered lists of
+card ids, the last element on top. Variables map a key string such as `tokens[P2]` to a value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import cattrs
+
+from .check import CardType, Program
+from .values import CardRef, EnumValue, Player, Record, ZoneRef
+
+
+@attrs.define
+class State:
+    """Everything that is true of a game between two steps."""
+
+    players: int
+    cards: list[Any] = attrs.Factory(list)
+    location: list[str] = attrs.Factory(list)
+    zones: dict[str, list[int]] = attrs.Factory(dict)
+    vars: dict[str, Any] = attrs.Factory(dict)
+    rng: int = 0
+    over: bool = False
+    winners: list[int] | None = None
+
+    def copy(self) -> State:
+        """A copy that shares nothing mutable with this one."""
+        return State(
+            players=self.players, cards=list(self.cards), location=list(self.location),
+            zones={k: list(v) for k, v in self.zones.items()}, vars=dict(self.vars), rng=self.rng,
+            over=self.over, winners=None if self.winners is None else list(self.winners),
+        )
+
+
+def card_class(card_type: CardType) -> type:
+    """Make the frozen attrs class that holds cards of a declared card type."""
+    fields: dict[str, Any] = {"id": attrs.field()}
+    for name, _ in card_type.fields:
+        fields[name] = attrs.field(default=None)
+    return attrs.make_class(card_type.name, fields, frozen=True, slots=True)
+
+
+@attrs.frozen
+class Codec:
+    """The one cattrs converter for a rulebook's states, and its value (un)structuring functions."""
+
+    converter: cattrs.Converter
+    unstructure_value: Any
+    structure_value: Any
+
+    def unstructure(self, state: State) -> Any:
+        return self.converter.unstructure(state)
+
+    def structure(self, data: Any) -> State:
+        return self.converter.structure(data, State)
+
+
+def make_converter(program: Program, classes: dict[str, type]) -> Codec:
+    """The converter that (un)structures states of games of this program as JSON-ready data."""
+    conv = cattrs.Converter()
+
+    def unvalue(v: Any) -> Any:
+        if v is None or isinstance(v, bool | int | str):
+            return v
+        if isinstance(v, Player):
+            return {"player": v.index}
+        if isinstance(v, EnumValue):
+            return {"enum": v.enum, "value": v.name}
+        if isinstance(v, CardRef):
+            return {"card": v.id}
+        if isinstance(v, tuple | list):
+            return [unvalue(x) for x in v]
+        if isinstance(v, Record):
+            return {"record": {k: unvalue(x) for k, x in v.items()}}
+        if isinstance(v, ZoneRef):
+            return {"zone": v.name, "keys": [unvalue(k) for k in v.keys]}
+        raise TypeError(f"not a rulebook value: {v!r}")
+
+    def value(d: Any) -> Any:
+        if d is None or isinstance(d, bool | int | str):
+            return d
+        if isinstance(d, list):
+            return tuple(value(x) for x in d)
+        if "player" in d:
+            return Player(d["player"])
+        if "enum" in d:
+            return program.enum_value(d["enum"], d["value"])
+        if "card" in d:
+            return CardRef(d["card"])
+        if "record" in d:
+            return Record({k: value(x) for k, x in d["record"].items()})
+        if "zone" in d:
+            return ZoneRef(d["zone"], tuple(value(k) for k in d["keys"]))
+        raise ValueError(f"not a rulebook value: {d!r}")
+
+    def uncard(card: Any) -> dict[str, Any]:
+        out = {"type": type(card).__name__}
+        for f in attrs.fields(type(card)):
+            out[f.name] = unvalue(getattr(card, f.name))
+        return out
+
+    def card(d: dict[str, Any]) -> Any:
+        cls = classes[d["type"]]
+        return cls(**{f.name: value(d[f.name]) for f in attrs.fields(cls)})
+
+    conv.register_unstructure_hook(State, lambda st: {
+        "players": st.players,
+        "cards": [uncard(c) for c in st.cards],
+        "location": list(st.location),
+        "zones": {k: list(v) for k, v in st.zones.items()},
+        "vars": {k: unvalue(v) for k, v in st.vars.items()},
+        "rng": st.rng,
+        "over": st.over,
+        "winners": st.winners,
+    })
+    conv.register_structure_hook(State, lambda d, _: State(
+        players=d["players"],
+        cards=[card(c) for c in d["cards"]],
+        location=list(d["location"]),
+        zones={k: list(v) for k, v in d["zones"].items()},
+        vars={k: value(v) for k, v in d["vars"].items()},
+        rng=d["rng"],
+        over=d["over"],
+        winners=d["winners"],
+    ))
+    return Codec(conv, unvalue, value)

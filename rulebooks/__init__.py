@@ -1,0 +1,1 @@
+"""The bundled rulebooks (*.rules), shipped as package data."""

@@ -297,6 +297,12 @@ class Checker:
     # ------------------------------------------------------------ pass 2: bodies
 
     def _check_decl(self, d: s.Decl) -> None:
+        registry: dict[str, Any] | None = {
+            s.ZoneDecl: self.zones, s.VarDecl: self.vars, s.ConstDecl: self.consts, s.FnDecl: self.fns,
+            s.ProcDecl: self.procs, s.AbilityDecl: self.abilities,
+        }.get(type(d))
+        if registry is not None and registry.get(getattr(d, "name", "")) is not d:
+            return  # a duplicate or a clash with a built-in name, already reported
         match d:
             case s.GameDecl() | s.IncludeDecl() | s.EnumDecl() | s.CardDecl():
                 pass

@@ -1,0 +1,70 @@
+"""Check errors: names resolve, types agree, arities match; every error of a file is reported."""
+
+from __future__ import annotations
+
+import pytest
+
+import rulecraft
+from rulecraft.errors import RulebookError
+
+HEAD = """game G players 2..4
+enum Colour { red, blue }
+card Ware { colour: Colour, value: int } label "{colour} {value}"
+zone hand[Player]: Ware owner
+zone deck: Ware hidden shuffled
+var gold[Player]: int = 0 public
+"""
+# Line numbers below count from line 7, the first line after HEAD.
+
+CHECK_ERRORS = [
+    ("proc f(p: Player) { set gold[p] += \"two\" }", "t.rules:7:36: error: the value added to gold must be int, not str"),
+    ("proc f(c: Ware) { let v = c.colur }", "t.rules:7:27: error: card type Ware has no field 'colur' (did you mean 'colour'?)"),
+    ("proc f(c: Ware, p: Player) { move c to gold[p] }", "t.rules:7:40: error: a zone is needed here, not int"),
+    ("proc f(p: Player) { set golds[p] = 1 }", "t.rules:7:21: error: unknown variable 'golds' (did you mean 'gold'?)"),
+    ("proc f(p: Player) { refil(p) }", "t.rules:7:21: error: unknown procedure 'refil'"),
+    ("proc f(p: Player) { f(p, 2) }", "t.rules:7:21: error: f takes 1 argument(s), not 2"),
+    ("proc f() { let x = hand }", "t.rules:7:20: error: zone hand takes 1 key(s): hand[Player]"),
+    ("proc f(p: Player) { if len(hand[p]) { } }", "t.rules:7:24: error: a condition must be bool, not int"),
+    ("proc f() { let y = redd }", "t.rules:7:20: error: unknown name 'redd' (did you mean 'red'?)"),
+    ("proc f() { let y = hand[red] }", "t.rules:7:25: error: this key of hand must be Player, not Colour"),
+    ("zone pile: Wares public", "t.rules:7:1: error: unknown card type 'Wares' (did you mean 'Ware'?)"),
+    ("var n: nt = 0 public", "t.rules:7:8: error: unknown type 'nt' (did you mean 'int'?)"),
+    ("proc f(p: Player) { let c = choose exactly from hand[p] }",
+     "t.rules:7:21: error: 'choose exactly' needs a number: choose exactly 2 from ..."),
+    ("proc f(p: Player) { use sel(p) upto 2 }", "t.rules:7:21: error: unknown ability 'sel'"),
+    ("fn f(p: Player) = gold[p]\nproc g(p: Player) { f(p) }",
+     "t.rules:8:21: error: 'f' is a function: it computes a value and changes nothing"),
+    ("proc f(p: Player) { n = 1 }", "t.rules:7:21: error: unknown local name 'n'"),
+    ("enum Colour { green }", "t.rules:7:1: error: 'Colour' is already declared as a enumeration at t.rules:2:1"),
+    ("var last: int = 0 public", "t.rules:7:1: error: 'last' is a built-in name and cannot be declared again"),
+    ("proc f() { let x = len(1) }", "t.rules:7:24: error: what len counts must be a list or a zone, not int"),
+    ("proc f() { let x = next(3) }", "t.rules:7:25: error: next takes a player or an enumeration value, not int"),
+    ("proc f() { let x = top(players) }", "t.rules:7:24: error: top reads a zone, not list of Player"),
+    ("proc f() { let x = [1, 2] where it > \"a\" }", "t.rules:7:38: error: a side of '>' must be int, not str"),
+]
+
+
+@pytest.mark.parametrize(("source", "message"), CHECK_ERRORS, ids=[m.split("error: ")[1][:40] for _, m in CHECK_ERRORS])
+def test_check_error_message(source: str, message: str) -> None:
+    """Each mistake is reported with its place and this exact message."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text(HEAD + source + "\nplay { }\n", "t.rules")
+    assert message in info.value.messages
+
+
+def test_all_errors_of_a_file_are_reported() -> None:
+    """The checker does not stop at the first error."""
+    source = HEAD + "proc f(p: Player) {\n  set golds[p] = 1\n  refil(p)\n  let y = redd\n}\nplay { }\n"
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text(source, "t.rules")
+    assert [m.split(": error")[0] for m in info.value.messages] == ["t.rules:8:3", "t.rules:9:3", "t.rules:10:11"]
+
+
+def test_missing_game_and_play() -> None:
+    """A rulebook without a game declaration or a play block says so."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text("enum C { a }\n", "t.rules")
+    assert info.value.messages == [
+        "t.rules:1:1: error: the rulebook declares no game (write e.g. 'game Name players 2..4')",
+        "t.rules:1:1: error: the rulebook has no 'play { ... }' block: nothing would happen",
+    ]

@@ -1,0 +1,264 @@
+"""The runtime on tiny inline rulebooks: decisions, chance, all-or-nothing, rules, budgets, state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rulecraft
+from rulecraft.agents import GreedyAgent, RandomAgent, play
+from rulecraft.errors import GameError, RulebookError
+from rulecraft.values import Player
+
+from .conftest import run_script
+
+CARDS = """game T players 1..3
+enum Colour { red, blue, green }
+card Chip { colour: Colour, n: int } label "{colour} {n}"
+zone bag: Chip hidden shuffled
+zone row: Chip public
+zone hand[Player]: Chip owner
+zone pile: Chip top
+var points[Player]: int = 0 public
+fn score(p: Player) = points[p]
+"""
+
+
+def load(body: str) -> rulecraft.Rulebook:
+    return rulecraft.load_text(CARDS + body, "t.rules")
+
+
+def test_decision_options_are_labels_and_identical_cards_are_one_option() -> None:
+    """A choice lists labelled options; two identical cards in one zone are one option."""
+    rb = load("""
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: blue, n: 2 } in row }
+play { let c = choose one from row by P1 prompt "Take" move c to hand[P1] }
+const P1 = players[0]
+""")
+    game = rb.new_game(players=1)
+    decision = game.current_decision()
+    assert decision is not None
+    assert decision.labels == ["red 1", "blue 2"]
+    assert decision.prompt == "Take"
+    game.apply("blue 2")
+    assert game.over
+    assert game.view("P1")["zones"]["hand[P1]"] == ["blue 2"]
+
+
+def test_illegal_answer_is_refused_with_the_legal_ones() -> None:
+    """An answer that is not an option is refused, naming the legal answers."""
+    rb = load('play { choose by players[0] { option "a" { } option "b" { } } }')
+    game = rb.new_game(players=1)
+    with pytest.raises(GameError, match="'c' is not a legal answer to \"Choose\" \\(by P1\\); legal: a, b"):
+        game.apply("c")
+
+
+def test_chance_is_seeded_and_recorded_as_what_was_revealed() -> None:
+    """Draws from a shuffled zone are table decisions: the same seed draws the same cards."""
+    rb = load("""
+setup { for c in Colour { create 1 Chip { colour: c, n: 1 } in bag } }
+play { draw 2 from bag to hand[players[0]] }
+""")
+    a, b = rb.new_game(players=1, seed=5), rb.new_game(players=1, seed=5)
+    assert a.answers == b.answers
+    assert [by for by, _ in a.answers] == ["table", "table"]
+    assert a.view(None)["zones"]["hand[P1]"] == [label for _, label in reversed(a.answers)]
+    others = {tuple(rb.new_game(players=1, seed=s).answers) for s in range(20)}
+    assert len(others) > 1, "different seeds draw differently"
+
+
+def test_without_a_seed_chance_waits_for_the_table() -> None:
+    """A game without a seed asks the table, e.g. what a person drew on a real table."""
+    rb = load("""
+setup { for c in Colour { create 1 Chip { colour: c, n: 1 } in bag } }
+play { draw 1 from bag to hand[players[0]] }
+""")
+    game = rb.new_game(players=1, seed=None)
+    decision = game.current_decision()
+    assert decision is not None and decision.player is None
+    assert decision.labels == ["red 1", "blue 1", "green 1"]
+    game.apply("green 1")
+    assert game.view("P1")["zones"]["hand[P1]"] == ["green 1"]
+
+
+def test_attempt_undoes_everything_on_failure() -> None:
+    """A failed attempt leaves the state exactly as it was and runs its else block."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in row }
+play {
+  let p = players[0]
+  attempt {
+    move top(row) to hand[p]
+    set points[p] += 5
+    require false else "too bad"
+  } else {
+    set points[p] += 1
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    assert game.over
+    assert game.state.vars == {"points[P1]": 1}
+    assert game.view(None)["zones"]["row"] == ["red 1"]
+    assert [e.verb for e in game.events][-3:] == ["undo", "set", "end"]
+
+
+def test_ability_tier_that_cannot_be_completed_is_rolled_back() -> None:
+    """Choosing a tier that fails midway undoes the tier: all or nothing."""
+    rb = load("""
+ability take(p: Player) "Take chips" {
+  tier 0 "Take 1" { move top(row) to hand[p] }
+  tier 2 "Take 2 and score" {
+    set points[p] += 3
+    let two = choose exactly 2 from row by p
+    move two to hand[p]
+  }
+}
+setup { create 1 Chip { colour: red, n: 1 } in row }
+play { use take(players[0]) upto 2 }
+""")
+    game = rb.new_game(players=1)
+    assert game.legal_answers() == ["no ability", "tier 0: Take 1", "tier 2: Take 2 and score"]
+    game.apply("tier 2: Take 2 and score")
+    assert game.over
+    assert game.state.vars.get("points[P1]", 0) == 0
+    assert game.view(None)["zones"]["row"] == ["red 1"]
+
+
+def test_rules_fire_after_each_change_until_none_applies() -> None:
+    """A state-based rule runs as soon as its condition holds, even in the middle of a procedure."""
+    rb = load("""
+rule overflow(p in players) when len(hand[p]) > 2 {
+  move first(hand[p]) to pile
+}
+setup { for n in 1..5 { create 1 Chip { colour: red, n: n } in row } }
+play {
+  let p = players[0]
+  for c in row { move c to hand[p] }
+  set points[p] = len(pile)
+}
+""")
+    game = rb.new_game(players=1)
+    assert game.view(None)["zones"]["hand[P1]"] == ["red 5", "red 4"]
+    assert game.state.vars["points[P1]"] == 3
+    assert sum(e.verb == "rule" for e in game.events) == 3
+
+
+def test_together_checks_rules_once_after_the_block() -> None:
+    """Inside `together` a rule does not see the halfway state."""
+    rb = load("""
+rule too_many(p in players) when len(hand[p]) > 1 { move hand[p] to pile }
+setup { create 1 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: blue, n: 1 } in hand[players[0]] }
+play {
+  let p = players[0]
+  together { move row to hand[p]  move first(hand[p]) to row }
+}
+""")
+    game = rb.new_game(players=1)
+    assert not any(e.verb == "rule" for e in game.events)
+    assert game.view(None)["zones"]["row"] == ["blue 1"]
+
+
+def test_endless_loop_stops_with_a_located_error() -> None:
+    """A runaway rulebook stops after a step budget, naming the rule that was running."""
+    rb = load("play { while true { say \"again\" } }")
+    with pytest.raises(RulebookError, match=r"t\.rules:10:\d+: error: 200000 steps without a decision"):
+        rb.new_game(players=1)
+
+
+def test_runaway_recursion_stops_with_a_located_error() -> None:
+    """Unbounded recursion stops with a clear error, not a Python RecursionError."""
+    rb = load("proc again() { again() }\nplay { again() }")
+    with pytest.raises(RulebookError, match="nested steps: runaway recursion"):
+        rb.new_game(players=1)
+
+
+def test_runtime_fail_outside_attempt_is_located() -> None:
+    """A failure with nothing to undo is reported at its place."""
+    rb = load('play { fail "cannot" }')
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(players=1)
+    assert info.value.messages == ["t.rules:10:8: error: 'cannot' failed outside any attempt or ability"]
+
+
+def test_state_round_trips_through_the_converter() -> None:
+    """The state (cards, zones, variables of every kind) survives cattrs and JSON unchanged."""
+    rb = load("""
+var latest: Chip = none public
+var seen[Player]: list of Colour = [] public
+setup { for c in Colour { create 1 Chip { colour: c, n: 2 } in bag } }
+play {
+  let p = players[0]
+  draw 2 from bag to hand[p]
+  set latest = first(hand[p])
+  set seen[p] = hand[p] map it.colour
+  choose by p { option "stop" { } option "go" { } }
+}
+""")
+    game = rb.new_game(players=2, seed=3)
+    data = json.loads(json.dumps(rb.converter.unstructure(game.state)))
+    again = rb.converter.structure(data)
+    assert again == game.state
+    assert rb.converter.unstructure(again) == data
+
+
+def test_clone_is_independent() -> None:
+    """A clone at a decision goes its own way without touching the original."""
+    rb = load("""
+setup { for n in 1..4 { create 1 Chip { colour: red, n: n } in row } }
+play { let p = players[0]  repeat 2 { let c = choose one from row by p  move c to hand[p] } }
+""")
+    game = rb.new_game(players=1)
+    twin = game.clone()
+    twin.apply("red 3")
+    assert game.legal_answers() == ["red 1", "red 2", "red 3", "red 4"]
+    run_script(game, ["red 1", "red 2"])
+    run_script(twin, ["red 4"])
+    assert game.view(None)["zones"]["hand[P1]"] == ["red 2", "red 1"]
+    assert twin.view(None)["zones"]["hand[P1]"] == ["red 4", "red 3"]
+
+
+def test_views_hide_what_a_player_cannot_see() -> None:
+    """Another player's hand and a shuffled zone show only counts; a top zone shows its top."""
+    rb = load("""
+setup {
+  for c in Colour { create 1 Chip { colour: c, n: 1 } in bag }
+  draw 2 from bag to hand[players[0]]
+  create 1 Chip { colour: red, n: 7 } in pile
+  create 1 Chip { colour: blue, n: 8 } in pile
+}
+play { choose by players[1] { option "a" { } option "b" { } } }
+""")
+    game = rb.new_game(players=2, seed=1)
+    mine, theirs = game.view("P1"), game.view("P2")
+    assert len(mine["zones"]["hand[P1]"]) == 2
+    assert theirs["zones"]["hand[P1]"] == {"count": 2}
+    assert theirs["zones"]["bag"] == {"count": 1}
+    assert theirs["zones"]["pile"] == {"top": "blue 8", "count": 2}
+    assert mine["pending"] == {"by": "P2", "prompt": "(waiting)"}
+    assert theirs["pending"]["options"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("agent", [RandomAgent, GreedyAgent])
+def test_agents_finish_the_tutorial(agent: type) -> None:
+    """Seeded agents play the tutorial game to its end; the same seeds give the same game."""
+    rb = rulecraft.load("examples/tutorial.rules")
+    results = []
+    for _ in range(2):
+        game = rb.new_game(players=3, seed=11)
+        play(game, [agent(i) for i in range(3)])
+        results.append((game.answers, game.result()))
+    assert results[0] == results[1]
+    assert results[0][1]["winners"]
+
+
+def test_greedy_beats_random_more_often_than_not() -> None:
+    """Greedy's one-ply lookahead wins most two-player tutorial games against random."""
+    rb = rulecraft.load("examples/tutorial.rules")
+    wins = 0
+    for seed in range(12):
+        game = rb.new_game(players=2, seed=seed)
+        play(game, [GreedyAgent(seed), RandomAgent(seed)])
+        wins += Player(0).index in (game.state.winners or [])
+    assert wins >= 7

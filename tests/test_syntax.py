@@ -1,0 +1,61 @@
+"""Syntax errors: each bad input gives exactly this located message (and a caret, never a traceback)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecraft.errors import RulebookError
+from rulecraft.parser import parse
+from rulecraft import syntax as s
+
+SYNTAX_ERRORS = [
+    ("game G players 2..4\nenum C { a, b }\nproc x() { let y = = 2 }\n",
+     "bad.rules:3:20: error: unexpected '='; expected one of '(', '-', '[', 'choose', 'false', 'if', 'none', "
+     "'not', 'true', '{', a name, a number, a string"),
+    ("proc x() {\n let y = 2;\n}\n", "bad.rules:2:11: error: unexpected character ';'"),
+    ("proc x() {\n  let y = 2\n", "bad.rules:2:12: error: unexpected end of file; expected one of 'attempt', "
+     "'choose', 'create', 'draw', 'end', 'fail', 'for', 'if', 'let', 'match', 'move', 'repeat', 'require', "
+     "'return', 'say', 'set', 'together', 'use', 'while', '}', a name"),
+    ("zone hand[Player]: Card secret\n",
+     "bad.rules:1:25: error: unexpected 'secret'; expected a visibility (public, owner, hidden, top, count)"),
+    ("game G players two..4\n", "bad.rules:1:16: error: unexpected 'two'; expected a number"),
+    ("proc x() { y := 1 }\n", "bad.rules:1:14: error: unexpected ':'; expected one of '(', '=', '+=' or '-='"),
+    ("proc x() { if a && b { } }\n", "bad.rules:1:17: error: unexpected character '&'"),
+]
+
+
+@pytest.mark.parametrize(("source", "message"), SYNTAX_ERRORS)
+def test_syntax_error_message(source: str, message: str) -> None:
+    """A syntax error names file:line:col and what was expected."""
+    with pytest.raises(RulebookError) as info:
+        parse(source, "bad.rules")
+    assert info.value.messages == [message]
+
+
+def test_syntax_error_shows_line_and_caret() -> None:
+    """The rendered error shows the offending line and a caret under the column."""
+    with pytest.raises(RulebookError) as info:
+        parse("game G players 2..4\n\nproc x() { move to deck }\n", "bad.rules")
+    lines = str(info.value).splitlines()
+    # Keywords are not reserved: `to` is read as the name of what moves, so `deck` is the surprise.
+    assert lines[0] == "bad.rules:3:20: error: unexpected 'deck'; expected 'to'"
+    assert lines[1] == "    proc x() { move to deck }"
+    assert lines[2] == "    " + " " * 19 + "^^^^"
+
+
+def test_hint_for_assignment_in_condition() -> None:
+    """Writing '=' where a comparison belongs gets a hint."""
+    with pytest.raises(RulebookError) as info:
+        parse("proc x() {\n if a = 2 { }\n}\n", "bad.rules")
+    assert "hint: to compare two values write '=='" in str(info.value)
+
+
+def test_ast_carries_spans_but_compares_without_them() -> None:
+    """Spans locate nodes yet do not take part in equality, so layout does not change meaning."""
+    a = parse("game G players 1..2\nconst X = 1 + 2\n", "a.rules")
+    b = parse("game G players 1..2\n\n\nconst   X=1+2", "b.rules")
+    assert a == b
+    const = a.decls[1]
+    assert isinstance(const, s.ConstDecl)
+    assert (const.span.line, const.span.column) == (2, 1)
+    assert const.value == s.Binary("+", s.IntLit(1), s.IntLit(2))

@@ -51,7 +51,7 @@ def _is_bundled(name: str) -> bool:
 
 
 def load(name_or_path: str | Path) -> Rulebook:
-    """Load a bundled rulebook by name (`guildhall`) or a rulebook file by path."""
+    """Load a bundled rulebook by name (`tutorial`) or a rulebook file by path."""
     name = str(name_or_path)
     if _is_bundled(name):
         return _load_files(f"{name}.rules", bundled=True)

@@ -26,7 +26,7 @@ node = attrs.frozen(slots=True)
 
 @node
 class NamedType:
-    """`int`, `Player`, `Colour`, `Worker`"""
+    """`int`, `Player`, `Colour`, `Ware`"""
 
     name: str
     span: Span = _span()
@@ -34,7 +34,7 @@ class NamedType:
 
 @node
 class ListType:
-    """`list of Worker`"""
+    """`list of Ware`"""
 
     element: TypeExpr
     span: Span = _span()
@@ -304,7 +304,7 @@ class SetField:
 
 @node
 class Move:
-    """`move c to guild[p]`, `move cs to bottom of deck`"""
+    """`move c to stall[p]`, `move cs to bottom of deck`"""
 
     what: Expr
     to: Expr
@@ -324,7 +324,7 @@ class Draw:
 
 @node
 class Create:
-    """`create 4 Worker { profession: x, colour: c } in deck`"""
+    """`create 4 Ware { suit: s, value: v } in deck`"""
 
     count: Expr
     card_type: str
@@ -383,7 +383,7 @@ class Repeat:
 
 @node
 class Case:
-    """`Farmer { ... }` inside a match"""
+    """`coins { ... }` inside a match"""
 
     value: Expr
     body: Block
@@ -392,7 +392,7 @@ class Case:
 
 @node
 class Match:
-    """`match c.profession { Farmer { ... } else { ... } }`"""
+    """`match c.suit { coins { ... } else { ... } }`"""
 
     subject: Expr
     cases: tuple[Case, ...]
@@ -472,7 +472,7 @@ class Menu:
 
 @node
 class Use:
-    """`use weaver(p) upto n`: offer every tier up to n (and none); the chosen tier is all or nothing."""
+    """`use sell(p) upto n`: offer every tier up to n (and none); the chosen tier is all or nothing."""
 
     ability: str
     args: tuple[Expr, ...]
@@ -560,7 +560,7 @@ class FieldDecl:
 
 @node
 class CardDecl:
-    """`card Worker { profession: Profession, colour: Colour } label "{colour} {profession}"`"""
+    """`card Ware { suit: Suit, value: int } label "{value} of {suit}"`"""
 
     name: str
     fields: tuple[FieldDecl, ...]
@@ -570,7 +570,7 @@ class CardDecl:
 
 @node
 class ZoneDecl:
-    """`zone hand[Player]: Worker owner`, `zone deck: Worker hidden shuffled`"""
+    """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`"""
 
     name: str
     keys: tuple[TypeExpr, ...]
@@ -643,7 +643,7 @@ class Tier:
 
 @node
 class AbilityDecl:
-    """`ability weaver(p: Player) "Exchange cards" { tier 0 "..." { ... } }`"""
+    """`ability sell(p: Player) "Sell wares" { tier 0 "..." { ... } }`"""
 
     name: str
     params: tuple[Param, ...]
@@ -663,7 +663,7 @@ class Binding:
 
 @node
 class RuleDecl:
-    """`rule close(p in players) when len(guild[p]) > 9 { ... }`: checked after every change."""
+    """`rule spoil(p in players) when len(stall[p]) > 9 { ... }`: checked after every change."""
 
     name: str
     bindings: tuple[Binding, ...]

@@ -425,6 +425,51 @@ class Game:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""
         self.state.rng = seed & MASK64
 
+    def arrange(self, zone: str, labels: Sequence[str], source: str | None = None) -> None:
+        """Move cards, found by label, onto the top of `zone` (the last label on top), outside the rules.
+
+        For tests and scenarios that start from a given position: each label takes the topmost
+        card with that label from `source` (a zone key such as `deck`), or else from the first
+        zone, in key order, that holds one. No rule fires and no answer is recorded; the trace
+        shows an `arrange` line. The pending decision is asked again, so that its options
+        reflect the new position.
+        """
+        st = self.state
+        if self.attempts or self.together or self.rule_frames:
+            raise GameError("cards can be arranged only between steps, at a decision")
+        name = zone.split("[", 1)[0]
+        if name not in self.program.zones:
+            raise GameError(f"no zone '{zone}'")
+        moved: list[CardRef] = []
+        for label in labels:
+            keys = [source] if source is not None else sorted(k for k in st.zones if k != zone)
+            found = next((CardRef(cid) for key in keys for cid in reversed(st.zones.get(key, []))
+                          if self.label(CardRef(cid)) == label), None)
+            if found is None:
+                raise GameError(f"no card '{label}' in {source or 'any zone'} to arrange into {zone}")
+            src = st.location[found.id]
+            st.zones[src].remove(found.id)
+            st.zones.setdefault(zone, []).append(found.id)
+            st.location[found.id] = zone
+            moved.append(found)
+        if self.tracing and moved:
+            self._event("arrange", f"{', '.join(labels)} -> {zone}", NO_SPAN, zones=(zone,),
+                        hidden_text=f"{len(moved)} cards -> {zone}")
+        self._reask()
+
+    def _reask(self) -> None:
+        """Ask the pending decision again (after the position changed outside the rules)."""
+        if self.pending is None or not self.frames or not isinstance(self.frames[-1], AskFrame):
+            return
+        frame = self.frames[-1]
+        if frame.kind == "choose":
+            if frame.picked:
+                raise GameError("cards cannot be arranged in the middle of a choice of several")
+            frame.pool, frame.count = (), 0
+        frame.decision = None
+        self.pending = None
+        self._run()
+
     # ---------------------------------------------------------------- the loop
 
     def _run(self) -> None:

@@ -262,3 +262,22 @@ def test_greedy_beats_random_more_often_than_not() -> None:
         play(game, [GreedyAgent(seed), RandomAgent(seed)])
         wins += Player(0).index in (game.state.winners or [])
     assert wins >= 7
+
+
+def test_arrange_moves_cards_by_label_and_asks_again() -> None:
+    """`arrange` puts labelled cards on a zone outside the rules, and the pending decision is asked anew."""
+    rb = load("""
+setup { for n in 1..3 { create 1 Chip { colour: red, n: n } in bag }  create 1 Chip { colour: blue, n: 8 } in hand[players[0]]  create 1 Chip { colour: blue, n: 9 } in hand[players[0]] }
+play { let p = players[0]  let c = choose one from hand[p] by p prompt "Show"  move c to row }
+""")
+    game = rb.new_game(players=1, seed=1)
+    assert game.legal_answers() == ["blue 8", "blue 9"]
+    game.arrange("hand[P1]", ["red 2", "red 3"], source="bag")
+    assert game.legal_answers() == ["blue 8", "blue 9", "red 2", "red 3"]
+    assert game.view(None)["zones"]["bag"] == ["red 1"]
+    assert game.answers == []
+    with pytest.raises(GameError, match="no card 'red 2' in bag to arrange into row"):
+        game.arrange("row", ["red 2"], source="bag")
+    game.apply("red 3")
+    assert game.view(None)["zones"]["row"] == ["red 3"]
+    assert "arrange red 2, red 3 -> hand[P1]" in [f"{e.verb} {e.text}" for e in game.events]

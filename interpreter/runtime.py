@@ -425,14 +425,15 @@ class Game:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""
         self.state.rng = seed & MASK64
 
-    def arrange(self, zone: str, labels: Sequence[str], source: str | None = None) -> None:
+    def arrange(self, zone: str, labels: Sequence[str], source: str | None = None, *, ask: bool = True) -> None:
         """Move cards, found by label, onto the top of `zone` (the last label on top), outside the rules.
 
         For tests and scenarios that start from a given position: each label takes the topmost
         card with that label from `source` (a zone key such as `deck`), or else from the first
         zone, in key order, that holds one. No rule fires and no answer is recorded; the trace
-        shows an `arrange` line. The pending decision is asked again, so that its options
-        reflect the new position.
+        shows an `arrange` line. The pending decision is asked again (unless `ask` is false, when
+        more arrangements follow), so that its options reflect the new position; a decision left
+        with one option is then taken at once, as always.
         """
         st = self.state
         if self.attempts or self.together or self.rule_frames:
@@ -455,7 +456,8 @@ class Game:
         if self.tracing and moved:
             self._event("arrange", f"{', '.join(labels)} -> {zone}", NO_SPAN, zones=(zone,),
                         hidden_text=f"{len(moved)} cards -> {zone}")
-        self._reask()
+        if ask:
+            self._reask()
 
     def _reask(self) -> None:
         """Ask the pending decision again (after the position changed outside the rules)."""

@@ -272,9 +272,11 @@ play { let p = players[0]  let c = choose one from hand[p] by p prompt "Show"  m
 """)
     game = rb.new_game(players=1, seed=1)
     assert game.legal_answers() == ["blue 8", "blue 9"]
+    game.arrange("bag", ["blue 8", "blue 9"], source="hand[P1]", ask=False)
+    assert game.legal_answers() == ["blue 8", "blue 9"], "the decision is asked again only when told"
     game.arrange("hand[P1]", ["red 2", "red 3"], source="bag")
-    assert game.legal_answers() == ["blue 8", "blue 9", "red 2", "red 3"]
-    assert game.view(None)["zones"]["bag"] == ["red 1"]
+    assert game.legal_answers() == ["red 2", "red 3"]
+    assert game.view(None)["zones"]["bag"] == ["blue 8", "blue 9", "red 1"]
     assert game.answers == []
     with pytest.raises(GameError, match="no card 'red 2' in bag to arrange into row"):
         game.arrange("row", ["red 2"], source="bag")

@@ -9,6 +9,7 @@ import pytest
 
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
+from rulecraft.cli import main
 from rulecraft.records import parse_record, replay
 from rulecraft.values import CardRef, Player
 
@@ -208,3 +209,20 @@ def test_the_table_record_replays() -> None:
     assert zones(game)["guild[P2]"] == ["green Assassin", "purple Dancer", "yellow Farmer", "blue Trader",
                                          "green Trader"]
     assert zones(game)["discard"][0] == "red Historian"
+
+
+def test_replaying_the_table_record_says_where_the_game_waits(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`rulecraft replay` of a record without a result replays it and names the pending decision."""
+    assert main(["replay", str(ROOT / "examples" / "records" / "guildhall_table.json")]) == 0
+    assert capsys.readouterr().out == "replayed 51 answers; the game waits on P1: Your action\n"
+
+
+# ---------------------------------------------------------------- the README's first command
+
+
+def test_the_readme_game_ends_with_a_winner(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`rulecraft play guildhall --players 3 --seed 1 --agents greedy` ends by 20 VP, naming one winner."""
+    assert main(["play", "guildhall", "--players", "3", "--seed", "1", "--agents", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("winner: P")
+    assert max(int(line.split(": ")[1]) for line in lines[:-1]) >= 20

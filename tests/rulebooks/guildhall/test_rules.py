@@ -112,6 +112,43 @@ def test_completed_chapters_are_hidden_from_the_other_players() -> None:
     assert game.view("P1")["zones"]["closed[P1]"] == FARMERS[::-1]
 
 
+# ---------------------------------------------------------------- duplicates (§14)
+
+
+def test_setup_places_three_cards_without_duplicates() -> None:
+    """At setup, once a red Weaver is placed, the second red Weaver in hand is no longer offered."""
+    game = RB.new_game(players=2, seed=None)
+    row = ["5 VP plain (cost 1)"] * 4 + ["9 VP plain (cost 2)"]
+    hand = ["red Weaver", "red Weaver", "blue Farmer", "green Dancer", "red Farmer", "yellow Trader",
+            "purple Assassin", "blue Historian", "green Weaver"]
+    for label in row + hand + hand:
+        game.apply(label)
+    game.apply("done")
+    assert game.current_decision().prompt == "Place which card in your guild?"
+    game.apply("red Weaver")
+    assert "red Weaver" not in game.legal_answers()
+    assert len(game.legal_answers()) == 7
+
+
+def test_two_identical_cards_found_in_a_guild_are_cut_to_one() -> None:
+    """However two identical cards came into a guild, the next change to it discards one of them."""
+    game = start({"hand[P1]": ["red Historian", "green Dancer"], "discard": ["blue Farmer"]})
+    game.arrange("guild[P1]", ["red Weaver", "red Weaver"], source="deck")
+    game.apply("play red Historian")
+    game.apply("tier 0: Place the top card of the discard pile into your guild")
+    assert zones(game)["guild[P1]"] == ["blue Farmer", "red Weaver"]
+    assert zones(game)["discard"] == ["red Weaver"]
+
+
+def test_completed_chapters_do_not_count_as_duplicates() -> None:
+    """A red Trader in a completed chapter does not stop a red Trader from joining the guild."""
+    game = start({"closed[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader", "purple Trader"],
+                  "hand[P1]": ["red Historian", "green Dancer"], "discard": ["red Trader"]})
+    game.apply("play red Historian")
+    game.apply("tier 0: Place the top card of the discard pile into your guild")
+    assert zones(game)["guild[P1]"] == ["red Trader"]
+
+
 # ---------------------------------------------------------------- end of turn and winning (§11)
 
 

@@ -448,6 +448,9 @@ class Game:
                           if self.label(CardRef(cid)) == label), None)
             if found is None:
                 raise GameError(f"no card '{label}' in {source or 'any zone'} to arrange into {zone}")
+            card_type = type(st.cards[found.id]).__name__
+            if card_type != self.program.zones[name].card_type:
+                raise GameError(f"'{label}' is a {card_type}: {zone} holds {self.program.zones[name].card_type} cards")
             src = st.location[found.id]
             st.zones[src].remove(found.id)
             st.zones.setdefault(zone, []).append(found.id)

@@ -180,6 +180,20 @@ def test_an_incoming_duplicate_is_discarded_at_the_end_of_the_turn() -> None:
     assert zones(game)["discard"] == ["red Weaver"]
 
 
+def test_an_empty_deck_is_refilled_by_shuffling_the_discard_pile() -> None:
+    """Drawing from an empty deck first shuffles the whole discard pile into a new deck (§8)."""
+    game = start({"hand[P1]": ["red Weaver"]})
+    game.arrange("discard", zones(game)["deck"], source="deck")
+    assert "deck" not in zones(game) or zones(game)["deck"] == []
+    pile = len(zones(game)["discard"])
+    for answer in ["discard and draw", "done"]:
+        game.apply(answer)
+    assert len(zones(game)["hand[P1]"]) == 6
+    assert len(zones(game)["deck"]) == pile - 5
+    assert "discard" not in zones(game) or zones(game)["discard"] == []
+    assert any(e.text == "the deck is empty: the discard pile is shuffled into a new deck" for e in game.events)
+
+
 def test_small_games_use_the_smaller_vp_deck() -> None:
     """2-3 players: two 5-VP cards and one of each other kind leave the deck (§13): 20 cards, else 30."""
     sizes = {}

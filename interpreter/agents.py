@@ -66,17 +66,24 @@ class GreedyAgent(RandomAgent):
 
 
 class HumanAgent:
-    """A person at a terminal: shows their view and the numbered options, reads a number or a label."""
+    """A person at a terminal: shows what happened since their last turn and their view, then the
+    decision with numbered options; reads a number or a label and asks again until it is one."""
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None):
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
+        self.seen = 0  # events of the game already shown
 
     def choose(self, game: Game, decision: Decision) -> str:
-        from .render import view_text
+        from .render import trace_lines, view_text
 
         out = self.stdout
-        out.write("\n" + view_text(game, decision.player) + "\n")
+        me = decision.player
+        news = trace_lines(game, game.events[self.seen:], viewer=me)
+        self.seen = len(game.events)
+        if news:
+            out.write("\n" + "\n".join(news) + "\n")
+        out.write("\n" + view_text(game, me) + "\n")
         out.write(f"{decision.by}: {decision.prompt}\n")
         for i, option in enumerate(decision.options, 1):
             out.write(f"  {i}. {option.label}\n")
@@ -91,7 +98,8 @@ class HumanAgent:
                 return decision.options[int(text) - 1].label
             if text in decision.labels:
                 return text
-            out.write(f"please answer a number from 1 to {len(decision.options)}, or an option's label\n")
+            out.write(f"'{text}' is not an answer: type a number from 1 to {len(decision.options)}, "
+                      "or an option's label\n")
 
 
 AGENTS: dict[str, Callable[[int], Any]] = {

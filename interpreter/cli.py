@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import agents as agents_mod
 from .errors import RulecraftError
-from .records import read_record, replay, write_record
+from .errors import GameError, RecordError
+from .records import Answer, RecordWriter, read_record, replay, roll
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
-from .runtime import Game
+from .runtime import Decision, Game, _as_player
 from .values import Player
 
 
@@ -33,9 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("game", nargs="?", help=f"a bundled rulebook ({', '.join(bundled_names())}) or a path")
     p.add_argument("--players", type=int, help="number of players (default: the fewest the game allows)")
     p.add_argument("--seed", type=int, default=0, help="seed of the game's chance (default 0)")
-    p.add_argument("--agents", default="random", help="comma-separated agents per seat: random, greedy, human")
+    p.add_argument("--agents", help="comma-separated agents per seat: random, greedy, human; the last repeats "
+                   "(default random; with --resume, the record's)")
     p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
-    p.add_argument("--resume", metavar="FILE", help="continue the game saved in a record")
+    p.add_argument("--resume", metavar="FILE", help="continue the game saved in a record (and keep recording "
+                   "into it, or into --record)")
     p.add_argument("--trace", action="store_true", help="print the whole trace")
 
     p = sub.add_parser("replay", help="re-run a record and verify it")
@@ -44,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--until", type=int, metavar="STEP", help="stop after this many answers")
     p.add_argument("--as", dest="as_player", metavar="P", help="show the game as this player sees it")
     p.add_argument("--rulebook", metavar="FILE", help="the rulebook to use instead of the one the record names")
+    p.add_argument("--ignore-hash", action="store_true", help="replay even if the rulebook's text has changed")
 
     p = sub.add_parser("trace", help="print the resolution trace of a game")
     p.add_argument("game", help="a bundled rulebook or a path")
@@ -98,64 +103,127 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _new_game(args: argparse.Namespace) -> Game:
-    if not args.game:
-        raise RulecraftError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
-    rb = load(args.game)
-    return rb.new_game(players=args.players or rb.program.min_players, seed=args.seed)
+def _agent_names(text: str | None, players: int) -> list[str]:
+    """One agent name per seat (the last name given repeats for the remaining seats)."""
+    names = [a.strip() for a in (text or "random").split(",") if a.strip()] or ["random"]
+    for name in names:
+        if name not in agents_mod.AGENTS:
+            raise RulecraftError(f"unknown agent '{name}': choose from {', '.join(agents_mod.AGENTS)}")
+    return [names[min(i, len(names) - 1)] for i in range(players)]
+
+
+def _rulebook_file(game: str, record: str) -> str | None:
+    """How a record names a rulebook that is a file: its path relative to the record's folder."""
+    if game in bundled_names():
+        return None
+    return Path(os.path.relpath(Path(game).resolve(), Path(record).resolve().parent)).as_posix()
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     if args.resume:
-        record = read_record(args.resume)
-        game = replay(record, trace=args.trace)
-        game.auto_chance = record.seed is not None
-        game._run()
-        seed = record.seed or 0
-        record_path = args.record or args.resume
+        game, agents, writer = _resume(args)
     else:
-        game = _new_game(args)
-        seed = args.seed
-        record_path = args.record
-    agents = agents_mod.make_agents([a.strip() for a in args.agents.split(",") if a.strip()],
-                                    game.state.players, seed)
-    on_answer = (lambda g: write_record(g, record_path)) if record_path else None
-    if record_path:
-        write_record(game, record_path)
+        if not args.game:
+            raise RulecraftError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
+        rb = load(args.game)
+        players = args.players or rb.program.min_players
+        names = _agent_names(args.agents, players)
+        game = rb.new_game(players=players, seed=args.seed)
+        agents = agents_mod.make_agents(names, players, args.seed)
+        writer = None
+        if args.record:
+            writer = RecordWriter(args.record, game, rulebook_file=_rulebook_file(args.game, args.record),
+                                  options={"agents": names, "agent_seed": args.seed})
     try:
-        agents_mod.play(game, agents, on_answer)
+        agents_mod.play(game, agents, writer.update if writer else None)
     finally:
-        if record_path:
-            write_record(game, record_path)
+        if writer is not None:
+            writer.close(game)
     if args.trace:
-        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": seed}))
+        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": game.seed}))
     else:
         print("\n".join(result_lines(game)))
     return 0
 
 
+def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
+    """Replay a record, bring the agents' own generators to where they were, and continue the game.
+
+    Agents are seeded from the record's `agent_seed` and shown every recorded decision of their
+    seat again (their answer is discarded, the recorded one applied): an agent draws from its own
+    generator the same way whatever it decides, so afterwards each one is exactly where it was in
+    the uninterrupted game, and the resumed game ends as that game would have.
+    """
+    path = Path(args.resume)
+    record = read_record(path)
+    names = _agent_names(args.agents or ",".join(record.options.get("agents") or []) or None, record.players)
+    agent_seed = record.options.get("agent_seed", record.seed or 0)
+    if not isinstance(agent_seed, int):
+        raise RulecraftError(f"{path}: options.agent_seed is not a whole number")
+    agents = agents_mod.make_agents(names, record.players, agent_seed)
+
+    def catch_up(game: Game, decision: Decision, answer: Answer) -> None:
+        if decision.player is not None and not isinstance(agents[decision.player.index], agents_mod.HumanAgent):
+            probe = game.clone()
+            probe.auto_chance = game.seed is not None
+            agents[decision.player.index].choose(probe, decision)
+
+    try:
+        game = replay(record, base=path.parent, on_step=catch_up)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    game.auto_chance = game.seed is not None
+    pending = game.current_decision()
+    if pending is not None and pending.player is None and game.seed is not None:
+        roll(game)
+    out = args.record or args.resume
+    rulebook_file = None
+    if record.rulebook.file is not None:
+        rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
+    options = {**record.options, "agents": names, "agent_seed": agent_seed}
+    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.until is not None and args.until < 0:
+        raise RulecraftError(f"--until {args.until}: a step is a number of answers, 0 or more")
     record = read_record(args.record)
     rb = load(args.rulebook) if args.rulebook else None
-    game = replay(record, rulebook=rb, until=args.until, trace=True)
     viewer = None
     if args.as_player:
-        from .runtime import _as_player
-
-        viewer = _as_player(args.as_player)
-        if viewer is not None and viewer.index >= game.state.players:
-            raise RulecraftError(f"there is no {args.as_player} in a game of {game.state.players}")
+        try:
+            viewer = _as_player(args.as_player)
+        except GameError as exc:
+            raise RulecraftError(f"--as {args.as_player}: {exc}") from None
+        if viewer is not None and viewer.index >= record.players:
+            raise RulecraftError(f"--as {args.as_player}: there is no {args.as_player} in a game of "
+                                 f"{record.players}")
+    try:
+        game = replay(record, rulebook=rb, until=args.until, trace=True, check_hash=not args.ignore_hash,
+                      base=Path(args.record).parent)
+    except RecordError as exc:
+        raise RecordError(f"{args.record}: {exc}") from None
+    done = min(len(record.answers), len(record.answers) if args.until is None else args.until)
     if args.trace:
-        sys.stdout.write(trace_text(game, {"players": record.players, "seed": record.seed,
-                                           "answers": len(record.answers)}, viewer=viewer))
+        # A player's view leaves out the seed: with it, the order of every deck could be worked out.
+        header = {"players": record.players, "answers": done} if viewer else \
+            {"players": record.players, "seed": record.seed, "answers": done}
+        if viewer is not None:
+            header["as"] = str(viewer)
+        sys.stdout.write(trace_text(game, header, viewer=viewer))
     elif viewer is not None:
         print(view_text(game, viewer))
-    if game.over and not args.trace:
-        print("\n".join(result_lines(game)))
-    elif not game.over:
-        d = game.current_decision()
-        print(f"replayed {min(len(record.answers), args.until or len(record.answers))} answers; "
-              f"the game waits on {d.by if d else '?'}: {d.prompt if d else ''}")
+    if game.over:
+        if not args.trace:
+            print("\n".join(result_lines(game)))
+        return 0
+    pending = game.current_decision()
+    if pending is None:
+        print(f"replayed {done} answers")
+    elif viewer is None or pending.player == viewer:
+        print(f"replayed {done} answers; the game waits on {pending.by}: {pending.prompt}")
+    else:
+        print(f"replayed {done} answers; the game waits on {pending.by}")
     return 0
 
 

@@ -1,40 +1,56 @@
 """Game records: what was answered, in order, so that a game can be replayed, checked and resumed.
 
-A record is one JSON object (see docs/RECORDS.md). Answers are stored as labels, the same
-text a person reads, so records survive a person's typing and stay readable.
+A record is one JSON object (see docs/RECORDS.md). Answers are stored as labels, the same text
+a person reads and types, so a record can be read and written by hand: a game played on a real
+table is written down as the answers given and the cards revealed, with no seed.
+
+- `read_record` / `parse_record` turn a file into a `GameRecord`; every problem is a
+  `RecordError` that says what is wrong, never a traceback.
+- `replay` re-runs a record against a rulebook and names the first step where the two part ways.
+- `RecordWriter` keeps a record file valid after every answer of a live game (atomic rewrites).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 import cattrs
+from cattrs.gen import make_dict_unstructure_fn
 
-from .errors import GameError, RecordError
-from .rulebook import Rulebook, load
-from .runtime import Game
+from . import syntax as s
+from .errors import GameError, RecordError, RulecraftError
+from .rulebook import Rulebook, bundled_names, load
+from .runtime import AskFrame, Decision, Game, splitmix
+from .values import CardRef
 
 FORMAT = 1
 MAX_RECORD_BYTES = 20_000_000
+_SEAT = re.compile(r"P[1-9][0-9]*")
 
 
 @attrs.define
 class Answer:
-    """One answered decision: who answered (P1…, or table for chance) and the label answered."""
+    """One answered decision: who answered (P1…, or `table` for chance) and the label answered."""
 
     by: str
     answer: str
+    note: str | None = None  # free text for a person; replay ignores it
 
 
 @attrs.define
 class RulebookRef:
+    """Which rulebook: a bundled name, or a file (relative to the record's folder); its text's hash."""
+
     name: str
-    hash: str | None = None
+    file: str | None = None
+    hash: str | None = None  # None (hand-written records): replay against whatever text is there
 
 
 @attrs.define
@@ -44,53 +60,31 @@ class GameRecord:
     format: int
     rulebook: RulebookRef
     players: int
+    seed: int | None = None  # None: a game played on a real table, every chance outcome is written down
+    options: dict[str, Any] = attrs.Factory(dict)  # how the game was played: agents, agent_seed
+    note: str | None = None
     answers: list[Answer] = attrs.Factory(list)
-    seed: int | None = None
-    options: dict[str, Any] = attrs.Factory(dict)
-    result: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None  # present once the game is over
+
+
+def _strict(kind: type, what: str) -> Callable[[Any, type], Any]:
+    def structure(value: Any, _: type) -> Any:
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{what} expected, not {json.dumps(value)[:40]}")
+        return value
+
+    return structure
 
 
 _converter = cattrs.Converter(forbid_extra_keys=True)
-_converter.register_unstructure_hook(
-    GameRecord,
-    lambda r: {k: v for k, v in {
-        "format": r.format,
-        "rulebook": {"name": r.rulebook.name, "hash": r.rulebook.hash},
-        "players": r.players,
-        "seed": r.seed,
-        "options": r.options,
-        "answers": [{"by": a.by, "answer": a.answer} for a in r.answers],
-        "result": r.result,
-    }.items() if v is not None},
-)
+_converter.register_structure_hook(str, _strict(str, "text"))
+_converter.register_structure_hook(int, _strict(int, "a whole number"))
+for _cls in (Answer, RulebookRef, GameRecord):
+    _converter.register_unstructure_hook(_cls, make_dict_unstructure_fn(_cls, _converter,
+                                                                        _cattrs_omit_if_default=True))
 
 
-def record_of(game: Game) -> GameRecord:
-    """The record of a game so far."""
-    return GameRecord(
-        format=FORMAT,
-        rulebook=RulebookRef(game.rulebook.name, game.rulebook.digest),
-        players=game.state.players,
-        seed=game.seed,
-        answers=[Answer(by, label) for by, label in game.answers],
-        result=game.result() if game.over else None,
-    )
-
-
-def write_record(game: Game, path: str | Path) -> None:
-    """Write the record atomically: a crash leaves the previous complete record, never half of one."""
-    path = Path(path)
-    data = json.dumps(_converter.unstructure(record_of(game)), indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+# ---------------------------------------------------------------------------- reading
 
 
 def read_record(path: str | Path) -> GameRecord:
@@ -98,41 +92,80 @@ def read_record(path: str | Path) -> GameRecord:
     path = Path(path)
     try:
         size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: {size} bytes is larger than a record may be ({MAX_RECORD_BYTES})")
+        raw = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the record: {exc.strerror or exc}") from None
-    if size > MAX_RECORD_BYTES:
-        raise RecordError(f"{path}: {size} bytes is larger than a record may be ({MAX_RECORD_BYTES})")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise RecordError(f"{path}: not a record: the file is not UTF-8 text") from None
+    if not text.strip():
+        raise RecordError(f"{path}: not a record: the file is empty")
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not a valid record (truncated or corrupt JSON): "
-                          f"{exc.msg}") from None
+        if not text[exc.pos:].strip() or not text.rstrip().endswith("}"):
+            raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: the record ends too early (a truncated file?)") \
+                from None
+        raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not a valid record (corrupt JSON): {exc.msg}") from None
     return parse_record(data, str(path))
 
 
 def parse_record(data: Any, where: str = "record") -> GameRecord:
-    """Structure a record from JSON data."""
+    """Structure a record from JSON data, checking every field's type and the seats that answer."""
     if not isinstance(data, dict):
-        raise RecordError(f"{where}: a record is a JSON object, not {type(data).__name__}")
+        raise RecordError(f"{where}: not a record: a record is a JSON object, not {type(data).__name__}")
     if data.get("format") != FORMAT:
-        raise RecordError(f"{where}: record format {data.get('format')!r} is not supported (this rulecraft reads "
-                          f"format {FORMAT})")
+        raise RecordError(f"{where}: record format {json.dumps(data.get('format'))} is not supported "
+                          f"(this rulecraft reads format {FORMAT})")
     try:
-        return _converter.structure(data, GameRecord)
+        record = _converter.structure(data, GameRecord)
     except cattrs.BaseValidationError as exc:
-        details = "; ".join(cattrs.transform_error(exc, path=where))
+        details = "; ".join(cattrs.transform_error(exc, path="$"))
         raise RecordError(f"{where}: not a valid record: {details}") from None
+    except (AttributeError, TypeError, ValueError) as exc:  # a list where an object belongs, and the like
+        raise RecordError(f"{where}: not a valid record: {exc}") from None
+    for step, answer in enumerate(record.answers, 1):
+        if answer.by != "table" and not (_SEAT.fullmatch(answer.by) and int(answer.by[1:]) <= record.players):
+            raise RecordError(f"{where}: step {step}: '{answer.by}' is not a seat of this {record.players}-player "
+                              "game (P1, P2, … or table)")
+    return record
 
 
-def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | None = None,
-           trace: bool = True, check_hash: bool = True) -> Game:
-    """Re-run a record; raise RecordError naming the first step where it and the rules part ways."""
-    rb = rulebook or load(record.rulebook.name)
+def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
+    """The rulebook a record names: its file (relative to the record's folder), else the bundled name."""
+    ref = record.rulebook
+    if ref.file is not None:
+        path = (base or Path(".")) / ref.file
+        if path.exists():
+            return load(path)
+    if ref.name in bundled_names():
+        return load(ref.name)
+    looked = f"no file {(base or Path('.')) / ref.file} and " if ref.file else ""
+    raise RecordError(f"the record's rulebook '{ref.name}' is not found ({looked}no bundled rulebook of that "
+                      "name): name one with --rulebook")
+
+
+# ---------------------------------------------------------------------------- replaying
+
+OnStep = Callable[[Game, Decision, Answer], None]
+
+
+def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | None = None, *,
+           trace: bool = True, check_hash: bool = True, base: Path | None = None,
+           on_step: OnStep | None = None) -> Game:
+    """Re-run a record; raise RecordError naming the first step where it and the rules part ways.
+
+    `until` stops after that many answers. `on_step` sees each decision before its recorded
+    answer is applied (resuming uses it to bring agents' own generators up to date).
+    """
+    rb = rulebook or rulebook_of(record, base)
     if check_hash and record.rulebook.hash and record.rulebook.hash != rb.digest:
         raise RecordError(f"the record was made with a different text of rulebook '{record.rulebook.name}' "
-                          f"(hash {record.rulebook.hash}, this one is {rb.digest})")
+                          f"(hash {record.rulebook.hash}, this text has {rb.digest}); "
+                          "replay with --ignore-hash to try its answers on this text")
     try:
         game = rb.new_game(players=record.players, seed=record.seed, trace=trace, auto_chance=False)
     except GameError as exc:
@@ -142,28 +175,193 @@ def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | No
             break
         decision = game.current_decision()
         if decision is None:
-            raise RecordError(f"step {step}: the record answers '{answer.answer}' (by {answer.by}), "
+            raise RecordError(f"step {step}: the record has {answer.by} answering '{answer.answer}', "
                               "but the game is already over")
         if decision.by != answer.by:
-            raise RecordError(f"step {step}: the game asks {decision.by} \"{decision.prompt}\", but the record "
-                              f"has {answer.by} answering '{answer.answer}'")
+            raise RecordError(f"step {step}: the game asks {_asked(game, decision)}, but the record has "
+                              f"{answer.by} answering '{answer.answer}'")
         if answer.answer not in decision.labels:
-            if decision.player is None:
-                raise RecordError(f"step {step}: the table revealed '{answer.answer}' for \"{decision.prompt}\", "
-                                  f"but that is not possible now; possible: {_few(decision.labels)}")
-            raise RecordError(f"step {step}: {answer.by} answered '{answer.answer}' to \"{decision.prompt}\", "
-                              f"which is not legal; legal answers: {_few(decision.labels)}")
-        game.apply(answer.answer)
-    if until is None and not game.over and game.current_decision() is not None and record.result is not None:
-        d = game.current_decision()
-        assert d is not None
-        raise RecordError(f"step {len(record.answers) + 1}: the record ends, but the game still asks {d.by} "
-                          f"\"{d.prompt}\" (the record says the game was over)")
-    if until is None and record.result is not None and game.over and game.result() != record.result:
-        raise RecordError(f"the replay ends with {game.result()}, but the record says {record.result}")
+            raise RecordError(f"step {step}: {_why_not(game, decision, answer.answer)}")
+        if on_step is not None:
+            on_step(game, decision, answer)
+        try:
+            game.apply(answer.answer)
+        except RulecraftError as exc:
+            raise RecordError(f"step {step}: after {answer.by} answered '{answer.answer}', the rules fail:\n{exc}") \
+                from None
+    if until is None and record.result is not None:
+        pending = game.current_decision()
+        if pending is not None:
+            raise RecordError(f"step {len(record.answers) + 1}: the record ends as if the game were over, but the "
+                              f"game still asks {_asked(game, pending)}")
+        if game.result() != record.result:
+            raise RecordError(f"the replay ends with {_result_text(game.result())}, but the record says "
+                              f"{_result_text(record.result)}")
     return game
+
+
+def roll(game: Game) -> None:
+    """Answer a pending chance decision from the game's seeded generator, exactly as a live game does."""
+    decision = game.current_decision()
+    assert decision is not None and decision.player is None and game.seed is not None
+    _, bits = splitmix(game.state.rng)  # `apply` advances the generator by this same step
+    weights = decision.chance_weights or (1,) * len(decision.options)
+    r = bits % sum(weights) if decision.chance_weights else bits % len(decision.options)
+    for option, w in zip(decision.options, weights, strict=True):
+        if r < w:
+            break
+        r -= w
+    game.apply(option.label)
+
+
+def _draw_of(game: Game) -> tuple[str, str] | None:
+    """(source zone, destination zone) when the pending decision is a draw, else None."""
+    frame = game.frames[-1] if game.frames else None
+    if isinstance(frame, AskFrame) and frame.kind == "draw":
+        src, dst = frame.chance_pool or frame.pool
+        return src.key, dst.key
+    return None
+
+
+def _owner(zone_key: str) -> str | None:
+    m = re.search(r"\[(P[1-9][0-9]*)[],]", zone_key)
+    return m.group(1) if m else None
+
+
+def _asked(game: Game, decision: Decision) -> str:
+    draw = _draw_of(game)
+    if draw is not None:
+        src, dst = draw
+        return f"the table for a card drawn from {src} to {dst}"
+    who = "the table" if decision.player is None else decision.by
+    return f"{who} \"{decision.prompt}\""
+
+
+def _why_not(game: Game, decision: Decision, label: str) -> str:
+    """Why an answer is not one of the pending decision's options, as one sentence."""
+    draw = _draw_of(game)
+    if draw is not None:
+        src, dst = draw
+        drawer = _owner(dst)
+        who = f"{drawer} drew '{label}' from {src}" if drawer else f"the table drew '{label}' from {src} to {dst}"
+        left = len(game.state.zones.get(src, []))
+        where = sorted({game.state.location[i] for i in range(len(game.state.cards))
+                        if game.label(CardRef(i)) == label})
+        elsewhere = f"; '{label}' is in {', '.join(where)}" if where else ""
+        return (f"{who}, but no '{label}' is left in {src} "
+                f"({left} card{' is' if left == 1 else 's are'} left{elsewhere})")
+    frame = game.frames[-1] if game.frames else None
+    asked = f"\"{decision.prompt}\""
+    if decision.player is None:
+        return (f"the table revealed '{label}' for {asked}, but that is not possible now; "
+                f"possible: {_few(decision.labels)}")
+    reason = "which is not legal"
+    if isinstance(frame, AskFrame) and frame.kind == "menu":
+        menu: s.Menu = frame.node
+        for option in menu.options:
+            if option.label == label and option.when is not None:
+                reason = f"which is not legal now: its condition (when, at {option.when.span}) does not hold"
+    elif isinstance(frame, AskFrame) and frame.kind == "use" and label.startswith("tier "):
+        reason = "which is not legal now: that tier is above the count or its condition does not hold"
+    elif isinstance(frame, AskFrame) and frame.kind == "choose":
+        reason = f"which is not among the {len(decision.options)} choices"
+    return f"{decision.by} answered '{label}' to {asked}, {reason}; legal answers: {_few(decision.labels)}"
 
 
 def _few(labels: list[str], n: int = 12) -> str:
     shown = ", ".join(f"'{x}'" for x in labels[:n])
     return shown + (f" and {len(labels) - n} more" if len(labels) > n else "")
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    winners = " ".join(result.get("winners", [])) or "none"
+    scores = ", ".join(f"{p} {v}" for p, v in result.get("scores", {}).items() if v is not None)
+    return f"winners {winners}" + (f" (scores {scores})" if scores else "")
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def record_of(game: Game, *, rulebook_file: str | None = None, options: dict[str, Any] | None = None) -> GameRecord:
+    """The record of a game so far."""
+    return GameRecord(
+        format=FORMAT,
+        rulebook=RulebookRef(game.rulebook.name, rulebook_file, game.rulebook.digest),
+        players=game.state.players,
+        seed=game.seed,
+        options=dict(options or {}),
+        answers=[Answer(by, label) for by, label in game.answers],
+        result=game.result() if game.over else None,
+    )
+
+
+def _answer_line(answer: Answer) -> str:
+    return json.dumps(_converter.unstructure(answer), ensure_ascii=False)
+
+
+def record_text(record: GameRecord, answer_lines: list[str] | None = None) -> str:
+    """The JSON text of a record: one field per line, one answer per line, pleasant to read and edit."""
+    data = _converter.unstructure(record)
+    lines = []
+    for field in attrs.fields(GameRecord):
+        key = field.name
+        if key == "answers":
+            body = answer_lines if answer_lines is not None else [_answer_line(a) for a in record.answers]
+            lines.append(' "answers": [' + ("\n  " + ",\n  ".join(body) + "\n ]" if body else "]"))
+        elif key in data:
+            lines.append(f" {json.dumps(key)}: {json.dumps(data[key], ensure_ascii=False)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def write_atomically(path: Path, text: str, sync: bool = False) -> None:
+    """Replace the file at once: a reader, or a crash at any instant, sees the old text or the new."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_record(record: GameRecord, path: str | Path) -> None:
+    """Write a whole record atomically (and durably: it is synced to disk)."""
+    write_atomically(Path(path), record_text(record), sync=True)
+
+
+class RecordWriter:
+    """Keeps a record file up to date during a live game, valid at every instant.
+
+    Every update replaces the whole file atomically (a temporary file renamed over it), so a
+    crash, a Ctrl-C or a SIGKILL at any moment leaves the previous or the new record, whole.
+    The answers already written are kept as encoded lines, so an update costs one join and one
+    write of the file: measured, this is well under a millisecond for thousands of answers
+    (see docs/RECORDS.md), small beside an agent's decision. The file is synced to disk at
+    the end; in between, the operating system's cache holds it (a process crash loses nothing).
+    """
+
+    def __init__(self, path: str | Path, game: Game, *, rulebook_file: str | None = None,
+                 options: dict[str, Any] | None = None):
+        self.path = Path(path)
+        self.template = record_of(game, rulebook_file=rulebook_file, options=options)
+        self.lines: list[str] = []
+        self.written: tuple[int, bool] | None = None
+        self.update(game)
+
+    def update(self, game: Game, sync: bool = False) -> None:
+        """Write the record if the game has moved since the last write."""
+        if self.written == (len(game.answers), game.over) and not sync:
+            return
+        for by, label in game.answers[len(self.lines):]:
+            self.lines.append(_answer_line(Answer(by, label)))
+        record = attrs.evolve(self.template, answers=[], result=game.result() if game.over else None)
+        write_atomically(self.path, record_text(record, self.lines), sync=sync)
+        self.written = (len(game.answers), game.over)
+
+    def close(self, game: Game) -> None:
+        """Write the last answers, durably."""
+        self.update(game, sync=True)

@@ -112,7 +112,9 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
         raise RulebookError(errors, sources)
     # The including file's declarations come after what it includes, so order is includes-first.
     program = Checker(files, sources).check()
-    digest = hashlib.sha256("\0".join(f"{f}\0{sources[f]}" for f, _ in files).encode()).hexdigest()[:16]
+    # The hash names the text, not where it was read from: the same rulebook loaded by another path
+    # (a record replayed from another folder) has the same hash.
+    digest = hashlib.sha256("\0".join(f"{Path(f).name}\0{sources[f]}" for f, _ in files).encode()).hexdigest()[:16]
     name = Path(first).name[:-len(".rules")] if first.endswith(".rules") else first
     return Rulebook(program, name, digest)
 

@@ -140,7 +140,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.close(game)
     if args.trace:
-        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": game.seed}))
+        # The same header as `replay --trace`, so the two traces of one game are equal byte for byte.
+        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": game.seed,
+                                           "answers": len(game.answers)}))
     else:
         print("\n".join(result_lines(game)))
     return 0

@@ -209,7 +209,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.trace:
         # A player's view leaves out the seed: with it, the order of every deck could be worked out.
         header = {"players": record.players, "answers": done} if viewer else \
-            {"players": record.players, "seed": record.seed, "answers": done}
+            {"players": record.players, "seed": "none (a table record)" if record.seed is None else record.seed,
+             "answers": done}
         if viewer is not None:
             header["as"] = str(viewer)
         sys.stdout.write(trace_text(game, header, viewer=viewer))

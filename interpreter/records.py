@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_unstructure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from . import syntax as s
 from .errors import GameError, RecordError, RulecraftError
@@ -79,9 +79,44 @@ def _strict(kind: type, what: str) -> Callable[[Any, type], Any]:
 _converter = cattrs.Converter(forbid_extra_keys=True)
 _converter.register_structure_hook(str, _strict(str, "text"))
 _converter.register_structure_hook(int, _strict(int, "a whole number"))
+
+
+def _object(cls: type) -> Callable[[Any, type], Any]:
+    fields = make_dict_structure_fn(cls, _converter, _cattrs_forbid_extra_keys=True)
+
+    def structure(value: Any, _: type) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f"an object expected, not {json.dumps(value)[:40]}")
+        return fields(value, cls)
+
+    return structure
+
+
+def _list_of(cls: type) -> Callable[[Any, type], Any]:
+    def structure(value: Any, _: type) -> Any:
+        if not isinstance(value, list):
+            raise ValueError(f"a list expected, not {json.dumps(value)[:40]}")
+        errors = []
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_converter.structure(item, cls))
+            except Exception as exc:  # noqa: BLE001 -- gathered and re-raised as one group with indices
+                exc.__notes__ = [*getattr(exc, "__notes__", []), cattrs.errors.IterableValidationNote(
+                    f"Structuring {cls.__name__} @ index {i}", i, cls)]
+                errors.append(exc)
+        if errors:
+            raise cattrs.IterableValidationError(f"While structuring a list of {cls.__name__}", errors, list)
+        return items
+
+    return structure
+
+
+_converter.register_structure_hook_func(lambda t: t == list[Answer], _list_of(Answer))
 for _cls in (Answer, RulebookRef, GameRecord):
     _converter.register_unstructure_hook(_cls, make_dict_unstructure_fn(_cls, _converter,
                                                                         _cattrs_omit_if_default=True))
+    _converter.register_structure_hook(_cls, _object(_cls))
 
 
 # ---------------------------------------------------------------------------- reading
@@ -123,8 +158,9 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
     try:
         record = _converter.structure(data, GameRecord)
     except cattrs.BaseValidationError as exc:
-        details = "; ".join(cattrs.transform_error(exc, path="$"))
-        raise RecordError(f"{where}: not a valid record: {details}") from None
+        details = cattrs.transform_error(exc, path="$")
+        more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+        raise RecordError(f"{where}: not a valid record: {details[0]}{more}") from None
     except (AttributeError, TypeError, ValueError) as exc:  # a list where an object belongs, and the like
         raise RecordError(f"{where}: not a valid record: {exc}") from None
     for step, answer in enumerate(record.answers, 1):

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import agents as agents_mod
-from .errors import RulecraftError
-from .errors import GameError, RecordError
+from .errors import GameError, RecordError, RulecraftError
 from .records import Answer, RecordWriter, read_record, replay, roll
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load

@@ -82,7 +82,7 @@ _converter.register_structure_hook(int, _strict(int, "a whole number"))
 
 
 def _object(cls: type) -> Callable[[Any, type], Any]:
-    fields = make_dict_structure_fn(cls, _converter, _cattrs_forbid_extra_keys=True)
+    fields: Callable[[Any, type], Any] = make_dict_structure_fn(cls, _converter, _cattrs_forbid_extra_keys=True)
 
     def structure(value: Any, _: type) -> Any:
         if not isinstance(value, dict):
@@ -96,12 +96,12 @@ def _list_of(cls: type) -> Callable[[Any, type], Any]:
     def structure(value: Any, _: type) -> Any:
         if not isinstance(value, list):
             raise ValueError(f"a list expected, not {json.dumps(value)[:40]}")
-        errors = []
-        items = []
+        errors: list[Exception] = []
+        items: list[Any] = []
         for i, item in enumerate(value):
             try:
                 items.append(_converter.structure(item, cls))
-            except Exception as exc:  # noqa: BLE001 -- gathered and re-raised as one group with indices
+            except Exception as exc:
                 exc.__notes__ = [*getattr(exc, "__notes__", []), cattrs.errors.IterableValidationNote(
                     f"Structuring {cls.__name__} @ index {i}", i, cls)]
                 errors.append(exc)
@@ -243,11 +243,11 @@ def roll(game: Game) -> None:
     _, bits = splitmix(game.state.rng)  # `apply` advances the generator by this same step
     weights = decision.chance_weights or (1,) * len(decision.options)
     r = bits % sum(weights) if decision.chance_weights else bits % len(decision.options)
-    for option, w in zip(decision.options, weights, strict=True):
-        if r < w:
-            break
-        r -= w
-    game.apply(option.label)
+    chosen = 0
+    while r >= weights[chosen]:
+        r -= weights[chosen]
+        chosen += 1
+    game.apply(decision.options[chosen].label)
 
 
 def _draw_of(game: Game) -> tuple[str, str] | None:

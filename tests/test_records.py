@@ -16,11 +16,17 @@ import time
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.cli import main
 from rulecraft.records import (
-    Answer, GameRecord, RecordWriter, parse_record, read_record, record_of, record_text, replay,
+    Answer,
+    GameRecord,
+    RecordWriter,
+    parse_record,
+    read_record,
+    record_of,
+    record_text,
+    replay,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,8 +88,9 @@ def test_replay_of_a_recorded_game_prints_the_same_trace(tmp_path: Path, capsys:
     assert replayed == played
     assert re.search(r"^winners?: ", replayed.splitlines()[-1])
     data = load_json(record)
-    assert data["seed"] == seed and data["options"] == {"agents": [a for a in agents.split(",")] + [
-        agents.split(",")[-1]] * (data["players"] - len(agents.split(","))), "agent_seed": seed}
+    names = agents.split(",")
+    seats = names + names[-1:] * (data["players"] - len(names))
+    assert data["seed"] == seed and data["options"] == {"agents": seats, "agent_seed": seed}
     assert data["result"]["winners"]
 
 
@@ -209,7 +216,8 @@ def test_a_record_of_another_rulebook_text_is_reported_as_such(tmp_path: Path,
 
 CORRUPT = [
     ("truncated", lambda t: t[: len(t) // 2], r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)"),
-    ("cut after the answers", lambda t: t[: t.index('"result"')], r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)"),
+    ("cut after the answers", lambda t: t[: t.index('"result"')],
+     r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)"),
     ("corrupt", lambda t: t.replace('"by": "P2"', '"by" "P2"', 1),
      r"r\.json:\d+:\d+: not a valid record \(corrupt JSON\): Expecting ':' delimiter"),
     ("empty", lambda t: "", r"r\.json: not a record: the file is empty"),
@@ -246,7 +254,7 @@ def test_removing_an_answer_from_the_middle_names_the_step(tmp_path: Path, capsy
     data = load_json(play_record(tmp_path, game, 7, "greedy"))
     data["answers"].pop(len(data["answers"]) // 2)
     save_json(tmp_path / "r.json", data)
-    code, out, err = run(capsys, "replay", tmp_path / "r.json")
+    code, _, err = run(capsys, "replay", tmp_path / "r.json")
     assert code == 1
     assert re.match(r".*r\.json: step \d+: ", err), err
     assert "Traceback" not in err

@@ -79,7 +79,8 @@ class HumanAgent:
 
         out = self.stdout
         me = decision.player
-        news = trace_lines(game, game.events[self.seen:], viewer=me)
+        # What happened since this seat last answered, as it may see it (without the rule spans).
+        news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen:], viewer=me)]
         self.seen = len(game.events)
         if news:
             out.write("\n" + "\n".join(news) + "\n")

@@ -511,3 +511,17 @@ def test_a_person_who_stops_typing_leaves_a_record_to_resume(tmp_path: Path, cap
     code, out, _ = run(capsys, "play", "--resume", tmp_path / "h.json", "--agents", "greedy")
     assert code == 0 and re.search(r"^winners?: ", out.splitlines()[-1])
     assert read_record(tmp_path / "h.json").answers[: len(record.answers)] == record.answers
+
+
+def test_the_example_in_the_records_doc_replays(capsys: pytest.CaptureFixture[str]) -> None:
+    """The record shown in docs/RECORDS.md is a valid record of the tutorial that replays as the doc says."""
+    doc = (ROOT / "docs" / "RECORDS.md").read_text(encoding="utf-8")
+    example = re.search(r"```json\n(.*?)```", doc, re.S)
+    assert example is not None
+    record = parse_record(json.loads(example.group(1)), "RECORDS.md")
+    assert record_text(record) == example.group(1)
+    # The hash in the doc is the tutorial's when the doc was written; the answers are what must hold.
+    game = replay(record, base=ROOT / "docs", check_hash=False)
+    decision = game.current_decision()
+    assert decision is not None and len(game.answers) == 14
+    assert f"the game waits on {decision.by}: {decision.prompt}".startswith("the game waits on P2: ")

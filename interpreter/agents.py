@@ -132,7 +132,8 @@ def play(game: Game, agents: list[Agent], on_answer: Callable[[Game], None] | No
         if decision is None:
             break
         if decision.player is None:
-            raise GameError("the game waits on chance but has no seed to draw with")
+            raise GameError(f"the game waits on the table (\"{decision.prompt}\") and has no seed to draw with: "
+                            "a game from a real table goes on only with what was revealed, written into its record")
         game.apply(agents[decision.player.index].choose(game, decision))
         count += 1
         if on_answer is not None:

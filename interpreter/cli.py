@@ -39,9 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
     p.add_argument("--resume", metavar="FILE", help="continue the game saved in a record (and keep recording "
                    "into it, or into --record)")
+    p.add_argument("--ignore-hash", action="store_true", help="with --resume: go on even if the rulebook's "
+                   "text has changed since the record was made")
     p.add_argument("--trace", action="store_true", help="print the whole trace")
 
-    p = sub.add_parser("replay", help="re-run a record and verify it")
+    p = sub.add_parser("replay", help="re-run a record and verify it", description="Re-run a record and check "
+                       "every answer against the rules. Exit 0 with the result (or where the game waits); exit 1 "
+                       "with the step where the record and the rules disagree.")
     p.add_argument("record", help="a record file (JSON)")
     p.add_argument("--trace", action="store_true", help="print the trace")
     p.add_argument("--until", type=int, metavar="STEP", help="stop after this many answers")
@@ -157,7 +161,12 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     """
     path = Path(args.resume)
     record = read_record(path)
-    names = _agent_names(args.agents or ",".join(record.options.get("agents") or []) or None, record.players)
+    recorded = record.options.get("agents")
+    if isinstance(recorded, list) and all(isinstance(a, str) for a in recorded):
+        recorded = ",".join(recorded)
+    elif recorded is not None and not isinstance(recorded, str):
+        raise RulecraftError(f"{path}: options.agents is not a list of agent names")
+    names = _agent_names(args.agents or recorded or None, record.players)
     agent_seed = record.options.get("agent_seed", record.seed or 0)
     if not isinstance(agent_seed, int):
         raise RulecraftError(f"{path}: options.agent_seed is not a whole number")
@@ -170,7 +179,7 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
             agents[decision.player.index].choose(probe, decision)
 
     try:
-        game = replay(record, base=path.parent, on_step=catch_up)
+        game = replay(record, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
     game.auto_chance = game.seed is not None

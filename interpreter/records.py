@@ -351,7 +351,10 @@ def record_text(record: GameRecord, answer_lines: list[str] | None = None) -> st
 
 def write_atomically(path: Path, text: str, sync: bool = False) -> None:
     """Replace the file at once: a reader, or a crash at any instant, sees the old text or the new."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot write the record: {exc.strerror or exc}") from None
     try:
         os.fchmod(fd, _file_mode(path))
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -191,7 +191,7 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     if record.rulebook.file is not None:
         rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
     options = {**record.options, "agents": names, "agent_seed": agent_seed}
-    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options)
+    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

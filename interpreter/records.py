@@ -404,10 +404,13 @@ class RecordWriter:
     """
 
     def __init__(self, path: str | Path, game: Game, *, rulebook_file: str | None = None,
-                 options: dict[str, Any] | None = None):
+                 options: dict[str, Any] | None = None, resumed: GameRecord | None = None):
         self.path = Path(path)
         self.template = record_of(game, rulebook_file=rulebook_file, options=options)
         self.lines: list[str] = []
+        if resumed is not None:  # a resumed record keeps its notes (its answers are the game's first ones)
+            self.template.note = resumed.note
+            self.lines = [_answer_line(a) for a in resumed.answers]
         self.written: tuple[int, bool] | None = None
         self.tail_at = -1  # byte offset of the closing `]}` in the file, when an append may go there
         self.fd: int | None = None

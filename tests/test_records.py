@@ -565,3 +565,39 @@ def test_the_example_in_the_records_doc_replays(capsys: pytest.CaptureFixture[st
     decision = game.current_decision()
     assert decision is not None and len(game.answers) == 14
     assert f"the game waits on {decision.by}: {decision.prompt}".startswith("the game waits on P2: ")
+
+
+def _table_record_cut_before_a_draw(tmp_path: Path) -> Path:
+    data = load_json(ROOT / "examples" / "records" / "tutorial_table.json")
+    data["rulebook"]["file"] = Path(os.path.relpath(TUTORIAL, tmp_path)).as_posix()
+    data["answers"] = data["answers"][:10]  # P2's first turn is done: the table refills P2's hand next
+    del data["result"]
+    return save_json(tmp_path / "t.json", data)
+
+
+PLAY_ERRORS = [
+    (lambda tmp: ["play", TUTORIAL, "--record", "nowhere/r.json"],
+     "nowhere/r.json: cannot write the record: No such file or directory"),
+    (lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
+     "unknown agent 'robot': choose from random, greedy, human"),
+    (lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
+     "the game waits on the table (\"draw from deck\") and has no seed to draw with: a game from a real table "
+     "goes on only with what was revealed, written into its record"),
+    (lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
+     "--until -1: a step is a number of answers, 0 or more"),
+]
+
+
+@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS, ids=["unwritable", "agent", "no seed", "until"])
+def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
+    """Bad input to play and replay is one clear line and exit 1."""
+    code, _, err = run(capsys, *argv(tmp_path))
+    assert (code, err) == (1, expected + "\n")
+
+
+def test_a_table_record_stopped_early_keeps_its_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Resuming a table record that needs a revealed card stops, and leaves the record's answers (and notes) alone."""
+    path = _table_record_cut_before_a_draw(tmp_path)
+    before = load_json(path)["answers"]
+    assert run(capsys, "play", "--resume", path)[0] == 1
+    assert load_json(path)["answers"] == before

@@ -296,7 +296,7 @@ def _why_not(game: Game, decision: Decision, label: str) -> str:
         menu: s.Menu = frame.node
         for option in menu.options:
             if option.label == label and option.when is not None:
-                reason = f"which is not legal now: its condition (when, at {option.when.span}) does not hold"
+                reason = f"which is not legal now: its condition (at {option.span}) does not hold"
     elif isinstance(frame, AskFrame) and frame.kind == "use" and label.startswith("tier "):
         reason = "which is not legal now: that tier is above the count or its condition does not hold"
     elif isinstance(frame, AskFrame) and frame.kind == "choose":

@@ -601,3 +601,48 @@ def test_a_table_record_stopped_early_keeps_its_answers(tmp_path: Path, capsys: 
     before = load_json(path)["answers"]
     assert run(capsys, "play", "--resume", path)[0] == 1
     assert load_json(path)["answers"] == before
+
+
+WHY_GAME = """game Why players 2..2
+var n: int = 0 public
+play {
+  choose by players[0] prompt "Move" { option "walk" { } option "fly" when n > 0 { } option "rest" { } }
+  let w = choose one from ["rain", "sun"] by table
+  choose by players[1] prompt "Then" { option "a" { } option "b" { fail "the bridge is out" } }
+}
+"""
+
+WHY = [
+    (["fly"], "step 1: P1 answered 'fly' to \"Move\", which is not legal now: its condition (at why.rules:4:58) "
+              "does not hold; legal answers: 'walk', 'rest'"),
+    (["swim"], "step 1: P1 answered 'swim' to \"Move\", which is not legal; legal answers: 'walk', 'rest'"),
+    (["walk", "snow"], "step 2: the table revealed 'snow' for \"Choose\", but that is not possible now; "
+                       "possible: 'rain', 'sun'"),
+    (["walk", "P1:rain"], None),
+]
+
+
+@pytest.mark.parametrize(("answers", "message"), WHY, ids=["condition", "unknown", "chance", "seat"])
+def test_why_an_answer_is_not_possible(answers: list[str], message: str | None) -> None:
+    """The message says why: an option whose condition fails, an unknown option, an impossible chance outcome."""
+    rb = rulecraft.load_text(WHY_GAME, "why.rules")
+    entries = [{"by": "P1", "answer": answers[0]}]
+    entries += [{"by": a.split(":")[0], "answer": a.split(":")[1]} if ":" in a else {"by": "table", "answer": a}
+                for a in answers[1:]]
+    record = parse_record({"format": 1, "rulebook": {"name": "why"}, "players": 2, "answers": entries})
+    with pytest.raises(rulecraft.RecordError) as err:
+        replay(record, rb)
+    if message is None:
+        assert str(err.value) == "step 2: the game asks the table \"Choose\", but the record has P1 answering 'rain'"
+    else:
+        assert str(err.value) == message
+
+
+def test_a_rule_that_fails_during_replay_names_the_step(tmp_path: Path) -> None:
+    """A recorded answer after which the rules fail is reported at its step, with the rulebook's located error."""
+    rb = rulecraft.load_text(WHY_GAME, "why.rules")
+    record = parse_record({"format": 1, "rulebook": {"name": "why"}, "players": 2, "answers": [
+        {"by": "P1", "answer": "walk"}, {"by": "table", "answer": "sun"}, {"by": "P2", "answer": "b"}]})
+    with pytest.raises(rulecraft.RecordError) as err:
+        replay(record, rb)
+    assert str(err.value).startswith("step 3: after P2 answered 'b', the rules fail:\nwhy.rules:6:")

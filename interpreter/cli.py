@@ -33,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
                        "scores and, last, 'winner: P2' or 'winners: P1 P3'.")
     p.add_argument("game", nargs="?", help=f"a bundled rulebook ({', '.join(bundled_names())}) or a path")
     p.add_argument("--players", type=int, help="number of players (default: the fewest the game allows)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the game's chance (default 0)")
+    p.add_argument("--seed", type=int, help="seed of the game's chance (default 0)")
     p.add_argument("--agents", help="comma-separated agents per seat: random, greedy, human; the last repeats "
                    "(default random; with --resume, the record's)")
     p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
@@ -124,19 +124,23 @@ def _rulebook_file(game: str, record: str) -> str | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     if args.resume:
+        if args.game or args.players is not None or args.seed is not None:
+            raise RulecraftError("--resume goes on with the record's game: its rulebook, players and seed come "
+                                 "from the record (give only --agents, --record, --trace)")
         game, agents, writer = _resume(args)
     else:
         if not args.game:
             raise RulecraftError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
         rb = load(args.game)
         players = args.players or rb.program.min_players
+        seed = args.seed if args.seed is not None else 0
         names = _agent_names(args.agents, players)
-        game = rb.new_game(players=players, seed=args.seed)
-        agents = agents_mod.make_agents(names, players, args.seed)
+        game = rb.new_game(players=players, seed=seed)
+        agents = agents_mod.make_agents(names, players, seed)
         writer = None
         if args.record:
             writer = RecordWriter(args.record, game, rulebook_file=_rulebook_file(args.game, args.record),
-                                  options={"agents": names, "agent_seed": args.seed})
+                                  options={"agents": names, "agent_seed": seed})
     try:
         agents_mod.play(game, agents, writer.update if writer else None)
     finally:

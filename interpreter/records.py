@@ -7,7 +7,7 @@ table is written down as the answers given and the cards revealed, with no seed.
 - `read_record` / `parse_record` turn a file into a `GameRecord`; every problem is a
   `RecordError` that says what is wrong, never a traceback.
 - `replay` re-runs a record against a rulebook and names the first step where the two part ways.
-- `RecordWriter` keeps a record file valid after every answer of a live game (atomic rewrites).
+- `RecordWriter` keeps a record file valid, with every answer, at every instant of a live game.
 """
 
 from __future__ import annotations

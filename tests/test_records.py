@@ -583,12 +583,15 @@ PLAY_ERRORS = [
     (lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
      "the game waits on the table (\"draw from deck\") and has no seed to draw with: a game from a real table "
      "goes on only with what was revealed, written into its record"),
+    (lambda tmp: ["play", "--resume", play_record(tmp, TUTORIAL, 7, "greedy"), "--seed", "3"],
+     "--resume goes on with the record's game: its rulebook, players and seed come from the record (give only "
+     "--agents, --record, --trace)"),
     (lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
      "--until -1: a step is a number of answers, 0 or more"),
 ]
 
 
-@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS, ids=["unwritable", "agent", "no seed", "until"])
+@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS, ids=["unwritable", "agent", "no seed", "resume and seed", "until"])
 def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
     """Bad input to play and replay is one clear line and exit 1."""
     code, _, err = run(capsys, *argv(tmp_path))

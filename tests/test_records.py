@@ -591,7 +591,8 @@ PLAY_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS, ids=["unwritable", "agent", "no seed", "resume and seed", "until"])
+@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS,
+                         ids=["unwritable", "agent", "no seed", "resume and seed", "until"])
 def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
     """Bad input to play and replay is one clear line and exit 1."""
     code, _, err = run(capsys, *argv(tmp_path))

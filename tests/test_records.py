@@ -657,3 +657,37 @@ def test_a_rule_that_fails_during_replay_names_the_step(tmp_path: Path) -> None:
     with pytest.raises(rulecraft.RecordError) as err:
         replay(record, rb)
     assert str(err.value).startswith("step 3: after P2 answered 'b', the rules fail:\nwhy.rules:6:")
+
+
+def test_a_record_cut_at_any_byte_is_an_error_or_a_shorter_game(tmp_path: Path) -> None:
+    """Whatever byte a record file is cut at, reading and replaying it gives a RecordError, never a traceback."""
+    text = play_record(tmp_path, TUTORIAL, 7, "greedy").read_text(encoding="utf-8")
+    rb = rulecraft.load(TUTORIAL)
+    path = tmp_path / "cut.json"
+    outcomes = set()
+    for end in range(0, len(text), 7):
+        path.write_text(text[:end], encoding="utf-8")
+        try:
+            replay(read_record(path), rb)
+            outcomes.add("replayed")
+        except rulecraft.RecordError as exc:
+            outcomes.add(str(exc).split(": ", 1)[1].split(" (")[0].split(":")[0])
+    assert outcomes == {"not a record", "the record ends too early"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_damage_to_a_record_is_an_error_or_a_game(tmp_path: Path, seed: int) -> None:
+    """Bytes of a record changed at random: reading and replaying give a RecordError or a game, nothing else."""
+    text = play_record(tmp_path, TUTORIAL, 7, "greedy").read_bytes()
+    rb = rulecraft.load(TUTORIAL)
+    chooser = random.Random(seed)
+    path = tmp_path / "bad.json"
+    for _ in range(60):
+        data = bytearray(text)
+        for _ in range(chooser.randint(1, 4)):
+            data[chooser.randrange(len(data))] = chooser.choice(b'{}[]",:0123456789abcPtx \n\xff')
+        path.write_bytes(bytes(data))
+        try:
+            replay(read_record(path), rb, check_hash=False)
+        except rulecraft.RecordError:
+            pass

@@ -687,7 +687,5 @@ def test_random_damage_to_a_record_is_an_error_or_a_game(tmp_path: Path, seed: i
         for _ in range(chooser.randint(1, 4)):
             data[chooser.randrange(len(data))] = chooser.choice(b'{}[]",:0123456789abcPtx \n\xff')
         path.write_bytes(bytes(data))
-        try:
+        with contextlib.suppress(rulecraft.RecordError):  # anything else fails the test
             replay(read_record(path), rb, check_hash=False)
-        except rulecraft.RecordError:
-            pass

@@ -79,13 +79,24 @@ class HumanAgent:
 
         out = self.stdout
         me = decision.player
+        if me is None:  # the table: a person types what was revealed on the real table
+            from .records import _draw_of
+
+            draw = _draw_of(game)
+            what = f"a card drawn from {draw[0]} to {draw[1]}" if draw else decision.prompt
+            return self._ask(decision, f"table: {what}: what was revealed?")
         # What happened since this seat last answered, as it may see it (without the rule spans).
         news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen:], viewer=me)]
         self.seen = len(game.events)
         if news:
             out.write("\n" + "\n".join(news) + "\n")
         out.write("\n" + view_text(game, me) + "\n")
-        out.write(f"{decision.by}: {decision.prompt}\n")
+        return self._ask(decision, f"{decision.by}: {decision.prompt}")
+
+    def _ask(self, decision: Decision, question: str) -> str:
+        """Show the numbered options and read until the answer is one of them."""
+        out = self.stdout
+        out.write(question + "\n")
         for i, option in enumerate(decision.options, 1):
             out.write(f"  {i}. {option.label}\n")
         while True:
@@ -124,17 +135,22 @@ def make_agents(names: list[str], players: int, seed: int) -> list[Agent]:
 
 
 def play(game: Game, agents: list[Agent], on_answer: Callable[[Game], None] | None = None,
-         max_decisions: int = 100_000) -> Game:
-    """Answer decisions with the agents (one per seat) until the game is over."""
+         max_decisions: int = 100_000, table: Agent | None = None) -> Game:
+    """Answer decisions with the agents (one per seat) until the game is over.
+
+    A game without a seed asks chance of `table` (a person typing what was revealed), if given.
+    """
     count = 0
     while not game.over:
         decision = game.current_decision()
         if decision is None:
             break
-        if decision.player is None:
+        if decision.player is None and table is None:
             raise GameError(f"the game waits on the table (\"{decision.prompt}\") and has no seed to draw with: "
-                            "a game from a real table goes on only with what was revealed, written into its record")
-        game.apply(agents[decision.player.index].choose(game, decision))
+                            "go on with --table, and type what was revealed")
+        agent = table if decision.player is None else agents[decision.player.index]
+        assert agent is not None
+        game.apply(agent.choose(game, decision))
         count += 1
         if on_answer is not None:
             on_answer(game)

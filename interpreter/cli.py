@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
     p.add_argument("--resume", metavar="FILE", help="continue the game saved in a record (and keep recording "
                    "into it, or into --record)")
+    p.add_argument("--table", action="store_true", help="a game on a real table: no seed; each chance outcome "
+                   "(a card drawn) is asked at the terminal, and recorded as what was revealed")
     p.add_argument("--ignore-hash", action="store_true", help="with --resume: go on even if the rulebook's "
                    "text has changed since the record was made")
     p.add_argument("--trace", action="store_true", help="print the whole trace")
@@ -123,26 +125,32 @@ def _rulebook_file(game: str, record: str) -> str | None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    table = agents_mod.HumanAgent() if args.table else None
     if args.resume:
         if args.game or args.players is not None or args.seed is not None:
             raise RulecraftError("--resume goes on with the record's game: its rulebook, players and seed come "
-                                 "from the record (give only --agents, --record, --trace)")
+                                 "from the record (give only --agents, --record, --trace, --table)")
         game, agents, writer = _resume(args)
+        if game.seed is None and writer.template.options.get("table"):
+            table = table or agents_mod.HumanAgent()
     else:
         if not args.game:
             raise RulecraftError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
         rb = load(args.game)
         players = args.players or rb.program.min_players
+        if args.table and args.seed is not None:
+            raise RulecraftError("--table is a game with no seed: every chance outcome is typed in")
         seed = args.seed if args.seed is not None else 0
         names = _agent_names(args.agents, players)
-        game = rb.new_game(players=players, seed=seed)
+        game = rb.new_game(players=players, seed=None if args.table else seed)
         agents = agents_mod.make_agents(names, players, seed)
         writer = None
         if args.record:
+            options = {"agents": names, "agent_seed": seed, **({"table": True} if args.table else {})}
             writer = RecordWriter(args.record, game, rulebook_file=_rulebook_file(args.game, args.record),
-                                  options={"agents": names, "agent_seed": seed})
+                                  options=options)
     try:
-        agents_mod.play(game, agents, writer.update if writer else None)
+        agents_mod.play(game, agents, writer.update if writer else None, table=table)
     finally:
         if writer is not None:
             writer.close(game)
@@ -190,6 +198,8 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     pending = game.current_decision()
     if pending is not None and pending.player is None and game.seed is not None:
         roll(game)
+    if args.table and game.seed is not None:
+        raise RulecraftError(f"{path}: --table goes on a game with no seed; this record has seed {game.seed}")
     out = args.record or args.resume
     rulebook_file = None
     if record.rulebook.file is not None:

@@ -588,18 +588,20 @@ PLAY_ERRORS = [
     (lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
      "unknown agent 'robot': choose from random, greedy, human"),
     (lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
-     "the game waits on the table (\"draw from deck\") and has no seed to draw with: a game from a real table "
-     "goes on only with what was revealed, written into its record"),
+     "the game waits on the table (\"draw from deck\") and has no seed to draw with: go on with --table, and "
+     "type what was revealed"),
+    (lambda tmp: ["play", TUTORIAL, "--table", "--seed", "3"],
+     "--table is a game with no seed: every chance outcome is typed in"),
     (lambda tmp: ["play", "--resume", play_record(tmp, TUTORIAL, 7, "greedy"), "--seed", "3"],
      "--resume goes on with the record's game: its rulebook, players and seed come from the record (give only "
-     "--agents, --record, --trace)"),
+     "--agents, --record, --trace, --table)"),
     (lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
      "--until -1: a step is a number of answers, 0 or more"),
 ]
 
 
 @pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS,
-                         ids=["unwritable", "agent", "no seed", "resume and seed", "until"])
+                         ids=["unwritable", "agent", "no seed", "table and seed", "resume and seed", "until"])
 def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
     """Bad input to play and replay is one clear line and exit 1."""
     code, _, err = run(capsys, *argv(tmp_path))
@@ -689,3 +691,28 @@ def test_random_damage_to_a_record_is_an_error_or_a_game(tmp_path: Path, seed: i
         path.write_bytes(bytes(data))
         with contextlib.suppress(rulecraft.RecordError):  # anything else fails the test
             replay(read_record(path), rb, check_hash=False)
+
+
+def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, capsys: pytest.CaptureFixture[str]) \
+        -> None:
+    """play --table has no seed: each card drawn is asked at the terminal and recorded as what was revealed.
+
+    The record stops when input ends, and `--resume` (still at the table) goes on with it.
+    """
+    lines = ["9 of cups", "3 of swords", *["1"] * 14]
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "play", TUTORIAL, "--table", "--agents", "human,greedy",
+                           "--record", "t.json"], input="".join(x + "\n" for x in lines), capture_output=True,
+                          text=True, timeout=120, check=False, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, "no more input: the game is left unfinished\n")
+    assert done.stdout.startswith("table: a card drawn from deck to hand[P1]: what was revealed?\n  1. 1 of coins\n")
+    assert "'9 of cups' is not an answer: type a number from 1 to 15, or an option's label\n" in done.stdout
+    record = read_record(tmp_path / "t.json")
+    assert record.seed is None and record.options["table"] is True
+    assert [a.answer for a in record.answers[:3]] == ["3 of swords", "1 of coins", "2 of coins"]
+    rest = "".join("1\n" for _ in range(200))
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "play", "--resume", "t.json"], input=rest,
+                          capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    finished = read_record(tmp_path / "t.json")
+    assert finished.answers[: len(record.answers)] == record.answers and finished.result is not None
+    assert run(capsys, "replay", tmp_path / "t.json")[0] == 0

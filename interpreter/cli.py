@@ -156,11 +156,15 @@ def cmd_play(args: argparse.Namespace) -> int:
             writer.close(game)
     if args.trace:
         # The same header as `replay --trace`, so the two traces of one game are equal byte for byte.
-        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": game.seed,
+        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": _seed_text(game.seed),
                                            "answers": len(game.answers)}))
     else:
         print("\n".join(result_lines(game)))
     return 0
+
+
+def _seed_text(seed: int | None) -> str:
+    return "none (a table record)" if seed is None else str(seed)
 
 
 def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
@@ -231,8 +235,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.trace:
         # A player's view leaves out the seed: with it, the order of every deck could be worked out.
         header = {"players": record.players, "answers": done} if viewer else \
-            {"players": record.players, "seed": "none (a table record)" if record.seed is None else record.seed,
-             "answers": done}
+            {"players": record.players, "seed": _seed_text(record.seed), "answers": done}
         if viewer is not None:
             header["as"] = str(viewer)
         sys.stdout.write(trace_text(game, header, viewer=viewer))

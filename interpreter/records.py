@@ -129,7 +129,10 @@ def read_record(path: str | Path) -> GameRecord:
         size = path.stat().st_size
         if size > MAX_RECORD_BYTES:
             raise RecordError(f"{path}: {size} bytes is larger than a record may be ({MAX_RECORD_BYTES})")
-        raw = path.read_bytes()
+        with open(path, "rb") as f:  # never more than the limit, even from a device or a pipe
+            raw = f.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: larger than a record may be ({MAX_RECORD_BYTES} bytes)")
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the record: {exc.strerror or exc}") from None
     try:
@@ -140,6 +143,8 @@ def read_record(path: str | Path) -> GameRecord:
         raise RecordError(f"{path}: not a record: the file is empty")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise RecordError(f"{path}: not a record: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         if not text[exc.pos:].strip() or not text.rstrip().endswith("}"):
             raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: the record ends too early (a truncated file?)") \
@@ -171,17 +176,26 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
 
 
 def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
-    """The rulebook a record names: its file (relative to the record's folder), else the bundled name."""
-    ref = record.rulebook
+    """The rulebook a record names: its file (relative to the record's folder), else the bundled name.
+
+    A record is data from anywhere: it may name a bundled rulebook or a `.rules` file, nothing else.
+    """
+    ref, base = record.rulebook, base or Path(".")
     if ref.file is not None:
-        path = (base or Path(".")) / ref.file
-        if path.exists():
-            return load(path)
+        if not ref.file.endswith(".rules"):
+            raise RecordError(f"the record names rulebook file '{ref.file}', which is not a .rules file "
+                              "(give the rulebook with --rulebook)")
+        if (base / ref.file).is_file():
+            return load(base / ref.file)
     if ref.name in bundled_names():
         return load(ref.name)
-    looked = f"no file {(base or Path('.')) / ref.file} and " if ref.file else ""
-    raise RecordError(f"the record's rulebook '{ref.name}' is not found ({looked}no bundled rulebook of that "
-                      "name): name one with --rulebook")
+    if ref.name.endswith(".rules") and (base / ref.name).is_file():
+        return load(base / ref.name)
+    if ref.file is not None:
+        raise RecordError(f"the record's rulebook file {base / ref.file} is not found, and '{ref.name}' is not "
+                          "bundled (give the rulebook with --rulebook)")
+    raise RecordError(f"the record names rulebook '{ref.name}', which is neither bundled nor a .rules file "
+                      "(give the rulebook with --rulebook)")
 
 
 # ---------------------------------------------------------------------------- replaying

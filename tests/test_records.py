@@ -216,8 +216,14 @@ DAMAGES = [
     ("unknown field", lambda d: d.__setitem__("seeed", 3),
      "r.json: not a valid record: extra fields found (seeed) @ $"),
     ("unknown rulebook", lambda d: d.__setitem__("rulebook", {"name": "nowhere"}),
-     "r.json: the record's rulebook 'nowhere' is not found (no bundled rulebook of that name): "
-     "name one with --rulebook"),
+     "r.json: the record names rulebook 'nowhere', which is neither bundled nor a .rules file "
+     "(give the rulebook with --rulebook)"),
+    ("rulebook file gone", lambda d: d.__setitem__("rulebook", {"name": "nowhere", "file": "gone/x.rules"}),
+     "r.json: the record's rulebook file gone/x.rules is not found, and 'nowhere' is not bundled "
+     "(give the rulebook with --rulebook)"),
+    ("rulebook file not a rulebook", lambda d: d.__setitem__("rulebook", {"name": "x", "file": "/etc/passwd"}),
+     "r.json: the record names rulebook file '/etc/passwd', which is not a .rules file "
+     "(give the rulebook with --rulebook)"),
     ("too many players", lambda d: d.__setitem__("players", 9),
      "r.json: the record cannot start: Market is played by 2 to 4 players, not 9"),
 ]

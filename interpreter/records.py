@@ -392,8 +392,10 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def write_record(record: GameRecord, path: str | Path) -> None:
-    """Write a whole record atomically (and durably: it is synced to disk)."""
+def write_record(record: GameRecord | Game, path: str | Path) -> None:
+    """Write a whole record (or the record of a game so far) atomically, and durably: it is synced to disk."""
+    if isinstance(record, Game):
+        record = record_of(record)
     write_atomically(Path(path), record_text(record), sync=True)
 
 

@@ -722,3 +722,12 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     finished = read_record(tmp_path / "t.json")
     assert finished.answers[: len(record.answers)] == record.answers and finished.result is not None
     assert run(capsys, "replay", tmp_path / "t.json")[0] == 0
+
+
+def test_write_record_writes_a_record_or_the_record_of_a_game(tmp_path: Path) -> None:
+    """write_record takes a GameRecord or a Game, and the file reads back as the same record."""
+    game = rulecraft.load(TUTORIAL).new_game(seed=2)
+    game.apply("Pass")
+    write_record(game, tmp_path / "a.json")
+    write_record(record_of(game), tmp_path / "b.json")
+    assert read_record(tmp_path / "a.json") == read_record(tmp_path / "b.json") == record_of(game)

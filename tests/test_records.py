@@ -32,6 +32,7 @@ from rulecraft.records import (
     record_of,
     record_text,
     replay,
+    write_record,
 )
 from rulecraft.values import Player
 

@@ -80,9 +80,9 @@ class HumanAgent:
         out = self.stdout
         me = decision.player
         if me is None:  # the table: a person types what was revealed on the real table
-            from .records import _draw_of
+            from .records import pending_draw
 
-            draw = _draw_of(game)
+            draw = pending_draw(game)
             what = f"a card drawn from {draw[0]} to {draw[1]}" if draw else decision.prompt
             return self._ask(decision, f"table: {what}: what was revealed?")
         # What happened since this seat last answered, as it may see it (without the rule spans).

@@ -264,7 +264,7 @@ def roll(game: Game) -> None:
     game.apply(decision.options[chosen].label)
 
 
-def _draw_of(game: Game) -> tuple[str, str] | None:
+def pending_draw(game: Game) -> tuple[str, str] | None:
     """(source zone, destination zone) when the pending decision is a draw, else None."""
     frame = game.frames[-1] if game.frames else None
     if isinstance(frame, AskFrame) and frame.kind == "draw":
@@ -279,7 +279,7 @@ def _owner(zone_key: str) -> str | None:
 
 
 def _asked(game: Game, decision: Decision) -> str:
-    draw = _draw_of(game)
+    draw = pending_draw(game)
     if draw is not None:
         src, dst = draw
         return f"the table for a card drawn from {src} to {dst}"
@@ -289,7 +289,7 @@ def _asked(game: Game, decision: Decision) -> str:
 
 def _why_not(game: Game, decision: Decision, label: str) -> str:
     """Why an answer is not one of the pending decision's options, as one sentence."""
-    draw = _draw_of(game)
+    draw = pending_draw(game)
     if draw is not None:
         src, dst = draw
         drawer = _owner(dst)

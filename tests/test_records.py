@@ -733,3 +733,14 @@ def test_write_record_writes_a_record_or_the_record_of_a_game(tmp_path: Path) ->
     write_record(game, tmp_path / "a.json")
     write_record(record_of(game), tmp_path / "b.json")
     assert read_record(tmp_path / "a.json") == read_record(tmp_path / "b.json") == record_of(game)
+
+
+def test_the_hash_of_a_rulebook_is_of_its_text_not_of_where_it_was_read(tmp_path: Path) -> None:
+    """The same text read by another path has the same hash (records replay from any folder); a changed text not."""
+    text = Path(TUTORIAL).read_text(encoding="utf-8")
+    digest = rulecraft.load(TUTORIAL).digest
+    assert rulecraft.load(os.path.relpath(TUTORIAL)).digest == digest
+    (tmp_path / "tutorial.rules").write_text(text, encoding="utf-8")
+    assert rulecraft.load(tmp_path / "tutorial.rules").digest == digest
+    (tmp_path / "tutorial.rules").write_text(text.replace("const HAND = 3", "const HAND = 4"), encoding="utf-8")
+    assert rulecraft.load(tmp_path / "tutorial.rules").digest != digest

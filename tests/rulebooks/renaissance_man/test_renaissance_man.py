@@ -224,7 +224,7 @@ def test_a_recruited_master_ends_the_game_at_once() -> None:
 REFUSALS = [
     ("a Hire whose symbols do not match in order",
      hand("Merchant book/coin", "Knight shield/bread", "Baker bread/shield"), ["Hire"], "Merchant book/coin",
-     "'Merchant book/coin' is not a legal answer to \"Hire which card?\" (by P1); "
+     "'Merchant book/coin' is not a legal answer to \"Which hand card?\" (by P1); "
      "legal: Knight shield/bread, Baker bread/shield"),
     ("an action without access",
      "  put(P1, \"Merchant coin/book\", 2, 1)\n  put(P1, \"Merchant book/bread\", 2, 2)\n"
@@ -234,7 +234,7 @@ REFUSALS = [
     ("a second token of a kind in the Renaissance-Man area",
      hand("Knight shield/bread", "Scholar coin/book", "Baker bread/shield") + "  set taught[P1] = [shield]\n",
      ["Teach"], "Knight shield/bread",
-     "'Knight shield/bread' is not a legal answer to \"Teach with which card?\" (by P1); "
+     "'Knight shield/bread' is not a legal answer to \"Which hand card?\" (by P1); "
      "legal: Scholar coin/book, Baker bread/shield"),
     ("a removal of a covered worker",
      "  put(P1, \"Baker coin/book\", 2, 1)\n  put(P1, \"Knight book/bread\", 2, 2)\n"
@@ -269,7 +269,8 @@ def test_no_view_shows_another_players_secret_commitment() -> None:
     assert theirs["vars"]["committed[P1]"] == "true"
     assert game.view("P1")["vars"]["plan_card[P1]"] == "Merchant coin/book"
     seen = trace_text(game, viewer=rulecraft.values.Player(1))
-    assert "Merchant coin/book" not in seen and "hire" not in seen.split("round = 1")[1]
+    after_setup = seen.split("round = 1")[1]
+    assert "Merchant coin/book" not in after_setup and "hire" not in after_setup.lower()
 
 
 def test_the_foundation_order_is_secret_until_all_are_laid_out() -> None:

@@ -303,7 +303,7 @@ def check_invariants(game: rulecraft.Game) -> None:
                     assert state.zones.get(f"slot[P{p},{k - 1},{i}]") and state.zones.get(f"slot[P{p},{k - 1},{i + 1}]"), key
 
 
-@pytest.mark.parametrize(("players", "seed"), [(1, 1), (2, 2), (4, 3)])
+@pytest.mark.parametrize(("players", "seed"), [(1, 1), (2, 2), (3, 3)])
 def test_random_games_conserve_cards_and_keep_the_pyramid_supported(players: int, seed: int) -> None:
     """Whole games of random agents end, never lose a card, and never leave a card without both supports."""
     game = rulecraft.load("renaissance_man").new_game(players=players, seed=seed, trace=False)

@@ -46,10 +46,6 @@ def hand(*faces: str, who: str = "P1") -> str:
     return f"  move hand[{p}] to deck\n" + "".join(f'  give({p}, "{f}")\n' for f in faces)
 
 
-def trace_from(game: rulecraft.Game, answers: list[str], **header: object) -> str:
-    return scripted_trace(game, answers, **header)
-
-
 # ---------------------------------------------------------------- the four actions (§5)
 
 
@@ -58,7 +54,7 @@ def test_hire_matches_the_supports_left_to_right(trace_snapshot) -> None:  # typ
     game = staged(hand("Merchant coin/book", "Merchant book/coin", "Knight shield/bread", "Baker bread/shield"))
     assert game.legal_answers() == ["Hire", "Trade", "Teach", "Recruit", "Pass"]
     answers = ["Hire", "Merchant coin/book"]
-    assert trace_from(game, answers, scenario="Hire over Merchant and Scholar") == trace_snapshot
+    assert scripted_trace(game, answers, scenario="Hire over Merchant and Scholar") == trace_snapshot
     assert game.view(None)["zones"]["slot[P1,2,1]"] == ["Merchant coin/book"]
 
 
@@ -66,7 +62,7 @@ def test_a_level_2_hire_in_phase_1_calls_phase_2_the_same_round(trace_snapshot) 
     """After phase 1 someone has a level-2 card, so phase 2 is played; nobody has level 3, so no phase 3 (§4.3)."""
     game = staged(hand("Merchant coin/book", "Knight shield/bread", "Baker bread/shield", "Scholar shield/coin"))
     answers = ["Hire", "Merchant coin/book", "Pass", "Done"]
-    text = trace_from(game, answers, scenario="phase progression")
+    text = scripted_trace(game, answers, scenario="phase progression")
     assert text == trace_snapshot
     assert text.count("Action 2!") == 1 and "Action 3!" not in text
     assert game.state.vars["round"] == 2 and game.state.vars["phase"] == 1
@@ -77,7 +73,7 @@ def test_trade_into_a_full_area_gives_up_a_token(trace_snapshot) -> None:  # typ
     game = staged(hand("Scholar coin/bread", "Knight shield/bread", "Baker bread/shield", "Scholar shield/coin")
                   + "  set stored[P1] = [coin, shield, shield, bread]\n")
     answers = ["Trade", "Scholar coin/bread", "shield"]
-    assert trace_from(game, answers, scenario="Trade with four stored tokens") == trace_snapshot
+    assert scripted_trace(game, answers, scenario="Trade with four stored tokens") == trace_snapshot
     view = game.view(None)["vars"]
     assert view["stored[P1]"] == "[coin, shield, bread, book]"
 
@@ -87,7 +83,7 @@ def test_trade_with_a_stored_token_uses_it_up(trace_snapshot) -> None:  # type: 
     game = staged("  put(P1, \"Merchant book/bread\", 2, 2)\n  put(P1, \"Merchant bread/shield\", 2, 3)\n"
                   + hand("Knight shield/bread", "Scholar shield/coin") + "  set stored[P1] = [bread]\n")
     answers = ["Trade", "Knight shield/bread"]
-    assert trace_from(game, answers, scenario="Trade through a stored bread token") == trace_snapshot
+    assert scripted_trace(game, answers, scenario="Trade through a stored bread token") == trace_snapshot
     assert game.view(None)["vars"]["stored[P1]"] == "[shield]"
 
 
@@ -98,7 +94,7 @@ def test_teach_stores_one_token_of_each_kind(trace_snapshot) -> None:  # type: i
     game.apply("Teach")
     assert game.legal_answers() == ["Knight shield/bread", "Scholar shield/coin", "Baker bread/shield"]
     answers = ["Knight shield/bread"]
-    assert trace_from(game, answers, scenario="Teach a Knight") == trace_snapshot
+    assert scripted_trace(game, answers, scenario="Teach a Knight") == trace_snapshot
     assert game.view(None)["vars"]["taught[P1]"] == "[coin, shield]"
 
 
@@ -106,7 +102,7 @@ def test_recruit_places_a_knight_and_a_lone_knight_wins(trace_snapshot) -> None:
     """Recruit sends a knight to the position of the card's symbol; alone there, it wins the card (§5.4, §6.2)."""
     game = staged(hand("Merchant shield/bread", "Knight shield/bread", "Baker bread/shield", "Scholar shield/coin"))
     answers = ["Recruit", "Merchant shield/bread", "Into the hand"]
-    text = trace_from(game, answers, scenario="Recruit for the coin position and win it")
+    text = scripted_trace(game, answers, scenario="Recruit for the coin position and win it")
     assert text == trace_snapshot
     assert "P1 wins the coin position" in text
     assert game.state.vars["knights[P1,coin]"] == 0
@@ -114,11 +110,11 @@ def test_recruit_places_a_knight_and_a_lone_knight_wins(trace_snapshot) -> None:
 
 def test_recruit_tie_keeps_the_knights_and_the_card(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Two players with one knight each on a position: no majority, the knights and the card stay (§6.2, A-17)."""
-    game = staged(hand("Merchant shield/bread", "Knight shield/bread") + hand("Merchant bread/book", "Baker bread/shield", who="P2"),
-                  players=2)
+    game = staged(hand("Merchant shield/bread", "Knight shield/bread")
+                  + hand("Merchant bread/book", "Baker bread/shield", who="P2"), players=2)
     board_card = game.view(None)["zones"]["board[coin]"]
     answers = ["Recruit", "Merchant shield/bread", "Recruit", "Merchant bread/book", "Done", "Done"]
-    text = trace_from(game, answers, scenario="a tie at the coin position is carried over")
+    text = scripted_trace(game, answers, scenario="a tie at the coin position is carried over")
     assert text == trace_snapshot
     assert "the coin position is tied: the knights stay" in text
     assert game.state.vars["knights[P1,coin]"] == game.state.vars["knights[P2,coin]"] == 1
@@ -132,7 +128,7 @@ def test_recruit_with_every_knight_out_moves_one(trace_snapshot) -> None:  # typ
              + "  set knights[players[1], coin] = 2\n  set knights[players[1], book] = 2\n")
     game = staged(stage, players=2)
     answers = ["Recruit", "Knight shield/bread", "coin", "Pass", "Into the hand"]
-    text = trace_from(game, answers, scenario="a knight moved from coin to shield")
+    text = scripted_trace(game, answers, scenario="a knight moved from coin to shield")
     assert text == trace_snapshot
     assert "P2 wins the coin position" in text and "P1 wins the shield position" in text
     assert game.state.vars["knights[P1,book]"] == 2
@@ -145,7 +141,7 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
     answers = ["Teach"]  # the Knight is the only card that teaches a new kind: it is taken at once
     run_script(game, answers)
     assert game.legal_answers() == ["{level: 2, pos: 1}", "{level: 2, pos: 2}", "{level: 2, pos: 4}"]
-    text = trace_from(game, ["{level: 2, pos: 4}"], scenario="a Renaissance Man built and placed", before=answers)
+    text = scripted_trace(game, ["{level: 2, pos: 4}"], scenario="a Renaissance Man built and placed", before=answers)
     assert text == trace_snapshot
     assert game.view(None)["zones"]["slot[P1,2,4]"] == ["face-down Renaissance Man"]
     assert game.view(None)["vars"]["taught[P1]"] == "[]"
@@ -165,7 +161,7 @@ def test_a_removal_chain_uncovers_a_worker_that_grants_access(trace_snapshot) ->
     answers = ["Remove a worker first",
                "Remove a worker first", "{level: 2, pos: 1, worker: Baker coin/book}",
                "Hire", "Knight coin/book"]
-    text = trace_from(game, answers, scenario="a removal chain")
+    text = scripted_trace(game, answers, scenario="a removal chain")
     assert text == trace_snapshot
     zones = game.view(None)["zones"]
     assert zones["slot[P1,2,1]"] == ["Knight coin/book"] and zones.get("slot[P1,3,1]", []) == []
@@ -205,7 +201,7 @@ def test_a_master_ends_the_game_and_simultaneous_masters_share_the_win(trace_sna
              + MASTER_STAGE)
     game = staged(stage, players=2)
     answers = ["Hire", "Hire"]  # each has one card that fits level 5: it is taken at once
-    text = trace_from(game, answers, scenario="two Masters in one phase")
+    text = scripted_trace(game, answers, scenario="two Masters in one phase")
     assert text == trace_snapshot
     assert game.over and game.result()["winners"] == ["P1", "P2"]
 
@@ -245,7 +241,8 @@ REFUSALS = [
      + hand("Knight coin/book"),
      ["Remove a worker first"], "{level: 2, pos: 1, worker: Baker coin/book}",
      "'{level: 2, pos: 1, worker: Baker coin/book}' is not a legal answer to \"Remove which worker first?\" "
-     "(by P1); legal: {level: 2, pos: 4, worker: Knight shield/coin}, {level: 3, pos: 1, worker: Scholar bread/shield}"),
+     "(by P1); legal: {level: 2, pos: 4, worker: Knight shield/coin}, "
+     "{level: 3, pos: 1, worker: Scholar bread/shield}"),
 ]
 
 
@@ -300,7 +297,8 @@ def check_invariants(game: rulecraft.Game) -> None:
                 k, i = (int(x) for x in key[:-1].split(",")[1:])
                 assert len(ids) == 1 and 1 <= i <= 6 - k, key
                 if k >= 2:  # §7.4: nothing floats
-                    assert state.zones.get(f"slot[P{p},{k - 1},{i}]") and state.zones.get(f"slot[P{p},{k - 1},{i + 1}]"), key
+                    below = (f"slot[P{p},{k - 1},{i}]", f"slot[P{p},{k - 1},{i + 1}]")
+                    assert all(state.zones.get(b) for b in below), key
 
 
 @pytest.mark.parametrize(("players", "seed"), [(1, 1), (2, 2), (3, 3)])

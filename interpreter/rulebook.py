@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,14 @@ from .runtime import Game
 from .state import card_class, make_converter
 
 MAX_RULEBOOK_BYTES = 5_000_000  # a rulebook larger than this is refused before parsing
+CACHE_SIZE = 32  # checked rulebooks (and parsed files) kept in memory, the least recently used dropped first
+
+# Parsing and checking depend only on the text of the files, so both are kept in memory, keyed by
+# a hash of the text (a file changed on disk is parsed again). A cached Rulebook is shared by every
+# load of the same text: nothing mutates a Rulebook or its Program after checking (games keep their
+# own state), so sharing is safe.
+_parsed: OrderedDict[tuple[str, str], s.Rulebook] = OrderedDict()
+_checked: OrderedDict[tuple[str, str], Rulebook] = OrderedDict()
 
 
 class Rulebook:
@@ -48,6 +57,23 @@ def _read_bundled(name: str) -> str:
 
 def _is_bundled(name: str) -> bool:
     return "/" not in name and not name.endswith(".rules") and name in bundled_names()
+
+
+def clear_cache() -> None:
+    """Forget every parsed and checked rulebook kept in memory (the next load parses and checks again)."""
+    _parsed.clear()
+    _checked.clear()
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+def _text_hash(file: str, body: str) -> str:
+    return hashlib.sha256(f"{file}\0{body}".encode()).hexdigest()
 
 
 def load(name_or_path: str | Path) -> Rulebook:
@@ -93,11 +119,15 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
         if len(body) > MAX_RULEBOOK_BYTES:
             raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} characters is more than a rulebook may be")
         sources[file] = body
-        try:
-            tree = parse(body, file)
-        except RulebookError as exc:
-            errors.extend(exc.diagnostics)
-            return
+        key = (file, _text_hash(file, body))
+        tree = _parsed.get(key)
+        if tree is None:
+            try:
+                tree = parse(body, file)
+            except RulebookError as exc:
+                errors.extend(exc.diagnostics)
+                return
+            _remember(_parsed, key, tree)
         for decl in tree.decls:
             if isinstance(decl, s.IncludeDecl):
                 target, target_bundled = _resolve_include(file, from_bundle, decl.path)
@@ -110,13 +140,21 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     read(first, bundled, None)
     if errors:
         raise RulebookError(errors, sources)
-    # The including file's declarations come after what it includes, so order is includes-first.
-    program = Checker(files, sources).check()
     # The hash names the text, not where it was read from: the same rulebook loaded by another path
     # (a record replayed from another folder) has the same hash.
     digest = hashlib.sha256("\0".join(f"{Path(f).name}\0{sources[f]}" for f, _ in files).encode()).hexdigest()[:16]
     name = Path(first).name[:-len(".rules")] if first.endswith(".rules") else first
-    return Rulebook(program, name, digest)
+    # The cache key names the paths too: spans (and so error messages) name the files read.
+    full_key = (name, hashlib.sha256("\0".join(f"{f}\0{sources[f]}" for f, _ in files).encode()).hexdigest())
+    cached = _checked.get(full_key)
+    if cached is not None:
+        _checked.move_to_end(full_key)
+        return cached
+    # The including file's declarations come after what it includes, so order is includes-first.
+    program = Checker(files, sources).check()
+    rulebook = Rulebook(program, name, digest)
+    _remember(_checked, full_key, rulebook)
+    return rulebook
 
 
 def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:

@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _extend(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Commands that live in their own modules register here."""
+    from . import bench
+
+    bench.register(sub)
     try:
         from . import authoring
 

@@ -1,0 +1,194 @@
+"""`rulecraft bench`: throughput figures of the interpreter on rulebooks.
+
+For each game: parse+check time (cold: the rulebook cache emptied first; cached: loaded again),
+games per second and decisions per second with seeded random agents (tracing on and off), the
+cost of cloning a game at a decision, and the peak memory of one game (tracemalloc). Every figure
+is measured several times; the report gives the median and the spread (lowest, highest).
+
+Decisions are the answers a game records: the players' and the table's (chance). A decision with
+one option is taken at once and is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+from . import rulebook as rulebook_mod
+from .agents import RandomAgent, play
+from .runtime import Game
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples)}
+
+
+def _agents(game: Game, seed: int) -> list[RandomAgent]:
+    return [RandomAgent((seed * 7919 + i * 104729 + 1)) for i in range(game.state.players)]
+
+
+def play_random(rb: rulebook_mod.Rulebook, players: int, seed: int, trace: bool) -> Game:
+    """One whole game with seeded random agents."""
+    game = rb.new_game(players=players, seed=seed, trace=trace)
+    return play(game, _agents(game, seed))  # type: ignore[arg-type]
+
+
+def _time(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure_load(name: str, repeats: int) -> dict[str, Any]:
+    """Seconds to parse and check a rulebook: cold (cache emptied) and cached."""
+    rulebook_mod.load(name)  # the parser generator itself is built once per process: not counted
+    cold, cached = [], []
+    for _ in range(repeats):
+        rulebook_mod.clear_cache()
+        cold.append(_time(lambda: rulebook_mod.load(name)))
+        cached.append(_time(lambda: rulebook_mod.load(name)))
+    return {"cold_s": _summary(cold), "cached_s": _summary(cached)}
+
+
+def measure_play(rb: rulebook_mod.Rulebook, players: int, games: int, repeats: int, trace: bool,
+                 first_seed: int = 0) -> dict[str, Any]:
+    """Games and decisions per second over `repeats` runs of `games` seeded games each."""
+    games_per_s, decisions_per_s = [], []
+    decisions = 0
+    for _ in range(repeats):
+        decisions = 0
+        start = time.perf_counter()
+        for seed in range(first_seed, first_seed + games):
+            decisions += len(play_random(rb, players, seed, trace).answers)
+        elapsed = time.perf_counter() - start
+        games_per_s.append(games / elapsed)
+        decisions_per_s.append(decisions / elapsed)
+    return {"games_per_s": _summary(games_per_s), "decisions_per_s": _summary(decisions_per_s),
+            "decisions_per_game": decisions / games}
+
+
+def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones: int = 200) -> dict[str, Any]:
+    """Microseconds to clone a game paused at a decision halfway through a seeded random game."""
+    total = len(play_random(rb, players, 0, False).answers)
+    game = rb.new_game(players=players, seed=0, trace=False)
+    agents = _agents(game, 0)
+    while len(game.answers) < total // 2 and not game.over:
+        decision = game.current_decision()
+        if decision is None or decision.player is None:
+            break
+        game.apply(agents[decision.player.index].choose(game, decision))
+    if game.over or game.current_decision() is None:
+        return {"clone_us": None, "at_answer": len(game.answers)}
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(clones):
+            game.clone()
+        samples.append((time.perf_counter() - start) / clones * 1e6)
+    return {"clone_us": _summary(samples), "at_answer": len(game.answers)}
+
+
+def measure_memory(rb: rulebook_mod.Rulebook, players: int) -> dict[str, Any]:
+    """Peak memory (KiB) allocated while one seeded random game is played, with its trace and without."""
+    out = {}
+    for trace in (True, False):
+        tracemalloc.start()
+        try:
+            play_random(rb, players, 0, trace)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        out["trace" if trace else "no_trace"] = round(peak / 1024, 1)
+    return {"peak_kib": out}
+
+
+def bench_game(name: str, players: int | None = None, games: int = 20, repeats: int = 5) -> dict[str, Any]:
+    """Every figure for one rulebook (a bundled name or a path)."""
+    load = measure_load(name, repeats)
+    rb = rulebook_mod.load(name)
+    n = players or rb.program.min_players
+    return {
+        "game": name, "players": n, "games_per_run": games, "repeats": repeats,
+        "load": load,
+        "play_trace": measure_play(rb, n, games, repeats, True),
+        "play_no_trace": measure_play(rb, n, games, repeats, False),
+        "clone": measure_clone(rb, n, repeats),
+        "memory": measure_memory(rb, n),
+    }
+
+
+def bench_all_loads(names: list[str], repeats: int) -> dict[str, Any]:
+    """Parse+check of all the named rulebooks together, cold and cached."""
+    for name in names:
+        rulebook_mod.load(name)
+    cold, cached = [], []
+    for _ in range(repeats):
+        rulebook_mod.clear_cache()
+        cold.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
+        cached.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
+    return {"games": names, "cold_s": _summary(cold), "cached_s": _summary(cached)}
+
+
+def _fmt(summary: dict[str, float] | None, scale: float = 1.0, unit: str = "") -> str:
+    if summary is None:
+        return "-"
+    return (f"{summary['median'] * scale:,.1f}{unit} "
+            f"[{summary['min'] * scale:,.1f}..{summary['max'] * scale:,.1f}]")
+
+
+def text_report(report: dict[str, Any]) -> str:
+    lines = []
+    for g in report["games"]:
+        lines.append(f"{g['game']} ({g['players']} players, {g['games_per_run']} games x {g['repeats']} runs; "
+                     f"median [min..max])")
+        rows = [("parse+check cold", _fmt(g["load"]["cold_s"], 1000, " ms")),
+                ("parse+check cached", _fmt(g["load"]["cached_s"], 1000, " ms"))]
+        for key, what in (("play_no_trace", "no trace"), ("play_trace", "trace")):
+            p = g[key]
+            rows.append((f"games/s ({what})", _fmt(p["games_per_s"])))
+            rows.append((f"decisions/s ({what})", f"{_fmt(p['decisions_per_s'])}  ({p['decisions_per_game']:.1f} per game)"))
+        rows.append(("clone at a decision", _fmt(g["clone"]["clone_us"], 1, " us")))
+        mem = g["memory"]["peak_kib"]
+        rows.append(("peak memory", f"{mem['trace']:,.1f} KiB (trace), {mem['no_trace']:,.1f} KiB (no trace)"))
+        lines.extend(f"  {label:<24}{value}" for label, value in rows)
+    total = report.get("all_loads")
+    if total:
+        lines.append(f"all ({', '.join(total['games'])}): parse+check cold {_fmt(total['cold_s'], 1000, ' ms')}, "
+                     f"cached {_fmt(total['cached_s'], 1000, ' ms')}")
+    return "\n".join(lines)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    names = args.games or rulebook_mod.bundled_names()
+    if not names:
+        print("no rulebooks to measure: name a rulebook path", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {"python": sys.version.split()[0], "games": []}
+    for name in names:
+        report["games"].append(bench_game(name, args.players, args.games_per_run, args.repeats))
+    report["all_loads"] = bench_all_loads(names, args.repeats)
+    if args.json:
+        print(json.dumps(report, indent=1, sort_keys=True))
+    else:
+        print(text_report(report))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the `bench` command to the command line."""
+    p = sub.add_parser("bench", help="throughput figures: games/s, decisions/s, parse+check time",
+                       description="Measure parse+check time (cold and cached), games/s and decisions/s with "
+                       "seeded random agents (trace on and off), clone cost and peak memory, for each game "
+                       "(default: every bundled rulebook).")
+    p.add_argument("games", nargs="*", metavar="GAME", help="bundled rulebook names or paths")
+    p.add_argument("--players", type=int, help="number of players (default: the fewest each game allows)")
+    p.add_argument("--games-per-run", type=int, default=20, metavar="N", help="games per timed run (default 20)")
+    p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per figure (default 5)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=cmd_bench)

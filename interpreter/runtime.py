@@ -999,102 +999,130 @@ class Game:
             raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
         return v
 
-    def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:  # noqa: C901 -- one case per expression
-        match e:
-            case s.Name(id):
-                if id in env:
-                    return env[id]
-                return self._global(id, e)
-            case s.IntLit(value) | s.StrLit(value) | s.BoolLit(value):
-                return value
-            case s.FieldAccess(obj, name):
-                if isinstance(obj, s.Name) and obj.id not in env and obj.id in self.program.enums:
-                    return self.program.enum_value(obj.id, name)
-                v = self._eval(obj, env)
-                if isinstance(v, CardRef):
-                    return getattr(self.state.cards[v.id], name)
-                if isinstance(v, Record):
-                    if not v.has(name):
-                        raise self._runtime_error(e.span, f"the record has no field '{name}'")
-                    return v.get(name)
-                if v is None:
-                    raise RuntimeFailure(f"no card to read {name} of", e.span)
-                raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
-            case s.Index(obj, args):
-                if isinstance(obj, s.Name) and obj.id not in env:
-                    if obj.id in self.program.zones:
-                        return ZoneRef(obj.id, tuple(self._eval(a, env) for a in args))
-                    if obj.id in self.program.vars:
-                        key = zone_key(obj.id, tuple(self._eval(a, env) for a in args))
-                        return self._var(obj.id, key)
-                seq = self._as_list(self._eval(obj, env), obj)
-                i = self._eval(args[0], env)
-                if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-                    raise RuntimeFailure(f"index {i} is outside a list of {len(seq)}", e.span)
-                return seq[i]
-            case s.Call(name, args):
-                if name in self.program.fns:
-                    return self._call_fn(name, tuple(self._eval(a, env) for a in args), e.span)
-                return self._builtin(name, args, env, e)
-            case s.Compare(op, left, right):
-                a, b = self._eval(left, env), self._eval(right, env)
-                if op == "==":
-                    return _same(a, b)
-                if op == "!=":
-                    return not _same(a, b)
-                if not isinstance(a, int) or not isinstance(b, int):
-                    raise self._runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
-                return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
-            case s.And(left, right):
-                return self._truth(left, env) and self._truth(right, env)
-            case s.Or(left, right):
-                return self._truth(left, env) or self._truth(right, env)
-            case s.Not(operand):
-                return not self._truth(operand, env)
-            case s.Binary(op, left, right):
-                a, b = self._eval(left, env), self._eval(right, env)
-                if op == "+":
-                    if isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef):
-                        return self._as_list(a, left) + self._as_list(b, right)
-                    return a + b
-                if not isinstance(a, int) or not isinstance(b, int):
-                    raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
-                if op == "-":
-                    return a - b
-                if op == "*":
-                    return a * b
-                if b == 0:
-                    raise self._runtime_error(e.span, "division by zero")
-                return a // b if op == "//" else a % b
-            case s.In(item, collection, negated):
-                v = self._eval(item, env)
-                found = _contains(self._as_list(self._eval(collection, env), collection), v)
-                return not found if negated else found
-            case s.Query(op, source, key):
-                return self._query(op, self._as_list(self._eval(source, env), source), key, env)
-            case s.ListLit(items):
-                return tuple(self._eval(i, env) for i in items)
-            case s.Comprehension(element, var, source, cond):
-                out = []
-                saved = env.get(var, _MISSING)
-                for v in self._as_list(self._eval(source, env), source):
-                    env[var] = v
-                    if cond is None or self._truth(cond, env):
-                        out.append(self._eval(element, env))
-                _restore(env, var, saved)
-                return tuple(out)
-            case s.RangeOp(low, high):
-                return tuple(range(self._eval(low, env), self._eval(high, env) + 1))
-            case s.Neg(operand):
-                return -self._eval(operand, env)
-            case s.CondExpr(cond, then, otherwise):
-                return self._eval(then, env) if self._truth(cond, env) else self._eval(otherwise, env)
-            case s.RecordLit(inits):
-                return Record({i.name: self._eval(i.value, env) for i in inits})
-            case s.NoneLit():
-                return None
-            case _:
-                assert_never(e)
+    def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression: one method per kind of expression, found by the node's class."""
+        method = _EVAL.get(e.__class__)
+        if method is None:
+            raise TypeError(f"not an expression: {e!r}")
+        return method(self, e, env)
+
+    def _eval_name(self, e: s.Name, env: dict[str, Any]) -> Any:
+        id = e.id
+        if id in env:
+            return env[id]
+        return self._global(id, e)
+
+    def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
+        return e.value
+
+    def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
+        obj, name = e.obj, e.name
+        if obj.__class__ is s.Name and obj.id not in env and obj.id in self.program.enums:
+            return self.program.enum_value(obj.id, name)
+        v = self._eval(obj, env)
+        if v.__class__ is CardRef:
+            return getattr(self.state.cards[v.id], name)
+        if isinstance(v, Record):
+            if not v.has(name):
+                raise self._runtime_error(e.span, f"the record has no field '{name}'")
+            return v.get(name)
+        if v is None:
+            raise RuntimeFailure(f"no card to read {name} of", e.span)
+        raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+
+    def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
+        obj, args = e.obj, e.args
+        if obj.__class__ is s.Name and obj.id not in env:
+            if obj.id in self.program.zones:
+                return ZoneRef(obj.id, tuple([self._eval(a, env) for a in args]))
+            if obj.id in self.program.vars:
+                key = zone_key(obj.id, tuple([self._eval(a, env) for a in args]))
+                return self._var(obj.id, key)
+        seq = self._as_list(self._eval(obj, env), obj)
+        i = self._eval(args[0], env)
+        if not isinstance(i, int) or not -len(seq) <= i < len(seq):
+            raise RuntimeFailure(f"index {i} is outside a list of {len(seq)}", e.span)
+        return seq[i]
+
+    def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
+        name = e.name
+        if name in self.program.fns:
+            return self._call_fn(name, tuple([self._eval(a, env) for a in e.args]), e.span)
+        return self._builtin(name, e.args, env, e)
+
+    def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
+        op = e.op
+        a, b = self._eval(e.left, env), self._eval(e.right, env)
+        if op == "==":
+            return _same(a, b)
+        if op == "!=":
+            return not _same(a, b)
+        if not isinstance(a, int) or not isinstance(b, int):
+            raise self._runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
+        return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
+
+    def _eval_and(self, e: s.And, env: dict[str, Any]) -> Any:
+        return self._truth(e.left, env) and self._truth(e.right, env)
+
+    def _eval_or(self, e: s.Or, env: dict[str, Any]) -> Any:
+        return self._truth(e.left, env) or self._truth(e.right, env)
+
+    def _eval_not(self, e: s.Not, env: dict[str, Any]) -> Any:
+        return not self._truth(e.operand, env)
+
+    def _eval_binary(self, e: s.Binary, env: dict[str, Any]) -> Any:
+        op, left, right = e.op, e.left, e.right
+        a, b = self._eval(left, env), self._eval(right, env)
+        if op == "+":
+            if isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef):
+                return self._as_list(a, left) + self._as_list(b, right)
+            return a + b
+        if not isinstance(a, int) or not isinstance(b, int):
+            raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0:
+            raise self._runtime_error(e.span, "division by zero")
+        return a // b if op == "//" else a % b
+
+    def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
+        v = self._eval(e.item, env)
+        found = _contains(self._as_list(self._eval(e.collection, env), e.collection), v)
+        return not found if e.negated else found
+
+    def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
+        return self._query(e.op, self._as_list(self._eval(e.source, env), e.source), e.key, env)
+
+    def _eval_list(self, e: s.ListLit, env: dict[str, Any]) -> Any:
+        return tuple([self._eval(i, env) for i in e.items])
+
+    def _eval_comprehension(self, e: s.Comprehension, env: dict[str, Any]) -> Any:
+        element, var, source, cond = e.element, e.var, e.source, e.condition
+        out = []
+        saved = env.get(var, _MISSING)
+        for v in self._as_list(self._eval(source, env), source):
+            env[var] = v
+            if cond is None or self._truth(cond, env):
+                out.append(self._eval(element, env))
+        _restore(env, var, saved)
+        return tuple(out)
+
+    def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
+        return tuple(range(self._eval(e.low, env), self._eval(e.high, env) + 1))
+
+    def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
+        return -self._eval(e.operand, env)
+
+    def _eval_cond(self, e: s.CondExpr, env: dict[str, Any]) -> Any:
+        return self._eval(e.then, env) if self._truth(e.condition, env) else self._eval(e.otherwise, env)
+
+    def _eval_record(self, e: s.RecordLit, env: dict[str, Any]) -> Any:
+        return Record({i.name: self._eval(i.value, env) for i in e.inits})
+
+    def _eval_none(self, e: s.NoneLit, env: dict[str, Any]) -> Any:
+        return None
 
     def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
         saved = env.get("it", _MISSING)
@@ -1410,6 +1438,16 @@ class Game:
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
             decl.visibility == "owner" and self._owned_by(dst, who))
 
+
+# The method that evaluates each kind of expression (in grammar order of the AST classes).
+_EVAL: dict[type, Any] = {
+    s.IntLit: Game._eval_literal, s.StrLit: Game._eval_literal, s.BoolLit: Game._eval_literal,
+    s.NoneLit: Game._eval_none, s.Name: Game._eval_name, s.ListLit: Game._eval_list,
+    s.Comprehension: Game._eval_comprehension, s.RecordLit: Game._eval_record, s.FieldAccess: Game._eval_field,
+    s.Index: Game._eval_index, s.Call: Game._eval_call, s.Neg: Game._eval_neg, s.Binary: Game._eval_binary,
+    s.RangeOp: Game._eval_range, s.Compare: Game._eval_compare, s.In: Game._eval_in, s.Not: Game._eval_not,
+    s.And: Game._eval_and, s.Or: Game._eval_or, s.Query: Game._eval_query, s.CondExpr: Game._eval_cond,
+}
 
 _DONE = object()
 _MISSING = object()

@@ -29,6 +29,7 @@ MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
 DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
 RULE_BUDGET = 1_000  # rule firings after one change
+LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
 
 
 def splitmix(state: int) -> tuple[int, int]:
@@ -294,6 +295,9 @@ class Game:
                  auto_chance: bool = True, _blank: bool = False):
         self.rulebook = rulebook
         self.program: Program = rulebook.program
+        # Labels of cards whose fields are plain values depend on the card alone: computed once,
+        # shared by every game of the rulebook (see `label`).
+        self._labels: dict[Any, str] = _label_cache(rulebook)
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -404,6 +408,7 @@ class Game:
         """An independent copy of this game at this decision (tracing off unless asked)."""
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.classes = self.classes
+        new._labels = self._labels
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
@@ -1332,18 +1337,29 @@ class Game:
 
     def label(self, v: Any) -> str:
         """The stable, readable label of a value: what traces print and records store."""
-        if isinstance(v, CardRef):
+        if v.__class__ is CardRef:
             card = self.state.cards[v.id]
-            template = self.rulebook.labels.get(type(card).__name__)
-            if template is None:
-                return f"{type(card).__name__}(" + ", ".join(
-                    self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:]) + ")"
-            return _TEMPLATE.sub(lambda m: self.label(_template_value(card, m.group(1))), template)
+            labels = self._labels
+            if _plain_card(card.__class__, self.program, labels):
+                text = labels.get(card)
+                if text is None:
+                    if len(labels) > LABEL_CACHE_SIZE:
+                        labels.clear()
+                    text = labels[card] = self._card_label(card)
+                return text
+            return self._card_label(card)
         if isinstance(v, tuple):
             return "[" + ", ".join(self.label(x) for x in v) + "]"
         if isinstance(v, Record):
             return "{" + ", ".join(f"{k}: {self.label(x)}" for k, x in v.items()) + "}"
         return label_of_plain(v)
+
+    def _card_label(self, card: Any) -> str:
+        template = self.rulebook.labels.get(type(card).__name__)
+        if template is None:
+            return f"{type(card).__name__}(" + ", ".join(
+                self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:]) + ")"
+        return _TEMPLATE.sub(lambda m: self.label(_template_value(card, m.group(1))), template)
 
     def _interpolate(self, text: str, env: dict[str, Any]) -> str:
         def one(m: re.Match[str]) -> str:
@@ -1448,6 +1464,32 @@ _EVAL: dict[type, Any] = {
     s.RangeOp: Game._eval_range, s.Compare: Game._eval_compare, s.In: Game._eval_in, s.Not: Game._eval_not,
     s.And: Game._eval_and, s.Or: Game._eval_or, s.Query: Game._eval_query, s.CondExpr: Game._eval_cond,
 }
+
+_PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
+
+
+def _plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
+    """Whether cards of this class hold only plain values, so that their label depends on the card alone.
+
+    The answer is kept in the label cache itself, under the class.
+    """
+    plain = labels.get(cls)
+    if plain is None:
+        card_type = program.cards.get(cls.__name__)
+        plain = labels[cls] = card_type is not None and all(ft.kind in _PLAIN_KINDS for _, ft in card_type.fields)
+    return bool(plain)
+
+
+def _label_cache(rulebook: Any) -> dict[Any, str]:
+    cache = getattr(rulebook, "label_cache", None)
+    if cache is None:
+        cache = {}
+        try:
+            rulebook.label_cache = cache
+        except AttributeError:
+            pass
+    return cache
+
 
 _DONE = object()
 _MISSING = object()

@@ -1,0 +1,109 @@
+"""The anchor games, the rulebook cache, `rulecraft bench` and the side-by-side comparison script."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+import rulecraft
+from rulecraft import rulebook as rulebook_mod
+from rulecraft.cli import main
+
+from .conftest import run_script
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT / "examples" / "games"
+
+
+def test_tic_tac_toe_line_wins_and_full_board_draws() -> None:
+    """x (P1) wins with a line of three; a full board without a line ends with no winner."""
+    rb = rulecraft.load(GAMES / "tic_tac_toe.rules")
+    game = run_script(rb.new_game(players=2), ["0", "3", "4", "5", "8"])
+    assert game.over and game.result()["winners"] == ["P1"]
+    # x o x / x o o / o x x: the ninth cell is the only option left and is taken at once.
+    game = run_script(rb.new_game(players=2), ["0", "1", "2", "4", "3", "5", "7", "6"])
+    assert game.over and game.result()["winners"] == []
+    assert game.state.vars["cell[8]"] == 1
+
+
+@pytest.mark.parametrize(("deal", "bets", "winner", "won"), [
+    (["2", "0"], ["Bet", "Pass"], "P1", 1),  # P2 folds: P1 wins P2's ante
+    (["0", "2"], ["Pass", "Bet", "Pass"], "P2", 1),  # P1 folds after P2's bet
+    (["0", "2"], ["Bet", "Bet"], "P2", 2),  # both bet: the higher card wins the bets
+    (["1", "0"], ["Pass", "Pass"], "P1", 1),  # both pass: the higher card wins the antes
+])
+def test_kuhn_poker_showdown_and_folds(deal: list[str], bets: list[str], winner: str, won: int) -> None:
+    """Kuhn poker pays as OpenSpiel's returns: the smaller contribution goes to the winner."""
+    rb = rulecraft.load(GAMES / "kuhn_poker.rules")
+    game = run_script(rb.new_game(players=2, seed=None), deal + bets)
+    assert game.over
+    assert game.result()["winners"] == [winner]
+    assert game.result()["scores"][winner] == won
+
+
+def test_dominion_big_money_game_ends_by_the_rules() -> None:
+    """A seeded Big Money game ends when the Provinces are gone (or three piles); the most VP wins."""
+    rb = rulecraft.load(GAMES / "dominion_first_game.rules")
+    game = rb.new_game(players=2, seed=3)
+    assert game.over
+    zones = game.view(None)["zones"]
+    empty = [k for k in zones if k.startswith("supply[") and not zones[k]]
+    assert "supply[province]" in empty or len(empty) >= 3
+    turns = [game.state.vars["turns[P1]"], game.state.vars["turns[P2]"]]
+    assert turns[0] - turns[1] in (0, 1)
+    scores = game.result()["scores"]
+    best = max(scores.values())
+    assert all(scores[w] == best for w in game.result()["winners"])
+    # 250 cards in the supply of two players, 10 in each starting deck; at most one buy a turn.
+    owned = sum(len(v) if isinstance(v, list) else v["count"] for k, v in zones.items() if "[P" in k)
+    supply = sum(len(v) for k, v in zones.items() if k.startswith("supply["))
+    assert owned + supply == 250 + 20
+    assert 20 < owned <= 20 + turns[0] + turns[1]
+
+
+def test_loading_the_same_text_again_comes_from_the_cache() -> None:
+    """A rulebook loaded twice is parsed and checked once; a changed text is parsed again."""
+    text = "game T players 1..1\nplay { }\n"
+    first = rulecraft.load_text(text, "cached.rules")
+    assert rulecraft.load_text(text, "cached.rules") is first
+    assert rulecraft.load_text(text + "# changed\n", "cached.rules") is not first
+    rulebook_mod.clear_cache()
+    assert rulecraft.load_text(text, "cached.rules") is not first
+
+
+def test_bench_prints_every_figure_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """`rulecraft bench --json` gives load times, games/s with and without trace, clone cost and memory."""
+    path = str(GAMES / "kuhn_poker.rules")
+    assert main(["bench", path, "--json", "--repeats", "1", "--games-per-run", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (game,) = report["games"]
+    assert game["game"] == path and game["players"] == 2
+    assert set(game) >= {"load", "play_trace", "play_no_trace", "clone", "memory"}
+    assert set(game["load"]) == {"cold_s", "cached_s"}
+    assert game["play_trace"]["decisions_per_game"] == game["play_no_trace"]["decisions_per_game"] > 0
+    assert game["clone"]["clone_us"]["n"] == 1
+    assert set(game["memory"]["peak_kib"]) == {"trace", "no_trace"}
+    assert report["all_loads"]["games"] == [path]
+
+
+def _compare_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("compare", ROOT / "examples" / "benchmarks" / "compare.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_comparison_script_plays_the_rulecraft_side_and_compares_statistics() -> None:
+    """The comparison script's rulecraft side plays an anchor; equal statistics agree, distant ones do not."""
+    compare = _compare_module()
+    outcomes = [compare.make_runner("kuhn_poker", "rulecraft")(seed) for seed in range(20)]
+    assert all(w in (0, 1) and length in (2, 3) and r in (-2.0, -1.0, 1.0, 2.0) for w, length, r in outcomes)
+    stats = compare.outcome_stats(outcomes)
+    assert all(c["agrees"] for c in compare.agree(stats, stats).values())
+    half = compare.outcome_stats([(0, 5, None)] * 50 + [(1, 5, None)] * 50)
+    never = compare.outcome_stats([(1, 5, None)] * 99 + [(0, 5, None)])
+    assert not compare.agree(half, never)["first_player_win_rate"]["agrees"]

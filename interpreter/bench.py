@@ -32,7 +32,7 @@ def _summary(samples: list[float]) -> dict[str, float]:
 
 
 def _agents(game: Game, seed: int) -> list[RandomAgent]:
-    return [RandomAgent((seed * 7919 + i * 104729 + 1)) for i in range(game.state.players)]
+    return [RandomAgent(seed * 7919 + i * 104729 + 1) for i in range(game.state.players)]
 
 
 def play_random(rb: rulebook_mod.Rulebook, players: int, seed: int, trace: bool) -> Game:
@@ -154,7 +154,8 @@ def text_report(report: dict[str, Any]) -> str:
         for key, what in (("play_no_trace", "no trace"), ("play_trace", "trace")):
             p = g[key]
             rows.append((f"games/s ({what})", _fmt(p["games_per_s"])))
-            rows.append((f"decisions/s ({what})", f"{_fmt(p['decisions_per_s'])}  ({p['decisions_per_game']:.1f} per game)"))
+            per_game = f"({p['decisions_per_game']:.1f} per game)"
+            rows.append((f"decisions/s ({what})", f"{_fmt(p['decisions_per_s'])}  {per_game}"))
         rows.append(("clone at a decision", _fmt(g["clone"]["clone_us"], 1, " us")))
         mem = g["memory"]["peak_kib"]
         rows.append(("peak memory", f"{mem['trace']:,.1f} KiB (trace), {mem['no_trace']:,.1f} KiB (no trace)"))
@@ -182,7 +183,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the `bench` command to the command line."""
     p = sub.add_parser("bench", help="throughput figures: games/s, decisions/s, parse+check time",
                        description="Measure parse+check time (cold and cached), games/s and decisions/s with "

@@ -36,7 +36,7 @@ class Rulebook:
         self.card_classes = {n: card_class(ct) for n, ct in program.cards.items()}
         self.labels = {n: ct.label for n, ct in program.cards.items() if ct.label}
         self.converter = make_converter(program, self.card_classes)
-        self.label_cache: dict[Any, Any] = {}  # labels of cards, filled by the games (see Game.label)
+        self.label_cache: dict[Any, Any] = {}  # card labels, filled by the games (see Game.label)
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
         """Start a game (setup runs at once, up to the first decision)."""

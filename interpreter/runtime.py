@@ -13,6 +13,7 @@ How the language maps onto Python here:
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, assert_never
@@ -1484,10 +1485,8 @@ def _label_cache(rulebook: Any) -> dict[Any, str]:
     cache = getattr(rulebook, "label_cache", None)
     if cache is None:
         cache = {}
-        try:
+        with contextlib.suppress(AttributeError):
             rulebook.label_cache = cache
-        except AttributeError:
-            pass
     return cache
 
 

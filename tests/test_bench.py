@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft import rulebook as rulebook_mod
 from rulecraft.cli import main

@@ -206,11 +206,11 @@ def available(game: str) -> str | None:
         make_runner(game, "reference")
     except ImportError as exc:
         return f"reference engine missing ({exc.name}): pip install -e '.[bench]'"
-    except Exception as exc:  # noqa: BLE001 -- report any reason the reference cannot start
+    except Exception as exc:
         return f"reference cannot start: {exc}"
     try:
         make_runner(game, "rulecraft")
-    except Exception as exc:  # noqa: BLE001 -- e.g. the rulebook is not bundled yet
+    except Exception as exc:  # e.g. the rulebook is not bundled yet
         return f"rulebook cannot load: {str(exc).splitlines()[0]}"
     return None
 

@@ -543,121 +543,165 @@ class Game:
 
     # ---------------------------------------------------------------- statements
 
-    def _exec(self, st: s.Stmt, env: dict[str, Any]) -> None:  # noqa: C901 -- one case per statement
-        match st:
-            case s.Let(name, value):
-                if isinstance(value, s.Call) and value.name in self.program.procs:
-                    self._call_proc(value.name, value.args, env, name, st.span)
-                else:
-                    env[name] = self._eval(value, env)
-            case s.Assign(name, op, value):
-                v = self._eval(value, env)
-                env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
-            case s.SetVar(name, keys, op, value):
-                key = zone_key(name, tuple(self._eval(k, env) for k in keys))
-                v = self._eval(value, env)
-                if op != "=":
-                    old = self._var(name, key)
-                    v = old + v if op == "+=" else old - v
-                self._set_var(name, key, v, st.span)
-            case s.SetField(obj, field, op, value):
-                card = self._eval(obj, env)
-                v = self._eval(value, env)
-                if not isinstance(card, CardRef):
-                    raise RuntimeFailure(f"no card to set {field} on", st.span)
-                if op != "=":
-                    old = getattr(self.state.cards[card.id], field)
-                    v = old + v if op == "+=" else old - v
-                self._set_field(card, field, v, st.span)
-            case s.Move(what, to, bottom):
-                cards = self._cards(self._eval(what, env), what)
-                zone = self._zone_value(self._eval(to, env), to)
-                self._move(cards, zone, bottom, st.span)
-            case s.Draw(count, source, to):
-                n = self._eval(count, env)
-                src = self._zone_value(self._eval(source, env), source)
-                dst = self._zone_value(self._eval(to, env), to)
-                if self.program.zones[src.name].shuffled:
-                    frame = AskFrame("draw", st, env)
-                    frame.count = n
-                    frame.pool = (src, dst)
-                    self._push(frame)
-                else:
-                    ids = self.state.zones.get(src.key, [])
-                    taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])] if n > 0 else []
-                    self._move(taken, dst, False, st.span)
-            case s.Create(count, card_type, inits, zone):
-                n = self._eval(count, env)
-                values = {i.name: self._eval(i.value, env) for i in inits}
-                z = self._zone_value(self._eval(zone, env), zone)
-                self._create(card_type, n, values, z, st.span)
-            case s.If(cond, then, elifs, otherwise):
-                if self._truth(cond, env):
-                    self._push(BlockFrame(then.stmts, env))
-                    return
-                for e in elifs:
-                    if self._truth(e.condition, env):
-                        self._push(BlockFrame(e.body.stmts, env))
-                        return
-                if otherwise is not None:
-                    self._push(BlockFrame(otherwise.stmts, env))
-            case s.For(var, source, body):
-                self._push(ForFrame(var, self._as_list(self._eval(source, env), source), body, env))
-            case s.While():
-                self._push(WhileFrame(st, env))
-            case s.Repeat(count, body):
-                self._push(RepeatFrame(self._eval(count, env), body, env))
-            case s.Match(subject, cases, otherwise):
-                v = self._eval(subject, env)
-                for case in cases:
-                    if self._eval(case.value, env) == v:
-                        self._push(BlockFrame(case.body.stmts, env))
-                        return
-                if otherwise is not None:
-                    self._push(BlockFrame(otherwise.stmts, env))
-            case s.Attempt(body, otherwise):
-                self._open_attempt(otherwise, env, st.span, "attempt")
-                self._push(BlockFrame(body.stmts, env))
-            case s.Together(body):
-                self.together += 1
-                self._push(TogetherFrame(env))
-                self._push(BlockFrame(body.stmts, env))
-            case s.Fail(message):
-                self._fail(message, st.span)
-            case s.Require(cond, message):
-                if not self._truth(cond, env):
-                    self._fail(message, st.span)
-            case s.Choose():
-                self._push(AskFrame("choose", st, env))
-            case s.Menu():
-                self._push(AskFrame("menu", st, env))
-            case s.Use():
-                self._push(AskFrame("use", st, env))
-            case s.CallStmt(name, args):
-                self._call_proc(name, args, env, None, st.span)
-            case s.Return(value):
-                result = self._eval(value, env) if value is not None else None
-                while self.frames:
-                    frame = self.frames.pop()
-                    if isinstance(frame, CallFrame):
-                        frame.finish(result)
-                        return
-                    frame.unwind(self)
-                    if isinstance(frame, AttemptFrame):
-                        self.attempts -= 1
-                        if self.attempts == 0:
-                            self.journal.clear()
-                raise self._runtime_error(st.span, "'return' outside a procedure")
-            case s.EndGame(winners):
-                chosen = None
-                if winners is not None:
-                    chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
-                self._finish(chosen, st.span)
-            case s.Say(text):
-                if self.tracing:
-                    self._event("say", self._interpolate(text, env), st.span)
-            case _:
-                assert_never(st)
+    def _exec(self, st: s.Stmt, env: dict[str, Any]) -> None:
+        """Do one statement: one method per kind of statement, found by the node's class."""
+        method = _EXEC.get(st.__class__)
+        if method is None:
+            raise TypeError(f"not a statement: {st!r}")
+        method(self, st, env)
+
+    def _exec_let(self, st: s.Let, env: dict[str, Any]) -> None:
+        name, value = st.name, st.value
+        if isinstance(value, s.Call) and value.name in self.program.procs:
+            self._call_proc(value.name, value.args, env, name, st.span)
+        else:
+            env[name] = self._eval(value, env)
+
+    def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
+        name, op, value = st.name, st.op, st.value
+        v = self._eval(value, env)
+        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+
+    def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
+        name, keys, op, value = st.name, st.keys, st.op, st.value
+        key = zone_key(name, tuple(self._eval(k, env) for k in keys))
+        v = self._eval(value, env)
+        if op != "=":
+            old = self._var(name, key)
+            v = old + v if op == "+=" else old - v
+        self._set_var(name, key, v, st.span)
+
+    def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
+        obj, field, op, value = st.obj, st.field, st.op, st.value
+        card = self._eval(obj, env)
+        v = self._eval(value, env)
+        if not isinstance(card, CardRef):
+            raise RuntimeFailure(f"no card to set {field} on", st.span)
+        if op != "=":
+            old = getattr(self.state.cards[card.id], field)
+            v = old + v if op == "+=" else old - v
+        self._set_field(card, field, v, st.span)
+
+    def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
+        what, to, bottom = st.what, st.to, st.bottom
+        cards = self._cards(self._eval(what, env), what)
+        zone = self._zone_value(self._eval(to, env), to)
+        self._move(cards, zone, bottom, st.span)
+
+    def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
+        count, source, to = st.count, st.source, st.to
+        n = self._eval(count, env)
+        src = self._zone_value(self._eval(source, env), source)
+        dst = self._zone_value(self._eval(to, env), to)
+        if self.program.zones[src.name].shuffled:
+            frame = AskFrame("draw", st, env)
+            frame.count = n
+            frame.pool = (src, dst)
+            self._push(frame)
+        else:
+            ids = self.state.zones.get(src.key, [])
+            taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])] if n > 0 else []
+            self._move(taken, dst, False, st.span)
+
+    def _exec_create(self, st: s.Create, env: dict[str, Any]) -> None:
+        count, card_type, inits, zone = st.count, st.card_type, st.inits, st.zone
+        n = self._eval(count, env)
+        values = {i.name: self._eval(i.value, env) for i in inits}
+        z = self._zone_value(self._eval(zone, env), zone)
+        self._create(card_type, n, values, z, st.span)
+
+    def _exec_if(self, st: s.If, env: dict[str, Any]) -> None:
+        cond, then, elifs, otherwise = st.condition, st.then, st.elifs, st.otherwise
+        if self._truth(cond, env):
+            self._push(BlockFrame(then.stmts, env))
+            return
+        for e in elifs:
+            if self._truth(e.condition, env):
+                self._push(BlockFrame(e.body.stmts, env))
+                return
+        if otherwise is not None:
+            self._push(BlockFrame(otherwise.stmts, env))
+
+    def _exec_for(self, st: s.For, env: dict[str, Any]) -> None:
+        var, source, body = st.var, st.source, st.body
+        self._push(ForFrame(var, self._as_list(self._eval(source, env), source), body, env))
+
+    def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
+        self._push(WhileFrame(st, env))
+
+    def _exec_repeat(self, st: s.Repeat, env: dict[str, Any]) -> None:
+        count, body = st.count, st.body
+        self._push(RepeatFrame(self._eval(count, env), body, env))
+
+    def _exec_match(self, st: s.Match, env: dict[str, Any]) -> None:
+        subject, cases, otherwise = st.subject, st.cases, st.otherwise
+        v = self._eval(subject, env)
+        for case in cases:
+            if self._eval(case.value, env) == v:
+                self._push(BlockFrame(case.body.stmts, env))
+                return
+        if otherwise is not None:
+            self._push(BlockFrame(otherwise.stmts, env))
+
+    def _exec_attempt(self, st: s.Attempt, env: dict[str, Any]) -> None:
+        body, otherwise = st.body, st.otherwise
+        self._open_attempt(otherwise, env, st.span, "attempt")
+        self._push(BlockFrame(body.stmts, env))
+
+    def _exec_together(self, st: s.Together, env: dict[str, Any]) -> None:
+        body = st.body
+        self.together += 1
+        self._push(TogetherFrame(env))
+        self._push(BlockFrame(body.stmts, env))
+
+    def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
+        message = st.message
+        self._fail(message, st.span)
+
+    def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
+        cond, message = st.condition, st.message
+        if not self._truth(cond, env):
+            self._fail(message, st.span)
+
+    def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
+        self._push(AskFrame("choose", st, env))
+
+    def _exec_menu(self, st: s.Menu, env: dict[str, Any]) -> None:
+        self._push(AskFrame("menu", st, env))
+
+    def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
+        self._push(AskFrame("use", st, env))
+
+    def _exec_call_stmt(self, st: s.CallStmt, env: dict[str, Any]) -> None:
+        name, args = st.name, st.args
+        self._call_proc(name, args, env, None, st.span)
+
+    def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
+        value = st.value
+        result = self._eval(value, env) if value is not None else None
+        while self.frames:
+            frame = self.frames.pop()
+            if isinstance(frame, CallFrame):
+                frame.finish(result)
+                return
+            frame.unwind(self)
+            if isinstance(frame, AttemptFrame):
+                self.attempts -= 1
+                if self.attempts == 0:
+                    self.journal.clear()
+        raise self._runtime_error(st.span, "'return' outside a procedure")
+
+    def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
+        winners = st.winners
+        chosen = None
+        if winners is not None:
+            chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
+        self._finish(chosen, st.span)
+
+    def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
+        text = st.text
+        if self.tracing:
+            self._event("say", self._interpolate(text, env), st.span)
 
     def _call_proc(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None,
                    span: Span) -> None:
@@ -1455,6 +1499,33 @@ class Game:
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
             decl.visibility == "owner" and self._owned_by(dst, who))
 
+
+# The method that does each kind of statement.
+_EXEC: dict[type, Any] = {
+    s.Let: Game._exec_let,
+    s.Assign: Game._exec_assign,
+    s.SetVar: Game._exec_set_var,
+    s.SetField: Game._exec_set_field,
+    s.Move: Game._exec_move,
+    s.Draw: Game._exec_draw,
+    s.Create: Game._exec_create,
+    s.If: Game._exec_if,
+    s.For: Game._exec_for,
+    s.While: Game._exec_while,
+    s.Repeat: Game._exec_repeat,
+    s.Match: Game._exec_match,
+    s.Attempt: Game._exec_attempt,
+    s.Together: Game._exec_together,
+    s.Fail: Game._exec_fail,
+    s.Require: Game._exec_require,
+    s.Choose: Game._exec_choose,
+    s.Menu: Game._exec_menu,
+    s.Use: Game._exec_use,
+    s.CallStmt: Game._exec_call_stmt,
+    s.Return: Game._exec_return,
+    s.EndGame: Game._exec_end_game,
+    s.Say: Game._exec_say,
+}
 
 # The method that evaluates each kind of expression (in grammar order of the AST classes).
 _EVAL: dict[type, Any] = {

@@ -1384,15 +1384,18 @@ class Game:
         """The stable, readable label of a value: what traces print and records store."""
         if v.__class__ is CardRef:
             card = self.state.cards[v.id]
+            # Cards are immutable: a card object keeps its label, found by identity (the entry
+            # holds the object, so the identity cannot be reused while the entry lives).
             labels = self._labels
+            entry = labels.get(id(card))
+            if entry is not None and entry[0] is card:
+                return entry[1]  # type: ignore[no-any-return]
+            text = self._card_label(card)
             if _plain_card(card.__class__, self.program, labels):
-                text = labels.get(card)
-                if text is None:
-                    if len(labels) > LABEL_CACHE_SIZE:
-                        labels.clear()
-                    text = labels[card] = self._card_label(card)
-                return text
-            return self._card_label(card)
+                if len(labels) > LABEL_CACHE_SIZE:
+                    labels.clear()
+                labels[id(card)] = (card, text)
+            return text
         if isinstance(v, tuple):
             return "[" + ", ".join(self.label(x) for x in v) + "]"
         if isinstance(v, Record):

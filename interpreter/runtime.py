@@ -95,6 +95,8 @@ class RuntimeFailure(Exception):
 
 # ---------------------------------------------------------------------------- frames
 
+_SLOTS: dict[type, tuple[str, ...]] = {}  # every slot of a frame class, its bases' included (see Frame.copy)
+
 
 class Frame:
     """One piece of work in progress; `step` does the next part of it."""
@@ -112,11 +114,14 @@ class Frame:
         """Called when a failure pops this frame without finishing it."""
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        new = object.__new__(type(self))
-        for cls in type(self).__mro__:
-            for slot in getattr(cls, "__slots__", ()):
-                if hasattr(self, slot):
-                    object.__setattr__(new, slot, getattr(self, slot))
+        cls = type(self)
+        new = object.__new__(cls)
+        slots = _SLOTS.get(cls)
+        if slots is None:
+            slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
+        for slot in slots:
+            if hasattr(self, slot):
+                object.__setattr__(new, slot, getattr(self, slot))
         env = self.env
         new.env = envs.setdefault(id(env), dict(env))
         return new
@@ -996,31 +1001,42 @@ class Game:
 
     def _options(self, values: Iterable[Any]) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same)."""
-        labelled: list[tuple[str, Any]] = [(self.label(v), v) for v in values]
-        counts: dict[str, set[str]] = {}
-        for label, v in labelled:
-            counts.setdefault(label, set()).add(self.state.location[v.id] if isinstance(v, CardRef) else "")
+        return self._labelled_options(values)[0]
+
+    def _labelled_options(self, values: Iterable[Any]) -> tuple[list[Option], list[tuple[str, Any]]]:
+        """The options of `_options`, and each value with its own label."""
+        label, location = self.label, self.state.location
+        labelled: list[tuple[str, Any]] = [(label(v), v) for v in values]
+        # Where the values of each label are: one place, or _MANY (then a card's option names its zone).
+        places: dict[str, Any] = {}
+        for text, v in labelled:
+            where = location[v.id] if v.__class__ is CardRef else ""
+            known = places.get(text, _MISSING)
+            if known is _MISSING:
+                places[text] = where
+            elif known is not _MANY and known != where:
+                places[text] = _MANY
         seen: set[str] = set()
         options = []
-        for label, v in labelled:
-            if len(counts[label]) > 1 and isinstance(v, CardRef):
-                label = f"{label} in {self.state.location[v.id]}"
-            if label in seen:
+        for text, v in labelled:
+            if places[text] is _MANY and v.__class__ is CardRef:
+                text = f"{text} in {location[v.id]}"
+            if text in seen:
                 continue
-            seen.add(label)
-            options.append(Option(label, v))
-        return options
+            seen.add(text)
+            options.append(Option(text, v))
+        return options, labelled
 
     def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
-        options = self._options(values)
+        options, labelled = self._labelled_options(values)
         index = {o.label: i for i, o in enumerate(options)}
         weights = [0] * len(options)
-        for v in values:
-            label = self.label(v)
-            if label not in index and isinstance(v, CardRef):
-                label = f"{label} in {self.state.location[v.id]}"
-            weights[index[label]] += 1
+        location = self.state.location
+        for text, v in labelled:
+            if text not in index and v.__class__ is CardRef:
+                text = f"{text} in {location[v.id]}"
+            weights[index[text]] += 1
         return options, tuple(weights)
 
     # ---------------------------------------------------------------- rules
@@ -1566,6 +1582,7 @@ def _label_cache(rulebook: Any) -> dict[Any, str]:
 
 _DONE = object()
 _MISSING = object()
+_MANY = object()
 _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 

@@ -811,10 +811,11 @@ class Game:
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
             self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden)
-        changed = {k.split("[", 1)[0] for k in sources}
-        changed.add(zone.name)
-        for name in sorted(changed):
-            self._changed(name)
+        if self.program.rules:  # else `_changed` does nothing
+            changed = {k.split("[", 1)[0] for k in sources}
+            changed.add(zone.name)
+            for name in sorted(changed):
+                self._changed(name)
 
     def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
         st = self.state
@@ -1061,7 +1062,7 @@ class Game:
 
     def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
         v = self._eval(e, env)
-        if not isinstance(v, bool):
+        if v.__class__ is not bool:
             raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
         return v
 

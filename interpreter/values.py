@@ -77,7 +77,16 @@ def zone_key(name: str, keys: tuple[Any, ...]) -> str:
     """Render a zone or variable with its keys as a stable string: `slot[P1,2,3]`."""
     if not keys:
         return name
-    return f"{name}[{','.join(label_of_plain(k) for k in keys)}]"
+    if len(keys) == 1:  # the common case, spelled out for speed: the same text as below
+        k = keys[0]
+        cls = k.__class__
+        if cls is Player:
+            return f"{name}[P{k.index + 1}]"
+        if cls is EnumValue:
+            return f"{name}[{k.name}]"
+        if cls is int:
+            return f"{name}[{k}]"
+    return f"{name}[{','.join([label_of_plain(k) for k in keys])}]"
 
 
 class Record:

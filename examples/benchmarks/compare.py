@@ -58,8 +58,8 @@ def _rulecraft_runner(path: str) -> Callable[[int], Outcome]:
         v = game.state.vars
         if name == "tic_tac_toe":
             return winner, sum(1 for k, x in v.items() if k.startswith("cell[") and x != 0), None
-        if name == "kuhn_poker":
-            return winner, v["actions"], float(v["won[P1]"])
+        if name == "kuhn_poker":  # the length is the number of bets and passes
+            return winner, sum(1 for by, _ in game.answers if by != "table"), float(v["won[P1]"])
         if name == "dominion_first_game":
             return winner, v["turns[P1]"] + v["turns[P2]"], float(game.score(game.players[0]) or 0)
         return winner, len(game.answers), None
@@ -203,15 +203,17 @@ def _speed_worker(task: tuple[str, str, int, int]) -> tuple[str, str, list[float
 def available(game: str) -> str | None:
     """None if both sides of the anchor can run here, else why not."""
     try:
+        make_runner(game, "rulecraft")
+    except Exception as exc:  # e.g. the rulebook is not bundled yet
+        return f"rulebook cannot load: {str(exc).splitlines()[0]}"
+    if game == "guildhall" and not (ROOT / "tests" / "reference" / "guildhall.py").exists():
+        return "no hand-written reference: tests/reference/guildhall.py is not written yet"
+    try:
         make_runner(game, "reference")
     except ImportError as exc:
         return f"reference engine missing ({exc.name}): pip install -e '.[bench]'"
     except Exception as exc:
         return f"reference cannot start: {exc}"
-    try:
-        make_runner(game, "rulecraft")
-    except Exception as exc:  # e.g. the rulebook is not bundled yet
-        return f"rulebook cannot load: {str(exc).splitlines()[0]}"
     return None
 
 

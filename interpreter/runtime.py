@@ -1602,13 +1602,17 @@ def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
 
 
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) != isinstance(b, bool):
+    if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False
     return bool(a == b)
 
 
 def _contains(seq: Iterable[Any], v: Any) -> bool:
-    return any(_same(x, v) for x in seq)
+    is_bool = v.__class__ is bool
+    for x in seq:  # `_same(x, v)` for each, inlined
+        if (x.__class__ is bool) is is_bool and x == v:
+            return True
+    return False
 
 
 def _sort_key(v: Any) -> Any:

@@ -4,20 +4,37 @@ from __future__ import annotations
 
 import ast as _pyast
 import functools
+import hashlib
+from importlib import resources
 from typing import Any
 
+import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from . import cache
 from . import syntax as s
 from .errors import Diagnostic, RulebookError, Span
+
+_LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
 
 
 @functools.cache
 def _lark() -> Lark:
-    return Lark.open_from_package(
-        "rulecraft.grammar", "rules.lark", parser="lalr", propagate_positions=True, maybe_placeholders=True
-    )
+    """The parser, built from the grammar once per process, or loaded from the user's cache."""
+    grammar = resources.files("rulecraft.grammar").joinpath("rules.lark").read_text(encoding="utf-8")
+    digest = hashlib.sha256(f"{lark.__version__}\0{sorted(_LARK_OPTIONS.items())}\0{grammar}".encode())
+    path = cache.file(f"grammar-{digest.hexdigest()[:32]}.lark")
+    if path is not None and cache.readable(path):
+        try:
+            with path.open("rb") as f:
+                return Lark.load(f)
+        except Exception:  # a damaged or stale cache is rebuilt, never trusted
+            pass
+    parser = Lark.open_from_package("rulecraft.grammar", "rules.lark", **_LARK_OPTIONS)
+    if path is not None:
+        cache.write(path, parser.save)
+    return parser
 
 
 class _SyntaxProblem(Exception):
@@ -346,7 +363,7 @@ def _syntax_diagnostic(file: str, exc: UnexpectedInput) -> Diagnostic:
         if exc.interactive_parser is not None:
             try:
                 acceptable = set(exc.interactive_parser.accepts())
-            except Exception:  # noqa: BLE001 -- accepts() re-parses; the coarse set is a fine fallback
+            except Exception:
                 acceptable = set(exc.expected)
         expected = sorted({_describe(t) for t in acceptable if not t.startswith("__")})
         message = f"unexpected {_found(exc.token)}"

@@ -106,3 +106,21 @@ def test_comparison_script_plays_the_rulecraft_side_and_compares_statistics() ->
     half = compare.outcome_stats([(0, 5, None)] * 50 + [(1, 5, None)] * 50)
     never = compare.outcome_stats([(1, 5, None)] * 99 + [(0, 5, None)])
     assert not compare.agree(half, never)["first_player_win_rate"]["agrees"]
+
+
+def test_user_cache_is_private_and_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cached files are written whole in a private folder; a folder others may write is not used."""
+    from rulecraft import cache
+
+    monkeypatch.setenv("RULECRAFT_CACHE_DIR", str(tmp_path / "c"))
+    path = cache.file("x.bin")
+    assert path is not None
+    cache.write(path, lambda f: f.write(b"data"))
+    assert path.read_bytes() == b"data" and cache.readable(path)
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
+    path.chmod(0o666)
+    assert not cache.readable(path)
+    (tmp_path / "c").chmod(0o777)
+    assert cache.directory() is None
+    monkeypatch.setenv("RULECRAFT_CACHE_DIR", "off")
+    assert cache.file("x.bin") is None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -125,8 +126,29 @@ def bench_game(name: str, players: int | None = None, games: int = 20, repeats: 
     }
 
 
+_FRESH = """
+import sys, time
+start = time.perf_counter()
+import rulecraft
+for name in sys.argv[1:]:
+    rulecraft.load(name)
+print(time.perf_counter() - start)
+"""
+
+
+def fresh_process_load(names: list[str]) -> float | None:
+    """Seconds a new Python process takes to import rulecraft and load the rulebooks (the grammar's
+    cache as configured): what `rulecraft play` pays before the first move. Wall-clock time."""
+    try:
+        out = subprocess.run([sys.executable, "-c", _FRESH, *names], capture_output=True, text=True, check=True,
+                             timeout=120)
+        return float(out.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
 def bench_all_loads(names: list[str], repeats: int) -> dict[str, Any]:
-    """Parse+check of all the named rulebooks together, cold and cached."""
+    """Parse+check of all the named rulebooks together: cold, cached, and in a fresh process."""
     for name in names:
         rulebook_mod.load(name)
     cold, cached = [], []
@@ -134,7 +156,9 @@ def bench_all_loads(names: list[str], repeats: int) -> dict[str, Any]:
         rulebook_mod.clear_cache()
         cold.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
         cached.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
-    return {"games": names, "cold_s": _summary(cold), "cached_s": _summary(cached)}
+    fresh = [t for t in (fresh_process_load(names) for _ in range(repeats)) if t is not None]
+    return {"games": names, "cold_s": _summary(cold), "cached_s": _summary(cached),
+            "fresh_process_s": _summary(fresh) if fresh else None}
 
 
 def _fmt(summary: dict[str, float] | None, scale: float = 1.0, unit: str = "") -> str:
@@ -163,7 +187,8 @@ def text_report(report: dict[str, Any]) -> str:
     total = report.get("all_loads")
     if total:
         lines.append(f"all ({', '.join(total['games'])}): parse+check cold {_fmt(total['cold_s'], 1000, ' ms')}, "
-                     f"cached {_fmt(total['cached_s'], 1000, ' ms')}")
+                     f"cached {_fmt(total['cached_s'], 1000, ' ms')}, "
+                     f"fresh process (import + load) {_fmt(total['fresh_process_s'], 1000, ' ms')}")
     return "\n".join(lines)
 
 

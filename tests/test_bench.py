@@ -86,6 +86,7 @@ def test_bench_prints_every_figure_as_json(capsys: pytest.CaptureFixture[str]) -
     assert game["clone"]["clone_us"]["n"] == 1
     assert set(game["memory"]["peak_kib"]) == {"trace", "no_trace"}
     assert report["all_loads"]["games"] == [path]
+    assert set(report["all_loads"]) == {"games", "cold_s", "cached_s", "fresh_process_s"}
 
 
 def _compare_module():  # type: ignore[no-untyped-def]

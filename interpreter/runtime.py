@@ -885,8 +885,7 @@ class Game:
             if frame.count <= 0 or not ids:
                 self.frames.pop()
                 return
-            cards = [CardRef(i) for i in ids]
-            options, weights = self._chance_options(cards)
+            options, weights = self._zone_chance_options(ids)
             frame.chance_pool = (src, dst)
             self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
@@ -1027,6 +1026,22 @@ class Game:
             seen.add(text)
             options.append(Option(text, v))
         return options, labelled
+
+    def _zone_chance_options(self, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
+        """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
+        cards, labels = self.state.cards, self._labels
+        first: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        for i in ids:
+            card = cards[i]
+            entry = labels.get(id(card))
+            text = entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i))
+            if text in counts:
+                counts[text] += 1
+            else:
+                counts[text] = 1
+                first[text] = i
+        return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
 
     def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""

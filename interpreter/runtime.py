@@ -1102,9 +1102,16 @@ class Game:
 
     def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
         obj, name = e.obj, e.name
-        if obj.__class__ is s.Name and obj.id not in env and obj.id in self.program.enums:
-            return self.program.enum_value(obj.id, name)
-        v = _EVAL[obj.__class__](self, obj, env)
+        if obj.__class__ is s.Name:  # the common `it.colour`, `c.value`, `Colour.red`
+            id = obj.id
+            if id in env:
+                v = env[id]
+            elif id in self.program.enums:
+                return self.program.enum_value(id, name)
+            else:
+                v = self._global(id, obj)
+        else:
+            v = _EVAL[obj.__class__](self, obj, env)
         if v.__class__ is CardRef:
             return getattr(self.state.cards[v.id], name)
         if isinstance(v, Record):
@@ -1393,7 +1400,7 @@ class Game:
         if isinstance(v, tuple):
             return v
         if isinstance(v, ZoneRef):
-            return tuple(CardRef(i) for i in self.state.zones.get(v.key, ()))
+            return _card_refs(self.state.zones.get(v.key, ()))
         if v is None:
             return ()
         raise self._runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
@@ -1621,6 +1628,8 @@ def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
 
 
 def _same(a: Any, b: Any) -> bool:
+    if a is b:  # every value equals itself (enumeration values and players are often the same object)
+        return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False
     return bool(a == b)
@@ -1629,9 +1638,22 @@ def _same(a: Any, b: Any) -> bool:
 def _contains(seq: Iterable[Any], v: Any) -> bool:
     is_bool = v.__class__ is bool
     for x in seq:  # `_same(x, v)` for each, inlined
-        if (x.__class__ is bool) is is_bool and x == v:
+        if x is v or ((x.__class__ is bool) is is_bool and x == v):
             return True
     return False
+
+
+_CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
+
+
+def _card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
+    """The cards of a zone as values (the same as `tuple(CardRef(i) for i in ids)`, without making them anew)."""
+    refs = _CARD_REFS
+    if ids:
+        top = max(ids)
+        if top >= len(refs):
+            refs.extend(CardRef(i) for i in range(len(refs), top + 1))
+    return tuple([refs[i] for i in ids])
 
 
 def _sort_key(v: Any) -> Any:

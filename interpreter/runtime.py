@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, assert_never
+from typing import Any
 
 import attrs
 
@@ -1637,7 +1637,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def _contains(seq: Iterable[Any], v: Any) -> bool:
     is_bool = v.__class__ is bool
-    for x in seq:  # `_same(x, v)` for each, inlined
+    for x in seq:  # noqa: SIM110 -- `_same(x, v)` inlined: a loop is faster than any() over a generator
         if x is v or ((x.__class__ is bool) is is_bool and x == v):
             return True
     return False

@@ -14,8 +14,8 @@ First it shows that the games are the same: over many seeded games with the same
 sides (uniformly random answers; Big Money bots), the outcome statistics (first player's win
 rate, draws, mean length) must agree within sampling error (|difference| < 4 standard errors).
 Then it measures speed: for each game, both engines run at the same time, one process per core,
-each playing seeded games for a few timed runs (CPU time of the process); the report gives the
-median games/s and the ratio rulecraft / reference.
+each playing seeded games for a few timed runs of the same CPU time (so the two run side by side
+throughout); the report gives the median games/s and the ratio rulecraft / reference.
 """
 
 from __future__ import annotations
@@ -128,14 +128,13 @@ def _guildhall_runner() -> Callable[[int], Outcome]:
 
 ANCHORS: dict[str, dict[str, Any]] = {
     "tic_tac_toe": {"rules": str(GAMES_DIR / "tic_tac_toe.rules"), "reference": "OpenSpiel python_tic_tac_toe",
-                    "ref": lambda: _openspiel_runner("python_tic_tac_toe"), "same": 4000, "speed": 400},
+                    "ref": lambda: _openspiel_runner("python_tic_tac_toe"), "same": 4000},
     "kuhn_poker": {"rules": str(GAMES_DIR / "kuhn_poker.rules"), "reference": "OpenSpiel python_kuhn_poker",
-                   "ref": lambda: _openspiel_runner("python_kuhn_poker"), "same": 10000, "speed": 2000},
+                   "ref": lambda: _openspiel_runner("python_kuhn_poker"), "same": 10000},
     "dominion_first_game": {"rules": str(GAMES_DIR / "dominion_first_game.rules"),
-                            "reference": "pyminion BigMoney x2", "ref": _pyminion_runner, "same": 1000,
-                            "speed": 40},
+                            "reference": "pyminion BigMoney x2", "ref": _pyminion_runner, "same": 1000},
     "guildhall": {"rules": "guildhall", "reference": "tests/reference/guildhall.py", "ref": _guildhall_runner,
-                  "same": 200, "speed": 10},
+                  "same": 200},
 }
 
 
@@ -187,16 +186,21 @@ def _same_worker(task: tuple[str, str, int]) -> tuple[str, str, list[Outcome]]:
     return game, side, [run(seed) for seed in range(n)]
 
 
-def _speed_worker(task: tuple[str, str, int, int]) -> tuple[str, str, list[float]]:
-    game, side, n, repeats = task
+def _speed_worker(task: tuple[str, str, float, int]) -> tuple[str, str, list[float]]:
+    game, side, seconds, repeats = task
     run = make_runner(game, side)
     run(10_000)  # warm up: imports, caches
     rates = []
-    for r in range(repeats):
-        start = time.process_time()
-        for seed in range(n * r, n * (r + 1)):
+    seed = 0
+    for _ in range(repeats):
+        # Each run lasts the same CPU time on both sides, so that the two engines of a game run
+        # side by side for the whole measurement (one process per core).
+        games, start = 0, time.process_time()
+        while (elapsed := time.process_time() - start) < seconds:
             run(seed)
-        rates.append(n / (time.process_time() - start))
+            seed += 1
+            games += 1
+        rates.append(games / elapsed)
     return game, side, rates
 
 
@@ -222,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("games", nargs="*", default=list(ANCHORS), help=f"anchors (default: {', '.join(ANCHORS)})")
     parser.add_argument("--quick", action="store_true", help="a tenth of the games (a smoke run)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per engine (default 5)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per timed run (default 2)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -241,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         outcomes: dict[tuple[str, str], list[Outcome]] = {}
         for g, side, result in pool.imap_unordered(_same_worker, same_tasks):
             outcomes[(g, side)] = result
-        speed_tasks = [(g, side, max(5, int(ANCHORS[g]["speed"] * scale)), args.repeats) for g in games
+        speed_tasks = [(g, side, args.seconds * scale, args.repeats) for g in games
                        for side in ("rulecraft", "reference")]
         rates: dict[tuple[str, str], list[float]] = {}
         for g, side, result in pool.imap_unordered(_speed_worker, speed_tasks):

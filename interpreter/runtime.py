@@ -212,10 +212,21 @@ class CallFrame(Frame):
 class AttemptFrame(Frame):
     """All or nothing: on a failure below it, the journal is undone back to `mark`."""
 
-    __slots__ = ("mark", "otherwise", "span", "what")
+    __slots__ = ("mark", "otherwise", "retry", "span", "what")
 
-    def __init__(self, mark: int, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str):
+    def __init__(self, mark: int, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str,
+                 retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None):
         self.mark, self.otherwise, self.env, self.span, self.what = mark, otherwise, env, span, what
+        # For an ability's tier: the `use` to ask again, without the tiers that failed (§ all or nothing).
+        self.retry = retry
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        new = super().copy(envs)
+        assert isinstance(new, AttemptFrame)
+        if self.retry is not None:
+            node, env, failed = self.retry
+            new.retry = (node, envs.setdefault(id(env), dict(env)), failed)
+        return new
 
     def step(self, g: Game) -> None:
         g.frames.pop()
@@ -715,9 +726,10 @@ class Game:
         self._push(CallFrame(name, new_env, env, target))
         self._push(BlockFrame(proc.body.stmts, new_env))
 
-    def _open_attempt(self, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str) -> None:
+    def _open_attempt(self, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str,
+                      retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None) -> None:
         self.attempts += 1
-        self._push(AttemptFrame(len(self.journal), otherwise, env, span, what))
+        self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
     def _fail(self, message: str, span: Span) -> None:
         """Undo back to the innermost attempt and continue with its `else`, or report the failure."""
@@ -731,7 +743,13 @@ class Game:
                     self.journal.clear()
                 if self.tracing:
                     self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
-                if frame.otherwise is not None:
+                if frame.retry is not None:
+                    # A tier that cannot be completed cannot be chosen: ask again without it.
+                    node, env, failed = frame.retry
+                    again = AskFrame("use", node, env)
+                    again.picked = failed
+                    self._push(again)
+                elif frame.otherwise is not None:
                     self._push(BlockFrame(frame.otherwise.stmts, frame.env))
                 return
             self.frames.pop()
@@ -874,7 +892,9 @@ class Game:
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
             for tier in ability.tiers:
-                if tier.level <= upto and (tier.when is None or self._truth(tier.when, ability_env)):
+                if tier.level <= upto and tier.level not in frame.picked and (
+                    tier.when is None or self._truth(tier.when, ability_env)
+                ):
                     options.append(Option(f"tier {tier.level}: {tier.text}", tier))
             who = ability_env.get("p") if isinstance(ability_env.get("p"), Player) else self._first_player(ability_env)
             self._decide(frame, who, f"{ability.text}: which tier? (count {upto})", options, use.span)
@@ -970,7 +990,8 @@ class Game:
             ability_env = dict(frame.pool[0])
             if self.tracing:
                 self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
-            self._open_attempt(None, ability_env, tier.span, f"{ability.name} tier {tier.level}")
+            self._open_attempt(None, ability_env, tier.span, f"{ability.name} tier {tier.level}",
+                               retry=(frame.node, env, (*frame.picked, tier.level)))
             self._push(CallFrame(ability.name, ability_env, None, None))
             self._push(BlockFrame(tier.body.stmts, ability_env))
         elif frame.kind == "draw":

@@ -105,7 +105,7 @@ play {
 
 
 def test_ability_tier_that_cannot_be_completed_is_rolled_back() -> None:
-    """Choosing a tier that fails midway undoes the tier: all or nothing."""
+    """Choosing a tier that fails midway undoes the tier (all or nothing) and asks again without it."""
     rb = load("""
 ability take(p: Player) "Take chips" {
   tier 0 "Take 1" { move top(row) to hand[p] }
@@ -121,9 +121,13 @@ play { use take(players[0]) upto 2 }
     game = rb.new_game(players=1)
     assert game.legal_answers() == ["no ability", "tier 0: Take 1", "tier 2: Take 2 and score"]
     game.apply("tier 2: Take 2 and score")
-    assert game.over
     assert game.state.vars.get("points[P1]", 0) == 0
     assert game.view(None)["zones"]["row"] == ["red 1"]
+    # A tier that cannot be completed cannot be chosen: the others are offered again.
+    assert game.legal_answers() == ["no ability", "tier 0: Take 1"]
+    game.apply("tier 0: Take 1")
+    assert game.over
+    assert game.view(None)["zones"]["hand[P1]"] == ["red 1"]
 
 
 def test_rules_fire_after_each_change_until_none_applies() -> None:

@@ -159,11 +159,13 @@ def test_weaver_tier_2_identical_exchange_is_legal(trace_snapshot) -> None:  # t
 
 
 def test_weaver_exchange_leaving_a_duplicate_is_undone(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
-    """An exchange whose final state has two identical cards in the guild is refused and undone whole."""
+    """An exchange whose final state has two identical cards in the guild is refused and undone whole;
+    the failed tier is not offered again, a lower one or none is (§5, A12)."""
     game, trace = scenario_trace(
         {"guild[P1]": ["red Weaver", "blue Weaver"], "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"]},
         ["play yellow Weaver", "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-         "blue Weaver", "red Farmer", "red Weaver"])
+         "blue Weaver", "red Farmer", "red Weaver", "no ability"])
+    assert "use     weaver tier 0" not in trace
     assert zones(game)["guild[P1]"] == ["blue Weaver", "red Weaver"]
     assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "blue Weaver", "red Farmer"]
     assert "undo" in trace
@@ -276,11 +278,11 @@ def test_trader_tier_4_exchanges_chapters_of_any_professions(trace_snapshot) -> 
 
 
 def test_trader_chapter_exchange_blocked_by_a_duplicate(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
-    """A chapter whose card is already in the receiving guild cannot move: the tier is undone (§14)."""
+    """A chapter whose card is already in the receiving guild cannot move: the tier is undone and only lower tiers are offered (§14, A12)."""
     game, trace = scenario_trace(
         {"guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
          "hand[P1]": ["red Trader", "green Dancer"], "guild[P2]": ["red Weaver", "red Farmer"]},
-        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer"])
+        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer", "no ability"])
     assert sorted(zones(game)["guild[P2]"]) == ["red Farmer", "red Weaver"]
     assert "undo" in trace
     assert trace == trace_snapshot

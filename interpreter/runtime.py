@@ -73,8 +73,9 @@ class Decision:
 class Event:
     """One line of the trace: what happened, to what, and the rule that did it.
 
-    `zones` lists the zone keys a move read from and wrote to, and `cards` the labels moved,
-    so that a player's view of the trace can hide what that player may not see.
+    `zones` lists the zone keys a move read from and wrote to (the destination last), so that a
+    player's view of the trace can show `hidden_text` instead of what that player may not see;
+    `top_text` is what everyone sees when cards land on a pile whose top card alone is face up.
     """
 
     verb: str
@@ -83,6 +84,7 @@ class Event:
     actor: str = ""
     zones: tuple[str, ...] = ()
     hidden_text: str | None = None
+    top_text: str | None = None
 
 
 class RuntimeFailure(Exception):
@@ -784,8 +786,8 @@ class Game:
     # ---------------------------------------------------------------- state changes
 
     def _event(self, verb: str, text: str, span: Span, zones: tuple[str, ...] = (),
-               hidden_text: str | None = None) -> None:
-        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text))
+               hidden_text: str | None = None, top_text: str | None = None) -> None:
+        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text))
 
     def _changed(self, name: str) -> None:
         if not self.program.rules:
@@ -828,7 +830,8 @@ class Game:
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
-            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden)
+            top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
+            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
             changed = {k.split("[", 1)[0] for k in sources}
             changed.add(zone.name)
@@ -1533,6 +1536,8 @@ class Game:
             if event.verb == "reveal" and who is not None:
                 return event.hidden_text or event.text
             return event.text
+        if event.verb == "move":
+            return self._move_visible_to(event, who)
         for key in event.zones:
             name = key.split("[", 1)[0]
             if name in self.program.zones:
@@ -1555,6 +1560,25 @@ class Game:
                 continue
             return event.hidden_text or "(hidden)"
         return event.text
+
+    def _move_visible_to(self, event: Event, who: Player) -> str:
+        """A move names its cards to `who` if `who` saw them where they were or sees them where they land."""
+        *sources, dst = event.zones
+        if all(self._sees_cards_of(key, who, as_source=True) for key in sources) or self._sees_cards_of(dst, who):
+            return event.text
+        decl = self.program.zones.get(dst.split("[", 1)[0])
+        if decl is not None and decl.visibility == "top" and event.top_text:
+            return event.top_text
+        return event.hidden_text or "(hidden)"
+
+    def _sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+        decl = self.program.zones.get(key.split("[", 1)[0])
+        if decl is None or decl.shuffled:
+            return False
+        if decl.visibility == "public" or (decl.visibility == "owner" and self._owned_by(key, who)):
+            return True
+        # A card taken from a pile whose top is face up is (normally) that top card.
+        return as_source and decl.visibility == "top"
 
     def _moved_between_visible(self, event: Event, who: Player) -> bool:
         # A card that lands somewhere `who` sees is seen, wherever it came from.

@@ -287,3 +287,15 @@ play { let p = players[0]  let c = choose one from hand[p] by p prompt "Show"  m
     game.apply("red 3")
     assert game.view(None)["zones"]["row"] == ["red 3"]
     assert "arrange red 2, red 3 -> hand[P1]" in [f"{e.verb} {e.text}" for e in game.events]
+
+
+def test_trace_shows_others_only_the_top_card_of_cards_landing_on_a_top_pile() -> None:
+    """Cards from a hidden hand onto a pile whose top alone is face up: others learn the top card only."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in hand[players[0]]  create 1 Chip { colour: blue, n: 2 } in hand[players[0]] }
+play { move hand[players[0]] to pile }
+""")
+    game = rb.new_game(players=2)
+    move = next(e for e in game.events if e.verb == "move")
+    assert game.visible_to(move, Player(0)) == "red 1, blue 2: hand[P1] -> pile"
+    assert game.visible_to(move, Player(1)) == "2 cards: hand[P1] -> pile (top: blue 2)"

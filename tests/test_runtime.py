@@ -283,3 +283,13 @@ play { let p = players[0]  let c = choose one from hand[p] by p prompt "Show"  m
     game.apply("red 3")
     assert game.view(None)["zones"]["row"] == ["red 3"]
     assert "arrange red 2, red 3 -> hand[P1]" in [f"{e.verb} {e.text}" for e in game.events]
+
+
+def test_setting_a_field_traces_the_card_as_it_was() -> None:
+    """A field that is part of a card's label is traced under the card's old label."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in row }
+play { set first(row).n = 2  set first(row).colour = blue }
+""")
+    game = rb.new_game(players=1)
+    assert [e.text for e in game.events if e.verb == "set"] == ["red 1.n = 2", "red 2.colour = blue"]

@@ -176,3 +176,215 @@ def test_two_red_commissions_fall_back_to_blue_then_green(trace_snapshot) -> Non
                   "§5.3 fallback example")
     assert text == trace_snapshot
     assert zone(game, "hired[P1]") == ["green craftsman", "blue craftsman"]
+
+
+# ---------------------------------------------------------------- one trace per action
+
+COMMISSIONS_FULL = """
+  # P1 holds 3 commissions and 3 silver, one step from town C's commission book.
+  repeat 3 { move top(co_right[D]) to held[P1] }
+  give_coins(P1, 3)
+  set at[P1] = g12
+"""
+
+
+def test_buying_a_fourth_commission_returns_one_to_this_book(trace_snapshot) -> None:
+    """With 3 open commissions, buying a page (1 silver) sends one of the 3 back onto either side of the book."""
+    game = scenario(COMMISSIONS_FULL)
+    old = zone(game, "held[P1]")
+    run_script(game, ["C", "Buy commissions", "Buy the right page"])
+    decision = game.current_decision()
+    assert decision.prompt == "Return which commission to the book?"
+    assert sorted(decision.labels) == sorted(old), "only one of the 3 old commissions, and no way to keep all 4"
+    text = played(scenario(COMMISSIONS_FULL), ["C", "Buy commissions", "Buy the right page", old[0],
+                                               "The left side", "Close the book"], "§5.1 buying commissions")
+    assert text == trace_snapshot
+
+
+PORT = """
+  # P1 stands next to the south harbour (2 ships) with a horse (load 3) and a shovel; the pool
+  # holds an emerald, a ruby and a gold.
+  equip(P1, "E05", recto)
+  equip(P1, "E01", recto)
+  for g in [emerald, ruby, gold] { move gem_from(g, g9) to pool }
+  set at[P1] = hc
+  give_coins(P1, 3)
+"""
+
+
+def test_loading_at_a_harbour_takes_at_most_its_ships_from_the_pool(trace_snapshot) -> None:
+    """The south harbour has 2 ships: two gems come from the used-gem pool, the horse costs 3 silver."""
+    game = scenario(PORT)
+    text = played(game, ["h2", "Load gems from the pool", "emerald", "E01 shovel", "ruby"],
+                  "§5.2 loading at a harbour")
+    assert text == trace_snapshot
+    assert zone(game, "pool") == ["gold"]
+
+
+def test_mining_silver_refills_to_six(trace_snapshot) -> None:
+    """At a silver mine the action takes coins from the bank up to 6."""
+    game = scenario("set at[P1] = g3")
+    text = played(game, ["m2", "Mine silver"], "§5.4 mining silver")
+    assert text == trace_snapshot
+    assert var(game, "silver[P1]") == "6"
+
+
+def test_provisions_let_a_move_pass_one_town_and_are_used_up(trace_snapshot) -> None:
+    """P1 takes provisions in town C; next turn a walk from C through A ends beyond it and flips the card back."""
+    game = scenario("")
+    run_script(game, ["C", "Take provisions", "g9", "Do nothing", "g10", "Do nothing"])
+    assert "g8" in game.legal_answers() and "g8" not in scenario("set at[P1] = C").legal_answers()
+    text = played(scenario("set at[P1] = C  set fed[P1] = true"), ["g8"], "§4.1 movement with provisions")
+    assert text == trace_snapshot
+
+
+def test_a_move_without_provisions_stops_at_the_first_town() -> None:
+    """From the port city a move reaches the central spaces and the four towns, never beyond (§9.2 counts)."""
+    game = scenario("")
+    assert sorted(game.legal_answers()) == sorted(["g9", "he", "g10", "hf", "g11", "g12", "hg", "g13",
+                                                   "A", "B", "C", "D"])
+    assert len(scenario("set fed[P1] = true").legal_answers()) == 29
+    assert sorted(scenario("set at[P1] = g1").legal_answers()) == ["A", "C", "g2", "h1", "ha"]
+
+
+def test_a_move_that_uses_no_town_keeps_the_provisions() -> None:
+    """Provisions are spent only when the walk has to pass a town (A-5)."""
+    game = scenario("set fed[P1] = true")
+    run_script(game, ["g9"])
+    assert var(game, "fed[P1]") == "true"
+
+
+PAYING = """
+  # P2 (6 silver) and P3 (3 silver) stand on g9; P1 has 2 silver.
+  set at[P2] = g9
+  set at[P3] = g9
+  give_coins(P1, 2)
+  give_coins(P2, 6)
+"""
+
+
+def test_ending_on_other_figures_pays_each_owner_or_the_bank(trace_snapshot) -> None:
+    """1 silver to each other figure's owner; P2 holds 6, so that coin goes to the bank."""
+    game = scenario(PAYING)
+    text = played(game, ["g9"], "§4.1 meeting rivals")
+    assert text == trace_snapshot
+    assert (var(game, "silver[P1]"), var(game, "silver[P2]"), var(game, "silver[P3]")) == ("0", "6", "4")
+
+
+def test_a_silver_mine_is_free_to_end_on() -> None:
+    """Ending on a silver mine with other figures costs nothing, even without money."""
+    game = scenario("set at[P2] = m2  set at[P3] = m2  set at[P1] = g3  give_coins(P1, 0)")
+    run_script(game, ["m2"])
+    assert var(game, "silver[P1]") == "0" and var(game, "silver[P2]") == "2"
+
+
+# ---------------------------------------------------------------- refusals
+
+
+PAN = "first(gear[P1] where tool(it) == pan)"
+PICKAXES_ON_TOP = "while tool(top(eq_right[A])) != pickaxe { move top(eq_right[A]) to bottom of eq_right[A] }"
+
+
+@pytest.mark.parametrize(("allowed", "refused", "script", "answer"), [
+    # a second equipment of one type: with a pickaxe, a pickaxe page cannot be bought
+    (f"move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}",
+     f"""equip(P1, "E02", recto)  move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}""",
+     ["A", "Buy equipment"], "Buy the right page"),
+    # a move ending where it began (P is reachable from g9, not from P itself)
+    ("set at[P1] = g9  give_coins(P1, 3)", "", [], "P"),
+    # a space you cannot pay for: two figures on g9 and only 1 silver
+    ("set at[P2] = g9  set at[P3] = g9  give_coins(P1, 2)", "set at[P2] = g9  set at[P3] = g9  give_coins(P1, 1)",
+     [], "g9"),
+    # loading without capacity: the pan holds a gold and the deposit holds only gold
+    ("move site[g9] to site[g1]  for i in 1..3 { move gem_from(gold, g9) to site[g9] }",
+     f"""move site[g9] to site[g1]  for i in 1..3 {{ move gem_from(gold, g9) to site[g9] }}
+         move gem_from(gold, g9) to load[{PAN}]""", ["g9"], "Load gems"),
+], ids=["second-equipment-of-a-type", "end-where-it-began", "cannot-pay", "no-capacity"])
+def test_refusals(allowed: str, refused: str, script: list[str], answer: str) -> None:
+    """What the rules forbid is never offered; the same answer is offered when the rules allow it."""
+    game = scenario(allowed)
+    run_script(game, script)
+    assert answer in game.legal_answers()
+    game = scenario(refused)
+    run_script(game, script)
+    assert answer not in game.legal_answers()
+
+
+# ---------------------------------------------------------------- the end of the game and scoring
+
+ENDING = """
+  # Only grey (1) and yellow (1) craftsmen are left. P1 can fulfil a yellow commission at house c;
+  # P2 has two red craftsmen (and so the red workshop) and a gem on the pan; P3 holds an open commission.
+  for k in Craft { leave_in_guild(k, if k in [grey, yellow] then 1 else 0) }
+  move first(aside where it.colour == red) to hired[P2]
+  move first(aside where it.colour == red) to hired[P2]
+  move book_page(yellow) to held[P1]
+  move gem_from(gold, g9) to load[first(gear[P1])]
+  move gem_from(gold, g9) to load[first(gear[P2])]
+  move book_page(red) to held[P3]
+  set at[P1] = g5
+"""
+
+
+def test_the_last_colour_ends_the_game_after_the_round(trace_snapshot) -> None:
+    """When one craftsman colour is left the round is finished; then each player's score is totalled."""
+    game = scenario(ENDING)
+    assert zone(game, "opened[P2]") == ["red workshop (2 needed, 5 VP)"]
+    text = played(game, ["hc", "Fulfil commissions", "K19 yellow [gold] 3 VP", "g9", "g10", "Do nothing"],
+                  "§6-7 the end of the game")
+    assert text == trace_snapshot
+    assert game.over
+    assert game.result() == {"scores": {"P1": 3 + 10, "P2": 10 + 5 + 1, "P3": 0}, "winners": ["P2"]}
+
+
+@pytest.mark.parametrize(("coins", "winners"), [((1, 2, 3), ["P3"]), ((1, 3, 3), ["P2", "P3"])])
+def test_a_tie_goes_to_more_silver_then_is_shared(coins: tuple[int, int, int], winners: list[str]) -> None:
+    """Equal scores: the player with more silver wins; equal silver too: all of them win."""
+    setup = "for k in Craft { leave_in_guild(k, if k == grey then 1 else 0) }\n" + "\n".join(
+        f"give_coins(P{i + 1}, {n})" for i, n in enumerate(coins))
+    game = scenario(setup)
+    for to in ["g9", "g10", "hf"]:
+        run_script(game, [to])
+        if "Do nothing" in game.legal_answers():
+            run_script(game, ["Do nothing"])
+    assert game.over and game.result()["winners"] == winners
+
+
+# ---------------------------------------------------------------- invariants over seeded games
+
+STONE_ZONES = ("bag", "site[", "pool", "load[")
+
+
+def check_invariants(game: rulecraft.Game) -> None:
+    view = game.view(None)
+    zones, vars_ = view["zones"], view["vars"]
+    gems = sum(len(cards) for key, cards in zones.items() if key.startswith(STONE_ZONES))
+    assert gems == 78, f"{gems} gems on the table"
+    coins = [int(vars_.get(f"silver[P{i + 1}]", 0)) for i in range(game.state.players)]
+    assert sum(coins) + int(vars_["bank"]) == 30, f"silver {coins} and bank {vars_['bank']}"
+    assert all(0 <= c <= 6 for c in coins), f"silver {coins}"
+    assert all(len(zones.get(f"held[P{i + 1}]", [])) <= 3 for i in range(game.state.players))
+
+
+@pytest.mark.parametrize(("players", "seed"), [(3, 1), (5, 2)])
+def test_random_games_end_and_conserve_gems_and_silver(players: int, seed: int) -> None:
+    """Random players finish (at the latest after the round limit); 78 gems and 30 silver are kept, silver <= 6."""
+    rb = rulecraft.load("valdora")
+    game = rb.new_game(players=players, seed=seed, trace=False)
+    check_invariants(game)
+    play(game, [RandomAgent(seed * 10 + i) for i in range(players)], on_answer=check_invariants)
+    assert game.over and game.result()["winners"]
+
+
+def test_greedy_players_decide_from_few_options() -> None:
+    """A greedy player makes a round of decisions; no decision offers more than the 29 destinations."""
+    rb = rulecraft.load("valdora")
+    game = rb.new_game(players=3, seed=4, trace=False)
+    agents = [GreedyAgent(i) for i in range(3)]
+    widest = 0
+    for _ in range(12):
+        decision = game.current_decision()
+        widest = max(widest, len(decision.options))
+        game.apply(agents[decision.player.index].choose(game, decision))
+        check_invariants(game)
+    assert widest <= 29

@@ -16,7 +16,7 @@ import pytest
 
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
-from rulecraft.records import replay
+from rulecraft.records import read_record, replay
 from rulecraft.render import trace_lines
 
 
@@ -388,3 +388,20 @@ def test_greedy_players_decide_from_few_options() -> None:
         game.apply(agents[decision.player.index].choose(game, decision))
         check_invariants(game)
     assert widest <= 29
+
+
+# ---------------------------------------------------------------- a game written down at a table
+
+
+def test_the_table_record_replays() -> None:
+    """A hand-written record without a seed (the table's answers are what was revealed) replays step by step."""
+
+
+    record = read_record(ROOT / "examples" / "records" / "valdora_table.json")
+    assert record.seed is None
+    game = replay(record)
+    assert not game.over and game.current_decision().by == "P1"
+    assert zone(game, "site[g1]") == ["gold", "emerald", "amethyst", "sapphire", "ruby"]
+    assert zone(game, "gear[P2]") == ["E18 cart (load 3 silver)", "S pan"]
+    assert (var(game, "at[P3]"), var(game, "fed[P3]"), var(game, "round")) == ("g1", "false", "3")
+    check_invariants(game)

@@ -9,16 +9,13 @@ scenarios keep the 78 gems and 30 silver.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.records import read_record, replay
 from rulecraft.render import trace_lines
-
 
 
 def run_script(game: rulecraft.Game, answers: list[str | int]) -> None:
@@ -171,7 +168,7 @@ RED = """
 def test_two_red_commissions_fall_back_to_blue_then_green(trace_snapshot) -> None:
     """The first craftsman is the next colour clockwise (blue); blue is then empty, so green."""
     game = scenario(RED)
-    first, second = [c for c in zone(game, "held[P1]")]
+    first, second = list(zone(game, "held[P1]"))
     text = played(game, ["ha", "Fulfil commissions", second, 0, first],
                   "§5.3 fallback example")
     assert text == trace_snapshot

@@ -59,8 +59,10 @@ def scenario(setup: str, players: int = 3, seed: int = 1) -> rulecraft.Game:
 def played(game: rulecraft.Game, answers: list[str | int], title: str) -> str:
     """Run the answers and render the trace from the first round on (the setup is not repeated)."""
     start = next(i for i, e in enumerate(game.events) if e.text == "round = 1")
+    first = game.current_decision()
+    offered = f"# {first.by} is first asked \"{first.prompt}\": {', '.join(first.labels)}"
     run_script(game, answers)
-    lines = [f"# {title}", f"# players: {game.state.players}", f"# answers: {answers}", ""]
+    lines = [f"# {title}", f"# players: {game.state.players}", offered, f"# answers: {answers}", ""]
     lines += trace_lines(game, game.events[start:])
     return "\n".join(lines) + "\n"
 
@@ -229,10 +231,16 @@ def test_mining_silver_refills_to_six(trace_snapshot) -> None:
 def test_provisions_let_a_move_pass_one_town_and_are_used_up(trace_snapshot) -> None:
     """P1 takes provisions in town C; next turn a walk from C through A ends beyond it and flips the card back."""
     game = scenario("")
-    run_script(game, ["C", "Take provisions", "g9", "Do nothing", "g10", "Do nothing"])
-    assert "g8" in game.legal_answers() and "g8" not in scenario("set at[P1] = C").legal_answers()
-    text = played(scenario("set at[P1] = C  set fed[P1] = true"), ["g8"], "§4.1 movement with provisions")
+    text = played(game, ["C", "Take provisions", "g9", "Do nothing", "g10", "Do nothing", "g8"],
+                  "§4.1, §5.5 taking provisions, then a move with provisions")
     assert text == trace_snapshot
+    assert var(game, "fed[P1]") == "false"
+    assert "g8" not in scenario("set at[P1] = C").legal_answers(), "without provisions g8 is beyond town A"
+
+
+def test_a_move_without_provisions(trace_snapshot) -> None:
+    """Without provisions P1 is offered the central spaces and the four towns, and stops in town A."""
+    assert played(scenario(""), ["A"], "§4.1 movement without provisions") == trace_snapshot
 
 
 def test_a_move_without_provisions_stops_at_the_first_town() -> None:

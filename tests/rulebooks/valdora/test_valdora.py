@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.records import read_record, replay
@@ -23,6 +24,7 @@ def run_script(game: rulecraft.Game, answers: list[str | int]) -> None:
     for answer in answers:
         assert game.current_decision() is not None, f"the game asks nothing, but the script says {answer!r}"
         game.apply(answer)
+
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -15,6 +15,7 @@ import pytest
 
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
+from rulecraft.cli import main
 from rulecraft.records import read_record, replay
 from rulecraft.render import trace_lines
 
@@ -412,3 +413,10 @@ def test_the_table_record_replays() -> None:
     assert zone(game, "gear[P2]") == ["E18 cart (load 3 silver)", "S pan"]
     assert (var(game, "at[P3]"), var(game, "fed[P3]"), var(game, "round")) == ("g1", "false", "3")
     check_invariants(game)
+
+
+def test_the_play_command_names_the_winner(capsys) -> None:
+    """`rulecraft play valdora` plays a whole game and ends with the winner line."""
+    assert main(["play", "valdora", "--players", "4", "--seed", "3", "--agents", "random"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(("winner: P", "winners: P"))

@@ -853,9 +853,11 @@ class Game:
         old = st.cards[card.id]
         if self.attempts:
             self.journal.append(("field", card.id, old))
+        # The trace names the card as it was, since the change may alter its label.
+        before = self.label(card) if self.tracing else ""
         st.cards[card.id] = attrs.evolve(old, **{field: value})
         if self.tracing:
-            self._event("set", f"{self.label(card)}.{field} = {self.label(value)}", span,
+            self._event("set", f"{before}.{field} = {self.label(value)}", span,
                         zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 

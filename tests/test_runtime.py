@@ -299,3 +299,13 @@ play { move hand[players[0]] to pile }
     move = next(e for e in game.events if e.verb == "move")
     assert game.visible_to(move, Player(0)) == "red 1, blue 2: hand[P1] -> pile"
     assert game.visible_to(move, Player(1)) == "2 cards: hand[P1] -> pile (top: blue 2)"
+
+
+def test_setting_a_field_traces_the_card_as_it_was() -> None:
+    """A field that is part of a card's label is traced under the card's old label."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in row }
+play { set first(row).n = 2  set first(row).colour = blue }
+""")
+    game = rb.new_game(players=1)
+    assert [e.text for e in game.events if e.verb == "set"] == ["red 1.n = 2", "red 2.colour = blue"]

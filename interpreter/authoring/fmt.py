@@ -1,0 +1,517 @@
+"""The canonical layout of rulebook text: `rulecraft fmt`.
+
+The formatter prints the AST back as text, so formatting can never change meaning (the AST,
+spans aside, is equal before and after). What the AST does not hold is recovered from the
+source lines:
+- comments: an own-line comment is printed before the declaration, statement, list item or
+  closing brace that follows it; a comment at the end of a line stays at the end of the first
+  line printed for the outermost node that starts on that line (else it moves to its own line);
+- blank lines: one blank line is kept wherever the source had one or more between two items;
+- the author's line breaks in lists, records, card fields and enumerations: a literal written
+  over several lines (or too long for one) is printed one item per line; a block written on one
+  line with one statement stays on one line (`setup { for p in players { refill(p) } }`).
+
+Everything else is canonical: two spaces of indent, one statement per line, single spaces
+around operators and after commas, no trailing commas, parentheses only where needed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+from .. import syntax as s
+from ..parser import parse
+
+INDENT = "  "
+WIDTH = 100
+
+
+# ---------------------------------------------------------------- comments in the source
+
+
+class Comment:
+    __slots__ = ("line", "text", "trailing")
+
+    def __init__(self, line: int, text: str, trailing: bool):
+        self.line, self.text, self.trailing = line, text, trailing
+
+
+def find_comments(text: str) -> list[Comment]:
+    """Every `#` comment of the source with its 1-based line; `trailing` if code precedes it."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        in_string, escaped = False, False
+        for i, ch in enumerate(line):
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == "#":
+                out.append(Comment(number, line[i:].rstrip(), bool(line[:i].strip())))
+                break
+    return out
+
+
+class _Comments:
+    """The comments not yet printed, in source order."""
+
+    def __init__(self, comments: list[Comment]):
+        self.left = list(comments)
+
+    def before(self, line: int) -> list[Comment]:
+        """Take every comment on a line before `line`."""
+        taken = [c for c in self.left if c.line < line]
+        if taken:
+            self.left = [c for c in self.left if c.line >= line]
+        return taken
+
+    def trailing_at(self, line: int) -> Comment | None:
+        """Take the end-of-line comment on `line`, if any."""
+        for c in self.left:
+            if c.line == line and c.trailing:
+                self.left.remove(c)
+                return c
+        return None
+
+    def rest(self) -> list[Comment]:
+        taken, self.left = self.left, []
+        return taken
+
+
+# ---------------------------------------------------------------- expressions
+
+# Binding strength of each expression form, as in grammar/rules.lark (weakest first).
+TERNARY, QUERY, OR, AND, NOT, COMPARE, RANGE, SUM, PRODUCT, UNARY, POSTFIX, ATOM = range(12)
+QUERY_WORDS = {"where": "where", "sorted": "sorted by", "max": "max by", "min": "min by",
+               "group": "group by", "map": "map"}
+
+
+def quote(text: str) -> str:
+    """A string literal that the parser reads back as `text`."""
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def level(e: s.Expr) -> int:
+    match e:
+        case s.CondExpr():
+            return TERNARY
+        case s.Query():
+            return QUERY
+        case s.Or():
+            return OR
+        case s.And():
+            return AND
+        case s.Not():
+            return NOT
+        case s.Compare() | s.In():
+            return COMPARE
+        case s.RangeOp():
+            return RANGE
+        case s.Binary(op):
+            return SUM if op in ("+", "-") else PRODUCT
+        case s.Neg():
+            return UNARY
+        case s.FieldAccess() | s.Index() | s.Call():
+            return POSTFIX
+        case _:
+            return ATOM
+
+
+def type_text(t: s.TypeExpr) -> str:
+    match t:
+        case s.NamedType(name):
+            return name
+        case s.ListType(element):
+            return f"list of {type_text(element)}"
+        case _:
+            assert_never(t)
+
+
+class Formatter:
+    """Print one file's AST in canonical layout, with the comments of its source."""
+
+    def __init__(self, source: str, tree: s.Rulebook):
+        self.tree = tree
+        self.comments = _Comments(find_comments(source))
+
+    # ------------------------------------------------------------ helpers
+
+    def _comment_lines(self, comments: Sequence[Comment], indent: str, last: int | None,
+                       first: bool = False) -> tuple[list[str], int | None]:
+        """Own-line comments, keeping one blank line where the source had a gap (not at the top)."""
+        out: list[str] = []
+        for c in comments:
+            if last is not None and c.line - last > 1 and (out or not first):
+                out.append("")
+            out.append(indent + c.text)
+            last = c.line
+        return out, last
+
+    def _items(self, nodes: Sequence[Any], indent: str, render: Any, last: int | None,
+               end_line: int) -> list[str]:
+        """Lines of a sequence of nodes with their comments and kept blank lines, then the
+        comments before `end_line` (the closing brace)."""
+        out: list[str] = []
+        for node in nodes:
+            line = node.span.line
+            lines, last = self._comment_lines(self.comments.before(line), indent, last, not out)
+            out.extend(lines)
+            if last is not None and line - last > 1 and out:
+                out.append("")
+            trailing = self.comments.trailing_at(line)
+            text = indent + render(node, indent)
+            if trailing is not None:
+                head, sep, tail = text.partition("\n")
+                text = f"{head}  {trailing.text}{sep}{tail}"
+            out.extend(text.split("\n"))
+            last = max(node.span.end_line, line)
+        if end_line:
+            lines, last = self._comment_lines(self.comments.before(end_line), indent, last, not out)
+            out.extend(lines)
+        return out
+
+    def _seq(self, items: Sequence[Any], render: Any, open_: str, close: str, indent: str,
+             node_span: Any, force_break: bool = False) -> str:
+        """A bracketed, comma-separated sequence: on one line, or one item per line when the
+        source wrote it over several lines, it holds comments, or one line is too long."""
+        one_line = open_ + ", ".join(render(i, indent) for i in items) + close
+        if open_ == "{" and items:
+            one_line = "{ " + one_line[1:-1] + " }"
+        elif open_ == "{":
+            one_line = "{ }"
+        multi = (node_span.end_line > node_span.line and node_span.line > 0) or force_break
+        has_comment = any(node_span.line <= c.line < node_span.end_line for c in self.comments.left)
+        if not items or (not multi and not has_comment and len(indent) + len(one_line) <= WIDTH
+                         and "\n" not in one_line):
+            return one_line
+        inner = indent + INDENT
+        out = [open_]
+        last: int | None = None
+        for n, item in enumerate(items):
+            line = item.span.line
+            lines, last = self._comment_lines(self.comments.before(line), inner, last)
+            out.extend(lines)
+            text = inner + render(item, inner) + ("," if n < len(items) - 1 else "")
+            trailing = self.comments.trailing_at(item.span.end_line or line)
+            if trailing is not None:
+                text += "  " + trailing.text
+            out.append(text)
+            last = max(item.span.end_line, line)
+        lines, _ = self._comment_lines(self.comments.before(node_span.end_line), inner, last)
+        out.extend(lines)
+        out.append(indent + close)
+        return "\n".join(out)
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e: s.Expr, indent: str, need: int = TERNARY) -> str:
+        text = self._expr(e, indent)
+        return f"({text})" if level(e) < need else text
+
+    def _expr(self, e: s.Expr, indent: str) -> str:  # noqa: C901 -- one case per expression
+        x = self.expr
+        match e:
+            case s.IntLit(value):
+                return str(value)
+            case s.StrLit(value):
+                return quote(value)
+            case s.BoolLit(value):
+                return "true" if value else "false"
+            case s.NoneLit():
+                return "none"
+            case s.Name(id):
+                return id
+            case s.ListLit(items):
+                return self._seq(items, lambda i, ind: x(i, ind), "[", "]", indent, e.span)
+            case s.Comprehension(element, var, source, condition):
+                cond = f" if {x(condition, indent)}" if condition is not None else ""
+                return f"[{x(element, indent)} for {var} in {x(source, indent)}{cond}]"
+            case s.RecordLit(inits):
+                if not inits:
+                    return "{}"
+                text = self._seq(inits, self.init, "{", "}", indent, e.span)
+                return "{" + text[2:-2] + "}" if "\n" not in text else text
+            case s.FieldAccess(obj, name):
+                return f"{x(obj, indent, POSTFIX)}.{name}"
+            case s.Index(obj, args):
+                return f"{x(obj, indent, POSTFIX)}[{', '.join(x(a, indent) for a in args)}]"
+            case s.Call(name, args):
+                return f"{name}({', '.join(x(a, indent) for a in args)})"
+            case s.Neg(operand):
+                return f"-{x(operand, indent, UNARY)}"
+            case s.Binary(op, left, right):
+                lv = level(e)
+                return f"{x(left, indent, lv)} {op} {x(right, indent, lv + 1)}"
+            case s.RangeOp(low, high):
+                return f"{x(low, indent, SUM)}..{x(high, indent, SUM)}"
+            case s.Compare(op, left, right):
+                return f"{x(left, indent, COMPARE)} {op} {x(right, indent, RANGE)}"
+            case s.In(item, collection, negated):
+                word = "not in" if negated else "in"
+                return f"{x(item, indent, COMPARE)} {word} {x(collection, indent, RANGE)}"
+            case s.Not(operand):
+                return f"not {x(operand, indent, NOT)}"
+            case s.And(left, right):
+                return f"{x(left, indent, AND)} and {x(right, indent, NOT)}"
+            case s.Or(left, right):
+                return f"{x(left, indent, OR)} or {x(right, indent, AND)}"
+            case s.Query(op, source, key):
+                return f"{x(source, indent, QUERY)} {QUERY_WORDS[op]} {x(key, indent, OR)}"
+            case s.CondExpr(condition, then, otherwise):
+                return (f"if {x(condition, indent, QUERY)} then {x(then, indent, QUERY)} "
+                        f"else {x(otherwise, indent, TERNARY)}")
+            case _:
+                assert_never(e)
+
+    def init(self, i: s.Init, indent: str) -> str:
+        return f"{i.name}: {self.expr(i.value, indent)}"
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, b: s.Block, indent: str) -> str:
+        """`{ stmt }` on one line when the source did so with one statement, else one per line."""
+        if not b.stmts:
+            inner_comments = any(b.span.line <= c.line < b.span.end_line for c in self.comments.left)
+            if not inner_comments:
+                return "{ }"
+        if len(b.stmts) == 1 and b.span.line == b.span.end_line and b.span.line > 0:
+            saved = list(self.comments.left)
+            text = "{ " + self.stmt(b.stmts[0], indent) + " }"
+            if "\n" not in text and len(indent) + len(text) <= WIDTH:
+                return text
+            self.comments.left = saved
+        lines = self._items(b.stmts, indent + INDENT, self.stmt, b.span.line, b.span.end_line)
+        return "{\n" + "\n".join(lines) + "\n" + indent + "}"
+
+    def stmt(self, st: s.Stmt, indent: str) -> str:  # noqa: C901 -- one case per statement
+        x = self.expr
+        match st:
+            case s.Let(name, value):
+                return f"let {name} = {x(value, indent)}"
+            case s.Assign(name, op, value):
+                return f"{name} {op} {x(value, indent)}"
+            case s.SetVar(name, keys, op, value):
+                target = name + (f"[{', '.join(x(k, indent) for k in keys)}]" if keys else "")
+                return f"set {target} {op} {x(value, indent)}"
+            case s.SetField(obj, field, op, value):
+                return f"set {x(obj, indent, POSTFIX)}.{field} {op} {x(value, indent)}"
+            case s.Move(what, to, bottom):
+                return f"move {x(what, indent)} to {'bottom of ' if bottom else ''}{x(to, indent)}"
+            case s.Draw(count, source, to):
+                return f"draw {x(count, indent)} from {x(source, indent)} to {x(to, indent)}"
+            case s.Create(count, card_type, inits, zone):
+                fields = self._seq(inits, self.init, "{", "}", indent, _inits_span(st))
+                return f"create {x(count, indent)} {card_type} {fields} in {x(zone, indent)}"
+            case s.If(condition, then, elifs, otherwise):
+                text = f"if {x(condition, indent)} {self.block(then, indent)}"
+                for clause in elifs:
+                    text += f" elif {x(clause.condition, indent)} {self.block(clause.body, indent)}"
+                if otherwise is not None:
+                    text += f" else {self.block(otherwise, indent)}"
+                return text
+            case s.For(var, source, body):
+                return f"for {var} in {x(source, indent)} {self.block(body, indent)}"
+            case s.While(condition, body):
+                return f"while {x(condition, indent)} {self.block(body, indent)}"
+            case s.Repeat(count, body):
+                return f"repeat {x(count, indent)} {self.block(body, indent)}"
+            case s.Match(subject, cases, otherwise):
+                inner = indent + INDENT
+                lines = self._items(cases, inner, lambda c, ind: f"{x(c.value, ind)} {self.block(c.body, ind)}",
+                                    st.span.line, 0)
+                if otherwise is not None:
+                    lines.extend(self._items([otherwise], inner, lambda b, ind: f"else {self.block(b, ind)}",
+                                             None, 0))
+                lines.extend(self._comment_lines(self.comments.before(st.span.end_line), inner, None)[0])
+                return f"match {x(subject, indent)} {{\n" + "\n".join(lines) + f"\n{indent}}}"
+            case s.Attempt(body, otherwise):
+                text = f"attempt {self.block(body, indent)}"
+                return text + (f" else {self.block(otherwise, indent)}" if otherwise is not None else "")
+            case s.Together(body):
+                return f"together {self.block(body, indent)}"
+            case s.Fail(message):
+                return f"fail {quote(message)}"
+            case s.Require(condition, message):
+                return f"require {x(condition, indent)} else {quote(message)}"
+            case s.Choose(target, quantity, count, source, by, prompt):
+                text = f"let {target} = choose {quantity}"
+                if count is not None:
+                    text += f" {x(count, indent)}"
+                text += f" from {x(source, indent)}"
+                if by is not None:
+                    text += f" by {x(by, indent)}"
+                if prompt is not None:
+                    text += f" prompt {quote(prompt)}"
+                return text
+            case s.Menu(by, prompt, options):
+                head = "choose"
+                if by is not None:
+                    head += f" by {x(by, indent)}"
+                if prompt is not None:
+                    head += f" prompt {quote(prompt)}"
+                inner = indent + INDENT
+                lines = self._items(options, inner, self.option, st.span.line, st.span.end_line)
+                return f"{head} {{\n" + "\n".join(lines) + f"\n{indent}}}"
+            case s.Use(ability, args, upto):
+                return f"use {ability}({', '.join(x(a, indent) for a in args)}) upto {x(upto, indent)}"
+            case s.CallStmt(name, args):
+                return f"{name}({', '.join(x(a, indent) for a in args)})"
+            case s.Return(value):
+                return "return" + (f" {x(value, indent)}" if value is not None else "")
+            case s.EndGame(winners):
+                return "end game" + (f" winners {x(winners, indent)}" if winners is not None else "")
+            case s.Say(text):
+                return f"say {quote(text)}"
+            case _:
+                assert_never(st)
+
+    def option(self, o: s.Option, indent: str) -> str:
+        when = f" when {self.expr(o.when, indent)}" if o.when is not None else ""
+        return f"option {quote(o.label)}{when} {self.block(o.body, indent)}"
+
+    def tier(self, t: s.Tier, indent: str) -> str:
+        when = f" when {self.expr(t.when, indent)}" if t.when is not None else ""
+        return f"tier {t.level} {quote(t.text)}{when} {self.block(t.body, indent)}"
+
+    # ------------------------------------------------------------ declarations
+
+    def params(self, params: Sequence[s.Param]) -> str:
+        return ", ".join(f"{p.name}: {type_text(p.type)}" for p in params)
+
+    def decl(self, d: s.Decl, indent: str) -> str:  # noqa: C901 -- one case per declaration
+        x = self.expr
+        match d:
+            case s.GameDecl(name, lo, hi):
+                return f"game {name} players {lo}..{hi}"
+            case s.IncludeDecl(path):
+                return f"include {quote(path)}"
+            case s.EnumDecl(name, members):
+                spans = _member_spans(d)
+                text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d))
+                return f"enum {name} {text}"
+            case s.CardDecl(name, fields, label):
+                text = self._seq(fields, lambda f, ind: f"{f.name}: {type_text(f.type)}", "{", "}", indent,
+                                 _braces_span(d))
+                return f"card {name} {text}" + (f" label {quote(label)}" if label is not None else "")
+            case s.ZoneDecl(name, keys, card_type, visibility, shuffled):
+                key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
+                return f"zone {name}{key_text}: {card_type} {visibility}" + (" shuffled" if shuffled else "")
+            case s.VarDecl(name, keys, type_, init, visibility):
+                key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
+                return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}"
+            case s.ConstDecl(name, value):
+                return f"const {name} = {x(value, indent)}"
+            case s.FnDecl(name, params, body):
+                return f"fn {name}({self.params(params)}) = {x(body, indent)}"
+            case s.ProcDecl(name, params, body):
+                return f"proc {name}({self.params(params)}) {self.block(body, indent)}"
+            case s.AbilityDecl(name, params, text, tiers):
+                inner = indent + INDENT
+                lines = self._items(tiers, inner, self.tier, d.span.line, d.span.end_line)
+                return f"ability {name}({self.params(params)}) {quote(text)} {{\n" + "\n".join(lines) + f"\n{indent}}}"
+            case s.RuleDecl(name, bindings, when, body):
+                binds = ", ".join(f"{b.name} in {x(b.source, indent)}" for b in bindings)
+                return f"rule {name}({binds}) when {x(when, indent)} {self.block(body, indent)}"
+            case s.SetupDecl(body):
+                return f"setup {self.block(body, indent)}"
+            case s.PlayDecl(body):
+                return f"play {self.block(body, indent)}"
+            case _:
+                assert_never(d)
+
+    def rulebook(self) -> str:
+        lines = self._items(self.tree.decls, "", self.decl, None, 0)
+        lines.extend(self._comment_lines(self.comments.rest(), "", lines and self._last_line() or None)[0])
+        text = "\n".join(lines).strip("\n")
+        return text + "\n" if text else ""
+
+    def _last_line(self) -> int | None:
+        return max((d.span.end_line for d in self.tree.decls), default=None)
+
+
+# ---------------------------------------------------------------- spans the AST does not keep
+
+
+class _Member:
+    """An enumeration member with the line it was written on (the AST keeps names only)."""
+
+    def __init__(self, text: str, line: int):
+        from ..errors import Span
+
+        self.text = text
+        self.span = Span("", line, 1, line, 1)
+
+
+_SOURCE_LINES: list[str] = []
+
+
+def _member_spans(d: s.EnumDecl) -> list[_Member]:
+    """Find on which source line each member of an enumeration stands."""
+    members = []
+    line = d.span.line
+    for name in d.members:
+        for candidate in range(line, max(d.span.end_line, line) + 1):
+            text = _SOURCE_LINES[candidate - 1] if 0 < candidate <= len(_SOURCE_LINES) else ""
+            code = text.split("#", 1)[0]
+            if candidate == d.span.line:
+                code = code.split("{", 1)[1] if "{" in code else ""
+            if re.search(rf"\b{re.escape(name)}\b", code):
+                line = candidate
+                break
+        members.append(_Member(name, line))
+    return members
+
+
+def _braces_span(d: s.EnumDecl | s.CardDecl) -> Any:
+    """The span from `{` to `}` of an enumeration or card: the declaration's, without the label."""
+    from ..errors import Span
+
+    end = d.span.end_line
+    if isinstance(d, s.CardDecl) and d.label is not None:
+        for candidate in range(end, d.span.line - 1, -1):
+            text = _SOURCE_LINES[candidate - 1] if 0 < candidate <= len(_SOURCE_LINES) else ""
+            if "}" in text.split("#", 1)[0]:
+                end = candidate
+                break
+    return Span(d.span.file, d.span.line, d.span.column, end, 0)
+
+
+def _inits_span(c: s.Create) -> Any:
+    from ..errors import Span
+
+    first = c.inits[0].span.line if c.inits else c.span.line
+    last = c.inits[-1].span.end_line if c.inits else c.span.line
+    start = c.span.line if first == c.span.line else first - 1
+    return Span(c.span.file, start, 0, last if last > start else start, 0)
+
+
+def format_text(text: str, file: str = "<string>") -> str:
+    """Return the canonical layout of a rulebook's text (raises RulebookError if it does not parse)."""
+    global _SOURCE_LINES
+    tree = parse(text, file)
+    _SOURCE_LINES = text.splitlines()
+    try:
+        return Formatter(text, tree).rulebook()
+    finally:
+        _SOURCE_LINES = []

@@ -195,6 +195,7 @@ class Formatter:
              node_span: Any, force_break: bool = False) -> str:
         """A bracketed, comma-separated sequence: on one line, or one item per line when the
         source wrote it over several lines, it holds comments, or one line is too long."""
+        saved = list(self.comments.left)
         one_line = open_ + ", ".join(render(i, indent) for i in items) + close
         if open_ == "{" and items:
             one_line = "{ " + one_line[1:-1] + " }"
@@ -205,6 +206,7 @@ class Formatter:
         if not items or (not multi and not has_comment and len(indent) + len(one_line) <= WIDTH
                          and "\n" not in one_line):
             return one_line
+        self.comments.left = saved  # what the one-line attempt took is printed below instead
         inner = indent + INDENT
         out = [open_]
         last: int | None = None

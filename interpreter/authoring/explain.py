@@ -1,0 +1,402 @@
+"""Render a checked rulebook back to plain English: `rulecraft explain`.
+
+One template per language construct, never per card: an ability's tiers read close to a
+printed card because the statements inside them do (`set gold[p] += 5` reads "Add 5 to p's
+gold."). Where the English reads wrong, the rulebook or a template here is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+from .. import syntax as s
+from ..check import Program
+from ..errors import RulecraftError, did_you_mean
+
+BULLET = "- "
+NESTED = "  "
+
+COMPARE_WORDS = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
+                 ">=": "is at least"}
+BINARY_WORDS = {"+": "plus", "-": "minus", "*": "times", "//": "divided by (rounded down)", "%": "modulo"}
+QUANTITY_WORDS = {"one": "one of", "exactly": "exactly {n} of", "upto": "up to {n} of", "any": "any number of",
+                  "order": "an order for all of"}
+ORDINALS = ["first", "second", "third", "fourth", "fifth"]
+# Built-in functions: how a call reads ({0}, {1}: the arguments).
+BUILTIN_WORDS = {
+    "len": "the number of {0}", "count": "the number of {0}", "sum": "the total of {0}",
+    "min": "the smallest of {0}", "max": "the largest of {0}", "abs": "the absolute value of {0}",
+    "top": "the top card of {0}", "top2": "the top {1} cards of {0}", "bottom": "the bottom card of {0}",
+    "first": "the first of {0}", "last": "the last of {0}", "unique": "the only one of {0}",
+    "distinct": "{0} without repeats", "sorted": "{0} in order", "reversed": "{0} in reverse order",
+    "flatten": "all of {0} together", "any": "any of {0} holds", "all": "all of {0} hold",
+    "next": "the one after {0}", "next2": "the {1}th after {0}", "prev": "the one before {0}",
+    "seat": "the seat of {0}", "players_from": "the players in seat order from {0}",
+    "zone_of": "the zone {0} is in", "key_of": "key {1} of {0}", "label": "the name of {0}",
+    "index_of": "the position of {1} in {0}", "ord": "the rank of {0}",
+}
+
+
+def words(name: str) -> str:
+    """`turns_left` reads "turns left"."""
+    return name.replace("_", " ")
+
+
+def quoted(text: str) -> str:
+    return f"“{text}”"
+
+
+def sentence(text: str, capital: bool = True) -> str:
+    head = text[:1].upper() if capital else text[:1]
+    return head + text[1:] + ("" if text.endswith((".", ":", "?", "!")) else ".")
+
+
+def article(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def type_words(t: s.TypeExpr) -> str:
+    match t:
+        case s.NamedType(name):
+            return {"int": "a number", "bool": "yes or no", "str": "text", "Player": "a player", "any": "anything",
+                    "record": "a record", "card": "a card"}.get(name, f"a {name}")
+        case s.ListType(element):
+            return f"a list of {type_words(element).removeprefix('a ').removeprefix('an ')}"
+        case _:
+            assert_never(t)
+
+
+class Explainer:
+    """Turn the AST of a checked program into English, construct by construct."""
+
+    def __init__(self, program: Program):
+        self.program = program
+
+    # ------------------------------------------------------------ expressions
+
+    def possessive(self, owner: s.Expr, thing: str) -> str:
+        if isinstance(owner, s.Name):
+            who = "its" if owner.id == "it" else f"{owner.id}'s"
+            return f"{who} {thing}"
+        return f"the {thing} of {self.x(owner)}"
+
+    def keyed(self, name: str, keys: Sequence[s.Expr]) -> str:
+        if len(keys) == 1:
+            return self.possessive(keys[0], words(name))
+        return f"{words(name)} ({', '.join(self.x(k) for k in keys)})"
+
+    def x(self, e: s.Expr) -> str:  # noqa: C901 -- one case per expression
+        p = self.program
+        match e:
+            case s.IntLit(value):
+                return str(value)
+            case s.StrLit(value):
+                return quoted(value)
+            case s.BoolLit(value):
+                return "true" if value else "false"
+            case s.NoneLit():
+                return "nothing"
+            case s.Name(id):
+                if id == "players":
+                    return "the players"
+                if id == "player_count":
+                    return "the number of players"
+                if id == "table":
+                    return "chance"
+                if id in p.zones:
+                    return f"the {words(id)}"
+                if id in p.vars:
+                    return words(id)
+                return id
+            case s.ListLit(items):
+                if not items:
+                    return "no values"
+                texts = [self.x(i) for i in items]
+                return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+            case s.Comprehension(element, var, source, condition):
+                text = f"{self.x(element)} for each {var} in {self.x(source)}"
+                return text + (f" for which {self.x(condition)}" if condition is not None else "")
+            case s.RecordLit(inits):
+                return "(" + ", ".join(f"{i.name} {self.x(i.value)}" for i in inits) + ")"
+            case s.FieldAccess(obj, name):
+                if isinstance(obj, s.Name) and obj.id in p.enums:
+                    return name
+                return self.possessive(obj, words(name))
+            case s.Index(obj, args):
+                if isinstance(obj, s.Name) and (obj.id in p.zones or obj.id in p.vars):
+                    return self.keyed(obj.id, args)
+                if len(args) == 1 and isinstance(args[0], s.IntLit) and args[0].value < len(ORDINALS):
+                    return f"the {ORDINALS[args[0].value]} of {self.x(obj)}"
+                return f"element {', '.join(self.x(a) for a in args)} (from 0) of {self.x(obj)}"
+            case s.Call(name, args):
+                texts = [self.x(a) for a in args]
+                if name in ("len", "count") and len(args) == 1 and self.is_zone(args[0]):
+                    return f"the number of cards in {texts[0]}"
+                key = f"{name}2" if len(args) == 2 and f"{name}2" in BUILTIN_WORDS else name
+                if name in p.fns or name in p.procs:
+                    return f"the {words(name)} of {' and '.join(texts)}" if texts else f"the {words(name)}"
+                if key in BUILTIN_WORDS and len(args) <= 2:
+                    if name in ("min", "max") and len(args) > 1:
+                        return BUILTIN_WORDS[name].format(" and ".join(texts))
+                    return BUILTIN_WORDS[key].format(*texts)
+                return f"{words(name)}({', '.join(texts)})"
+            case s.Neg(operand):
+                return f"minus {self.operand(operand)}"
+            case s.Binary(op, left, right):
+                return f"{self.operand(left)} {BINARY_WORDS[op]} {self.operand(right)}"
+            case s.RangeOp(low, high):
+                return f"{self.x(low)} to {self.x(high)}"
+            case s.Compare(op, left, right):
+                return f"{self.x(left)} {COMPARE_WORDS[op]} {self.x(right)}"
+            case s.In(item, collection, negated):
+                return f"{self.x(item)} is {'not ' if negated else ''}in {self.x(collection)}"
+            case s.Not(operand):
+                return f"not ({self.x(operand)})" if not isinstance(operand, s.Name) else f"not {self.x(operand)}"
+            case s.And(left, right):
+                return f"{self.x(left)} and {self.x(right)}"
+            case s.Or(left, right):
+                return f"{self.x(left)} or {self.x(right)}"
+            case s.Query(op, source, key):
+                return self.query(op, source, key)
+            case s.CondExpr(condition, then, otherwise):
+                return f"{self.x(then)} if {self.x(condition)}, else {self.x(otherwise)}"
+            case _:
+                assert_never(e)
+
+    def operand(self, e: s.Expr) -> str:
+        """An operand of arithmetic, in parentheses when it is arithmetic itself."""
+        return f"({self.x(e)})" if isinstance(e, s.Binary | s.Neg) else self.x(e)
+
+    def query(self, op: str, source: s.Expr, key: s.Expr) -> str:
+        src = self.x(source)
+        its = self.x(key).startswith("its ")
+        field = self.x(key)[4:]
+        match op:
+            case "where":
+                if isinstance(key, s.Compare | s.In) and self.x(key.left if isinstance(key, s.Compare)
+                                                                  else key.item).startswith("its "):
+                    return f"{src} whose {self.x(key)[4:]}"
+                return f"{src} for which {self.x(key)}"
+            case "sorted":
+                return f"{src} sorted by {field if its else self.x(key)}"
+            case "max" | "min":
+                most = "largest" if op == "max" else "smallest"
+                return f"those of {src} with the {most} {field if its else self.x(key)}"
+            case "group":
+                return f"{src} in groups of equal {field if its else self.x(key)}"
+            case "map":
+                return f"the {field} of each of {src}" if its else f"{self.x(key)} for each of {src}"
+        raise AssertionError(op)
+
+    def who(self, by: s.Expr | None) -> str:
+        if by is None:
+            return "the player"
+        if isinstance(by, s.Name) and by.id == "table":
+            return "chance"
+        return self.x(by)
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, b: s.Block, depth: int) -> list[str]:
+        out: list[str] = []
+        for st in b.stmts:
+            out.extend(self.stmt(st, depth))
+        if not out:
+            out.append(NESTED * depth + BULLET + "Nothing happens.")
+        return out
+
+    def line(self, depth: int, text: str, capital: bool = True) -> list[str]:
+        return [NESTED * depth + BULLET + sentence(text, capital)]
+
+    def is_zone(self, e: s.Expr) -> bool:
+        """Whether an expression reads a zone (so `len` counts cards in it)."""
+        match e:
+            case s.Name(id):
+                return id in self.program.zones
+            case s.Index(s.Name(id), _):
+                return id in self.program.zones
+            case s.Query("where" | "sorted", source, _):
+                return self.is_zone(source)
+        return False
+
+    def stmt(self, st: s.Stmt, depth: int) -> list[str]:  # noqa: C901 -- one case per statement
+        x, line = self.x, self.line
+        match st:
+            case s.Let(name, value):
+                if isinstance(value, s.Call) and value.name in self.program.procs:
+                    args = ", ".join(x(a) for a in value.args)
+                    return line(depth, f"{words(value.name)} ({args}); call the result {name}")
+                return line(depth, f"let {name} be {x(value)}")
+            case s.Assign(name, op, value) | s.SetVar(name, _, op, value) if True:
+                target = self.keyed(name, st.keys) if isinstance(st, s.SetVar) and st.keys else (
+                    words(name) if isinstance(st, s.SetVar) else name)
+                if op == "+=":
+                    return line(depth, f"add {x(value)} to {target}")
+                if op == "-=":
+                    return line(depth, f"subtract {x(value)} from {target}")
+                return line(depth, f"set {target} to {x(value)}")
+            case s.SetField(obj, field, op, value):
+                target = self.possessive(obj, words(field))
+                verb = {"=": f"set {target} to", "+=": f"add to {target}", "-=": f"subtract from {target}"}[op]
+                return line(depth, f"{verb} {x(value)}")
+            case s.Move(what, to, bottom):
+                return line(depth, f"move {x(what)} to {'the bottom of ' if bottom else ''}{x(to)}")
+            case s.Draw(count, source, to):
+                n = x(count) if isinstance(count, s.IntLit | s.Name) else f"({x(count)})"
+                cards = "card" if n == "1" else "cards"
+                return line(depth, f"draw {n} {cards} from {x(source)} into {x(to)}")
+            case s.Create(count, card_type, inits, zone):
+                fields = ", ".join(f"{words(i.name)} {x(i.value)}" for i in inits)
+                return line(depth, f"put {x(count)} new {card_type} ({fields}) in {x(zone)}")
+            case s.If(condition, then, elifs, otherwise):
+                out = line(depth, f"if {x(condition)}:") + self.block(then, depth + 1)
+                for clause in elifs:
+                    out += line(depth, f"otherwise, if {x(clause.condition)}:") + self.block(clause.body, depth + 1)
+                if otherwise is not None:
+                    out += line(depth, "otherwise:") + self.block(otherwise, depth + 1)
+                return out
+            case s.For(var, source, body):
+                return line(depth, f"for each {var} in {x(source)}:") + self.block(body, depth + 1)
+            case s.While(condition, body):
+                return line(depth, f"as long as {x(condition)}:") + self.block(body, depth + 1)
+            case s.Repeat(count, body):
+                n = x(count)
+                return line(depth, "once:" if n == "1" else f"{n} times:") + self.block(body, depth + 1)
+            case s.Match(subject, cases, otherwise):
+                out = line(depth, f"depending on {x(subject)}:")
+                for case in cases:
+                    out += line(depth + 1, f"if {x(case.value)}:") + self.block(case.body, depth + 2)
+                if otherwise is not None:
+                    out += line(depth + 1, "otherwise:") + self.block(otherwise, depth + 2)
+                return out
+            case s.Attempt(body, otherwise):
+                out = line(depth, "try the following, all or nothing:") + self.block(body, depth + 1)
+                if otherwise is not None:
+                    out += line(depth, "if that fails:") + self.block(otherwise, depth + 1)
+                return out
+            case s.Together(body):
+                return line(depth, "all at once (rules are checked afterwards):") + self.block(body, depth + 1)
+            case s.Fail(message):
+                return line(depth, f"this fails: {quoted(message)}")
+            case s.Require(condition, message):
+                return line(depth, f"this requires that {x(condition)} (else it fails: {quoted(message)})")
+            case s.Choose(target, quantity, count, source, by, prompt):
+                what = QUANTITY_WORDS[quantity].format(n=x(count) if count is not None else "")
+                ask = f" ({quoted(prompt)})" if prompt else ""
+                who = self.who(by)
+                verb = "picks" if who == "chance" else "chooses"
+                return line(depth, f"{who} {verb} {what} {x(source)}{ask}; call that {target}",
+                            capital=not isinstance(by, s.Name))
+            case s.Menu(by, prompt, options):
+                ask = f" ({quoted(prompt)})" if prompt else ""
+                out = line(depth, f"{self.who(by)} chooses one{ask}:", capital=not isinstance(by, s.Name))
+                for option in options:
+                    when = f", only if {x(option.when)}" if option.when is not None else ""
+                    out += line(depth + 1, f"{quoted(option.label)}{when}:") + self.block(option.body, depth + 2)
+                return out
+            case s.Use(ability, args, upto):
+                return line(depth, f"use the ability {words(ability)} ({', '.join(x(a) for a in args)}), "
+                                   f"any tier up to {x(upto)}, or none")
+            case s.CallStmt(name, args):
+                return line(depth, f"{words(name)} ({', '.join(x(a) for a in args)})")
+            case s.Return(value):
+                return line(depth, "stop here" if value is None else f"the result is {x(value)}")
+            case s.EndGame(winners):
+                return line(depth, "the game ends" + (f"; the winners are {x(winners)}" if winners else ""))
+            case s.Say(text):
+                return line(depth, f"announce {quoted(text)}")
+            case _:
+                assert_never(st)
+
+    # ------------------------------------------------------------ declarations
+
+    def params(self, params: Sequence[s.Param]) -> str:
+        texts = [f"{type_words(p.type)} {p.name}" for p in params]
+        return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+    def ability(self, a: s.AbilityDecl) -> list[str]:
+        out = [f"Ability {words(a.name)}, for {self.params(a.params)}: {quoted(a.text)}"]
+        for tier in a.tiers:
+            when = f", only if {self.x(tier.when)}" if tier.when is not None else ""
+            out.append(f"{NESTED}Tier {tier.level}: {quoted(tier.text)}{when}")
+            out.extend(self.block(tier.body, 2))
+        return out
+
+    def rule(self, r: s.RuleDecl) -> list[str]:
+        binds = " and ".join(f"{b.name} in {self.x(b.source)}" for b in r.bindings)
+        where = f"for any {binds}, " if binds else ""
+        return [f"Rule {words(r.name)}: {where}whenever {self.x(r.when)}:"] + self.block(r.body, 1)
+
+    def proc(self, d: s.ProcDecl) -> list[str]:
+        given = f", given {self.params(d.params)}" if d.params else ""
+        return [f"To {words(d.name)}{given}:"] + self.block(d.body, 1)
+
+    def fn(self, d: s.FnDecl) -> list[str]:
+        return [f"The {words(d.name)} of {', '.join(p.name for p in d.params) or 'the game'} "
+                f"is {self.x(d.body)}."]
+
+    def card(self, name: str) -> list[str]:
+        ct = self.program.cards[name]
+        texts = [f"{article(words(f))} ({type_words(s.NamedType(str(t)))})" for f, t in ct.fields]
+        fields = (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]) if texts else ""
+        label = f"; it is shown as {quoted(ct.label)}" if ct.label else ""
+        return [f"A {name} card has {fields or 'no fields'}{label}."]
+
+    def zone(self, z: s.ZoneDecl) -> list[str]:
+        seen = {"public": "seen by everyone", "owner": "seen only by its owner", "hidden": "seen by nobody",
+                "top": "only its top card is seen", "count": "only its size is seen"}[z.visibility]
+        each = f", one per {' and '.join(str(k.name) if isinstance(k, s.NamedType) else '?' for k in z.keys)}" \
+            if z.keys else ""
+        shuffled = ", shuffled (drawing from it is chance)" if z.shuffled else ""
+        return [f"Zone {words(z.name)}{each}: {z.card_type} cards, {seen}{shuffled}."]
+
+    def var(self, v: s.VarDecl) -> list[str]:
+        each = f", one per {' and '.join(k.name if isinstance(k, s.NamedType) else '?' for k in v.keys)}" \
+            if v.keys else ""
+        return [f"Variable {words(v.name)}{each}: {type_words(v.type)}, starting at {self.x(v.init)}, "
+                f"{'seen by everyone' if v.visibility == 'public' else v.visibility}."]
+
+    def explain(self, name: str | None = None) -> str:
+        p = self.program
+        sections: list[tuple[str, list[list[str]]]] = []
+        named: dict[str, list[str]] = {}
+        named.update({n: [f"{n}: {', '.join(str(v) for v in vs)}."] for n, vs in p.enums.items()})
+        named.update({n: self.card(n) for n in p.cards})
+        named.update({n: self.zone(z) for n, z in p.zones.items()})
+        named.update({n: self.var(v) for n, v in p.vars.items()})
+        named.update({n: [f"{n} is {self.x(c.value)}."] for n, c in p.consts.items()})
+        named.update({n: self.fn(f) for n, f in p.fns.items()})
+        named.update({n: self.proc(d) for n, d in p.procs.items()})
+        named.update({n: self.ability(a) for n, a in p.abilities.items()})
+        named.update({r.name: self.rule(r) for r in p.rules})
+        if name is not None:
+            if name not in named:
+                raise RulecraftError(f"{p.name} declares nothing called '{name}'{did_you_mean(name, named)}")
+            return "\n".join(named[name]) + "\n"
+        sections.append(("Components", [named[n] for n in [*p.enums, *p.cards, *p.zones, *p.vars, *p.consts]]))
+        sections.append(("Setup", [self.block(b, 0) for b in p.setup]))
+        if p.play is not None:
+            sections.append(("Play", [self.block(p.play, 0)]))
+        sections.append(("Procedures", [named[n] for n in p.procs]))
+        sections.append(("Abilities", [named[n] for n in p.abilities]))
+        sections.append(("Rules (checked after every change)", [named[r.name] for r in p.rules]))
+        sections.append(("Functions", [named[n] for n in p.fns]))
+        out = [f"# {p.name}, for {p.min_players} to {p.max_players} players"]
+        for title, parts in sections:
+            if not parts:
+                continue
+            out += ["", f"## {title}"]
+            for part in parts:
+                if title not in ("Components", "Functions"):
+                    out.append("")
+                out.extend(part)
+        return "\n".join(out) + "\n"
+
+
+def explain(program: Program, name: str | None = None) -> str:
+    """The whole rulebook, or the declaration called `name`, in plain English."""
+    return Explainer(program).explain(name)
+
+
+__all__ = ["explain"]

@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-hash", action="store_true", help="replay even if the rulebook's text has changed")
 
     p = sub.add_parser("trace", help="print the resolution trace of a game")
-    p.add_argument("game", help="a bundled rulebook or a path")
+    p.add_argument("game", nargs="?", help="a bundled rulebook or a path (with --scenario: default, its 'game' line)")
     p.add_argument("--scenario", metavar="FILE", help="a scenario file (state and scripted answers)")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
@@ -264,6 +264,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
         sys.stdout.write(run_scenario(args.game, Path(args.scenario)))
         return 0
+    if not args.game:
+        raise RulecraftError(f"name a game to trace: {', '.join(bundled_names())}, or a rulebook path")
     rb = load(args.game)
     game = rb.new_game(players=args.players or rb.program.min_players, seed=args.seed)
     agents = agents_mod.make_agents(args.agents.split(","), game.state.players, args.seed)

@@ -1,0 +1,276 @@
+"""Scenarios: a partial state by card labels and scripted answers; `rulecraft trace GAME --scenario F`.
+
+A scenario file is a list of lines (see docs/SCENARIOS.md):
+
+    game tutorial                      # a bundled name, or a path relative to this file
+    players 2
+    seed 1                             # `seed none`: chance is answered by `answer` lines too
+    move ["2 of coins", "4 of coins"] to stall[P1]
+    set gold[P1] = 1
+    answer "Stock a ware"
+    expect gold[P1] == 6
+
+The game is set up as usual (with its seed); then the `move` and `set` lines change the state,
+all at once (state-based rules are checked after the last of them, as after a `together`);
+then play starts and the `answer` lines answer its decisions in order; the `expect` lines are
+checked at the end. `move`, `set` and `expect` are written in the rulebook language, with the
+seats named `P1`, `P2`, …; a card is named by its label and taken from wherever it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from . import syntax as s
+from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
+from .parser import parse
+from .render import trace_text, where
+from .rulebook import Rulebook, load
+from .runtime import BlockFrame, Frame, Game
+from .values import CardRef, Player
+
+KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
+
+
+@attrs.frozen
+class Line:
+    """One line of a scenario: its keyword, the rest of the line and where it stands."""
+
+    keyword: str
+    rest: str
+    span: Span
+
+
+@attrs.frozen
+class Scenario:
+    """A parsed scenario file."""
+
+    file: str
+    text: str
+    game: str | None
+    players: int | None
+    seed: int | None
+    edits: tuple[tuple[Line, s.Stmt], ...]
+    answers: tuple[tuple[Line, str], ...]
+    expects: tuple[tuple[Line, s.Expr], ...]
+
+    def error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
+        return RulebookError([Diagnostic(span, message, hint=hint)], {self.file: self.text})
+
+
+def _strip_comment(line: str) -> str:
+    in_string, escaped = False, False
+    for i, ch in enumerate(line):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "#":
+            return line[:i]
+    return line
+
+
+def _statement(file: str, text: str, line: Line, source: str, lead: str = "", tail: str = "") -> s.Stmt:
+    """Parse `lead source tail` as one statement of the rulebook language, with `source` located
+    at its place in the scenario file (newlines carry no meaning, so `lead` goes on the line before)."""
+    raw = text.splitlines()[line.span.line - 1]
+    column = raw.index(source) if source in raw else line.span.column - 1
+    before = max(line.span.line - 2, 0)
+    padded = "proc _scenario() {" + "\n" * before + lead + ("\n" if line.span.line > 1 else " ") + \
+        (" " * column if line.span.line > 1 else "") + source + tail + "\n}\n"
+    try:
+        tree = parse(padded, file)
+    except RulebookError as exc:
+        raise RulebookError(exc.diagnostics, {file: text}) from None
+    decl = tree.decls[0]
+    assert isinstance(decl, s.ProcDecl)
+    if len(decl.body.stmts) != 1:
+        raise RulebookError([Diagnostic(line.span, f"one statement per '{line.keyword}' line")], {file: text})
+    return decl.body.stmts[0]
+
+
+def read_scenario(path: Path) -> Scenario:
+    """Parse a scenario file; errors are located in it."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulecraftError(f"cannot read scenario {file}: {exc.strerror or exc}") from None
+    game = players = None
+    seed: int | None = 0
+    edits: list[tuple[Line, s.Stmt]] = []
+    answers: list[tuple[Line, str]] = []
+    expects: list[tuple[Line, s.Expr]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        code = _strip_comment(raw).rstrip()
+        if not code.strip():
+            continue
+        column = len(code) - len(code.lstrip()) + 1
+        keyword, _, rest = code.strip().partition(" ")
+        line = Line(keyword, rest.strip(), Span(file, number, column, number, column + len(keyword)))
+        fail = lambda message, hint=None: RulebookError(  # noqa: E731 -- a local shorthand
+            [Diagnostic(line.span, message, hint=hint)], {file: text})
+        match keyword:
+            case "game":
+                game = line.rest.strip('"')
+            case "players" | "seed":
+                value = line.rest
+                if keyword == "seed" and value == "none":
+                    seed = None
+                elif not value.isdigit():
+                    raise fail(f"'{keyword}' takes a number, not '{value}'")
+                elif keyword == "players":
+                    players = int(value)
+                else:
+                    seed = int(value)
+            case "move" | "set":
+                st = _statement(file, text, line, code.strip())
+                if not isinstance(st, s.Move | s.SetVar | s.SetField):
+                    raise fail(f"a '{keyword}' line must be a {keyword} statement")
+                edits.append((line, st))
+            case "answer":
+                st = _statement(file, text, line, line.rest, "let _answers = [", "]")
+                assert isinstance(st, s.Let) and isinstance(st.value, s.ListLit)
+                for item in st.value.items:
+                    if not isinstance(item, s.StrLit):
+                        raise fail("an answer is the label of an option, in quotes: answer \"Pass\"")
+                    answers.append((line, item.value))
+            case "expect":
+                st = _statement(file, text, line, line.rest, "let _expect =")
+                assert isinstance(st, s.Let)
+                expects.append((line, st.value))
+            case _:
+                raise fail(f"unknown scenario line '{keyword}'{did_you_mean(keyword, KEYWORDS)}",
+                           hint="a scenario line starts with one of: " + ", ".join(KEYWORDS))
+    return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects))
+
+
+class _ScenarioFrame(Frame):
+    """Change the state as the scenario says, between setup and play, as one step."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, run: Any):
+        self.run, self.env = run, {}
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.together += 1
+        try:
+            self.run(g)
+        finally:
+            g.together -= 1
+        if g.together == 0 and g.dirty and not g.rule_frames:
+            g._check_rules(set())
+
+
+def seats(players: int) -> dict[str, Any]:
+    """The names a scenario uses for the seats: P1, P2, …"""
+    return {str(Player(i)): Player(i) for i in range(players)}
+
+
+def _apply_edits(sc: Scenario, g: Game) -> None:
+    env = seats(g.state.players)
+    for line, st in sc.edits:
+        if isinstance(st, s.Move) and _labels(st.what) is not None:
+            cards = _cards_by_label(sc, g, st, env)
+            g._move(cards, g._zone_value(g._eval(st.to, env), st.to), st.bottom, line.span)
+        else:
+            g._exec(st, dict(env))
+
+
+def _labels(what: s.Expr) -> list[s.StrLit] | None:
+    if isinstance(what, s.StrLit):
+        return [what]
+    if isinstance(what, s.ListLit) and what.items and all(isinstance(i, s.StrLit) for i in what.items):
+        return list(what.items)  # type: ignore[arg-type]
+    return None
+
+
+def _cards_by_label(sc: Scenario, g: Game, st: s.Move, env: dict[str, Any]) -> list[CardRef]:
+    """The cards a `move "label", …` line names: for each label, a card not yet taken, preferring
+    one that is not already where it is going."""
+    labels = _labels(st.what) or []
+    destination = g._zone_value(g._eval(st.to, env), st.to).key
+    every = [CardRef(i) for i in range(len(g.state.cards))]
+    names = {c.id: g.label(c) for c in every}
+    taken: list[CardRef] = []
+    for lit in labels:
+        candidates = [c for c in every if names[c.id] == lit.value and c not in taken]
+        if not candidates:
+            raise sc.error(lit.span, f"no card is labelled '{lit.value}'{did_you_mean(lit.value, names.values())}")
+        elsewhere = [c for c in candidates if g.state.location[c.id] != destination]
+        taken.append((elsewhere or candidates)[0])
+    return [c for c in taken if g.state.location[c.id] != destination]
+
+
+def start(sc: Scenario, rb: Rulebook) -> Game:
+    """Set up a game, apply the scenario's changes before play, and answer its scripted answers."""
+    players = sc.players or rb.program.min_players
+
+    class ScenarioGame(Game):
+        placed = False
+
+        def _push(self, frame: Frame) -> None:
+            super()._push(frame)
+            play = self.program.play
+            if not self.placed and play is not None and isinstance(frame, BlockFrame) and frame.stmts is play.stmts:
+                self.placed = True
+                super()._push(_ScenarioFrame(lambda g: _apply_edits(sc, g)))
+
+    try:
+        game: Game = ScenarioGame(rb, players, sc.seed)
+    except GameError as exc:
+        raise RulecraftError(f"{sc.file}: {exc}") from None
+    for line, answer in sc.answers:
+        decision = game.current_decision()
+        if decision is None:
+            raise sc.error(line.span, f"the game is over; nothing asks for '{answer}'")
+        try:
+            game.apply(answer)
+        except GameError as exc:
+            guess = did_you_mean(answer, decision.labels)
+            raise sc.error(line.span, f"{exc}{guess}") from None
+    return game
+
+
+def run_scenario(game_name: str | None, path: Path) -> str:
+    """Run a scenario file and return its trace (and the checks of its `expect` lines)."""
+    sc = read_scenario(path)
+    name = game_name or sc.game
+    if not name:
+        raise RulecraftError(f"{sc.file}: name the game: a 'game NAME' line, or `rulecraft trace GAME --scenario`")
+    if game_name is None and sc.game and not Path(sc.game).is_absolute() and sc.game.endswith(".rules"):
+        name = str(path.parent / sc.game)
+    rb = load(name)
+    game = start(sc, rb)
+    header = {"scenario": path.name, "players": game.state.players, "seed": sc.seed, "answers": len(sc.answers)}
+    text = trace_text(game, header)
+    lines = []
+    decision = game.current_decision()
+    if decision is not None:
+        lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
+    env = seats(game.state.players)
+    for line, expr in sc.expects:
+        if not game._truth(expr, dict(env)):
+            shown = ""
+            if isinstance(expr, s.Compare):
+                shown = f", but {_source(sc, expr.left)} is {game.label(game._eval(expr.left, dict(env)))}"
+            raise sc.error(expr.span, f"expected {line.rest}{shown}")
+        lines.append(f"expect  {line.rest}: holds  @ {where(line.span)}")
+    return text + ("\n" + "\n".join(lines) + "\n" if lines else "")
+
+
+def _source(sc: Scenario, e: s.Expr) -> str:
+    line = sc.text.splitlines()[e.span.line - 1]
+    if e.span.end_line == e.span.line:
+        return line[e.span.column - 1:e.span.end_column - 1]
+    return "it"

@@ -87,9 +87,14 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulate import report, simulate
+    from .simulate import report, simulate, timed
 
-    stats = simulate(args.game, args.n, players=args.players, agents=args.agents.split(","),
-                     seed=args.seed, workers=args.workers)
+    if args.n < 1:
+        raise RulecraftError("simulate at least one game (-n 1 or more)")
+    stats, seconds = timed(lambda: simulate(args.game, args.n, players=args.players, agents=args.agents.split(","),
+                                            seed=args.seed, workers=args.workers))
     sys.stdout.write(report(stats, top=args.top))
+    # Timing goes to stderr: the report on stdout does not depend on the machine or on --workers.
+    print(f"simulate: {args.n} games in {seconds:.2f} s with {args.workers} worker(s), "
+          f"{args.n / seconds:.1f} games/s", file=sys.stderr)
     return 0

@@ -1,0 +1,205 @@
+"""Many seeded games and their statistics: `rulecraft simulate`.
+
+Game i is played with seed `game_seeds(master, n)[i]` (a splitmix sequence from the master seed),
+so the results are the same whatever the number of worker processes. With several kinds of
+agent, seats rotate between games (game i gives seat s the agent `agents[(s + i) % len(agents)]`),
+so that a win rate by agent is not a win rate by seat in disguise.
+
+Card use is counted generically, by card label: how often a player's answer was a card (a
+`choose` among cards), and how many times a card moved from one zone to another.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
+
+import attrs
+
+from ..agents import make_agents, play
+from ..rulebook import Rulebook, load
+from ..runtime import MASK64, Game, splitmix
+from ..values import CardRef, Player, ZoneRef
+
+
+@attrs.frozen
+class GameResult:
+    """What one game contributes to the statistics."""
+
+    index: int
+    seed: int
+    agents: tuple[str, ...]
+    winners: tuple[int, ...]
+    decisions: int
+    chosen: dict[str, int]
+    moved: dict[str, int]
+
+
+@attrs.define
+class Stats:
+    """The statistics of a run of games."""
+
+    game: str
+    players: int
+    agents: tuple[str, ...]
+    seed: int
+    results: list[GameResult]
+
+    def win_rate_by_seat(self) -> dict[str, float]:
+        wins = [0.0] * self.players
+        for r in self.results:
+            for w in r.winners:
+                wins[w] += 1 / len(r.winners)
+        return {str(Player(i)): wins[i] / len(self.results) for i in range(self.players)}
+
+    def win_rate_by_agent(self) -> dict[str, tuple[float, int]]:
+        """Per kind of agent: the share of its seats that won, and how many seats it had."""
+        wins: Counter[str] = Counter()
+        seats: Counter[str] = Counter()
+        for r in self.results:
+            for i, name in enumerate(r.agents):
+                seats[name] += 1
+                if i in r.winners:
+                    wins[name] += 1 / len(r.winners)
+        return {name: (wins[name] / seats[name], seats[name]) for name in sorted(seats)}
+
+    def lengths(self) -> tuple[float, float, int, int]:
+        """Decisions taken by players per game: mean, standard deviation, min, max."""
+        xs = [r.decisions for r in self.results]
+        mean = sum(xs) / len(xs)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
+        return mean, spread, min(xs), max(xs)
+
+    def card_use(self) -> list[tuple[str, int, int]]:
+        """(label, times chosen, times moved), most used first."""
+        chosen: Counter[str] = Counter()
+        moved: Counter[str] = Counter()
+        for r in self.results:
+            chosen.update(r.chosen)
+            moved.update(r.moved)
+        labels = set(chosen) | set(moved)
+        return sorted(((lab, chosen[lab], moved[lab]) for lab in labels), key=lambda t: (-t[1] - t[2], t[0]))
+
+
+def game_seeds(master: int, n: int) -> list[int]:
+    """The seeds of n games, derived from one master seed."""
+    state = master & MASK64
+    seeds = []
+    for _ in range(n):
+        state, bits = splitmix(state)
+        seeds.append(bits >> 33)
+    return seeds
+
+
+def seat_agents(agents: Sequence[str], players: int, index: int) -> tuple[str, ...]:
+    """The agent of each seat in game `index`: rotated between games when there are several kinds."""
+    return tuple(agents[(s + index) % len(agents)] for s in range(players))
+
+
+class _CountingGame(Game):
+    """A game that counts, by label, the cards that move between zones."""
+
+    moved: Counter[str]
+
+    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Any) -> None:
+        if cards:
+            counts = getattr(self, "moved", None)
+            if counts is None:
+                counts = self.moved = Counter()
+            for card in cards:
+                if self.state.location[card.id] != zone.key:
+                    counts[self.label(card)] += 1
+        super()._move(cards, zone, bottom, span)
+
+
+_RULEBOOKS: dict[str, Rulebook] = {}
+
+
+def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
+    """Play game `index` (run in a worker process; the rulebook is loaded once per process)."""
+    name, players, agents, seed, index = task
+    rb = _RULEBOOKS.get(name)
+    if rb is None:
+        rb = _RULEBOOKS[name] = load(name)
+    game = _CountingGame(rb, players, seed, trace=False)
+    play(game, make_agents(list(agents), players, seed))
+    labels = {game.label(CardRef(i)) for i in range(len(game.state.cards))}
+    by_players = [label for by, label in game.answers if by != "table"]
+    chosen = Counter(label for label in by_players if label in labels)
+    return GameResult(index, seed, agents, tuple(game.state.winners or ()), len(by_players), dict(chosen),
+                      dict(getattr(game, "moved", {})))
+
+
+class Progress:
+    """A progress bar on a terminal; a few plain lines otherwise."""
+
+    def __init__(self, total: int, stream: TextIO | None = None):
+        self.total, self.stream = total, stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.shown = 0
+
+    def update(self, done: int) -> None:
+        if self.tty:
+            width = 30
+            full = width * done // self.total
+            self.stream.write(f"\r[{'#' * full}{'.' * (width - full)}] {done}/{self.total} games")
+            if done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif done * 4 // self.total > self.shown or done == self.total:
+            self.shown = done * 4 // self.total
+            self.stream.write(f"simulate: {done}/{self.total} games\n")
+
+
+def simulate(game: str, n: int, players: int | None = None, agents: Iterable[str] = ("random",), seed: int = 0,
+             workers: int = 1, progress: Callable[[int], None] | None = None) -> Stats:
+    """Play n games (in `workers` processes) and gather their statistics."""
+    if n < 1:
+        raise ValueError("simulate at least one game")
+    rb = load(game)
+    count = players or rb.program.min_players
+    rb.new_game(players=count, seed=0, trace=False)  # fails early, in this process, on a bad player count
+    names = tuple(a.strip() for a in agents if a.strip()) or ("random",)
+    make_agents(list(names), 1, 0)  # an unknown agent is refused before any process starts
+    tasks = [(game, count, seat_agents(names, count, i), s, i) for i, s in enumerate(game_seeds(seed, n))]
+    show = progress or Progress(n).update
+    results: list[GameResult] = []
+    if workers <= 1:
+        for task in tasks:
+            results.append(play_one(task))
+            show(len(results))
+    else:
+        with multiprocessing.Pool(workers) as pool:
+            for result in pool.imap_unordered(play_one, tasks, chunksize=max(1, n // (workers * 8))):
+                results.append(result)
+                show(len(results))
+    results.sort(key=lambda r: r.index)
+    return Stats(rb.name, count, names, seed, results)
+
+
+def report(stats: Stats, top: int = 15) -> str:
+    """The statistics as text (the same whatever the number of workers)."""
+    n = len(stats.results)
+    lines = [f"{stats.game}: {n} games, {stats.players} players, agents {','.join(stats.agents)}, "
+             f"master seed {stats.seed}", "", "win rate by seat (a shared win counts as a share):"]
+    lines += [f"  {seat}  {rate:6.1%}" for seat, rate in stats.win_rate_by_seat().items()]
+    lines += ["win rate by agent (share of its seats that won):"]
+    lines += [f"  {name:<8} {rate:6.1%}  of {seats} seats" for name, (rate, seats) in stats.win_rate_by_agent().items()]
+    mean, spread, low, high = stats.lengths()
+    lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
+    use = stats.card_use()
+    lines += ["", f"card use, by label (the {min(top, len(use))} most used of {len(use)}):",
+              f"  {'card':<32} {'chosen':>7} {'moved':>7}"]
+    lines += [f"  {label:<32} {chosen:>7} {moved:>7}" for label, chosen, moved in use[:top]]
+    return "\n".join(lines) + "\n"
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start

@@ -1,0 +1,61 @@
+"""`rulecraft simulate`: many seeded games, statistics that do not depend on the number of workers."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from rulecraft.authoring.simulate import Progress, game_seeds, report, seat_agents, simulate
+from rulecraft.cli import main
+
+TUTORIAL = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
+
+
+def test_results_do_not_depend_on_the_number_of_workers() -> None:
+    """Two worker processes give the same report as one: seeds come from the master seed, not the worker."""
+    one = simulate(TUTORIAL, 6, agents=["greedy", "random"], seed=4, workers=1, progress=lambda done: None)
+    two = simulate(TUTORIAL, 6, agents=["greedy", "random"], seed=4, workers=2, progress=lambda done: None)
+    assert report(one) == report(two)
+    assert [r.seed for r in one.results] == game_seeds(4, 6)
+
+
+def test_statistics_add_up() -> None:
+    """Seat win rates sum to one; each agent kind sits in half the seats; every game has a length."""
+    stats = simulate(TUTORIAL, 4, players=2, agents=["greedy", "random"], progress=lambda done: None)
+    assert sum(stats.win_rate_by_seat().values()) == pytest.approx(1.0)
+    assert {name: seats for name, (_, seats) in stats.win_rate_by_agent().items()} == {"greedy": 4, "random": 4}
+    mean, spread, low, high = stats.lengths()
+    assert 0 < low <= mean <= high and spread >= 0
+    assert all(moved > 0 for _, _, moved in stats.card_use())
+
+
+def test_seats_rotate_between_games_when_agents_differ() -> None:
+    """Game i gives seat s the agent (s + i) mod the number of agent kinds."""
+    assert [seat_agents(["greedy", "random"], 3, i) for i in range(2)] == [
+        ("greedy", "random", "greedy"), ("random", "greedy", "random")]
+
+
+def test_seeds_differ_and_are_stable() -> None:
+    """The master seed gives a fixed list of distinct game seeds."""
+    seeds = game_seeds(0, 50)
+    assert len(set(seeds)) == 50 and seeds[:3] == game_seeds(0, 3)
+
+
+def test_progress_without_a_terminal_is_a_few_plain_lines() -> None:
+    """Off a terminal the progress bar falls back to a line at each quarter."""
+    out = io.StringIO()
+    progress = Progress(8, out)
+    for done in range(1, 9):
+        progress.update(done)
+    assert out.getvalue().splitlines() == [f"simulate: {k}/8 games" for k in (2, 4, 6, 8)]
+
+
+def test_command_line_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command prints the report on stdout and the timing on stderr."""
+    assert main(["simulate", TUTORIAL, "-n", "3", "--top", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "tutorial: 3 games, 2 players, agents random, master seed 0"
+    assert "card use, by label (the 2 most used of 15):" in out
+    assert "simulate: 3 games in " in err

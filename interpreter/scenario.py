@@ -6,9 +6,9 @@ A scenario file is a list of lines (see docs/SCENARIOS.md):
     players 2
     seed 1                             # `seed none`: chance is answered by `answer` lines too
     move ["2 of coins", "4 of coins"] to stall[P1]
-    set gold[P1] = 1
+    set points[P1] = 1
     answer "Stock a ware"
-    expect gold[P1] == 6
+    expect points[P1] == 6
 
 The game is set up as usual (with its seed); then the `move` and `set` lines change the state,
 all at once (state-based rules are checked after the last of them, as after a `together`);

@@ -1,8 +1,8 @@
 """Render a checked rulebook back to plain English: `rulecraft explain`.
 
 One template per language construct, never per card: an ability's tiers read close to a
-printed card because the statements inside them do (`set gold[p] += 5` reads "Add 5 to p's
-gold."). Where the English reads wrong, the rulebook or a template here is wrong.
+printed card because the statements inside them do (`set points[p] += 5` reads "Add 5 to p's
+points."). Where the English reads wrong, the rulebook or a template here is wrong.
 """
 
 from __future__ import annotations

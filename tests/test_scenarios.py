@@ -43,5 +43,5 @@ def test_a_failed_expectation_is_located_and_shows_the_value(tmp_path: Path) -> 
 
 def test_the_command_line_runs_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     """`rulecraft trace --scenario F` takes the game from the scenario's `game` line."""
-    assert main(["trace", "--scenario", str(SCENARIOS[0])]) == 0
+    assert main(["trace", "--scenario", str(ROOT / "examples" / "scenarios" / "tutorial_sell.scenario")]) == 0
     assert capsys.readouterr().out.startswith("# rulebook: tutorial (Market)\n# scenario: ")

@@ -412,6 +412,11 @@ class Checker:
                     self._expect(have, t.INT, st.span, f"'{name}' used with {op}")
                     self._expect(vt, t.INT, value.span, f"the value added to '{name}'")
             case s.SetVar(name, keys, op, value):
+                if name not in self.vars and name in self.consts:
+                    self.error(st.span, f"'{name}' is a constant: it cannot be set",
+                               hint=f"declare it as a variable to change it: var {name}: ... = ... public")
+                    self.expr(value)
+                    return
                 if name not in self.vars:
                     local = self.scope.lookup(name) is not None
                     self.error(st.span, f"unknown variable '{name}'{did_you_mean(name, self.vars)}",
@@ -522,7 +527,12 @@ class Checker:
                     self.block(opt.body)
             case s.Use(ability, args, upto):
                 ab = self.abilities.get(ability)
-                if ab is None:
+                if ab is None and ability in self.procs:
+                    self.error(st.span, f"'{ability}' is a procedure, not an ability",
+                               hint=f"call it as '{ability}(...)'; 'use' offers the tiers of an ability")
+                    for a in args:
+                        self.expr(a)
+                elif ab is None:
                     self.error(st.span, f"unknown ability '{ability}'{did_you_mean(ability, self.abilities)}")
                     for a in args:
                         self.expr(a)
@@ -535,6 +545,11 @@ class Checker:
                 elif name in self.fns:
                     self.error(st.span, f"'{name}' is a function: it computes a value and changes nothing",
                                hint=f"use its value, e.g. 'let x = {name}(...)', or make it a proc")
+                elif name in self.abilities:
+                    self.error(st.span, f"'{name}' is an ability: it is resolved with 'use'",
+                               hint=f"write 'use {name}(...) upto N' to offer its tiers up to N")
+                    for a in args:
+                        self.expr(a)
                 else:
                     self.error(st.span, f"unknown procedure '{name}'{did_you_mean(name, self.procs)}")
                     for a in args:
@@ -574,7 +589,9 @@ class Checker:
                 shape = ", ".join(str(self._type(k)) for k in decl.keys)
                 self.error(span, f"{kind} {decl.name} takes {len(decl.keys)} key(s): {decl.name}[{shape}]")
             else:
-                self.error(span, f"{kind} {decl.name} takes no keys")
+                hint = (f"to read a card of it write top({decl.name}), bottom({decl.name}) or first({decl.name})"
+                        if kind == "zone" else None)
+                self.error(span, f"{kind} {decl.name} takes no keys", hint=hint)
             for k in keys:
                 self.expr(k)
             return
@@ -602,7 +619,12 @@ class Checker:
             return ft
         if ot.kind in ("card", "any", "record"):
             return t.ANY
-        self.error(span, f"{ot} has no fields")
+        hint = None
+        if ot.kind == "zone":
+            hint = f"a zone holds cards: take one first, e.g. top(...).{field}, or write '... map it.{field}'"
+        elif ot.kind == "list":
+            hint = f"for the {field} of each element write '... map it.{field}'"
+        self.error(span, f"{ot} has no fields", hint=hint)
         return None
 
     # ------------------------------------------------------------ expressions

@@ -116,8 +116,11 @@ def read_scenario(path: Path) -> Scenario:
         column = len(code) - len(code.lstrip()) + 1
         keyword, _, rest = code.strip().partition(" ")
         line = Line(keyword, rest.strip(), Span(file, number, column, number, column + len(keyword)))
-        fail = lambda message, hint=None: RulebookError(  # noqa: E731 -- a local shorthand
-            [Diagnostic(line.span, message, hint=hint)], {file: text})
+        where = line.span
+
+        def fail(message: str, hint: str | None = None, where: Span = where) -> RulebookError:
+            return RulebookError([Diagnostic(where, message, hint=hint)], {file: text})
+
         match keyword:
             case "game":
                 game = line.rest.strip('"')

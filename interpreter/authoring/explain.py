@@ -8,7 +8,7 @@ points."). Where the English reads wrong, the rulebook or a template here is wro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import assert_never
 
 from .. import syntax as s
 from ..check import Program
@@ -326,11 +326,11 @@ class Explainer:
     def rule(self, r: s.RuleDecl) -> list[str]:
         binds = " and ".join(f"{b.name} in {self.x(b.source)}" for b in r.bindings)
         where = f"for any {binds}, " if binds else ""
-        return [f"Rule {words(r.name)}: {where}whenever {self.x(r.when)}:"] + self.block(r.body, 1)
+        return [f"Rule {words(r.name)}: {where}whenever {self.x(r.when)}:", *self.block(r.body, 1)]
 
     def proc(self, d: s.ProcDecl) -> list[str]:
         given = f", given {self.params(d.params)}" if d.params else ""
-        return [f"To {words(d.name)}{given}:"] + self.block(d.body, 1)
+        return [f"To {words(d.name)}{given}:", *self.block(d.body, 1)]
 
     def fn(self, d: s.FnDecl) -> list[str]:
         return [f"The {words(d.name)} of {', '.join(p.name for p in d.params) or 'the game'} "

@@ -408,7 +408,7 @@ class Formatter:
                 return f"game {name} players {lo}..{hi}"
             case s.IncludeDecl(path):
                 return f"include {quote(path)}"
-            case s.EnumDecl(name, members):
+            case s.EnumDecl(name, _):
                 spans = _member_spans(d)
                 text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d))
                 return f"enum {name} {text}"
@@ -444,7 +444,7 @@ class Formatter:
 
     def rulebook(self) -> str:
         lines = self._items(self.tree.decls, "", self.decl, None, 0)
-        lines.extend(self._comment_lines(self.comments.rest(), "", lines and self._last_line() or None)[0])
+        lines.extend(self._comment_lines(self.comments.rest(), "", (lines and self._last_line()) or None)[0])
         text = "\n".join(lines).strip("\n")
         return text + "\n" if text else ""
 

@@ -59,14 +59,14 @@ class Stats:
 
     def win_rate_by_agent(self) -> dict[str, tuple[float, int]]:
         """Per kind of agent: the share of its seats that won, and how many seats it had."""
-        wins: Counter[str] = Counter()
+        wins: dict[str, float] = {}
         seats: Counter[str] = Counter()
         for r in self.results:
             for i, name in enumerate(r.agents):
                 seats[name] += 1
                 if i in r.winners:
-                    wins[name] += 1 / len(r.winners)
-        return {name: (wins[name] / seats[name], seats[name]) for name in sorted(seats)}
+                    wins[name] = wins.get(name, 0.0) + 1 / len(r.winners)
+        return {name: (wins.get(name, 0.0) / seats[name], seats[name]) for name in sorted(seats)}
 
     def lengths(self) -> tuple[float, float, int, int]:
         """Decisions taken by players per game: mean, standard deviation, min, max."""

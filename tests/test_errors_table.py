@@ -1,0 +1,227 @@
+"""Errors that teach: a table of bad inputs, each with its exact located message and hint.
+
+Syntax errors name what was expected (families of tokens as a whole: "a statement", "an
+expression", "an operator") and recognise common slips with a hint line; check errors say "did
+you mean" and what the construct is for. The cases here are new; tests/test_syntax.py and
+tests/test_check.py hold the first tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rulecraft
+from rulecraft.cli import main
+from rulecraft.errors import RulebookError
+from rulecraft.scenario import run_scenario
+
+HEAD = """game G players 2..4
+enum Colour { red, blue }
+card Ware { colour: Colour, value: int } label "{colour} {value}"
+zone hand[Player]: Ware owner
+zone deck: Ware hidden shuffled
+var gold[Player]: int = 0 public
+"""
+# Line numbers below count from line 7, the first line after HEAD.
+
+ERRORS = [
+    ('proc f(p: Player) { if true { } else if false { } }',
+     "t.rules:7:38: error: unexpected 'if'; expected '{'",
+     "write 'elif' for another condition: } elif x > 1 { ... }"),
+    ('proc f(p: Player) { for c of hand[p] { } }',
+     "t.rules:7:27: error: unexpected 'of'; expected 'in'",
+     "write 'for x in ...'"),
+    ('proc f(p: Player) { let c == 1 }',
+     "t.rules:7:28: error: unexpected '='; expected an expression or 'choose'",
+     "'=' binds or sets a value; '==' compares two values"),
+    ('var n: int public',
+     "t.rules:7:12: error: unexpected 'public'; expected '='",
+     'a variable needs an initial value: var n: int = 0 public'),
+    ('var n: int = 0',
+     "t.rules:8:1: error: unexpected 'play'; expected a visibility (public, owner, hidden, top, count)",
+     None),
+    ('game H players 2-4',
+     "t.rules:7:17: error: unexpected '-'; expected '..'",
+     'write the number of players as a range: players 2..4'),
+    ('fn f(p: Player) { return 1 }',
+     "t.rules:7:17: error: unexpected '{'; expected '='",
+     'a fn is one expression: fn f(p: Player) = ...; write a proc for a block of statements'),
+    ('proc f(p) { }',
+     "t.rules:7:9: error: unexpected ')'; expected ':'",
+     'every parameter has a type: (p: Player, n: int)'),
+    ('proc f(p: Player) { choose one from hand[p] }',
+     "t.rules:7:28: error: unexpected 'one'; expected one of 'by', 'prompt', '{'",
+     'a choice of values is bound to a name: let c = choose one from ...'),
+    ("proc f(p: Player) { say 'hello' }",
+     't.rules:7:25: error: unexpected character "\'"',
+     'strings are written in double quotes: "..."'),
+    ('proc f(p: Player) { use sell(p) }',
+     "t.rules:7:33: error: unexpected '}'; expected 'upto'",
+     "'use' names the highest tier offered: use name(p) upto 2"),
+    ('ability a(p: Player) { tier 0 "x" { } }',
+     "t.rules:7:22: error: unexpected '{'; expected a string",
+     'an ability has a text before its tiers: ability name(p: Player) "What it does" { tier ... }'),
+    ('ability a(p: Player) "x" { tier "y" { } }',
+     't.rules:7:33: error: unexpected string "y"; expected a number',
+     'a tier has a level and a text: tier 1 "Gain 1 point" { ... }'),
+    ('rule r(p in players) { }',
+     "t.rules:7:22: error: unexpected '{'; expected 'when'",
+     'a rule has a condition: rule name(p in players) when ... { ... }'),
+    ('proc f(p: Player) { let x = [1, 2,] }',
+     "t.rules:7:35: error: unexpected ']'; expected an expression",
+     'no comma after the last element of a list'),
+    ('proc f(p: Player) { n++ }',
+     "t.rules:7:22: error: unexpected '+'; expected '(' or an assignment ('=', '+=', '-=')",
+     "to add or take away 1 write 'n += 1'"),
+    ('proc f(p: Player) { say "hello }',
+     't.rules:7:25: error: unexpected character \'"\'',
+     'this string is not closed on its line: end it with \'"\''),
+    ('const X := 3',
+     "t.rules:7:9: error: unexpected ':'; expected '='",
+     "write '=' (':=' is not rulecraft)"),
+    ('proc f(c: Ware) { match c.colour { red: { } } }',
+     "t.rules:7:39: error: unexpected ':'; expected one of an operator, '(', '{'",
+     'blocks are written in braces: { ... }'),
+    ('proc f(c: Ware, p: Player) { move c to hnd[p] }',
+     "t.rules:7:40: error: unknown name 'hnd' (did you mean 'hand'?)",
+     None),
+    ('proc f() { create 1 Wre { colour: red, value: 1 } in deck }',
+     "t.rules:7:12: error: unknown card type 'Wre' (did you mean 'Ware'?)",
+     None),
+    ('proc f() { create 1 Ware { color: red, value: 1 } in deck }',
+     "t.rules:7:28: error: card type Ware has no field 'color' (did you mean 'colour'?)",
+     None),
+    ('ability sell(p: Player) "Sell" { tier 0 "x" { } }\nproc f(p: Player) { sell(p) }',
+     "t.rules:8:21: error: 'sell' is an ability: it is resolved with 'use'",
+     "write 'use sell(...) upto N' to offer its tiers up to N"),
+    ('proc g(p: Player) { }\nproc f(p: Player) { use g(p) upto 1 }',
+     "t.rules:8:21: error: 'g' is a procedure, not an ability",
+     "call it as 'g(...)'; 'use' offers the tiers of an ability"),
+    ('const X = 1\nproc f() { set X = 2 }',
+     "t.rules:8:12: error: 'X' is a constant: it cannot be set",
+     'declare it as a variable to change it: var X: ... = ... public'),
+    ('proc f() { let x = 1 + "a" }',
+     "t.rules:7:24: error: a side of '+' must be int, not str",
+     None),
+    ('proc f() { let x = len(deck, deck) }',
+     't.rules:7:20: error: len takes 1 argument(s), not 2',
+     None),
+    ('proc f() { let x = it.colour }',
+     "t.rules:7:20: error: 'it' names an element only inside where, sorted by, max by, min by, group by, map",
+     None),
+    ('proc f(p: Player) { end game winners p }',
+     't.rules:7:38: error: the winners must be list of Player, not Player',
+     None),
+    ('proc f(p: Player) { set gold[p] = true }',
+     't.rules:7:35: error: the value of gold must be int, not bool',
+     None),
+    ('proc f(p: Player) { move hand to deck }',
+     't.rules:7:26: error: zone hand takes 1 key(s): hand[Player]',
+     None),
+    ('proc f(p: Player) { draw "two" from deck to hand[p] }',
+     't.rules:7:26: error: the number of cards to draw must be int, not str',
+     None),
+    ('proc f(p: Player) { let c = choose one from 3 by p }',
+     't.rules:7:45: error: what is chosen from must be a list or a zone, not int',
+     None),
+    ('proc f(p: Player) { repeat "x" { } }',
+     't.rules:7:28: error: the number of repeats must be int, not str',
+     None),
+    ('proc f(p: Player) { if gold[p] = 2 { } }',
+     "t.rules:7:32: error: unexpected '='; expected an operator or '{'",
+     "to compare two values write '=='"),
+    ('proc f(p: Player) { while gold[p] { } }',
+     't.rules:7:27: error: a condition must be bool, not int',
+     None),
+    ('proc f(p: Player) { let x = gold }',
+     't.rules:7:29: error: variable gold takes 1 key(s): gold[Player]',
+     None),
+    ('proc f(p: Player) { let x = hand[p].colour }',
+     't.rules:7:29: error: zone of Ware has no fields',
+     "a zone holds cards: take one first, e.g. top(...).colour, or write '... map it.colour'"),
+    ('proc f(p: Player) { let x = deck[0].colour }',
+     't.rules:7:29: error: zone deck takes no keys',
+     'to read a card of it write top(deck), bottom(deck) or first(deck)'),
+    ('proc f(p: Player) { return 1 }\nproc g(p: Player) { let y = f(p) + 1 }',
+     "t.rules:8:29: error: procedure 'f' changes the game and cannot be used inside an expression",
+     "call it as a statement: 'let x = f(...)'"),
+    ('proc f(p: Player) { say "{q} wins" }',
+     't.rules:7:21: error: unknown name \'q\' in text "{q} wins"',
+     None),
+    ('zone z: Ware public\nzone z: Ware public',
+     "t.rules:8:1: error: 'z' is already declared as a zone at t.rules:7:1",
+     None),
+    ('proc f(p: Player) { let x = red.colour }',
+     't.rules:7:29: error: Colour has no fields',
+     None),
+    ('proc f(p: Player) { if p == red { } }',
+     't.rules:7:24: error: Player and Colour are never equal',
+     None),
+]
+
+
+@pytest.mark.parametrize(("source", "message", "hint"), ERRORS, ids=[m.split("error: ")[1][:50] for _, m, _ in ERRORS])
+def test_error_message_and_hint(source: str, message: str, hint: str | None) -> None:
+    """Each mistake gives this first message, located, and this hint (or none)."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text(HEAD + source + "\nplay { }\n", "t.rules")
+    assert info.value.messages[0] == message
+    assert info.value.diagnostics[0].hint == hint
+    rendered = str(info.value).splitlines()
+    assert rendered[0] == message and rendered[2].strip().startswith("^")
+    if hint is not None:
+        assert rendered[3] == f"    hint: {hint}"
+
+
+SCENARIO_ERRORS = [
+    ("players 2\nmov \"1 of coins\" to hand[P1]\n",
+     "s.scenario:2:1: error: unknown scenario line 'mov' (did you mean 'move'?)",
+     "a scenario line starts with one of: game, players, seed, move, set, answer, expect"),
+    ("players 2\nmove \"9 of coins\" to hand[P1]\n",
+     "s.scenario:2:6: error: no card is labelled '9 of coins' (did you mean '5 of coins'?)", None),
+    ("players two\n", "s.scenario:1:1: error: 'players' takes a number, not 'two'", None),
+    ("players 2\nanswer \"Sell\"\n",
+     "s.scenario:2:1: error: 'Sell' is not a legal answer to \"Your turn\" (by P1); legal: Stock a ware, Pass", None),
+    ("players 2\nanswer Pass\n",
+     "s.scenario:2:1: error: an answer is the label of an option, in quotes: answer \"Pass\"", None),
+    ("players 2\nset gold[P1] == 2\n", "s.scenario:2:15: error: unexpected '='; expected an expression",
+     "'=' binds or sets a value; '==' compares two values"),
+    ("players 2\nset gold[P1] = 2\nexpect gold[P1] > 2\n",
+     "s.scenario:3:8: error: expected gold[P1] > 2, but gold[P1] is 2", None),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "hint"), SCENARIO_ERRORS,
+                         ids=[m.split("error: ")[1][:40] for _, m, _ in SCENARIO_ERRORS])
+def test_scenario_error(tmp_path: Path, text: str, message: str, hint: str | None) -> None:
+    """A mistake in a scenario file is located in that file, with the same care as a rulebook's."""
+    path = tmp_path / "s.scenario"
+    path.write_text(text, encoding="utf-8")
+    tutorial = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
+    with pytest.raises(RulebookError) as info:
+        run_scenario(tutorial, path)
+    assert [m.replace(str(tmp_path) + "/", "") for m in info.value.messages] == [message]
+    assert info.value.diagnostics[0].hint == hint
+
+
+COMMAND_ERRORS = [
+    (["fmt", "no/such.rules"], "no such file or folder: no/such.rules"),
+    (["explain", "no_such_game"], "no rulebook 'no_such_game': not a file, nor a bundled rulebook (bundled: "),
+    (["simulate", "examples/tutorial.rules", "-n", "0"], "simulate at least one game (-n 1 or more)"),
+    (["simulate", "examples/tutorial.rules", "-n", "1", "--agents", "greedyy"],
+     "unknown agent 'greedyy': choose from random, greedy, human"),
+    (["simulate", "examples/tutorial.rules", "-n", "1", "--players", "9"], "Market is played by 2 to 4 players, not 9"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), COMMAND_ERRORS,
+                         ids=[" ".join(a[:2]) + " " + m[:20] for a, m in COMMAND_ERRORS])
+def test_command_error(argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad input to the authoring commands exits 1 with one plain line, never a traceback."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(message) and "Traceback" not in err

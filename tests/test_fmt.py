@@ -54,7 +54,7 @@ var points[Player]: int = -(1 - -2) public
 fn score(p: Player) = points[p] + len(bag where (it.n > 1) and not (it.colour == red))
 proc x(p: Player) {
 
-  let a = 1  # trailing
+  let a = 1   # trailing
   if a > 1 {  # on the header
     say "say \\"hi\\""
   }
@@ -86,7 +86,7 @@ const ROWS = [
 var points[Player]: int = -(1 - -2) public
 fn score(p: Player) = points[p] + len(bag where it.n > 1 and not it.colour == red)
 proc x(p: Player) {
-  let a = 1  # trailing
+  let a = 1   # trailing
   if a > 1 {  # on the header
     say "say \\"hi\\""
   } elif a == 0 { say "zero" } else { }
@@ -189,3 +189,51 @@ def test_fmt_keeps_meaning_and_comments_and_is_idempotent(case: tuple[str, str])
     assert parse(once, name) == parse(text, name)
     assert Counter(c.text for c in find_comments(once)) == Counter(c.text for c in find_comments(text))
     assert format_text(once, name) == once
+
+
+LONG = """game G players 1..2
+enum Space { a, b, c,
+  d, e }
+var points[Player]: int = 0 public
+const ROADS = [[a, b], [b, c],
+  [c, d], [d, e]]
+fn total(p: Player) = points[p] * 100 + len(players where points[it] > points[p]) + len(players where points[it] == 0) + 1
+fn busy(p: Player) = if points[p] > 10 then "many points for this player" else if points[p] > 5 then "some points" else "few"
+fn mixed(p: Player) = points[p] > 0 or points[p] < 0 and true
+rule r(p in players) when points[p] > 1000 and len(players where points[it] > 1000) > 1 and points[p] != 5000 { }
+play { }
+"""
+
+LONG_FORMATTED = """game G players 1..2
+enum Space {
+  a, b, c,
+  d, e
+}
+var points[Player]: int = 0 public
+const ROADS = [
+  [a, b], [b, c],
+  [c, d], [d, e]
+]
+fn total(p: Player) =
+  points[p] * 100
+  + len(players where points[it] > points[p])
+  + len(players where points[it] == 0)
+  + 1
+fn busy(p: Player) =
+  if points[p] > 10 then "many points for this player"
+  else if points[p] > 5 then "some points"
+  else "few"
+fn mixed(p: Player) = points[p] > 0 or (points[p] < 0 and true)
+rule r(p in players) when points[p] > 1000
+    and len(players where points[it] > 1000) > 1
+    and points[p] != 5000 { }
+play { }
+"""
+
+
+def test_long_lines_break_canonically() -> None:
+    """The author's rows of a list are kept; a long fn value goes on the next line and a long chain of
+    `+`, `and`, `or` or `else if` breaks before each operator; an `and` inside an `or` gets parentheses."""
+    assert format_text(LONG) == LONG_FORMATTED
+    assert format_text(LONG_FORMATTED) == LONG_FORMATTED
+    assert parse(LONG_FORMATTED) == parse(LONG)

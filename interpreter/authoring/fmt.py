@@ -26,6 +26,26 @@ from ..parser import parse
 
 INDENT = "  "
 WIDTH = 100
+ALIGN = "\x00"  # stands between code and its end-of-line comment until the comments are aligned
+
+
+def align_comments(lines: list[str]) -> list[str]:
+    """Align the end-of-line comments of consecutive lines two spaces after the longest code."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if ALIGN not in out[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(out) and ALIGN in out[j]:
+            j += 1
+        width = max(len(line.split(ALIGN)[0].rstrip()) for line in out[i:j])
+        for k in range(i, j):
+            code, comment = out[k].split(ALIGN, 1)
+            out[k] = code.rstrip().ljust(width) + "  " + comment
+        i = j
+    return out
 
 
 # ---------------------------------------------------------------- comments in the source
@@ -154,6 +174,9 @@ class Formatter:
     def __init__(self, source: str, tree: s.Rulebook):
         self.tree = tree
         self.comments = _Comments(find_comments(source))
+        self.breaking = False  # break the next whole expression that is a chain (the line is too long)
+        self.depth = 0  # how deep inside an expression the printer is
+        self.cont: str | None = None  # the indent of continuation lines, when not the usual
 
     # ------------------------------------------------------------ helpers
 
@@ -180,10 +203,10 @@ class Formatter:
             if last is not None and line - last > 1 and out:
                 out.append("")
             trailing = self.comments.trailing_at(line)
-            text = indent + render(node, indent)
+            text = indent + self._render_within_width(node, indent, render)
             if trailing is not None:
                 head, sep, tail = text.partition("\n")
-                text = f"{head}  {trailing.text}{sep}{tail}"
+                text = f"{head}{ALIGN}{trailing.text}{sep}{tail}"
             out.extend(text.split("\n"))
             last = max(node.span.end_line, line)
         if end_line:
@@ -191,44 +214,150 @@ class Formatter:
             out.extend(lines)
         return out
 
+    def _render_within_width(self, node: Any, indent: str, render: Any) -> str:
+        """Render a node; if its first line is too long, render it again breaking its outermost
+        chain of `+`, `-`, `and` or `or` before each operator."""
+        saved = list(self.comments.left)
+        text = render(node, indent)
+        if len(indent) + len(text.partition("\n")[0]) <= WIDTH:
+            return text
+        self.comments.left = saved
+        self.breaking = True
+        try:
+            return render(node, indent)  # type: ignore[no-any-return]
+        finally:
+            self.breaking = False
+
+    def _value_below(self, head: str, e: s.Expr, indent: str) -> str:
+        """`head value` on one line if it fits; else the value on the next line, indented, and
+        broken if it is still too long."""
+        saved = list(self.comments.left)
+        one = f"{head} {self.expr(e, indent)}"
+        if len(indent) + len(one) <= WIDTH or "\n" in one:
+            return one
+        inner = indent + INDENT
+        self.comments.left = list(saved)
+        text = self.expr(e, inner)
+        if len(inner) + len(text.partition("\n")[0]) > WIDTH:
+            self.comments.left = list(saved)
+            self.breaking, self.cont = True, inner
+            try:
+                text = self.expr(e, inner)
+            finally:
+                self.breaking, self.cont = False, None
+        return f"{head}\n{inner}{text}"
+
+    def _broken(self, e: s.Expr, indent: str) -> str | None:
+        """The statement's whole value, broken over lines (None: this form does not break)."""
+        cont = self.cont or indent + INDENT * 2
+        x = self.expr
+        match e:
+            case s.And() | s.Or() | s.Binary("+" | "-"):
+                return self._chain(e, indent)
+            case s.CondExpr(condition, then, otherwise):
+                self.breaking = False
+                self.depth += 1
+                text = f"if {x(condition, cont, QUERY)} then {x(then, cont, QUERY)}"
+                while isinstance(otherwise, s.CondExpr):  # `else if` chains: one branch per line
+                    cond, then, otherwise = otherwise.condition, otherwise.then, otherwise.otherwise
+                    text += f"\n{cont}else if {x(cond, cont, QUERY)} then {x(then, cont, QUERY)}"
+                text += f"\n{cont}else {x(otherwise, cont)}"
+                self.depth -= 1
+                return text
+            case s.Comprehension(element, var, source, condition):
+                self.breaking = False
+                self.depth += 1
+                more = (self.cont or indent) + INDENT * 2
+                cond = f"\n{more}if {x(condition, more)}" if condition is not None else ""
+                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond}]"
+                self.depth -= 1
+                return text
+            case s.Call(name, (arg,)):
+                return f"{name}({x(arg, indent)})"  # the break goes inside: `flatten([... for ...])`
+        return None
+
+    def _chain(self, e: s.Expr, indent: str) -> str:
+        """`a + b - c` as `a` then `+ b`, `- c` on continuation lines."""
+        self.breaking = False
+        self.depth += 1
+        lv = level(e)
+        rest: list[tuple[str, s.Expr]] = []
+        while level(e) == lv and isinstance(e, s.Binary | s.And | s.Or):
+            op = e.op if isinstance(e, s.Binary) else ("and" if isinstance(e, s.And) else "or")
+            rest.append((op, e.right))
+            e = e.left
+        cont = self.cont or indent + INDENT * 2
+        text = self.expr(e, cont, lv)
+        for op, right in reversed(rest):
+            text += f"\n{cont}{op} {self.expr(right, cont, lv + 1)}"
+        self.depth -= 1
+        return text
+
     def _seq(self, items: Sequence[Any], render: Any, open_: str, close: str, indent: str,
              node_span: Any, force_break: bool = False) -> str:
         """A bracketed, comma-separated sequence: on one line, or one item per line when the
         source wrote it over several lines, it holds comments, or one line is too long."""
         saved = list(self.comments.left)
+        breaking, self.breaking = self.breaking, False  # a chain inside a literal stays on one line
         one_line = open_ + ", ".join(render(i, indent) for i in items) + close
         if open_ == "{" and items:
             one_line = "{ " + one_line[1:-1] + " }"
         elif open_ == "{":
             one_line = "{ }"
-        multi = (node_span.end_line > node_span.line and node_span.line > 0) or force_break
+        # The author's line breaks are kept for a literal that is (an element of) a statement's value.
+        multi = (node_span.end_line > node_span.line and node_span.line > 0 and self.depth <= 2) or force_break
         has_comment = any(node_span.line <= c.line < node_span.end_line for c in self.comments.left)
-        if not items or (not multi and not has_comment and len(indent) + len(one_line) <= WIDTH
-                         and "\n" not in one_line):
+        too_long = len(indent) + len(one_line) > WIDTH and self.depth <= 2  # deeper: a line of its own
+        if not items or (not multi and not has_comment and not too_long and "\n" not in one_line):
+            self.breaking = breaking
             return one_line
         self.comments.left = saved  # what the one-line attempt took is printed below instead
         inner = indent + INDENT
         out = [open_]
         last: int | None = None
+        row: list[str] = []  # the items of the current line: the author's rows are kept
+
+        def end_row(comment: Comment | None = None) -> None:
+            if row:
+                out.append(inner + " ".join(row) + (ALIGN + comment.text if comment is not None else ""))
+                row.clear()
+
         for n, item in enumerate(items):
             line = item.span.line
-            lines, last = self._comment_lines(self.comments.before(line), inner, last)
+            comments = self.comments.before(line)
+            if comments or (last is not None and line > last):
+                end_row()
+            lines, last = self._comment_lines(comments, inner, last)
             out.extend(lines)
-            text = inner + render(item, inner) + ("," if n < len(items) - 1 else "")
+            text = render(item, inner) + ("," if n < len(items) - 1 else "")
+            if "\n" in text or (row and len(inner) + len(" ".join([*row, text])) > WIDTH):
+                end_row()
+            row.append(text)
+            if "\n" in text:
+                end_row()
             trailing = self.comments.trailing_at(item.span.end_line or line)
             if trailing is not None:
-                text += "  " + trailing.text
-            out.append(text)
+                end_row(trailing)
             last = max(item.span.end_line, line)
+        end_row()
         lines, _ = self._comment_lines(self.comments.before(node_span.end_line), inner, last)
         out.extend(lines)
         out.append(indent + close)
+        self.breaking = breaking
         return "\n".join(out)
 
     # ------------------------------------------------------------ expressions
 
     def expr(self, e: s.Expr, indent: str, need: int = TERNARY) -> str:
-        text = self._expr(e, indent)
+        broken = self._broken(e, indent) if self.breaking and self.depth == 0 else None
+        if broken is not None:
+            text = broken
+        else:
+            self.depth += 1
+            try:
+                text = self._expr(e, indent)
+            finally:
+                self.depth -= 1
         return f"({text})" if level(e) < need else text
 
     def _expr(self, e: s.Expr, indent: str) -> str:  # noqa: C901 -- one case per expression
@@ -266,7 +395,7 @@ class Formatter:
                 lv = level(e)
                 return f"{x(left, indent, lv)} {op} {x(right, indent, lv + 1)}"
             case s.RangeOp(low, high):
-                return f"{x(low, indent, SUM)}..{x(high, indent, SUM)}"
+                return f"{x(low, indent, POSTFIX)}..{x(high, indent, POSTFIX)}"  # `1..(n - 1)` reads better
             case s.Compare(op, left, right):
                 return f"{x(left, indent, COMPARE)} {op} {x(right, indent, RANGE)}"
             case s.In(item, collection, negated):
@@ -277,9 +406,12 @@ class Formatter:
             case s.And(left, right):
                 return f"{x(left, indent, AND)} and {x(right, indent, NOT)}"
             case s.Or(left, right):
-                return f"{x(left, indent, OR)} or {x(right, indent, AND)}"
+                # `a or (b and c)`: an `and` inside an `or` is parenthesised, though it binds tighter
+                return f"{x(left, indent, NOT if isinstance(left, s.And) else OR)} or {x(right, indent, NOT)}"
             case s.Query(op, source, key):
-                return f"{x(source, indent, QUERY)} {QUERY_WORDS[op]} {x(key, indent, OR)}"
+                # A query's source is parenthesised unless it is a name, a call, an index or a field:
+                # `(guild[p] group by it.v) where len(it) > 1` reads as it runs.
+                return f"{x(source, indent, POSTFIX)} {QUERY_WORDS[op]} {x(key, indent, OR)}"
             case s.CondExpr(condition, then, otherwise):
                 return (f"if {x(condition, indent, QUERY)} then {x(then, indent, QUERY)} "
                         f"else {x(otherwise, indent, TERNARY)}")
@@ -293,6 +425,7 @@ class Formatter:
 
     def block(self, b: s.Block, indent: str) -> str:
         """`{ stmt }` on one line when the source did so with one statement, else one per line."""
+        self.breaking = False  # a long header line breaks in the header, not in the body
         if not b.stmts:
             inner_comments = any(b.span.line <= c.line < b.span.end_line for c in self.comments.left)
             if not inner_comments:
@@ -423,9 +556,9 @@ class Formatter:
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
                 return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}"
             case s.ConstDecl(name, value):
-                return f"const {name} = {x(value, indent)}"
+                return self._value_below(f"const {name} =", value, indent)
             case s.FnDecl(name, params, body):
-                return f"fn {name}({self.params(params)}) = {x(body, indent)}"
+                return self._value_below(f"fn {name}({self.params(params)}) =", body, indent)
             case s.ProcDecl(name, params, body):
                 return f"proc {name}({self.params(params)}) {self.block(body, indent)}"
             case s.AbilityDecl(name, params, text, tiers):
@@ -445,7 +578,7 @@ class Formatter:
     def rulebook(self) -> str:
         lines = self._items(self.tree.decls, "", self.decl, None, 0)
         lines.extend(self._comment_lines(self.comments.rest(), "", (lines and self._last_line()) or None)[0])
-        text = "\n".join(lines).strip("\n")
+        text = "\n".join(align_comments(lines)).strip("\n")
         return text + "\n" if text else ""
 
     def _last_line(self) -> int | None:

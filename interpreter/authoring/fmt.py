@@ -410,7 +410,7 @@ class Formatter:
                 return f"{x(left, indent, NOT if isinstance(left, s.And) else OR)} or {x(right, indent, NOT)}"
             case s.Query(op, source, key):
                 # A query's source is parenthesised unless it is a name, a call, an index or a field:
-                # `(guild[p] group by it.v) where len(it) > 1` reads as it runs.
+                # `(hand[p] group by it.v) where len(it) > 1` reads as it runs.
                 return f"{x(source, indent, POSTFIX)} {QUERY_WORDS[op]} {x(key, indent, OR)}"
             case s.CondExpr(condition, then, otherwise):
                 return (f"if {x(condition, indent, QUERY)} then {x(then, indent, QUERY)} "

@@ -22,6 +22,8 @@ COMPARE_WORDS = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at m
 BINARY_WORDS = {"+": "plus", "-": "minus", "*": "times", "//": "divided by (rounded down)", "%": "modulo"}
 QUANTITY_WORDS = {"one": "one of", "exactly": "exactly {n} of", "upto": "up to {n} of", "any": "any number of",
                   "order": "an order for all of"}
+# `len(xs) > 0` reads "xs is not empty" (True: some; False: none).
+EMPTINESS = {(">", 0): True, ("!=", 0): True, (">=", 1): True, ("==", 0): False, ("<", 1): False}
 ORDINALS = ["first", "second", "third", "fourth", "fifth"]
 # Built-in functions: how a call reads ({0}, {1}: the arguments).
 BUILTIN_WORDS = {
@@ -135,7 +137,9 @@ class Explainer:
                     return f"the number of cards in {texts[0]}"
                 key = f"{name}2" if len(args) == 2 and f"{name}2" in BUILTIN_WORDS else name
                 if name in p.fns or name in p.procs:
-                    return f"the {words(name)} of {' and '.join(texts)}" if texts else f"the {words(name)}"
+                    if len(texts) == 1:
+                        return f"the {words(name)} of {texts[0]}"
+                    return f"{words(name)}({', '.join(texts)})"
                 if key in BUILTIN_WORDS and len(args) <= 2:
                     if name in ("min", "max") and len(args) > 1:
                         return BUILTIN_WORDS[name].format(" and ".join(texts))
@@ -147,10 +151,21 @@ class Explainer:
                 return f"{self.operand(left)} {BINARY_WORDS[op]} {self.operand(right)}"
             case s.RangeOp(low, high):
                 return f"{self.x(low)} to {self.x(high)}"
+            case s.Compare(op, s.Call("len" | "count", (counted,)), s.IntLit(n)) if (op, n) in EMPTINESS:
+                some = EMPTINESS[(op, n)]
+                if isinstance(counted, s.Query) and counted.op == "where":
+                    zone = self.is_zone(counted.source)
+                    what = ("a card in " if some else "no card in ") if zone else ("one among " if some else "none among ")
+                    return f"there is {what}{self.query('where', counted.source, counted.key)}"
+                if self.is_zone(counted):
+                    return f"{self.x(counted)} is {'not ' if some else ''}empty"
+                return f"there is {'one' if some else 'none'} among {self.x(counted)}"
             case s.Compare(op, left, right):
                 return f"{self.x(left)} {COMPARE_WORDS[op]} {self.x(right)}"
             case s.In(item, collection, negated):
                 return f"{self.x(item)} is {'not ' if negated else ''}in {self.x(collection)}"
+            case s.Not(s.Call(name, args)) if name in p.fns:
+                return f"{words(name)}({', '.join(self.x(a) for a in args)}) does not hold"
             case s.Not(operand):
                 return f"not ({self.x(operand)})" if not isinstance(operand, s.Name) else f"not {self.x(operand)}"
             case s.And(left, right):
@@ -167,6 +182,12 @@ class Explainer:
     def operand(self, e: s.Expr) -> str:
         """An operand of arithmetic, in parentheses when it is arithmetic itself."""
         return f"({self.x(e)})" if isinstance(e, s.Binary | s.Neg) else self.x(e)
+
+    def holds(self, e: s.Expr) -> str:
+        """A condition: a call of a function reads `name(args) holds`."""
+        if isinstance(e, s.Call) and e.name in self.program.fns:
+            return f"{words(e.name)}({', '.join(self.x(a) for a in e.args)}) holds"
+        return self.x(e)
 
     def query(self, op: str, source: s.Expr, key: s.Expr) -> str:
         src = self.x(source)
@@ -280,7 +301,7 @@ class Explainer:
             case s.Fail(message):
                 return line(depth, f"this fails: {quoted(message)}")
             case s.Require(condition, message):
-                return line(depth, f"this requires that {x(condition)} (else it fails: {quoted(message)})")
+                return line(depth, f"this requires that {self.holds(condition)} (else it fails: {quoted(message)})")
             case s.Choose(target, quantity, count, source, by, prompt):
                 what = QUANTITY_WORDS[quantity].format(n=x(count) if count is not None else "")
                 ask = f" ({quoted(prompt)})" if prompt else ""

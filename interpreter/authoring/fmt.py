@@ -335,7 +335,8 @@ class Formatter:
             row.append(text)
             if "\n" in text:
                 end_row()
-            trailing = self.comments.trailing_at(item.span.end_line or line)
+            same_line = n + 1 < len(items) and items[n + 1].span.line == (item.span.end_line or line)
+            trailing = None if same_line else self.comments.trailing_at(item.span.end_line or line)
             if trailing is not None:
                 end_row(trailing)
             last = max(item.span.end_line, line)

@@ -7,12 +7,14 @@ points."). Where the English reads wrong, the rulebook or a template here is wro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import assert_never
 
 from .. import syntax as s
 from ..check import Program
 from ..errors import RulecraftError, did_you_mean
+from .fmt import level
 
 BULLET = "- "
 NESTED = "  "
@@ -146,9 +148,9 @@ class Explainer:
                     return BUILTIN_WORDS[key].format(*texts)
                 return f"{words(name)}({', '.join(texts)})"
             case s.Neg(operand):
-                return f"minus {self.operand(operand)}"
+                return f"minus {self.operand(operand, e, right=True)}"
             case s.Binary(op, left, right):
-                return f"{self.operand(left)} {BINARY_WORDS[op]} {self.operand(right)}"
+                return f"{self.operand(left, e)} {BINARY_WORDS[op]} {self.operand(right, e, right=True)}"
             case s.RangeOp(low, high):
                 return f"{self.x(low)} to {self.x(high)}"
             case s.Compare(op, s.Call("len" | "count", (counted,)), s.IntLit(n)) if (op, n) in EMPTINESS:
@@ -179,26 +181,32 @@ class Explainer:
             case _:
                 assert_never(e)
 
-    def operand(self, e: s.Expr) -> str:
-        """An operand of arithmetic, in parentheses when it is arithmetic itself."""
-        return f"({self.x(e)})" if isinstance(e, s.Binary | s.Neg) else self.x(e)
+    def operand(self, e: s.Expr, outer: s.Binary | s.Neg | None = None, right: bool = False) -> str:
+        """An operand of arithmetic, in parentheses where the grouping would be lost in words."""
+        if isinstance(e, s.Binary) and outer is not None:
+            inner_level, outer_level = level(e), level(outer)
+            if inner_level < outer_level or (right and inner_level == outer_level):
+                return f"({self.x(e)})"
+        return self.x(e)
 
     def holds(self, e: s.Expr) -> str:
         """A condition: a call of a function reads `name(args) holds`."""
         if isinstance(e, s.Call) and e.name in self.program.fns:
             return f"{words(e.name)}({', '.join(self.x(a) for a in e.args)}) holds"
+        if isinstance(e, s.And):
+            return f"{self.holds(e.left)} and {self.holds(e.right)}"
+        if isinstance(e, s.Or):
+            return f"{self.holds(e.left)} or {self.holds(e.right)}"
         return self.x(e)
 
     def query(self, op: str, source: s.Expr, key: s.Expr) -> str:
         src = self.x(source)
-        its = self.x(key).startswith("its ")
-        field = self.x(key)[4:]
+        key_text = self.holds(key)
+        its = key_text.startswith("its ")
+        field = re.sub(r"\bits ", "", key_text)  # `its profession and its colour`: profession and colour
         match op:
             case "where":
-                if isinstance(key, s.Compare | s.In) and self.x(key.left if isinstance(key, s.Compare)
-                                                                  else key.item).startswith("its "):
-                    return f"{src} whose {self.x(key)[4:]}"
-                return f"{src} for which {self.x(key)}"
+                return f"{src} whose {field}" if its else f"{src} for which {key_text}"
             case "sorted":
                 return f"{src} sorted by {field if its else self.x(key)}"
             case "max" | "min":
@@ -283,7 +291,7 @@ class Explainer:
                 return line(depth, f"as long as {x(condition)}:") + self.block(body, depth + 1)
             case s.Repeat(count, body):
                 n = x(count)
-                return line(depth, "once:" if n == "1" else f"{n} times:") + self.block(body, depth + 1)
+                return line(depth, "once:" if n == "1" else f"repeat {n} times:") + self.block(body, depth + 1)
             case s.Match(subject, cases, otherwise):
                 out = line(depth, f"depending on {x(subject)}:")
                 for case in cases:
@@ -354,8 +362,12 @@ class Explainer:
         return [f"To {words(d.name)}{given}:", *self.block(d.body, 1)]
 
     def fn(self, d: s.FnDecl) -> list[str]:
-        return [f"The {words(d.name)} of {', '.join(p.name for p in d.params) or 'the game'} "
-                f"is {self.x(d.body)}."]
+        names = [p.name for p in d.params]
+        if isinstance(d.body, s.Compare | s.And | s.Or | s.Not | s.In | s.BoolLit):
+            return [f"{words(d.name).capitalize()}({', '.join(names)}) holds when {self.holds(d.body)}."]
+        if len(names) == 1:
+            return [f"The {words(d.name)} of {names[0]} is {self.x(d.body)}."]
+        return [f"{words(d.name).capitalize()}({', '.join(names)}) is {self.x(d.body)}."]
 
     def card(self, name: str) -> list[str]:
         ct = self.program.cards[name]

@@ -5,14 +5,16 @@ so the results are the same whatever the number of worker processes. With severa
 agent, seats rotate between games (game i gives seat s the agent `agents[(s + i) % len(agents)]`),
 so that a win rate by agent is not a win rate by seat in disguise.
 
-Card use is counted generically, by card label: how often a player's answer was a card (a
-`choose` among cards), and how many times a card moved from one zone to another.
+Card use is counted generically, by card label: how often a player's answer named a card (the
+answer is the card's label, as in a `choose` among cards, or holds it as words, as in a menu
+option "play red 1"), and how many times a card moved from one zone to another.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import re
 import sys
 import time
 from collections import Counter
@@ -117,6 +119,17 @@ class _CountingGame(Game):
         super()._move(cards, zone, bottom, span)
 
 
+def cards_named(answer: str, game: Game) -> list[str]:
+    """The card labels an answer names: the whole answer ("red 1"), or words of it ("play red 1")."""
+    pattern = getattr(game, "_label_pattern", None)
+    if pattern is None:
+        labels = sorted({game.label(CardRef(i)) for i in range(len(game.state.cards))}, key=len, reverse=True)
+        alternatives = "|".join(re.escape(label) for label in labels) or "(?!)"
+        pattern = re.compile(rf"(?<!\S)(?:{alternatives})(?!\S)")
+        game._label_pattern = pattern  # type: ignore[attr-defined]
+    return pattern.findall(answer)
+
+
 _RULEBOOKS: dict[str, Rulebook] = {}
 
 
@@ -128,9 +141,8 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         rb = _RULEBOOKS[name] = load(name)
     game = _CountingGame(rb, players, seed, trace=False)
     play(game, make_agents(list(agents), players, seed))
-    labels = {game.label(CardRef(i)) for i in range(len(game.state.cards))}
     by_players = [label for by, label in game.answers if by != "table"]
-    chosen = Counter(label for label in by_players if label in labels)
+    chosen = Counter(name for answer in by_players for name in cards_named(answer, game))
     return GameResult(index, seed, agents, tuple(game.state.winners or ()), len(by_players), dict(chosen),
                       dict(getattr(game, "moved", {})))
 

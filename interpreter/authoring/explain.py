@@ -203,7 +203,7 @@ class Explainer:
         src = self.x(source)
         key_text = self.holds(key)
         its = key_text.startswith("its ")
-        field = re.sub(r"\bits ", "", key_text)  # `its profession and its colour`: profession and colour
+        field = re.sub(r"\bits ", "", key_text)  # `its suit and its value`: suit and value
         match op:
             case "where":
                 return f"{src} whose {field}" if its else f"{src} for which {key_text}"

@@ -47,6 +47,13 @@ def words(name: str) -> str:
     return name.replace("_", " ")
 
 
+def of(name: str, args: str) -> str:
+    """`the score of p`; a name that ends in `_of` is not doubled (`symbol_of(a)`: the symbol of a);
+    without arguments, `the masters`."""
+    base = words(name[:-3] if name.endswith("_of") else name)
+    return f"the {base} of {args}" if args else f"the {base}"
+
+
 def quoted(text: str) -> str:
     return f"“{text}”"
 
@@ -57,14 +64,14 @@ def sentence(text: str, capital: bool = True) -> str:
 
 
 def article(noun: str) -> str:
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def type_words(t: s.TypeExpr) -> str:
     match t:
         case s.NamedType(name):
             return {"int": "a number", "bool": "yes or no", "str": "text", "Player": "a player", "any": "anything",
-                    "record": "a record", "card": "a card"}.get(name, f"a {name}")
+                    "record": "a record", "card": "a card"}.get(name, article(name))
         case s.ListType(element):
             return f"a list of {type_words(element).removeprefix('a ').removeprefix('an ')}"
         case _:
@@ -139,8 +146,8 @@ class Explainer:
                     return f"the number of cards in {texts[0]}"
                 key = f"{name}2" if len(args) == 2 and f"{name}2" in BUILTIN_WORDS else name
                 if name in p.fns or name in p.procs:
-                    if len(texts) == 1:
-                        return f"the {words(name)} of {texts[0]}"
+                    if len(texts) <= 1:
+                        return of(name, texts[0] if texts else "")
                     return f"{words(name)}({', '.join(texts)})"
                 if key in BUILTIN_WORDS and len(args) <= 2:
                     if name in ("min", "max") and len(args) > 1:
@@ -183,6 +190,8 @@ class Explainer:
 
     def operand(self, e: s.Expr, outer: s.Binary | s.Neg | None = None, right: bool = False) -> str:
         """An operand of arithmetic, in parentheses where the grouping would be lost in words."""
+        if isinstance(e, s.CondExpr):
+            return f"({self.x(e)})"
         if isinstance(e, s.Binary) and outer is not None:
             inner_level, outer_level = level(e), level(outer)
             if inner_level < outer_level or (right and inner_level == outer_level):
@@ -191,7 +200,7 @@ class Explainer:
 
     def holds(self, e: s.Expr) -> str:
         """A condition: a call of a function reads `name(args) holds`."""
-        if isinstance(e, s.Call) and e.name in self.program.fns:
+        if isinstance(e, s.Call) and e.name in self.program.fns and e.args:
             return f"{words(e.name)}({', '.join(self.x(a) for a in e.args)}) holds"
         if isinstance(e, s.And):
             return f"{self.holds(e.left)} and {self.holds(e.right)}"
@@ -279,16 +288,16 @@ class Explainer:
                 fields = ", ".join(f"{words(i.name)} {x(i.value)}" for i in inits)
                 return line(depth, f"put {x(count)} new {card_type} ({fields}) in {x(zone)}")
             case s.If(condition, then, elifs, otherwise):
-                out = line(depth, f"if {x(condition)}:") + self.block(then, depth + 1)
+                out = line(depth, f"if {self.holds(condition)}:") + self.block(then, depth + 1)
                 for clause in elifs:
-                    out += line(depth, f"otherwise, if {x(clause.condition)}:") + self.block(clause.body, depth + 1)
+                    out += line(depth, f"otherwise, if {self.holds(clause.condition)}:") + self.block(clause.body, depth + 1)
                 if otherwise is not None:
                     out += line(depth, "otherwise:") + self.block(otherwise, depth + 1)
                 return out
             case s.For(var, source, body):
                 return line(depth, f"for each {var} in {x(source)}:") + self.block(body, depth + 1)
             case s.While(condition, body):
-                return line(depth, f"as long as {x(condition)}:") + self.block(body, depth + 1)
+                return line(depth, f"as long as {self.holds(condition)}:") + self.block(body, depth + 1)
             case s.Repeat(count, body):
                 n = x(count)
                 return line(depth, "once:" if n == "1" else f"repeat {n} times:") + self.block(body, depth + 1)
@@ -321,14 +330,14 @@ class Explainer:
                 ask = f" ({quoted(prompt)})" if prompt else ""
                 out = line(depth, f"{self.who(by)} chooses one{ask}:", capital=not isinstance(by, s.Name))
                 for option in options:
-                    when = f", only if {x(option.when)}" if option.when is not None else ""
+                    when = f", only if {self.holds(option.when)}" if option.when is not None else ""
                     out += line(depth + 1, f"{quoted(option.label)}{when}:") + self.block(option.body, depth + 2)
                 return out
             case s.Use(ability, args, upto):
                 return line(depth, f"use the ability {words(ability)} ({', '.join(x(a) for a in args)}), "
                                    f"any tier up to {x(upto)}, or none")
             case s.CallStmt(name, args):
-                return line(depth, f"{words(name)} ({', '.join(x(a) for a in args)})")
+                return line(depth, f"{words(name)} ({', '.join(x(a) for a in args)})" if args else words(name))
             case s.Return(value):
                 return line(depth, "stop here" if value is None else f"the result is {x(value)}")
             case s.EndGame(winners):
@@ -347,7 +356,7 @@ class Explainer:
     def ability(self, a: s.AbilityDecl) -> list[str]:
         out = [f"Ability {words(a.name)}, for {self.params(a.params)}: {quoted(a.text)}"]
         for tier in a.tiers:
-            when = f", only if {self.x(tier.when)}" if tier.when is not None else ""
+            when = f", only if {self.holds(tier.when)}" if tier.when is not None else ""
             out.append(f"{NESTED}Tier {tier.level}: {quoted(tier.text)}{when}")
             out.extend(self.block(tier.body, 2))
         return out
@@ -355,7 +364,7 @@ class Explainer:
     def rule(self, r: s.RuleDecl) -> list[str]:
         binds = " and ".join(f"{b.name} in {self.x(b.source)}" for b in r.bindings)
         where = f"for any {binds}, " if binds else ""
-        return [f"Rule {words(r.name)}: {where}whenever {self.x(r.when)}:", *self.block(r.body, 1)]
+        return [f"Rule {words(r.name)}: {where}whenever {self.holds(r.when)}:", *self.block(r.body, 1)]
 
     def proc(self, d: s.ProcDecl) -> list[str]:
         given = f", given {self.params(d.params)}" if d.params else ""
@@ -363,10 +372,10 @@ class Explainer:
 
     def fn(self, d: s.FnDecl) -> list[str]:
         names = [p.name for p in d.params]
-        if isinstance(d.body, s.Compare | s.And | s.Or | s.Not | s.In | s.BoolLit):
+        if isinstance(d.body, s.Compare | s.And | s.Or | s.Not | s.In | s.BoolLit) and names:
             return [f"{words(d.name).capitalize()}({', '.join(names)}) holds when {self.holds(d.body)}."]
-        if len(names) == 1:
-            return [f"The {words(d.name)} of {names[0]} is {self.x(d.body)}."]
+        if len(names) <= 1:
+            return [sentence(f"{of(d.name, names[0] if names else '')} is {self.x(d.body)}")]
         return [f"{words(d.name).capitalize()}({', '.join(names)}) is {self.x(d.body)}."]
 
     def card(self, name: str) -> list[str]:

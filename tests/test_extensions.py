@@ -1,0 +1,34 @@
+"""New card effects in examples/extensions/: each extends a game by include, and a scenario shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rulecraft
+from rulecraft.scenario import read_scenario, run_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSIONS = sorted((ROOT / "examples" / "extensions").glob("*.rules"))
+SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("*.scenario"))
+
+
+@pytest.mark.parametrize("path", EXTENSIONS, ids=lambda p: p.stem)
+def test_extension_brings_a_rule_and_an_ability_to_an_included_game(path: Path) -> None:
+    """An extension includes the game it extends and declares its own rule and ability."""
+    rb = rulecraft.load(path)
+    assert len(rb.program.files) > 1
+    assert any(Path(r.span.file).name == path.name for r in rb.program.rules)
+    assert any(Path(a.span.file).name == path.name for a in rb.program.abilities.values())
+
+
+@pytest.mark.parametrize("path", EXTENSIONS, ids=lambda p: p.stem)
+def test_a_scenario_shows_the_extension_at_work(path: Path) -> None:
+    """Some scenario runs on the extension, and in its trace a rule of the extension fires."""
+    mine = [s for s in SCENARIOS if read_scenario(s).game == f"../extensions/{path.name}"]
+    assert mine, f"write a scenario for {path.name} in examples/scenarios/"
+    rules = {r.name for r in rulecraft.load(path).program.rules if Path(r.span.file).name == path.name}
+    lines = run_scenario(None, mine[0]).splitlines()
+    fired = {line.split()[1] for line in lines if line.startswith("rule ")}
+    assert fired & rules, f"none of {sorted(rules)} fires in {mine[0].name}"

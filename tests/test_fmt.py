@@ -32,7 +32,7 @@ SOURCES = [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")) for p
 @pytest.mark.parametrize(("name", "text"), SOURCES, ids=[n for n, _ in SOURCES])
 def test_shipped_rulebooks_are_in_canonical_form(name: str, text: str) -> None:
     """Every bundled rulebook and example is already formatted (run `rulecraft fmt FILE` to fix one)."""
-    assert format_text(text, name) == text
+    assert format_text(text, name) == text, f"{name} is not in canonical form: run `rulecraft fmt` on it"
 
 
 MESSY = """# header

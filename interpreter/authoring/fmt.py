@@ -173,6 +173,7 @@ class Formatter:
 
     def __init__(self, source: str, tree: s.Rulebook):
         self.tree = tree
+        self.lines = source.splitlines()
         self.comments = _Comments(find_comments(source))
         self.breaking = False  # break the next whole expression that is a chain (the line is too long)
         self.depth = 0  # how deep inside an expression the printer is
@@ -294,7 +295,7 @@ class Formatter:
         return text
 
     def _seq(self, items: Sequence[Any], render: Any, open_: str, close: str, indent: str,
-             node_span: Any, force_break: bool = False) -> str:
+             node_span: Any) -> str:
         """A bracketed, comma-separated sequence: on one line, or one item per line when the
         source wrote it over several lines, it holds comments, or one line is too long."""
         saved = list(self.comments.left)
@@ -305,7 +306,7 @@ class Formatter:
         elif open_ == "{":
             one_line = "{ }"
         # The author's line breaks are kept for a literal that is (an element of) a statement's value.
-        multi = (node_span.end_line > node_span.line and node_span.line > 0 and self.depth <= 2) or force_break
+        multi = node_span.end_line > node_span.line and node_span.line > 0 and self.depth <= 2
         has_comment = any(node_span.line <= c.line < node_span.end_line for c in self.comments.left)
         too_long = len(indent) + len(one_line) > WIDTH and self.depth <= 2  # deeper: a line of its own
         if not items or (not multi and not has_comment and not too_long and "\n" not in one_line):
@@ -543,12 +544,12 @@ class Formatter:
             case s.IncludeDecl(path):
                 return f"include {quote(path)}"
             case s.EnumDecl(name, _):
-                spans = _member_spans(d)
-                text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d))
+                spans = _member_spans(d, self.lines)
+                text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d, self.lines))
                 return f"enum {name} {text}"
             case s.CardDecl(name, fields, label):
                 text = self._seq(fields, lambda f, ind: f"{f.name}: {type_text(f.type)}", "{", "}", indent,
-                                 _braces_span(d))
+                                 _braces_span(d, self.lines))
                 return f"card {name} {text}" + (f" label {quote(label)}" if label is not None else "")
             case s.ZoneDecl(name, keys, card_type, visibility, shuffled):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
@@ -599,16 +600,13 @@ class _Member:
         self.span = Span("", line, 1, line, 1)
 
 
-_SOURCE_LINES: list[str] = []
-
-
-def _member_spans(d: s.EnumDecl) -> list[_Member]:
+def _member_spans(d: s.EnumDecl, lines: list[str]) -> list[_Member]:
     """Find on which source line each member of an enumeration stands."""
     members = []
     line = d.span.line
     for name in d.members:
         for candidate in range(line, max(d.span.end_line, line) + 1):
-            text = _SOURCE_LINES[candidate - 1] if 0 < candidate <= len(_SOURCE_LINES) else ""
+            text = lines[candidate - 1] if 0 < candidate <= len(lines) else ""
             code = text.split("#", 1)[0]
             if candidate == d.span.line:
                 code = code.split("{", 1)[1] if "{" in code else ""
@@ -619,14 +617,14 @@ def _member_spans(d: s.EnumDecl) -> list[_Member]:
     return members
 
 
-def _braces_span(d: s.EnumDecl | s.CardDecl) -> Any:
+def _braces_span(d: s.EnumDecl | s.CardDecl, lines: list[str]) -> Any:
     """The span from `{` to `}` of an enumeration or card: the declaration's, without the label."""
     from ..errors import Span
 
     end = d.span.end_line
     if isinstance(d, s.CardDecl) and d.label is not None:
         for candidate in range(end, d.span.line - 1, -1):
-            text = _SOURCE_LINES[candidate - 1] if 0 < candidate <= len(_SOURCE_LINES) else ""
+            text = lines[candidate - 1] if 0 < candidate <= len(lines) else ""
             if "}" in text.split("#", 1)[0]:
                 end = candidate
                 break
@@ -644,10 +642,4 @@ def _inits_span(c: s.Create) -> Any:
 
 def format_text(text: str, file: str = "<string>") -> str:
     """Return the canonical layout of a rulebook's text (raises RulebookError if it does not parse)."""
-    global _SOURCE_LINES
-    tree = parse(text, file)
-    _SOURCE_LINES = text.splitlines()
-    try:
-        return Formatter(text, tree).rulebook()
-    finally:
-        _SOURCE_LINES = []
+    return Formatter(text, parse(text, file)).rulebook()

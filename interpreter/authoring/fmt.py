@@ -176,6 +176,7 @@ class Formatter:
         self.lines = source.splitlines()
         self.comments = _Comments(find_comments(source))
         self.breaking = False  # break the next whole expression that is a chain (the line is too long)
+        self.no_inline = False  # the statement's line is too long: no block of it on one line
         self.depth = 0  # how deep inside an expression the printer is
         self.cont: str | None = None  # the indent of continuation lines, when not the usual
 
@@ -216,18 +217,23 @@ class Formatter:
         return out
 
     def _render_within_width(self, node: Any, indent: str, render: Any) -> str:
-        """Render a node; if its first line is too long, render it again breaking its outermost
-        chain of `+`, `-`, `and` or `or` before each operator."""
+        """Render a node; if its first line is too long, render it again with its blocks one
+        statement per line, and if that is still too long, breaking its outermost chain of `+`,
+        `-`, `and` or `or` before each operator."""
         saved = list(self.comments.left)
         text = render(node, indent)
         if len(indent) + len(text.partition("\n")[0]) <= WIDTH:
             return text
-        self.comments.left = saved
-        self.breaking = True
-        try:
-            return render(node, indent)  # type: ignore[no-any-return]
-        finally:
-            self.breaking = False
+        for breaking in (False, True):
+            self.comments.left = list(saved)
+            self.no_inline, self.breaking = True, breaking
+            try:
+                text = render(node, indent)
+            finally:
+                self.no_inline = self.breaking = False
+            if len(indent) + len(text.partition("\n")[0]) <= WIDTH:
+                break
+        return text  # type: ignore[no-any-return]
 
     def _value_below(self, head: str, e: s.Expr, indent: str) -> str:
         """`head value` on one line if it fits; else the value on the next line, indented, and
@@ -432,14 +438,18 @@ class Formatter:
             inner_comments = any(b.span.line <= c.line < b.span.end_line for c in self.comments.left)
             if not inner_comments:
                 return "{ }"
-        if len(b.stmts) == 1 and b.span.line == b.span.end_line and b.span.line > 0:
-            saved = list(self.comments.left)
-            text = "{ " + self.stmt(b.stmts[0], indent) + " }"
-            if "\n" not in text and len(indent) + len(text) <= WIDTH:
-                return text
-            self.comments.left = saved
-        lines = self._items(b.stmts, indent + INDENT, self.stmt, b.span.line, b.span.end_line)
-        return "{\n" + "\n".join(lines) + "\n" + indent + "}"
+        no_inline, self.no_inline = self.no_inline, False  # the statements inside decide for themselves
+        try:
+            if len(b.stmts) == 1 and b.span.line == b.span.end_line and b.span.line > 0 and not no_inline:
+                saved = list(self.comments.left)
+                text = "{ " + self.stmt(b.stmts[0], indent) + " }"
+                if "\n" not in text and len(indent) + len(text) <= WIDTH:
+                    return text
+                self.comments.left = saved
+            lines = self._items(b.stmts, indent + INDENT, self.stmt, b.span.line, b.span.end_line)
+            return "{\n" + "\n".join(lines) + "\n" + indent + "}"
+        finally:
+            self.no_inline = no_inline
 
     def stmt(self, st: s.Stmt, indent: str) -> str:  # noqa: C901 -- one case per statement
         x = self.expr

@@ -71,12 +71,9 @@ def _extend(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from . import bench
 
     bench.register(sub)
-    try:
-        from . import authoring
+    from . import authoring
 
-        authoring.register(sub)
-    except ImportError:
-        pass
+    authoring.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -178,9 +178,9 @@ class Explainer:
             case s.Not(operand):
                 return f"not ({self.x(operand)})" if not isinstance(operand, s.Name) else f"not {self.x(operand)}"
             case s.And(left, right):
-                return f"{self.x(left)} and {self.x(right)}"
+                return f"{self.grouped(left, s.Or)} and {self.grouped(right, s.Or)}"
             case s.Or(left, right):
-                return f"{self.x(left)} or {self.x(right)}"
+                return f"{self.grouped(left, s.And)} or {self.grouped(right, s.And)}"
             case s.Query(op, source, key):
                 return self.query(op, source, key)
             case s.CondExpr(condition, then, otherwise):
@@ -203,10 +203,15 @@ class Explainer:
         if isinstance(e, s.Call) and e.name in self.program.fns and e.args:
             return f"{words(e.name)}({', '.join(self.x(a) for a in e.args)}) holds"
         if isinstance(e, s.And):
-            return f"{self.holds(e.left)} and {self.holds(e.right)}"
+            return f"{self.grouped(e.left, s.Or, True)} and {self.grouped(e.right, s.Or, True)}"
         if isinstance(e, s.Or):
-            return f"{self.holds(e.left)} or {self.holds(e.right)}"
+            return f"{self.grouped(e.left, s.And, True)} or {self.grouped(e.right, s.And, True)}"
         return self.x(e)
+
+    def grouped(self, e: s.Expr, other: type, holds: bool = False) -> str:
+        """An operand of `and` / `or`: in parentheses when it is the other one (`a and (b or c)`)."""
+        text = self.holds(e) if holds else self.x(e)
+        return f"({text})" if isinstance(e, other) else text
 
     def query(self, op: str, source: s.Expr, key: s.Expr) -> str:
         src = self.x(source)
@@ -383,7 +388,8 @@ class Explainer:
         texts = [f"{article(words(f))} ({type_words(s.NamedType(str(t)))})" for f, t in ct.fields]
         fields = (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]) if texts else ""
         label = f"; it is shown as {quoted(ct.label)}" if ct.label else ""
-        return [f"A {name} card has {fields or 'no fields'}{label}."]
+        head = article(name)
+        return [f"{head[0].upper()}{head[1:]} card has {fields or 'no fields'}{label}."]
 
     def zone(self, z: s.ZoneDecl) -> list[str]:
         seen = {"public": "seen by everyone", "owner": "seen only by its owner", "hidden": "seen by nobody",

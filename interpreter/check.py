@@ -100,6 +100,7 @@ class Program:
     play: s.Block | None
     sources: dict[str, str]
     files: list[str]
+    invariants: list[s.InvariantDecl] = attrs.Factory(list)
 
     def enum_value(self, enum: str, name: str) -> EnumValue:
         for value in self.enums[enum]:
@@ -156,6 +157,7 @@ class Checker:
         self.procs: dict[str, s.ProcDecl] = {}
         self.abilities: dict[str, s.AbilityDecl] = {}
         self.rules: list[s.RuleDecl] = []
+        self.invariants: list[s.InvariantDecl] = []
         self.setup: list[s.Block] = []
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
@@ -190,7 +192,7 @@ class Checker:
             enums=self.enums, members={k: v[0] for k, v in self.members.items() if len(v) == 1},
             cards=self.cards, zones=self.zones, vars=self.vars, var_types=self.var_types, consts=self.consts,
             fns=self.fns, procs=self.procs, abilities=self.abilities, rules=self.rules,
-            rule_reads={r.name: self._reads_of(r) for r in self.rules},
+            rule_reads={r.name: self._reads_of(r) for r in self.rules}, invariants=self.invariants,
             setup=self.setup, play=self.play, sources=self.sources, files=[f for f, _ in self.files],
         )
 
@@ -247,7 +249,7 @@ class Checker:
                         self.game = d
                         if not 1 <= d.min_players <= d.max_players:
                             self.error(d.span, f"players {d.min_players}..{d.max_players} is not a range of seats")
-                case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl():
+                case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl():
                     pass
                 case _:
                     assert_never(d)
@@ -354,6 +356,16 @@ class Checker:
                     self.scope.bind(b.name, elem)
                 self._expect(self.expr(d.when), t.BOOL, d.when.span, "a rule's condition")
                 self.block(d.body)
+            case s.InvariantDecl():
+                for other in self.invariants:
+                    if other.name == d.name:
+                        self.error(d.span, f"a second invariant '{d.name}' (the first is at {other.span})")
+                self.invariants.append(d)
+                self.scope = _Scope("rule")
+                for b in d.bindings:
+                    elem = self._collection(self.expr(b.source), b.source.span)
+                    self.scope.bind(b.name, elem)
+                self._expect(self.expr(d.condition), t.BOOL, d.condition.span, "an invariant")
             case s.SetupDecl():
                 self.scope = _Scope("setup")
                 self.setup.append(d.body)

@@ -74,6 +74,10 @@ def _extend(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from . import authoring
 
     authoring.register(sub)
+    from . import fuzz, soak
+
+    fuzz.register(sub)
+    soak.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

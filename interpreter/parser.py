@@ -9,8 +9,9 @@ import re
 from importlib import resources
 from typing import Any
 
+import attrs
 import lark
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import cache
@@ -44,7 +45,12 @@ class _SyntaxProblem(Exception):
 
 
 def _unquote(token: Token) -> str:
-    return str(_pyast.literal_eval(str(token)))
+    """The text of a string token; an escape that cannot be read (or a NUL) is a located error."""
+    try:
+        return str(_pyast.literal_eval(str(token)))
+    except (SyntaxError, ValueError) as exc:  # what literal_eval says of a NUL or a broken escape
+        span = Span("", token.line or 0, token.column or 0, token.end_line or 0, token.end_column or 0)
+        raise _SyntaxProblem(span, "this string holds a NUL or an escape that cannot be read") from exc
 
 
 @v_args(meta=True, inline=True)
@@ -138,6 +144,11 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def rule_decl(self, meta: Any, name: Token, *rest: Any) -> s.RuleDecl:
         *bindings, when, body = rest
         return s.RuleDecl(str(name), tuple(b for b in bindings if b is not None), when, body, span=self._span(meta))
+
+    def invariant_decl(self, meta: Any, name: Token, *rest: Any) -> s.InvariantDecl:
+        *bindings, condition = rest
+        return s.InvariantDecl(str(name), tuple(b for b in bindings if b is not None), condition,
+                               span=self._span(meta))
 
     def setup_decl(self, meta: Any, body: s.Block) -> s.SetupDecl:
         return s.SetupDecl(body, span=self._span(meta))
@@ -483,6 +494,23 @@ def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None
     return None
 
 
+MAX_NESTING = 100  # levels of nested blocks and expressions; deeper text is refused, not recursed into
+
+
+def _check_nesting(tree: Tree[Token], file: str, text: str) -> None:
+    """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level)."""
+    stack: list[tuple[Tree[Token], int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            span = Span(file, getattr(meta, "line", 1), getattr(meta, "column", 1),
+                        getattr(meta, "end_line", 0), getattr(meta, "end_column", 0))
+            raise RulebookError([Diagnostic(span, f"nested more than {MAX_NESTING} levels deep: "
+                                                  "split it into procedures, functions or constants")], {file: text})
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+
+
 def parse(text: str, file: str = "<string>") -> s.Rulebook:
     """Parse rulebook text; raise RulebookError with a located message on a syntax error."""
     try:
@@ -490,9 +518,15 @@ def parse(text: str, file: str = "<string>") -> s.Rulebook:
     except UnexpectedInput as exc:
         setattr(exc, "_source_text", text)  # noqa: B010 -- lets the EOF case find the last line
         raise RulebookError([_syntax_diagnostic(file, exc)], {file: text}) from None
+    _check_nesting(tree, file, text)
     try:
         return _Builder(file).transform(tree)
     except VisitError as exc:
-        if isinstance(exc.orig_exc, _SyntaxProblem):
-            raise RulebookError([Diagnostic(exc.orig_exc.span, exc.orig_exc.message)], {file: text}) from None
-        raise
+        problem = exc.orig_exc
+        if isinstance(problem, _SyntaxProblem):
+            span = problem.span if problem.span.file else attrs.evolve(problem.span, file=file)
+            raise RulebookError([Diagnostic(span, problem.message)], {file: text}) from None
+        meta = getattr(exc.obj, "meta", None)
+        span = Span(file, getattr(meta, "line", 1), getattr(meta, "column", 1))
+        raise RulebookError([Diagnostic(span, f"cannot read this {exc.rule or 'text'}: {problem}")],
+                            {file: text}) from None

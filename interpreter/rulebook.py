@@ -15,7 +15,10 @@ from .parser import parse
 from .runtime import Game
 from .state import card_class, make_converter
 
-MAX_RULEBOOK_BYTES = 5_000_000  # a rulebook larger than this is refused before parsing
+# A rulebook (all its files together) larger than this is refused before parsing: parsing takes
+# about 200 bytes of memory per byte of text, so this bounds a load to some 200 MB.
+MAX_RULEBOOK_BYTES = 1_000_000
+MAX_RULEBOOK_FILES = 64  # files in one rulebook, includes counted
 CACHE_SIZE = 32  # checked rulebooks (and parsed files) kept in memory, the least recently used dropped first
 
 # Parsing and checking depend only on the text of the files, so both are kept in memory, keyed by
@@ -108,17 +111,23 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             elif from_bundle:
                 body = _read_bundled(file)
             else:
-                data = Path(file).read_bytes()
+                with open(file, "rb") as f:  # never more than the limit, even from a device or a pipe
+                    data = f.read(MAX_RULEBOOK_BYTES + 1)
                 if len(data) > MAX_RULEBOOK_BYTES:
-                    raise RulecraftError(f"{file}: {len(data)} bytes is more than a rulebook may be "
-                                         f"({MAX_RULEBOOK_BYTES})")
+                    raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook "
+                                         "may be")
                 body = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             where = via or Span(file, 0, 0)
             errors.append(Diagnostic(where, f"cannot read {file}: {exc.__class__.__name__}: {exc}"))
             return
-        if len(body) > MAX_RULEBOOK_BYTES:
-            raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} characters is more than a rulebook may be")
+        total[0] += len(body)
+        if len(body) > MAX_RULEBOOK_BYTES or total[0] > MAX_RULEBOOK_BYTES:
+            raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} characters (with its includes) is more "
+                                 "than a rulebook may be")
+        if len(sources) >= MAX_RULEBOOK_FILES:
+            errors.append(Diagnostic(via or Span(file, 1, 1), f"more than {MAX_RULEBOOK_FILES} files in one rulebook"))
+            return
         sources[file] = body
         key = (file, _text_hash(file, body))
         tree = _parsed.get(key)
@@ -131,13 +140,16 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             _remember(_parsed, key, tree)
         for decl in tree.decls:
             if isinstance(decl, s.IncludeDecl):
-                target, target_bundled = _resolve_include(file, from_bundle, decl.path)
-                if target is None:
-                    errors.append(Diagnostic(decl.span, f"cannot find included rulebook '{decl.path}'"))
+                target, target_bundled = _resolve_include(file, from_bundle, decl.path, root)
+                if target is None or target.startswith("!"):
+                    errors.append(Diagnostic(decl.span, target[1:] if target else
+                                             f"cannot find included rulebook '{decl.path}'"))
                     continue
                 read(target, target_bundled, decl.span)
         files.append((file, tree))
 
+    root = Path(first).parent.resolve() if not bundled else Path()
+    total = [0]
     read(first, bundled, None)
     if errors:
         raise RulebookError(errors, sources)
@@ -158,11 +170,30 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     return rulebook
 
 
-def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:
+def _resolve_include(including: str, from_bundle: bool, path: str, root: Path) -> tuple[str | None, bool]:
+    """Where an include leads: (file, bundled?), (None, _) if nowhere, ("!why", _) if it may not go there.
+
+    An include reads only rulebook files: a bundled rulebook by name, or a relative path ending
+    in `.rules` to a regular file inside the folder of the rulebook being loaded (or below it).
+    A bundled rulebook includes only bundled rulebooks.
+    """
     if from_bundle:
         return (path, True) if path in {f"{n}.rules" for n in bundled_names()} else (None, False)
+    if not path.endswith(".rules") or "\0" in path:
+        return f"!an include names a rulebook file ending in .rules, not '{path}'", False
+    if Path(path).is_absolute():
+        return f"!an include names a path relative to the including file, not '{path}'", False
     candidate = Path(including).parent / path
-    if candidate.exists():
+    try:
+        exists = candidate.exists()
+    except OSError:  # a name too long for the file system, say
+        exists = False
+    if exists:
+        resolved = candidate.resolve()
+        if not resolved.is_relative_to(root):
+            return f"!'{path}' is outside the rulebook's folder; an include may read only files in it or below", False
+        if not resolved.is_file():
+            return f"!'{path}' is not a regular file", False
         return str(candidate), False
     bare = path[:-len(".rules")] if path.endswith(".rules") else path
     if bare in bundled_names():

@@ -14,6 +14,7 @@ How the language maps onto Python here:
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,6 +31,12 @@ MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
 DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
 RULE_BUDGET = 1_000  # rule firings after one change
+FN_DEPTH_BUDGET = 100  # nested calls of functions (`fn`) inside one expression
+LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)
+TEXT_BUDGET = 100_000  # characters of one text value
+INT_BUDGET = 1 << 63  # the magnitude of a number
+OPTION_BUDGET = 10_000  # options of one decision
+CARD_BUDGET = 100_000  # cards in a game
 LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
 
 
@@ -311,7 +318,7 @@ class Game:
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
     def __init__(self, rulebook: Any, players: int, seed: int | None = 0, *, trace: bool = True,
-                 auto_chance: bool = True, _blank: bool = False):
+                 auto_chance: bool = True, check_invariants: bool = False, _blank: bool = False):
         self.rulebook = rulebook
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
@@ -337,6 +344,8 @@ class Game:
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
         self.steps = 0
+        self._fn_depth = 0
+        self.check_invariants = check_invariants
         self._consts: dict[str, Any] = {}
         self._players = tuple(Player(i) for i in range(players))
         self._init_vars()
@@ -441,6 +450,8 @@ class Game:
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
+        new._fn_depth = 0
+        new.check_invariants = self.check_invariants
         new._consts = self._consts
         new._players = self._players
         return new
@@ -519,6 +530,24 @@ class Game:
             raise self._runtime_error(failure.span, f"'{failure.message}' failed outside any attempt or ability",
                                       hint="wrap the steps in 'attempt { ... }', or check with 'when' first") \
                 from None
+        except RecursionError:
+            raise self._runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
+        if self.check_invariants and self.program.invariants and (
+                self.state.over or not (self.rule_frames or self.attempts or self.together)):
+            broken = self.invariant_violations()
+            if broken:
+                decl, where = broken[0]
+                raise self._runtime_error(decl.span, f"invariant {decl.name} does not hold{where}")
+
+    def invariant_violations(self) -> list[tuple[s.InvariantDecl, str]]:
+        """The declared invariants that do not hold now, each with the binding that breaks it."""
+        broken = []
+        for decl in self.program.invariants:
+            env = self._first_binding(decl.bindings, lambda env, d=decl: not self._truth(d.condition, env))
+            if env is not None:
+                where = ", ".join(f"{b.name} = {self.label(env[b.name])}" for b in decl.bindings)
+                broken.append((decl, f" ({where})" if where else ""))
+        return broken
 
     def _push(self, frame: Frame) -> None:
         self.frames.append(frame)
@@ -608,7 +637,7 @@ class Game:
 
     def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
         count, source, to = st.count, st.source, st.to
-        n = self._eval(count, env)
+        n = self._number_of(count, env)
         src = self._zone_value(self._eval(source, env), source)
         dst = self._zone_value(self._eval(to, env), to)
         if self.program.zones[src.name].shuffled:
@@ -623,7 +652,7 @@ class Game:
 
     def _exec_create(self, st: s.Create, env: dict[str, Any]) -> None:
         count, card_type, inits, zone = st.count, st.card_type, st.inits, st.zone
-        n = self._eval(count, env)
+        n = self._number_of(count, env)
         values = {i.name: self._eval(i.value, env) for i in inits}
         z = self._zone_value(self._eval(zone, env), zone)
         self._create(card_type, n, values, z, st.span)
@@ -649,7 +678,7 @@ class Game:
 
     def _exec_repeat(self, st: s.Repeat, env: dict[str, Any]) -> None:
         count, body = st.count, st.body
-        self._push(RepeatFrame(self._eval(count, env), body, env))
+        self._push(RepeatFrame(self._number_of(count, env), body, env))
 
     def _exec_match(self, st: s.Match, env: dict[str, Any]) -> None:
         subject, cases, otherwise = st.subject, st.cases, st.otherwise
@@ -719,7 +748,12 @@ class Game:
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.tracing:
-            self._event("say", self._interpolate(text, env), st.span)
+            try:
+                said = self._interpolate(text, env)
+            except _VALUE_ERRORS:
+                raise self._runtime_error(st.span, f"cannot fill in \"{text}\": a name or field there has "
+                                                   "no value of that kind") from None
+            self._event("say", said, st.span)
 
     def _call_proc(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None,
                    span: Span) -> None:
@@ -863,6 +897,9 @@ class Game:
 
     def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
         st = self.state
+        if len(st.cards) + max(n, 0) > CARD_BUDGET:
+            raise self._runaway(span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): "
+                                      "a runaway computation?")
         cls = self.classes[card_type]
         key = zone.key
         dst = st.zones.setdefault(key, [])
@@ -892,7 +929,7 @@ class Game:
         elif frame.kind == "use":
             use: s.Use = node
             ability = self.program.abilities[use.ability]
-            upto = self._eval(use.upto, env)
+            upto = self._number_of(use.upto, env)
             ability_env = {p.name: self._eval(a, env) for p, a in zip(ability.params, use.args, strict=True)}
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
@@ -919,7 +956,7 @@ class Game:
                 source = self._as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):
-                    frame.count = self._eval(choose.count, env) if choose.count is not None else 1
+                    frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":
                     frame.count = 1
                 else:
@@ -954,6 +991,9 @@ class Game:
 
     def _decide(self, frame: AskFrame, who: Player | None, prompt: str, options: list[Option], span: Span,
                 weights: tuple[int, ...] | None = None) -> None:
+        if len(options) > OPTION_BUDGET:
+            raise self._runaway(span, f"a decision of {len(options)} options is more than a decision may offer "
+                                      f"({OPTION_BUDGET}): choose in steps instead")
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
@@ -1085,10 +1125,14 @@ class Game:
 
     def _rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
         """The first binding (in declaration order) for which the rule's condition holds, or None."""
+        return self._first_binding(rule.bindings, lambda env: self._truth(rule.when, env))
+
+    def _first_binding(self, bindings: tuple[s.Binding, ...], holds: Any) -> dict[str, Any] | None:
+        """The first binding (in declaration order) for which `holds(env)` is true, or None."""
         def search(i: int, env: dict[str, Any]) -> dict[str, Any] | None:
-            if i == len(rule.bindings):
-                return dict(env) if self._truth(rule.when, env) else None
-            binding = rule.bindings[i]
+            if i == len(bindings):
+                return dict(env) if holds(env) else None
+            binding = bindings[i]
             for v in self._as_list(self._eval(binding.source, env), binding.source):
                 env[binding.name] = v
                 found = search(i + 1, env)
@@ -1139,7 +1183,10 @@ class Game:
         else:
             v = _EVAL[obj.__class__](self, obj, env)
         if v.__class__ is CardRef:
-            return getattr(self.state.cards[v.id], name)
+            card = self.state.cards[v.id]
+            if name not in _attrs_fields(card.__class__):
+                raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            return getattr(card, name)
         if isinstance(v, Record):
             if not v.has(name):
                 raise self._runtime_error(e.span, f"the record has no field '{name}'")
@@ -1166,7 +1213,12 @@ class Game:
         name = e.name
         if name in self.program.fns:
             return self._call_fn(name, tuple([_EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
-        return self._builtin(name, e.args, env, e)
+        try:
+            return self._builtin(name, e.args, env, e)
+        except _VALUE_ERRORS:
+            # The arguments are pure expressions: evaluating them again only names them.
+            shown = ", ".join(self.label(self._eval(a, env)) for a in e.args)
+            raise self._runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
 
     def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
         op = e.op
@@ -1193,14 +1245,24 @@ class Game:
         a, b = _EVAL[left.__class__](self, left, env), _EVAL[right.__class__](self, right, env)
         if op == "+":
             if isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef):
-                return self._as_list(a, left) + self._as_list(b, right)
-            return a + b
-        if not isinstance(a, int) or not isinstance(b, int):
+                xs, ys = self._as_list(a, left), self._as_list(b, right)
+                size = len(xs) + len(ys)
+                return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
+            if isinstance(a, str) and isinstance(b, str):
+                if len(a) + len(b) > TEXT_BUDGET:
+                    raise self._runaway(e.span, f"a text of {len(a) + len(b)} characters is more than a "
+                                                f"rulebook may build ({TEXT_BUDGET}): a runaway computation?")
+                return a + b
+        if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
             raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+        if op == "+":
+            return self._number(a + b, e)
         if op == "-":
-            return a - b
+            return self._number(a - b, e)
         if op == "*":
-            return a * b
+            if a.bit_length() + b.bit_length() > 2 * INT_BUDGET.bit_length():
+                return self._number(INT_BUDGET + 1, e)
+            return self._number(a * b, e)
         if b == 0:
             raise self._runtime_error(e.span, "division by zero")
         return a // b if op == "//" else a % b
@@ -1211,7 +1273,12 @@ class Game:
         return not found if e.negated else found
 
     def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
-        return self._query(e.op, self._as_list(_EVAL[e.source.__class__](self, e.source, env), e.source), e.key, env)
+        items = self._as_list(_EVAL[e.source.__class__](self, e.source, env), e.source)
+        try:
+            return self._query(e.op, items, e.key, env)
+        except _VALUE_ERRORS:
+            raise self._runtime_error(e.span, f"cannot order by these keys: {e.op} by needs keys of one kind "
+                                              "(numbers, or values of one enumeration, ...)") from None
 
     def _eval_list(self, e: s.ListLit, env: dict[str, Any]) -> Any:
         return tuple([_EVAL[i.__class__](self, i, env) for i in e.items])
@@ -1228,10 +1295,35 @@ class Game:
         return tuple(out)
 
     def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
-        return tuple(range(_EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env) + 1))
+        lo, hi = _EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env)
+        if not isinstance(lo, int) or not isinstance(hi, int):
+            raise self._runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        return self._bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
-        return -_EVAL[e.operand.__class__](self, e.operand, env)
+        v = _EVAL[e.operand.__class__](self, e.operand, env)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._runtime_error(e.span, f"cannot negate {self.label(v)}")
+        return -v
+
+    def _number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
+        """A count (of cards, repeats, choices, a tier): a number, or a located error."""
+        v = self._eval(e, env)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
+        return v
+
+    def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr, size: int) -> tuple[Any, ...]:
+        """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
+        if value is None or len(value) > LIST_BUDGET:
+            raise self._runaway(_span_of(e), f"a list of {size} elements is more than a rulebook may build "
+                                             f"({LIST_BUDGET}): a runaway computation?")
+        return value
+
+    def _number(self, value: int, e: s.Expr) -> int:
+        if -INT_BUDGET <= value <= INT_BUDGET:
+            return value
+        raise self._runaway(_span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
 
     def _eval_cond(self, e: s.CondExpr, env: dict[str, Any]) -> Any:
         branch = e.then if self._truth(e.condition, env) else e.otherwise
@@ -1312,7 +1404,14 @@ class Game:
     def _call_fn(self, name: str, args: tuple[Any, ...], span: Span) -> Any:
         fn = self.program.fns[name]
         env = {p.name: a for p, a in zip(fn.params, args, strict=True)}
-        return self._eval(fn.body, env)
+        if self._fn_depth >= FN_DEPTH_BUDGET:
+            raise self._runaway(span if span is not NO_SPAN else fn.span,
+                                f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?")
+        self._fn_depth += 1
+        try:
+            return self._eval(fn.body, env)
+        finally:
+            self._fn_depth -= 1
 
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:  # noqa: C901
         values = [self._eval(a, env) for a in args]
@@ -1322,7 +1421,7 @@ class Game:
                 return len(self.state.zones.get(first.key, ()))
             return len(self._as_list(first, args[0]))
         if name == "sum":
-            return sum(self._as_list(first, args[0]))
+            return self._number(sum(self._as_list(first, args[0])), e)
         if name in ("min", "max"):
             seq = self._as_list(first, args[0]) if len(values) == 1 else tuple(values)
             if not seq:
@@ -1359,7 +1458,9 @@ class Game:
         if name == "reversed":
             return tuple(reversed(self._as_list(first, args[0])))
         if name == "flatten":
-            return tuple(x for seq in self._as_list(first, args[0]) for x in self._as_list(seq, args[0]))
+            seqs = [self._as_list(seq, args[0]) for seq in self._as_list(first, args[0])]
+            size = sum(len(seq) for seq in seqs)
+            return self._bounded(tuple(x for seq in seqs for x in seq) if size <= LIST_BUDGET else None, e, size)
         if name == "any":
             return any(self._as_list(first, args[0]))
         if name == "all":
@@ -1375,8 +1476,12 @@ class Game:
                 return members[(first.index + step) % len(members)]
             raise self._runtime_error(e.span, f"{name} takes a player or an enumeration value")
         if name == "seat":
+            if not isinstance(first, Player):
+                raise TypeError("seat takes a player")
             return first.index + 1
         if name == "players_from":
+            if not isinstance(first, Player):
+                raise TypeError("players_from takes a player")
             i = first.index
             return self._players[i:] + self._players[:i]
         if name == "zone_of":
@@ -1395,6 +1500,8 @@ class Game:
                     return i
             return -1
         if name == "ord":
+            if not isinstance(first, EnumValue):
+                raise TypeError("ord takes an enumeration value")
             return first.index
         raise self._runtime_error(e.span, f"unknown function '{name}'")
 
@@ -1447,10 +1554,14 @@ class Game:
     def _zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
         if not isinstance(v, ZoneRef):
             raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
+        if None in v.keys:
+            raise RuntimeFailure(f"there is no zone {v.key}", _span_of(e))
         return v
 
     def label(self, v: Any) -> str:
         """The stable, readable label of a value: what traces print and records store."""
+        if v is _NO_FIELD:
+            return "?"
         if v.__class__ is CardRef:
             card = self.state.cards[v.id]
             # Cards are immutable: a card object keeps its label, found by identity (the entry
@@ -1476,17 +1587,36 @@ class Game:
         if template is None:
             return f"{type(card).__name__}(" + ", ".join(
                 self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:]) + ")"
-        return _TEMPLATE.sub(lambda m: self.label(_template_value(card, m.group(1))), template)
+        return _TEMPLATE.sub(lambda m: self.label(self._template_value(card, m.group(1))), template)
 
     def _interpolate(self, text: str, env: dict[str, Any]) -> str:
         def one(m: re.Match[str]) -> str:
             path = m.group(1).split(".")
             v = env[path[0]] if path[0] in env else self._global(path[0], s.Name(path[0]))
             for field in path[1:]:
-                v = getattr(self.state.cards[v.id], field) if isinstance(v, CardRef) else v.get(field)
+                v = self._field_of(v, field)
+                if v is _NO_FIELD:
+                    raise KeyError(field)
             return self.label(v)
 
         return _TEMPLATE.sub(one, text)
+
+    def _template_value(self, card: Any, path: str) -> Any:
+        """The value a label template names (`{colour}`, `{owner.name}`), through declared fields only."""
+        v = card
+        for part in path.split("."):
+            v = self._field_of(v, part)
+        return v
+
+    def _field_of(self, v: Any, name: str) -> Any:
+        """A declared field of a card or a record, else _NO_FIELD: text never reaches other attributes."""
+        if isinstance(v, CardRef):
+            v = self.state.cards[v.id]
+        if isinstance(v, Record):
+            return v.get(name) if v.has(name) else _NO_FIELD
+        if type(v).__name__ in self.program.cards and name in _attrs_fields(type(v)):
+            return getattr(v, name)
+        return _NO_FIELD
 
     # ---------------------------------------------------------------- views
 
@@ -1518,17 +1648,25 @@ class Game:
                 "over": self.state.over}
 
     def _owned_by(self, key: str, who: Player) -> bool:
-        return f"[{who}" in key and (key.endswith(f"[{who}]") or f"[{who}," in key)
+        """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
+        name, _, rest = key.partition("[")
+        decl = self.program.zones.get(name) or self.program.vars.get(name)
+        if decl is None or not rest:
+            return False
+        for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
+            if isinstance(type_, s.NamedType) and type_.name == "Player":
+                return raw == str(who)
+        return False
 
     def _zone_view(self, decl: s.ZoneDecl, key: str, ids: list[int], who: Player | None) -> Any:
-        labels = [self.label(CardRef(i)) for i in ids]
         if who is None or decl.visibility == "public":
+            labels = [self.label(CardRef(i)) for i in ids]
             return list(reversed(labels)) if not decl.shuffled else sorted(labels)
         if decl.visibility == "owner" and self._owned_by(key, who):
-            return list(reversed(labels))
+            return [self.label(CardRef(i)) for i in reversed(ids)]
         if decl.visibility == "top":
-            return {"top": labels[-1] if labels else None, "count": len(labels)}
-        return {"count": len(labels)}
+            return {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
+        return {"count": len(ids)}
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it."""
@@ -1656,15 +1794,17 @@ def _label_cache(rulebook: Any) -> dict[Any, str]:
 
 _DONE = object()
 _MISSING = object()
+_NO_FIELD = Record({"?": None})  # what a template shows for a name that is not a declared field
+# What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).
+_VALUE_ERRORS = (TypeError, AttributeError, IndexError, KeyError, ValueError, OverflowError)
 _MANY = object()
 _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 
-def _template_value(card: Any, path: str) -> Any:
-    v = card
-    for part in path.split("."):
-        v = getattr(v, part)
-    return v
+@functools.cache
+def _attrs_fields(cls: type) -> frozenset[str]:
+    """The declared fields of a card class (never a Python attribute such as `__class__`)."""
+    return frozenset(f.name for f in attrs.fields(cls)) if attrs.has(cls) else frozenset()
 
 
 def _restore(env: dict[str, Any], name: str, saved: Any) -> None:

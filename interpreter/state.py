@@ -13,7 +13,7 @@ import attrs
 import cattrs
 
 from .check import CardType, Program
-from .values import CardRef, EnumValue, Player, Record, ZoneRef
+from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
 
 @attrs.define
@@ -80,6 +80,8 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             return {"record": {k: unvalue(x) for k, x in v.items()}}
         if isinstance(v, ZoneRef):
             return {"zone": v.name, "keys": [unvalue(k) for k in v.keys]}
+        if v is TABLE:
+            return {"table": True}
         raise TypeError(f"not a rulebook value: {v!r}")
 
     def value(d: Any) -> Any:
@@ -97,6 +99,8 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             return Record({k: value(x) for k, x in d["record"].items()})
         if "zone" in d:
             return ZoneRef(d["zone"], tuple(value(k) for k in d["keys"]))
+        if "table" in d:
+            return TABLE
         raise ValueError(f"not a rulebook value: {d!r}")
 
     def uncard(card: Any) -> dict[str, Any]:

@@ -673,6 +673,16 @@ class RuleDecl:
 
 
 @node
+class InvariantDecl:
+    """`invariant hand_limit(p in players): len(hand[p]) <= 6`: holds whenever the game waits."""
+
+    name: str
+    bindings: tuple[Binding, ...]
+    condition: Expr
+    span: Span = _span()
+
+
+@node
 class SetupDecl:
     """`setup { ... }`"""
 
@@ -690,7 +700,7 @@ class PlayDecl:
 
 Decl = Union[
     GameDecl, IncludeDecl, EnumDecl, CardDecl, ZoneDecl, VarDecl, ConstDecl, FnDecl, ProcDecl,
-    AbilityDecl, RuleDecl, SetupDecl, PlayDecl,
+    AbilityDecl, RuleDecl, InvariantDecl, SetupDecl, PlayDecl,
 ]
 
 

@@ -1,0 +1,410 @@
+"""Fuzz the front end: mutated and generated rulebooks must fail only with located errors.
+
+A *case* is one rulebook text: a bundled rulebook or example mutated a few times (tokens and
+lines deleted, duplicated, swapped; random text and unicode injected), or a program generated
+at random from the grammar. The promise under test: loading a case (parse + check) either
+succeeds or raises `RulebookError` whose every diagnostic names a real place (`file:line:col`,
+line >= 1); and a case that loads plays a few random decisions raising nothing but a located
+`RulebookError` either. Anything else (a Python exception escaping) is a crash: it is printed
+with the case number and seed, and the text is written out so it can be reproduced.
+
+    python -m rulecraft.fuzz --cases 10000          # the nightly-size run
+    rulecraft fuzz --cases 300                      # the same, through the command line
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .errors import GameError, RulebookError
+from .rulebook import bundled_names, load_text
+
+# ---------------------------------------------------------------------------- the corpus
+
+
+def corpus(extra: Iterable[str | Path] = ()) -> dict[str, str]:
+    """The texts to mutate: every bundled rulebook, `examples/*.rules` if present here, and `extra`."""
+    texts: dict[str, str] = {}
+    root = resources.files("rulecraft.rulebooks")
+    for name in bundled_names():
+        texts[f"{name}.rules"] = root.joinpath(f"{name}.rules").read_text(encoding="utf-8")
+    paths = [*sorted(Path("examples").glob("*.rules")), *(Path(p) for p in extra)]
+    for path in paths:
+        if path.is_file():
+            texts[path.name] = path.read_text(encoding="utf-8")
+    return texts
+
+
+# ---------------------------------------------------------------------------- mutations
+
+_TOKEN = re.compile(r'\s+|"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\.\.|[=!<>+\-/]=?|//|.', re.S)
+_KEYWORDS = ("game", "players", "include", "enum", "card", "zone", "var", "const", "fn", "proc", "ability",
+             "tier", "rule", "when", "setup", "play", "let", "set", "move", "to", "bottom of", "draw", "from",
+             "create", "in", "if", "elif", "else", "for", "while", "true", "repeat", "match", "attempt",
+             "together", "fail", "require", "choose", "one", "exactly", "upto", "any", "order", "by", "prompt",
+             "option", "use", "return", "end game", "winners", "say", "where", "sorted by", "max by", "min by",
+             "group by", "map", "not", "and", "or", "then", "none", "list of", "public", "owner", "hidden",
+             "top", "count", "shuffled", "table", "players", "it", "Player", "int", "bool", "str")
+_JUNK = ("{", "}", "(", ")", "[", "]", ",", ":", ".", "..", "=", "+=", "-=", "==", "#", '"', "\\", "\n",
+         "0", "-1", "99999999999999999999", "1..1000000", "é", "ß", "→", "\u200b", "\ufeff", "\x00", "\t",
+         "\r", "\u2028", "😀", "𝔸", '"{x}"', '"{', "{it.", "len(", "top(", "next(", "key_of(")
+
+
+@attrs.frozen
+class Mutation:
+    """One edit of a text: `kind` and two positions (fractions of the token or line count) and a text."""
+
+    kind: str
+    a: float
+    b: float
+    text: str = ""
+
+
+KINDS = ("delete_token", "duplicate_token", "swap_tokens", "replace_token", "delete_line", "duplicate_line",
+         "swap_lines", "inject", "truncate")
+
+
+def _at(n: int, x: float) -> int:
+    return min(n - 1, max(0, int(x * n)))
+
+
+def mutate(text: str, mutations: Sequence[Mutation]) -> str:
+    """Apply the mutations one after the other."""
+    for m in mutations:
+        if m.kind.endswith(("_token", "_tokens")):
+            toks = _TOKEN.findall(text)
+            if not toks:
+                continue
+            words = [i for i, t in enumerate(toks) if not t.isspace()] or list(range(len(toks)))
+            i, j = words[_at(len(words), m.a)], words[_at(len(words), m.b)]
+            if m.kind == "delete_token":
+                del toks[i]
+            elif m.kind == "duplicate_token":
+                toks.insert(i, toks[i] + " ")
+            elif m.kind == "swap_tokens":
+                toks[i], toks[j] = toks[j], toks[i]
+            else:
+                toks[i] = m.text
+            text = "".join(toks)
+        elif m.kind.endswith(("_line", "_lines")):
+            lines = text.split("\n")
+            i, j = _at(len(lines), m.a), _at(len(lines), m.b)
+            if m.kind == "delete_line":
+                del lines[i]
+            elif m.kind == "duplicate_line":
+                lines.insert(i, lines[i])
+            else:
+                lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+        elif m.kind == "inject":
+            i = _at(len(text) + 1, m.a)
+            text = text[:i] + m.text + text[i:]
+        elif m.kind == "truncate":
+            text = text[:_at(len(text) + 1, m.a)]
+    return text
+
+
+def _random_text(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.4:
+        return rng.choice(_KEYWORDS) + rng.choice((" ", "", "\n"))
+    if roll < 0.7:
+        return rng.choice(_JUNK)
+    if roll < 0.85:
+        return " ".join(rng.choice(_KEYWORDS + _JUNK) for _ in range(rng.randint(2, 6)))
+    return "".join(chr(rng.choice((rng.randint(32, 126), rng.randint(0x80, 0x2FFF), rng.randint(0x10000, 0x1F9FF))))
+                   for _ in range(rng.randint(1, 8)))
+
+
+def random_mutations(rng: random.Random) -> list[Mutation]:
+    """One to four random mutations (what the seeded command uses)."""
+    out = []
+    for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4))):
+        kind = rng.choice(KINDS[:-1] if rng.random() < 0.97 else KINDS)
+        out.append(Mutation(kind, rng.random(), rng.random(), _random_text(rng)))
+    return out
+
+
+# ---------------------------------------------------------------------------- generation from the grammar
+
+_NAMES = ("p", "p", "c", "c", "x", "n", "n", "w", "w", "it", "hand", "deck", "row", "row", "pile", "points", "Colour",
+          "red",
+          "blue", "Chip", "players", "table", "score", "colour", "Player", "int", "len", "top", "first", "sum",
+          "next", "key_of", "zone_of", "label", "unique", "abs", "seat", "ord", "max", "min")
+_PRELUDE = """game G players 1..3
+enum Colour { red, blue }
+card Chip { colour: Colour, n: int } label "{colour} {n}"
+zone deck: Chip hidden shuffled
+zone hand[Player]: Chip owner
+zone row: Chip public
+zone pile: Chip top
+var points[Player]: int = 0 public
+var w: any = none public
+fn score(p: Player) = points[p]
+"""
+
+
+@cache
+def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, int]]:
+    from .parser import _lark
+
+    lark = _lark()
+    rules: dict[str, list[list[str]]] = {}
+    for rule in lark.rules:
+        rules.setdefault(str(rule.origin.name), []).append([str(sym.name) for sym in rule.expansion])
+    literals = {}
+    for term in lark.terminals:
+        if term.pattern.type == "str":
+            literals[term.name] = term.pattern.value
+    # The height of the smallest tree below each rule, so that deep expansions can stop.
+    height = dict.fromkeys(rules, 10 ** 6)
+    changed = True
+    while changed:
+        changed = False
+        for name, expansions in rules.items():
+            best = min(1 + max((height.get(sym, 0) for sym in e), default=0) for e in expansions)
+            if best < height[name]:
+                height[name], changed = best, True
+    return rules, literals, height
+
+
+_TERMINAL_CHOICES = {
+    "VISIBILITY": ("public", "owner", "hidden", "top", "count"), "SHUFFLED": ("shuffled",),
+    "ASSIGN_OP": ("=", "+=", "-="), "BOTTOM_OF": ("bottom of",),
+    "QUANTITY": ("one", "exactly", "upto", "any", "order"), "COMP_OP": ("==", "!=", "<=", ">=", "<", ">"),
+    "ADD_OP": ("+", "-"), "MUL_OP": ("*", "//", "%"), "STRING": ('"a"', '"{p}"', '""', '"{c.colour}"', '"é"'),
+}
+
+
+def generate(rng: random.Random, max_depth: int = 10) -> str:
+    """A random program from the grammar (after a small valid prelude, so names often resolve)."""
+    rules, literals, height = _grammar()
+    out: list[str] = []
+
+    def expand(symbol: str, depth: int) -> None:
+        if symbol in rules:
+            options = rules[symbol]
+            if depth >= max_depth or len(out) > 300:
+                least = min(max((height.get(sym, 0) for sym in e), default=0) for e in options)
+                options = [e for e in options if max((height.get(sym, 0) for sym in e), default=0) == least]
+            for sym in rng.choice(options):
+                expand(sym, depth + 1)
+        elif symbol in literals:
+            out.append(literals[symbol])
+        elif symbol == "NAME":
+            out.append(rng.choice(_NAMES))
+        elif symbol == "INT":
+            out.append(str(rng.choice((0, 1, 2, 3, 5, 100))))
+        elif symbol in _TERMINAL_CHOICES:
+            out.append(rng.choice(_TERMINAL_CHOICES[symbol]))
+        else:
+            out.append(symbol)
+
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        expand("decl", 0)
+        out.append("\n")
+    out.append("setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
+               "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck }\n"
+               "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n ")
+    for _ in range(rng.randint(1, 6)):
+        expand("stmt", 1)
+        out.append("\n ")
+    out.append("}")
+    return _PRELUDE + " ".join(out) + "\n"
+
+
+_ATOMS = ("none", "w", "0", "1", "-1", '"a"', '""', "red", "blue", "players[0]", "p", "c", "row", "hand[p]", "deck",
+          "pile", "[]", '[1, "a"]', "[red, 1]", "[[1], [2]]", "table", "true", "{v: 1}", "players", "Colour",
+          "99999999999999999999", "n", "x", "first(row)", "top(pile)", "1..3")
+_BUILTINS = ("len", "count", "sum", "min", "max", "abs", "top", "bottom", "first", "last", "unique", "distinct",
+             "sorted", "reversed", "flatten", "any", "all", "next", "prev", "seat", "players_from", "zone_of",
+             "key_of", "label", "index_of", "ord")
+_STATEMENTS = ("set w = {e}", "say \"{{w}} {{c.colour}} {{p}}\"", "move {e} to row", "move {e} to hand[p]",
+               "draw {e} from deck to hand[p]", "for y in {e} {{ set w = y }}", "repeat {e} {{ }}",
+               "let y = choose one from {e} by p", "let y = choose upto {e} from row by p",
+               "create {e} Chip {{ colour: red, n: 1 }} in row", "if {e} == w {{ set w = {e} }}",
+               "attempt {{ set w = {e} }} else {{ }}", "end game winners {e}", "set c.n = {e}")
+
+
+def _splice_expr(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth >= 2 or roll < 0.3:
+        return rng.choice(_ATOMS)
+    if roll < 0.7:
+        args = ", ".join(_splice_expr(rng, depth + 1) for _ in range(rng.choice((0, 1, 1, 2, 2, 3))))
+        return f"{rng.choice(_BUILTINS)}({args})"
+    if roll < 0.85:
+        op = rng.choice(("where it == w", "sorted by it", "max by it", "min by it", "group by it", "map it",
+                         "where it.colour == red", "map it.n"))
+        return f"({_splice_expr(rng, depth + 1)} {op})"
+    op = rng.choice(("+", "-", "*", "//", "%", "==", "<", "in", "and", ".."))
+    return f"({_splice_expr(rng, depth + 1)} {op} {_splice_expr(rng, depth + 1)})"
+
+
+def splice(rng: random.Random) -> str:
+    """A valid prelude and play block, with statements of values of any kind spliced in (`w` is `any`)."""
+    body = "\n  ".join(rng.choice(_STATEMENTS).format(e=_splice_expr(rng)) for _ in range(rng.randint(1, 4)))
+    return (_PRELUDE + "setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
+            "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck\n"
+            "  create 1 Chip { colour: blue, n: 4 } in pile }\n"
+            "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n  set w = c\n  "
+            + body + "\n}\n")
+
+
+# ---------------------------------------------------------------------------- one case
+
+
+@attrs.frozen
+class Outcome:
+    """What one case did: `loaded`, `error` (a located RulebookError), or `crash` (with the traceback)."""
+
+    kind: str
+    detail: str = ""
+    decisions: int = 0
+
+
+def _located(exc: RulebookError, files: set[str]) -> str | None:
+    """Why a RulebookError is not properly located, or None if every diagnostic names a place."""
+    if not exc.diagnostics:
+        return "a RulebookError without diagnostics"
+    for d in exc.diagnostics:
+        if d.span.line < 1 or d.span.column < 0:
+            return f"diagnostic without a line: {d.span}: {d.message}"
+        if d.span.file not in files and not d.span.file.endswith(".rules"):
+            return f"diagnostic in an unknown file: {d.span}: {d.message}"
+    return None
+
+
+def run_case(text: str, file: str = "fuzz.rules", play_decisions: int = 30, seed: int = 0) -> Outcome:
+    """Load the text; if it loads, play a few random decisions. Never raises."""
+    files = {file}
+    try:
+        rb = load_text(text, file)
+    except RulebookError as exc:
+        why = _located(exc, files | set(exc.sources))
+        return Outcome("crash", why) if why else Outcome("error", exc.messages[0])
+    except RecursionError:
+        return Outcome("crash", "RecursionError while loading")
+    except Exception:
+        return Outcome("crash", traceback.format_exc(limit=8))
+    decisions = 0
+    try:
+        rng = random.Random(seed)
+        for players in sorted({rb.program.min_players, rb.program.max_players}):
+            game = rb.new_game(players=players, seed=seed)
+            while not game.over and decisions < play_decisions:
+                labels = game.legal_answers()
+                game.apply(labels[rng.randrange(len(labels))])
+                decisions += 1
+    except RulebookError as exc:
+        why = _located(exc, files | set(exc.sources))
+        return Outcome("crash", why, decisions) if why else Outcome("error", exc.messages[0], decisions)
+    except GameError as exc:
+        return Outcome("crash", f"GameError while answering legal labels: {exc}", decisions)
+    except Exception:
+        return Outcome("crash", traceback.format_exc(limit=8), decisions)
+    return Outcome("loaded", "", decisions)
+
+
+def make_case(rng: random.Random, texts: dict[str, str]) -> tuple[str, str]:
+    """Draw one case: (how it was made, text)."""
+    roll = rng.random()
+    if roll < 0.15 or not texts:
+        return "generated", generate(rng)
+    if roll < 0.35:
+        return "spliced", splice(rng)
+    name = rng.choice(sorted(texts))
+    muts = random_mutations(rng)
+    return f"{name} " + ",".join(m.kind for m in muts), mutate(texts[name], muts)
+
+
+@attrs.define
+class Summary:
+    cases: int = 0
+    loaded: int = 0
+    errors: int = 0
+    crashes: list[tuple[int, str, str]] = attrs.Factory(list)
+    decisions: int = 0
+
+
+def fuzz(cases: int, seed: int = 0, texts: dict[str, str] | None = None, out_dir: Path | None = None,
+         progress: Callable[[int, Summary], None] | None = None) -> Summary:
+    """Run `cases` seeded cases; case k is reproducible from (seed, k)."""
+    texts = texts if texts is not None else corpus()
+    summary = Summary()
+    for k in range(cases):
+        rng = random.Random(f"{seed}:{k}")
+        how, text = make_case(rng, texts)
+        outcome = run_case(text, seed=k)
+        summary.cases += 1
+        summary.decisions += outcome.decisions
+        if outcome.kind == "loaded":
+            summary.loaded += 1
+        elif outcome.kind == "error":
+            summary.errors += 1
+        else:
+            summary.crashes.append((k, how, outcome.detail))
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                (out_dir / f"crash-{seed}-{k}.rules").write_text(text, encoding="utf-8", errors="surrogatepass")
+        if progress is not None:
+            progress(k, summary)
+    return summary
+
+
+# ---------------------------------------------------------------------------- the command
+
+
+def register(sub: Any) -> None:
+    """Add `rulecraft fuzz` to the command line."""
+    p = sub.add_parser("fuzz", help="fuzz the parser and checker with mutated and generated rulebooks",
+                       description="Mutate the bundled rulebooks and examples, generate rulebooks from the "
+                       "grammar; every case must load or fail with a located error.")
+    _arguments(p)
+    p.set_defaults(func=_command)
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cases", type=int, default=1000, help="how many cases (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run (case k is reproducible from seed and k)")
+    p.add_argument("--corpus", nargs="*", default=[], metavar="FILE", help="more rulebook files to mutate")
+    p.add_argument("--out", default="fuzz-crashes", help="folder for the texts of crashing cases")
+
+
+def _command(args: argparse.Namespace) -> int:
+    texts = corpus(args.corpus)
+    start = time.monotonic()
+
+    def progress(k: int, summary: Summary) -> None:
+        if (k + 1) % 1000 == 0:
+            print(f"  {k + 1} cases, {len(summary.crashes)} crashes", file=sys.stderr)
+
+    summary = fuzz(args.cases, args.seed, texts, Path(args.out), progress)
+    for k, how, detail in summary.crashes[:20]:
+        print(f"CRASH case {k} (seed {args.seed}; {how}); text in {args.out}/crash-{args.seed}-{k}.rules\n{detail}")
+    print(f"fuzz: {summary.cases} cases over {len(texts)} rulebooks ({', '.join(sorted(texts))}): "
+          f"{summary.loaded} loaded, {summary.errors} located errors, {len(summary.crashes)} crashes; "
+          f"{summary.decisions} decisions played in {time.monotonic() - start:.0f}s")
+    return 1 if summary.crashes else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rulecraft.fuzz", description=__doc__.split("\n")[0])
+    _arguments(parser)
+    return _command(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,432 @@
+"""Reliability: fuzzed rulebooks, invariants over many games, hidden information, budgets, untrusted input.
+
+The large runs are commands (`rulecraft fuzz`, `rulecraft soak`); these are their CI-sized cuts.
+Game-level checks cover the tutorial and every bundled rulebook as it lands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+import rulecraft
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rulecraft import cli, fuzz, soak
+from rulecraft.errors import RecordError, RulebookError, RulecraftError
+from rulecraft.records import read_record, replay
+from rulecraft.runtime import LIST_BUDGET, OPTION_BUDGET
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL = str(ROOT / "examples" / "tutorial.rules")
+GAMES = [TUTORIAL, *rulecraft.bundled_names()]
+CORPUS = fuzz.corpus([TUTORIAL])
+CI = settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+def _id(game: str) -> str:
+    return Path(game).stem
+
+
+# ---------------------------------------------------------------------------- 1. fuzzing the front end
+
+MUTATIONS = st.builds(
+    fuzz.Mutation, st.sampled_from(fuzz.KINDS), st.floats(0, 1), st.floats(0, 1),
+    st.one_of(st.sampled_from(fuzz._KEYWORDS + fuzz._JUNK), st.text(max_size=8)),
+)
+
+
+@CI
+@given(name=st.sampled_from(sorted(CORPUS)), mutations=st.lists(MUTATIONS, min_size=1, max_size=4))
+def test_mutated_rulebooks_fail_only_with_located_errors(name: str, mutations: list[fuzz.Mutation]) -> None:
+    """A mutated rulebook loads (and plays) or fails with a RulebookError naming file:line:col."""
+    outcome = fuzz.run_case(fuzz.mutate(CORPUS[name], mutations), play_decisions=10)
+    assert outcome.kind != "crash", outcome.detail
+
+
+@settings(CI, max_examples=30)
+@given(seed=st.integers(0, 2**32))
+def test_generated_rulebooks_fail_only_with_located_errors(seed: int) -> None:
+    """A program generated from the grammar loads and plays, or fails with a located error."""
+    outcome = fuzz.run_case(fuzz.generate(random.Random(seed)), play_decisions=10)
+    assert outcome.kind != "crash", outcome.detail
+
+
+@settings(CI, max_examples=100)
+@given(seed=st.integers(0, 2**32))
+def test_values_of_any_kind_spliced_into_a_rulebook_fail_only_with_located_errors(seed: int) -> None:
+    """Built-ins, queries and statements given values of any kind run, or fail with a located error."""
+    outcome = fuzz.run_case(fuzz.splice(random.Random(seed)), play_decisions=10)
+    assert outcome.kind != "crash", outcome.detail
+
+
+def test_the_fuzz_command_reports_its_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`rulecraft fuzz --cases N` runs N seeded cases and exits 0 when nothing crashed."""
+    assert cli.main(["fuzz", "--cases", "25", "--corpus", TUTORIAL, "--out", str(tmp_path)]) == 0
+    assert "fuzz: 25 cases over" in capsys.readouterr().out
+
+
+def test_the_fuzzer_tells_a_crash_from_a_located_error() -> None:
+    """A case is a crash when an error has no line, so the fuzzer itself can fail."""
+    assert fuzz.run_case("game G players 1..1 play { }").kind == "loaded"
+    assert fuzz.run_case("game G players 1..1 play { fail \"x\" }").kind == "error"
+    located = RulebookError([rulecraft.errors.Diagnostic(rulecraft.errors.Span("f.rules", 0, 0), "m")])
+    assert fuzz._located(located, {"f.rules"}) == "diagnostic without a line: f.rules:0:0: m"
+
+
+# ---------------------------------------------------------------------------- 2. invariants at scale
+
+
+@pytest.mark.parametrize("game", GAMES, ids=_id)
+def test_seeded_random_games_keep_every_invariant(game: str, tmp_path: Path) -> None:
+    """A few seeded random games: cards conserved, invariants hold, state and views round-trip."""
+    summary = soak.soak(game, games=2, seed=100, max_decisions=250, hidden_every=25, out_dir=tmp_path)
+    assert [f.problem for f in summary.findings] == []
+    assert summary.decisions > 0
+
+
+def test_conservation_names_a_lost_or_doubled_card() -> None:
+    """The conservation check finds a card in two zones, a card in none, and a card out of place."""
+    rb = rulecraft.load(TUTORIAL)
+    problems = []
+    for tamper in ("double", "lose", "misplace"):
+        game = rb.new_game(players=2, seed=1)
+        assert soak.conservation(game) is None
+        hand = game.state.zones["hand[P1]"]
+        if tamper == "double":
+            game.state.zones["hand[P2]"].append(hand[0])
+        elif tamper == "lose":
+            hand.pop()
+        else:
+            game.state.location[hand[0]] = "deck"
+        problems.append(soak.conservation(game))
+    ids = rb.new_game(players=2, seed=1).state.zones["hand[P1]"]
+    assert problems == [
+        f"card #{ids[0]} is in hand[P1] and in hand[P2]",
+        f"cards #{ids[-1]} are in no zone",
+        f"card #{ids[0]} is in hand[P1], but its location says deck",
+    ]
+
+
+BROKEN = """game B players 2..2
+card Chip { n: int } label "chip {n}"
+zone row: Chip public
+zone hand[Player]: Chip owner
+invariant small_hands(p in players): len(hand[p]) <= 1
+setup { for n in 1..6 { create 1 Chip { n: n } in row } }
+play { repeat 3 { for p in players { let c = choose one from row by p  move c to hand[p] } } }
+"""
+
+
+def test_a_violation_names_seed_and_step_and_writes_a_record_that_reproduces_it(tmp_path: Path) -> None:
+    """A broken invariant is a finding with its seed and step; its record replays to the same state."""
+    path = tmp_path / "broken.rules"
+    path.write_text(BROKEN, encoding="utf-8")
+    summary = soak.soak(str(path), games=1, seed=4, out_dir=tmp_path / "out")
+    [finding] = summary.findings
+    assert (finding.seed, finding.step) == (4, 3)
+    assert finding.problem.endswith("broken.rules:5:1: error: invariant small_hands does not hold (p = P1)")
+    assert finding.record is not None
+    game = replay(read_record(finding.record), rulebook=rulecraft.load(path))
+    assert [(d.name, where) for d, where in game.invariant_violations()] == [("small_hands", " (p = P1)")]
+
+
+# ---------------------------------------------------------------------------- 3. hidden information
+
+
+@pytest.mark.parametrize("game", GAMES, ids=_id)
+def test_a_decision_does_not_depend_on_what_the_player_cannot_see(game: str) -> None:
+    """Exchanging the cards a player cannot see changes neither their view nor their decision."""
+    rb = rulecraft.load(game)
+
+    @settings(CI, max_examples=12)
+    @given(seed=st.integers(0, 10**6), steps=st.integers(0, 120), players=st.integers(0, 8))
+    def check(seed: int, steps: int, players: int) -> None:
+        count = rb.program.min_players + players % (rb.program.max_players - rb.program.min_players + 1)
+        g = rb.new_game(players=count, seed=seed, trace=False)
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if g.over:
+                return
+            labels = g.legal_answers()
+            g.apply(labels[rng.randrange(len(labels))])
+        assert soak.hidden_leak(g, rng) is None
+
+    check()
+
+
+LEAKY = """game L players 2..2
+enum Colour { red, blue }
+card Chip { colour: Colour } label "{colour}"
+zone deck: Chip hidden shuffled
+zone hand[Player]: Chip owner
+var shown: Chip = none public
+setup {
+  create 4 Chip { colour: red } in deck  create 4 Chip { colour: blue } in deck
+  for p in players { draw 3 from deck to hand[p] }
+}
+"""
+
+
+@pytest.mark.parametrize(("play", "problem"), [
+    ('play { choose by players[0] { option "a" when len(hand[players[1]] where it.colour == red) > 0 { }'
+     ' option "b" { } option "c" { } } }', "the decision depends on what the player cannot see"),
+    ('play { set shown = first(hand[players[1]])  choose by players[0] { option "a" { } option "b" { } } }',
+     "P1's view changes when only hidden cards are exchanged: vars.shown"),
+])
+def test_a_rulebook_that_leaks_is_caught(play: str, problem: str) -> None:
+    """An option that depends on another player's hand, or a public variable naming a hidden card, is a leak."""
+    rb = rulecraft.load_text(LEAKY + play, "leak.rules")
+    leaks = set()
+    for seed in range(10):
+        found = soak.hidden_leak(rb.new_game(players=2, seed=seed), random.Random(seed))
+        leaks.add(found is not None and problem in found)
+    assert True in leaks
+
+
+def test_hidden_positions_are_what_the_viewer_cannot_identify() -> None:
+    """Other hands and the hidden deck are hidden; one's own hand and the top of a top zone are seen."""
+    rb = rulecraft.load(TUTORIAL)
+    game = rb.new_game(players=2, seed=3)
+    zones = {key for key, _ in soak.hidden_positions(game, rulecraft.values.Player(0))}
+    assert zones == {"deck", "hand[P2]"}
+
+
+# ---------------------------------------------------------------------------- 4. runaway rules
+
+RUNAWAY = [
+    ("fn f(n: int) = f(n + 1)\nvar v: int = 0 public\nplay { set v = f(1) }",
+     "r.rules:2:16: error: functions called 100 deep (in f): runaway recursion?"),
+    ("play { let xs = [1]\n repeat 40 { xs = xs + xs } }",
+     f"r.rules:3:19: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
+     "a runaway computation?"),
+    ("play { let subsets = [[]]\n for x in 1..30 { subsets = subsets + [s + [x] for s in subsets] } }",
+     f"r.rules:3:29: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
+     "a runaway computation?"),
+    ("var v: int = 0 public\nplay { set v = len(1..1000000000) }",
+     f"r.rules:3:20: error: a list of 1000000000 elements is more than a rulebook may build ({LIST_BUDGET}): "
+     "a runaway computation?"),
+    ("play { let v = choose one from 1..20000 by players[0] }",
+     f"r.rules:2:8: error: a decision of 20000 options is more than a decision may offer ({OPTION_BUDGET}): "
+     "choose in steps instead"),
+    ("play { let n = 2\n repeat 100 { n = n * n } }",
+     "r.rules:3:19: error: a number beyond 9223372036854775808 in size: a runaway computation?"),
+    ('play { let t = "ab"\n repeat 100 { t = t + t } }',
+     "r.rules:3:19: error: a text of 131072 characters is more than a rulebook may build (100000): "
+     "a runaway computation?"),
+    ("card K { n: int }\nzone z: K public\nplay { create 1000000000 K { n: 1 } in z }",
+     "r.rules:4:8: error: 1000000000 cards is more than a game may hold (100000): a runaway computation?"),
+    ("const X = " + "-" * 120 + "1\nplay { }",
+     "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants"),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), RUNAWAY, ids=[
+    "fn-recursion", "doubling-list", "exponential-subsets", "huge-range", "huge-decision", "huge-number",
+    "doubling-text", "huge-create", "deep-nesting"])
+def test_runaway_rules_stop_with_a_located_error(body: str, message: str) -> None:
+    """Unbounded recursion, exponential lists and choices stop within a budget, at their place."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text("game R players 1..1\n" + body, "r.rules").new_game(players=1)
+    assert info.value.messages == [message]
+
+
+def test_nesting_just_within_the_limit_runs() -> None:
+    """Text nested up to the limit parses, checks and runs: the limit refuses only what is deeper."""
+    rb = rulecraft.load_text("game R players 1..1\nvar v: int = 0 public\nplay { set v = " + "-" * 90 + "1 }",
+                             "r.rules")
+    assert rb.new_game(players=1).state.vars["v"] == 1
+
+
+# ---------------------------------------------------------------------------- 5. untrusted input
+
+NO_HOST = [
+    ('play { let x = eval("1") }', "r.rules:2:16: error: unknown function 'eval'"),
+    ('play { let x = __import__("os") }', "r.rules:2:16: error: unknown function '__import__'"),
+    ("card K { n: int }\nzone z: K public\nplay { for c in z { let x = c.__class__ } }",
+     "r.rules:4:29: error: card type K has no field '__class__'"),
+    ('play { let x = open("/etc/passwd") }', "r.rules:2:16: error: unknown function 'open'"),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), NO_HOST)
+def test_the_language_cannot_reach_python(body: str, message: str) -> None:
+    """Names of the host (eval, imports, files, dunder fields) are unknown to the language."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text("game R players 1..1\n" + body, "r.rules")
+    assert message in info.value.messages
+
+
+@pytest.mark.parametrize(("include", "message"), [
+    ("/etc/passwd", "an include names a rulebook file ending in .rules, not '/etc/passwd'"),
+    ("/tmp/x.rules", "an include names a path relative to the including file, not '/tmp/x.rules'"),
+    ("../outside.rules", "'../outside.rules' is outside the rulebook's folder; an include may read only files in it "
+                         "or below"),
+    ("folder.rules", "'folder.rules' is not a regular file"),
+    ("missing.rules", "cannot find included rulebook 'missing.rules'"),
+])
+def test_includes_read_only_rulebook_files_in_the_rulebook_folder(tmp_path: Path, include: str, message: str) -> None:
+    """An include reads a .rules file inside the including rulebook's folder, or a bundled one; nothing else."""
+    (tmp_path / "outside.rules").write_text("game O players 1..1\n", encoding="utf-8")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "folder.rules").mkdir()
+    main = tmp_path / "book" / "main.rules"
+    main.write_text(f'include "{include}"\ngame M players 1..1\nplay {{ }}\n', encoding="utf-8")
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load(main)
+    assert info.value.messages == [f"{main}:1:1: error: {message}"]
+
+
+def test_an_include_below_the_folder_is_read(tmp_path: Path) -> None:
+    """A rulebook split across files in its folder loads."""
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "vars.rules").write_text("var v: int = 3 public\n", encoding="utf-8")
+    main = tmp_path / "main.rules"
+    main.write_text('include "parts/vars.rules"\ngame M players 1..1\nplay { }\n', encoding="utf-8")
+    assert rulecraft.load(main).new_game(players=1).state.vars == {"v": 3}
+
+
+def test_a_huge_rulebook_is_refused_before_parsing(tmp_path: Path) -> None:
+    """A 100k-line rulebook over the size limit is refused at once, not parsed."""
+    lines = ["game Big players 1..1", "var v: int = 0 public", "play {"]
+    lines += [f"  set v += {i}" for i in range(100_000)] + ["}"]
+    path = tmp_path / "big.rules"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(RulecraftError, match="more than 1000000 bytes is more than a rulebook may be"):
+        rulecraft.load(path)
+
+
+def test_a_long_rulebook_within_the_limit_loads() -> None:
+    """Five thousand statements parse, check and run."""
+    text = "game Big players 1..1\nvar v: int = 0 public\nplay {\n" + "set v += 1\n" * 5000 + "}\n"
+    assert rulecraft.load_text(text, "big.rules").new_game(players=1).state.vars["v"] == 5000
+
+
+def test_a_huge_record_is_refused(tmp_path: Path) -> None:
+    """A 50 MB record is refused by its size, without being read."""
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as f:
+        f.truncate(50_000_000)
+    with pytest.raises(RecordError, match="50000000 bytes is larger than a record may be"):
+        read_record(path)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ("[" * 100_000 + "]" * 100_000, "not a record: JSON nested too deeply"),
+    (json.dumps({"format": 1, "rulebook": {"name": "/etc/passwd"}, "players": 2, "answers": []}),
+     "the record names rulebook '/etc/passwd', which is neither bundled nor a .rules file"),
+    (json.dumps({"format": 1, "rulebook": {"name": "x.rules"}, "players": 2, "answers": [], "run": "os.system"}),
+     "not a valid record"),
+])
+def test_a_record_cannot_make_the_interpreter_do_anything_else(tmp_path: Path, data: str, message: str) -> None:
+    """A record is data: it names a rulebook and answers; deep nesting, other files, extra keys are refused."""
+    path = tmp_path / "r.json"
+    path.write_text(data, encoding="utf-8")
+    with pytest.raises(RecordError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        replay(read_record(path))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_pipe_named_as_a_rulebook_include_is_not_read(tmp_path: Path) -> None:
+    """An include that names a pipe is refused rather than read (it could block or never end)."""
+    os.mkfifo(tmp_path / "pipe.rules")
+    main = tmp_path / "main.rules"
+    main.write_text('include "pipe.rules"\ngame M players 1..1\nplay { }\n', encoding="utf-8")
+    with pytest.raises(RulebookError, match=r"'pipe\.rules' is not a regular file"):
+        rulecraft.load(main)
+
+
+def test_an_owner_zone_is_seen_by_the_player_named_in_any_key_position() -> None:
+    """`zone box[int, Player]: ... owner` shows box[1,P2] to P2 and only its count to P1."""
+    rb = rulecraft.load_text("""game O players 2..2
+card Chip { n: int } label "chip {n}"
+zone box[int, Player]: Chip owner
+var secret[int, Player]: int = 0 owner
+setup { create 1 Chip { n: 7 } in box[1, players[1]]  set secret[1, players[1]] = 5 }
+play { choose by players[0] { option "a" { } option "b" { } } }
+""", "o.rules")
+    game = rb.new_game(players=2)
+    assert game.view("P2")["zones"]["box[1,P2]"] == ["chip 7"]
+    assert game.view("P1")["zones"]["box[1,P2]"] == {"count": 1}
+    assert game.view("P2")["vars"] == {"secret[1,P2]": "5"}
+    assert game.view("P1")["vars"] == {}
+
+
+WRONG_KIND = """game T players 2..2
+enum Colour { red, blue }
+card Chip { colour: Colour, n: int } label "{colour} {n}"
+zone row: Chip public
+zone hand[Player]: Chip owner
+var w: any = none public
+setup { create 2 Chip { colour: red, n: 1 } in row }
+"""
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('play { let p = players[0]  say "{p.colour}" }',
+     't.rules:8:28: error: cannot fill in "{p.colour}": a name or field there has no value of that kind'),
+    ("play { set w = seat(none) }", "t.rules:8:16: error: seat(none): not values seat can take"),
+    ('play { set w = abs("x") }', "t.rules:8:16: error: abs(x): not values abs can take"),
+    ("play { set w = key_of(row, 5) }", "t.rules:8:16: error: key_of(row, 5): not values key_of can take"),
+    ('play { set w = sorted([1, "a", red]) }', "t.rules:8:16: error: sorted([1, a, red]): not values sorted can take"),
+    ('play { set w = [1, "a"] max by it }', "t.rules:8:16: error: cannot order by these keys: max by needs keys of "
+                                            "one kind (numbers, or values of one enumeration, ...)"),
+    ("play { move first(row) to hand[none] }",
+     "t.rules:8:27: error: 'there is no zone hand[none]' failed outside any attempt or ability"),
+    ("play { set w = ord([1] group by it) }", "t.rules:8:16: error: ord([[1]]): not values ord can take"),
+    ("play { repeat last(distinct([])) { } }", "t.rules:8:15: error: a number is needed here, not none"),
+    ("play { create none Chip { colour: red, n: 1 } in row }",
+     "t.rules:8:15: error: a number is needed here, not none"),
+    ("play { set w = first(row)  set w = w.__class__ }", "t.rules:8:36: error: red 1 has no field '__class__'"),
+])
+def test_values_of_the_wrong_kind_stop_with_a_located_error(body: str, message: str) -> None:
+    """What `any` lets past the checker fails at run time at its place, never as a Python exception."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text(WRONG_KIND + body, "t.rules").new_game(players=2)
+    assert info.value.messages == [message]
+
+
+def test_the_table_as_a_value_survives_the_converter() -> None:
+    """A variable may hold `table` (who decides next); the state still round-trips."""
+    rb = rulecraft.load_text(WRONG_KIND + 'play { set w = table  choose by players[0] { option "a" { } '
+                             'option "b" { } } }', "t.rules")
+    assert soak.round_trip(rb.new_game(players=2)) is None
+
+
+def test_a_text_reaches_declared_fields_only() -> None:
+    """A label or a `say` naming a Python attribute shows nothing of Python: '?' or a located error."""
+    rb = rulecraft.load_text("""game T players 1..1
+enum Colour { red, blue }
+card Chip { colour: Colour } label "{colour} {colour.__class__.__init__.__globals__}"
+zone row: Chip public
+setup { create 1 Chip { colour: red } in row }
+play { let c = first(row)  say "{c.colour}"  say "{c.__class__}" }
+""", "t.rules")
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(players=1)
+    assert info.value.messages == [
+        't.rules:6:46: error: cannot fill in "{c.__class__}": a name or field there has no value of that kind']
+    game = rulecraft.load_text("""game T players 1..1
+enum Colour { red, blue }
+card Chip { colour: Colour } label "{colour} {colour.__class__.__init__.__globals__}"
+zone row: Chip public
+setup { create 1 Chip { colour: red } in row }
+play { }
+""", "t.rules").new_game(players=1)
+    assert game.view(None)["zones"]["row"] == ["red ?"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('card K { n: int } label "a\x00b"',
+     "s.rules:2:25: error: this string holds a NUL or an escape that cannot be read"),
+    ('play { say "\\N{nope}" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
+    ('play { say "\\x4" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
+])
+def test_a_string_that_cannot_be_read_is_a_located_error(text: str, message: str) -> None:
+    """A NUL or a broken escape in a string (found by the fuzzer) is a syntax error at the string."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text("game G players 1..1\n" + text, "s.rules")
+    assert info.value.messages == [message]

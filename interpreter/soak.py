@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from .errors import RulebookError, RulecraftError
 from .records import write_record
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import AskFrame, Game
-from .values import CardRef, Player
+from .values import CardRef, Player, Record
 
 # ---------------------------------------------------------------------------- the checks
 
@@ -87,25 +88,40 @@ def round_trip(game: Game) -> str | None:
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     """The places (zone key, index) whose card `viewer` cannot identify now.
 
-    The cards of another player's `owner` zone and of a `hidden` or `count` zone. Not hidden:
-    `public` zones (shuffled or not), the viewer's own zones, `top` zones (the view shows only
-    the top, but every card arrived face up: the trace shows each card that enters a `top`
-    zone to everyone), and the cards the pending decision of `viewer` offers (a search shows
-    the searcher what it offers).
+    The cards of another player's `owner` zone, of a `hidden` or `count` zone, and of a `top`
+    zone below its top (a batch of cards landing on such a pile shows others only the new top).
+    Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
+    zone, the cards named by a variable the viewer sees (its value shows in the view), and the
+    cards the pending decision of `viewer` offers (a search shows the searcher what it offers).
     """
-    shown = set()
+    shown: set[int] = set()
     decision = game.current_decision()
     frame = game.frames[-1] if game.frames else None
     if decision is not None and decision.player == viewer and isinstance(frame, AskFrame):
         shown = {v.id for v in (*frame.pool, *frame.picked) if isinstance(v, CardRef)}
+    for key, value in game.state.vars.items():
+        decl = game.program.vars[key.split("[", 1)[0]]
+        if decl.visibility == "public" or (decl.visibility == "owner" and game._owned_by(key, viewer)):
+            shown |= _cards_in(value)
     out: list[tuple[str, int]] = []
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
         decl = game.program.zones[key.split("[", 1)[0]]
-        if decl.visibility in ("public", "top") or (decl.visibility == "owner" and game._owned_by(key, viewer)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and game._owned_by(key, viewer)):
             continue
-        out.extend((key, i) for i in range(len(ids)) if ids[i] not in shown)
+        below = len(ids) - 1 if decl.visibility == "top" else len(ids)
+        out.extend((key, i) for i in range(below) if ids[i] not in shown)
     return out
+
+
+def _cards_in(value: Any) -> set[int]:
+    if isinstance(value, CardRef):
+        return {value.id}
+    if isinstance(value, tuple | list):
+        return set().union(*(_cards_in(v) for v in value)) if value else set()
+    if isinstance(value, Record):
+        return set().union(*(_cards_in(v) for _, v in value.items()))
+    return set()
 
 
 def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
@@ -289,7 +305,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="soak-findings", help="folder for records of violations")
 
 
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def _command(args: argparse.Namespace) -> int:
+    signal.signal(signal.SIGTERM, _stop)  # `kill` stops a long run early and still prints its figures
     names = args.games or bundled_names()
     failed = False
     for name in names:

@@ -174,17 +174,28 @@ setup {
 @pytest.mark.parametrize(("play", "problem"), [
     ('play { choose by players[0] { option "a" when len(hand[players[1]] where it.colour == red) > 0 { }'
      ' option "b" { } option "c" { } } }', "the decision depends on what the player cannot see"),
-    ('play { set shown = first(hand[players[1]])  choose by players[0] { option "a" { } option "b" { } } }',
-     "P1's view changes when only hidden cards are exchanged: vars.shown"),
+    ('ability peek(p: Player) "Peek" { tier 0 "plain" { } tier 1 "red" when len(hand[next(p)] where it.colour == red)'
+     ' > 1 { } }\nplay { use peek(players[0]) upto 1 }', "the decision depends on what the player cannot see"),
 ])
 def test_a_rulebook_that_leaks_is_caught(play: str, problem: str) -> None:
-    """An option that depends on another player's hand, or a public variable naming a hidden card, is a leak."""
+    """An option or a tier offered according to another player's hand is a leak."""
     rb = rulecraft.load_text(LEAKY + play, "leak.rules")
     leaks = set()
     for seed in range(10):
         found = soak.hidden_leak(rb.new_game(players=2, seed=seed), random.Random(seed))
         leaks.add(found is not None and problem in found)
     assert True in leaks
+
+
+def test_a_card_named_by_a_variable_the_player_sees_is_not_hidden() -> None:
+    """A public variable (or one's own) naming a card shows that card: it is not a hidden position."""
+    rb = rulecraft.load_text(LEAKY + 'play { set shown = first(hand[players[1]])  choose by players[0] {'
+                             ' option "a" { } option "b" { } } }', "leak.rules")
+    game = rb.new_game(players=2, seed=1)
+    shown = game.state.vars["shown"].id
+    positions = soak.hidden_positions(game, rulecraft.values.Player(0))
+    assert shown not in {game.state.zones[key][i] for key, i in positions}
+    assert soak.hidden_leak(game, random.Random(1)) is None
 
 
 def test_hidden_positions_are_what_the_viewer_cannot_identify() -> None:

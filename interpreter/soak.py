@@ -100,8 +100,8 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     if decision is not None and decision.player == viewer and isinstance(frame, AskFrame):
         shown = {v.id for v in (*frame.pool, *frame.picked) if isinstance(v, CardRef)}
     for key, value in game.state.vars.items():
-        decl = game.program.vars[key.split("[", 1)[0]]
-        if decl.visibility == "public" or (decl.visibility == "owner" and game._owned_by(key, viewer)):
+        vdecl = game.program.vars[key.split("[", 1)[0]]
+        if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game._owned_by(key, viewer)):
             shown |= _cards_in(value)
     out: list[tuple[str, int]] = []
     for key in sorted(game.state.zones):

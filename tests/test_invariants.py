@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import rulecraft
+from rulecraft import cli
 from rulecraft.errors import RulebookError
 
 from .conftest import run_script
@@ -89,3 +92,17 @@ def test_invariant_check_errors(source: str, message: str) -> None:
     with pytest.raises(RulebookError) as info:
         rulecraft.load_text(HEAD + "play { }\n" + source.replace("\\n", "\n"), "t.rules")
     assert message in info.value.messages
+
+
+def test_fmt_and_explain_know_invariants(tmp_path: Path) -> None:
+    """`rulecraft fmt` keeps an invariant as written; `rulecraft explain` says it in words."""
+    path = tmp_path / "t.rules"
+    path.write_text(HEAD + PLAY, encoding="utf-8")
+    assert cli.main(["fmt", str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert "invariant hand_limit(p in players): len(hand[p]) <= 2\n" in text
+    assert "invariant non_negative: all([points[p] >= 0 for p in players])\n" in text
+    from rulecraft.authoring.explain import explain
+
+    said = explain(rulecraft.load(path).program, "hand_limit")
+    assert said.startswith("Invariant hand limit: for every p in ")

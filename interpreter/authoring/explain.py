@@ -371,6 +371,11 @@ class Explainer:
         where = f"for any {binds}, " if binds else ""
         return [f"Rule {words(r.name)}: {where}whenever {self.holds(r.when)}:", *self.block(r.body, 1)]
 
+    def invariant(self, d: s.InvariantDecl) -> list[str]:
+        binds = " and ".join(f"{b.name} in {self.x(b.source)}" for b in d.bindings)
+        where = f"for every {binds}, " if binds else ""
+        return [f"Invariant {words(d.name)}: {where}always {self.holds(d.condition)}."]
+
     def proc(self, d: s.ProcDecl) -> list[str]:
         given = f", given {self.params(d.params)}" if d.params else ""
         return [f"To {words(d.name)}{given}:", *self.block(d.body, 1)]
@@ -418,6 +423,7 @@ class Explainer:
         named.update({n: self.proc(d) for n, d in p.procs.items()})
         named.update({n: self.ability(a) for n, a in p.abilities.items()})
         named.update({r.name: self.rule(r) for r in p.rules})
+        named.update({i.name: self.invariant(i) for i in p.invariants})
         if name is not None:
             if name not in named:
                 raise RulecraftError(f"{p.name} declares nothing called '{name}'{did_you_mean(name, named)}")
@@ -429,6 +435,7 @@ class Explainer:
         sections.append(("Procedures", [named[n] for n in p.procs]))
         sections.append(("Abilities", [named[n] for n in p.abilities]))
         sections.append(("Rules (checked after every change)", [named[r.name] for r in p.rules]))
+        sections.append(("Invariants (hold whenever the game waits)", [named[i.name] for i in p.invariants]))
         sections.append(("Functions", [named[n] for n in p.fns]))
         out = [f"# {p.name}, for {p.min_players} to {p.max_players} players"]
         for title, parts in sections:

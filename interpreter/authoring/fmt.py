@@ -580,6 +580,9 @@ class Formatter:
             case s.RuleDecl(name, bindings, when, body):
                 binds = ", ".join(f"{b.name} in {x(b.source, indent)}" for b in bindings)
                 return f"rule {name}({binds}) when {x(when, indent)} {self.block(body, indent)}"
+            case s.InvariantDecl(name, bindings, condition):
+                binds = f"({', '.join(f'{b.name} in {x(b.source, indent)}' for b in bindings)})" if bindings else ""
+                return f"invariant {name}{binds}: {x(condition, indent)}"
             case s.SetupDecl(body):
                 return f"setup {self.block(body, indent)}"
             case s.PlayDecl(body):

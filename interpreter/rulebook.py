@@ -140,7 +140,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             _remember(_parsed, key, tree)
         for decl in tree.decls:
             if isinstance(decl, s.IncludeDecl):
-                target, target_bundled = _resolve_include(file, from_bundle, decl.path, root)
+                target, target_bundled = _resolve_include(file, from_bundle, decl.path)
                 if target is None or target.startswith("!"):
                     errors.append(Diagnostic(decl.span, target[1:] if target else
                                              f"cannot find included rulebook '{decl.path}'"))
@@ -148,7 +148,6 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 read(target, target_bundled, decl.span)
         files.append((file, tree))
 
-    root = Path(first).parent.resolve() if not bundled else Path()
     total = [0]
     read(first, bundled, None)
     if errors:
@@ -170,12 +169,13 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     return rulebook
 
 
-def _resolve_include(including: str, from_bundle: bool, path: str, root: Path) -> tuple[str | None, bool]:
+def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:
     """Where an include leads: (file, bundled?), (None, _) if nowhere, ("!why", _) if it may not go there.
 
     An include reads only rulebook files: a bundled rulebook by name, or a relative path ending
-    in `.rules` to a regular file inside the folder of the rulebook being loaded (or below it).
-    A bundled rulebook includes only bundled rulebooks.
+    in `.rules` to a regular file (an extension beside a game may say `include "../game.rules"`).
+    Never a device, a pipe, a folder or a file of another kind. A bundled rulebook includes only
+    bundled rulebooks.
     """
     if from_bundle:
         return (path, True) if path in {f"{n}.rules" for n in bundled_names()} else (None, False)
@@ -190,8 +190,6 @@ def _resolve_include(including: str, from_bundle: bool, path: str, root: Path) -
         exists = False
     if exists:
         resolved = candidate.resolve()
-        if not resolved.is_relative_to(root):
-            return f"!'{path}' is outside the rulebook's folder; an include may read only files in it or below", False
         if not resolved.is_file():
             return f"!'{path}' is not a regular file", False
         return str(candidate), False

@@ -274,13 +274,11 @@ def test_the_language_cannot_reach_python(body: str, message: str) -> None:
 @pytest.mark.parametrize(("include", "message"), [
     ("/etc/passwd", "an include names a rulebook file ending in .rules, not '/etc/passwd'"),
     ("/tmp/x.rules", "an include names a path relative to the including file, not '/tmp/x.rules'"),
-    ("../outside.rules", "'../outside.rules' is outside the rulebook's folder; an include may read only files in it "
-                         "or below"),
     ("folder.rules", "'folder.rules' is not a regular file"),
     ("missing.rules", "cannot find included rulebook 'missing.rules'"),
 ])
-def test_includes_read_only_rulebook_files_in_the_rulebook_folder(tmp_path: Path, include: str, message: str) -> None:
-    """An include reads a .rules file inside the including rulebook's folder, or a bundled one; nothing else."""
+def test_includes_read_only_rulebook_files(tmp_path: Path, include: str, message: str) -> None:
+    """An include reads a .rules file named by a relative path, or a bundled one; nothing else."""
     (tmp_path / "outside.rules").write_text("game O players 1..1\n", encoding="utf-8")
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "folder.rules").mkdir()
@@ -291,13 +289,16 @@ def test_includes_read_only_rulebook_files_in_the_rulebook_folder(tmp_path: Path
     assert info.value.messages == [f"{main}:1:1: error: {message}"]
 
 
-def test_an_include_below_the_folder_is_read(tmp_path: Path) -> None:
-    """A rulebook split across files in its folder loads."""
+def test_an_include_beside_or_below_is_read(tmp_path: Path) -> None:
+    """A rulebook split across files loads, whether the parts sit below it or beside its folder."""
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "vars.rules").write_text("var v: int = 3 public\n", encoding="utf-8")
-    main = tmp_path / "main.rules"
-    main.write_text('include "parts/vars.rules"\ngame M players 1..1\nplay { }\n', encoding="utf-8")
-    assert rulecraft.load(main).new_game(players=1).state.vars == {"v": 3}
+    (tmp_path / "game.rules").write_text('include "parts/vars.rules"\ngame M players 1..1\nplay { }\n',
+                                         encoding="utf-8")
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext" / "more.rules").write_text('include "../game.rules"\nvar w: int = 4 public\n',
+                                                 encoding="utf-8")
+    assert rulecraft.load(tmp_path / "ext" / "more.rules").new_game(players=1).state.vars == {"v": 3, "w": 4}
 
 
 def test_a_huge_rulebook_is_refused_before_parsing(tmp_path: Path) -> None:

@@ -275,8 +275,8 @@ class Formatter:
                 self.breaking = False
                 self.depth += 1
                 more = (self.cont or indent) + INDENT * 2
-                cond = f"\n{more}if {x(condition, more)}" if condition is not None else ""
-                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond}]"
+                cond_text = f"\n{more}if {x(condition, more)}" if condition is not None else ""
+                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond_text}]"
                 self.depth -= 1
                 return text
             case s.Call(name, (arg,)):

@@ -233,7 +233,7 @@ class Formatter:
                 self.no_inline = self.breaking = False
             if len(indent) + len(text.partition("\n")[0]) <= WIDTH:
                 break
-        return text  # type: ignore[no-any-return]
+        return text
 
     def _value_below(self, head: str, e: s.Expr, indent: str) -> str:
         """`head value` on one line if it fits; else the value on the next line, indented, and

@@ -253,10 +253,10 @@ class Checker:
                     pass
                 case _:
                     assert_never(d)
-        for name, values in self.members.items():
+        for name, same_name in self.members.items():
             if name in self.globals:
                 kind, span = self.globals[name]
-                self.error(span, f"'{name}' is both a {kind} and a value of enumeration {values[0].enum}")
+                self.error(span, f"'{name}' is both a {kind} and a value of enumeration {same_name[0].enum}")
         # Card types after enums, since fields name enums and other card types.
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
@@ -299,10 +299,11 @@ class Checker:
     # ------------------------------------------------------------ pass 2: bodies
 
     def _check_decl(self, d: s.Decl) -> None:
-        registry: dict[str, Any] | None = {
+        registries: dict[type, dict[str, Any]] = {
             s.ZoneDecl: self.zones, s.VarDecl: self.vars, s.ConstDecl: self.consts, s.FnDecl: self.fns,
             s.ProcDecl: self.procs, s.AbilityDecl: self.abilities,
-        }.get(type(d))
+        }
+        registry = registries.get(type(d))
         if registry is not None and registry.get(getattr(d, "name", "")) is not d:
             return  # a duplicate or a clash with a built-in name, already reported
         match d:
@@ -500,9 +501,9 @@ class Checker:
             case s.Match(subject, cases, otherwise):
                 subject_type = self.expr(subject)
                 for case in cases:
-                    ct = self.expr(case.value)
-                    if not t.compatible(ct, subject_type) and not t.compatible(subject_type, ct):
-                        self.error(case.value.span, f"this case is {ct} but the value matched is {subject_type}")
+                    case_type = self.expr(case.value)
+                    if not t.compatible(case_type, subject_type) and not t.compatible(subject_type, case_type):
+                        self.error(case.value.span, f"this case is {case_type} but the value matched is {subject_type}")
                     self.block(case.body)
                 if otherwise is not None:
                     self.block(otherwise)

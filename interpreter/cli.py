@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _extend(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _extend(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules register here."""
     from . import bench
 

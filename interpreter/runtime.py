@@ -323,7 +323,7 @@ class Game:
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
         # shared by every game of the rulebook (see `label`).
-        self._labels: dict[Any, str] = _label_cache(rulebook)
+        self._labels: dict[Any, Any] = _label_cache(rulebook)
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -1415,7 +1415,7 @@ class Game:
 
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:  # noqa: C901
         values = [self._eval(a, env) for a in args]
-        first = values[0] if values else None
+        first: Any = values[0] if values else None
         if name in ("len", "count"):
             if isinstance(first, ZoneRef):
                 return len(self.state.zones.get(first.key, ()))
@@ -1569,7 +1569,7 @@ class Game:
             labels = self._labels
             entry = labels.get(id(card))
             if entry is not None and entry[0] is card:
-                return entry[1]  # type: ignore[no-any-return]
+                return entry[1]
             text = self._card_label(card)
             if _plain_card(card.__class__, self.program, labels):
                 if len(labels) > LABEL_CACHE_SIZE:
@@ -1614,7 +1614,8 @@ class Game:
             v = self.state.cards[v.id]
         if isinstance(v, Record):
             return v.get(name) if v.has(name) else _NO_FIELD
-        if type(v).__name__ in self.program.cards and name in _attrs_fields(type(v)):
+        cls: type = type(v)  # typed as a plain class: mypy does not see type[Any] as Hashable for the cache
+        if cls.__name__ in self.program.cards and name in _attrs_fields(cls):
             return getattr(v, name)
         return _NO_FIELD
 
@@ -1632,12 +1633,12 @@ class Game:
         vars_: dict[str, Any] = {}
         for key in sorted(self.state.vars):
             name = key.split("[", 1)[0]
-            decl = self.program.vars[name]
-            if who is None or decl.visibility == "public" or (
-                decl.visibility == "owner" and self._owned_by(key, who)
+            var_decl = self.program.vars[name]
+            if who is None or var_decl.visibility == "public" or (
+                var_decl.visibility == "owner" and self._owned_by(key, who)
             ):
                 vars_[key] = self.label(self.state.vars[key])
-            elif decl.visibility == "count":
+            elif var_decl.visibility == "count":
                 vars_[key] = "?"
         pending = None
         if self.pending is not None and (who is None or self.pending.player == who):
@@ -1783,7 +1784,7 @@ def _plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
     return bool(plain)
 
 
-def _label_cache(rulebook: Any) -> dict[Any, str]:
+def _label_cache(rulebook: Any) -> dict[Any, Any]:
     cache = getattr(rulebook, "label_cache", None)
     if cache is None:
         cache = {}

@@ -14,30 +14,23 @@ import attrs
 from .errors import NO_SPAN, Span
 
 
-def _span() -> Span:
-    return attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)  # type: ignore[no-any-return]
-
-
-node = attrs.frozen(slots=True)
-
-
 # ---------------------------------------------------------------- types
 
 
-@node
+@attrs.frozen
 class NamedType:
     """`int`, `Player`, `Colour`, `Ware`"""
 
     name: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class ListType:
     """`list of Ware`"""
 
     element: TypeExpr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 TypeExpr = Union[NamedType, ListType]
@@ -46,54 +39,54 @@ TypeExpr = Union[NamedType, ListType]
 # ---------------------------------------------------------------- expressions
 
 
-@node
+@attrs.frozen
 class IntLit:
     """`3`"""
 
     value: int
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class StrLit:
     """`"Draw a card"`"""
 
     value: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class BoolLit:
     """`true`"""
 
     value: bool
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class NoneLit:
     """`none`"""
 
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Name:
     """`hand`"""
 
     id: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class ListLit:
     """`[1, 2, 3]`"""
 
     items: tuple[Expr, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Comprehension:
     """`[c.colour for c in hand[p] if c.value > 1]`"""
 
@@ -101,118 +94,118 @@ class Comprehension:
     var: str
     source: Expr
     condition: Expr | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class RecordLit:
     """`{kind: steal, vp: 2}`"""
 
     inits: tuple[Init, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class FieldAccess:
     """`card.colour`"""
 
     obj: Expr
     name: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Index:
     """`hand[p]`, `slot[p, 1, 2]`, `xs[0]`"""
 
     obj: Expr
     args: tuple[Expr, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Call:
     """`len(hand[p])`"""
 
     name: str
     args: tuple[Expr, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Neg:
     """`-x`"""
 
     operand: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Binary:
     """`a + b`, `a - b`, `a * b`, `a // b`, `a % b`"""
 
     op: str
     left: Expr
     right: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class RangeOp:
     """`1..4` (both ends included)"""
 
     low: Expr
     high: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Compare:
     """`a == b`, `a < b`"""
 
     op: str
     left: Expr
     right: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class In:
     """`c in hand[p]`, `c not in hand[p]`"""
 
     item: Expr
     collection: Expr
     negated: bool
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Not:
     """`not x`"""
 
     operand: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class And:
     """`a and b`"""
 
     left: Expr
     right: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Or:
     """`a or b`"""
 
     left: Expr
     right: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Query:
     """`xs where it.v > 1`, `xs sorted by it.v`, `xs max by f(it)`, `xs group by it.v`, `xs map it.v`
 
@@ -222,17 +215,17 @@ class Query:
     op: str  # where | sorted | max | min | group | map
     source: Expr
     key: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class CondExpr:
     """`if a then b else c`"""
 
     condition: Expr
     then: Expr
     otherwise: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 Expr = Union[
@@ -244,43 +237,43 @@ Expr = Union[
 # ---------------------------------------------------------------- statements
 
 
-@node
+@attrs.frozen
 class Init:
     """`colour: red`"""
 
     name: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Block:
     """`{ stmt stmt ... }`"""
 
     stmts: tuple[Stmt, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Let:
     """`let n = len(hand[p])`"""
 
     name: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Assign:
     """`n = n + 1`, `n += 1`"""
 
     name: str
     op: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class SetVar:
     """`set tokens[p] += 2`"""
 
@@ -288,10 +281,10 @@ class SetVar:
     keys: tuple[Expr, ...]
     op: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class SetField:
     """`set card.side = back`"""
 
@@ -299,30 +292,30 @@ class SetField:
     field: str
     op: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Move:
     """`move c to stall[p]`, `move cs to bottom of deck`"""
 
     what: Expr
     to: Expr
     bottom: bool
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Draw:
     """`draw 2 from deck to hand[p]`"""
 
     count: Expr
     source: Expr
     to: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Create:
     """`create 4 Ware { suit: s, value: v } in deck`"""
 
@@ -330,19 +323,19 @@ class Create:
     card_type: str
     inits: tuple[Init, ...]
     zone: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Elif:
     """`elif x == 1 { ... }`"""
 
     condition: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class If:
     """`if x > 1 { ... } elif x == 1 { ... } else { ... }`"""
 
@@ -350,91 +343,91 @@ class If:
     then: Block
     elifs: tuple[Elif, ...]
     otherwise: Block | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class For:
     """`for c in hand[p] { ... }`"""
 
     var: str
     source: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class While:
     """`while len(hand[p]) < 6 { ... }`"""
 
     condition: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Repeat:
     """`repeat 3 { ... }`"""
 
     count: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Case:
     """`coins { ... }` inside a match"""
 
     value: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Match:
     """`match c.suit { coins { ... } else { ... } }`"""
 
     subject: Expr
     cases: tuple[Case, ...]
     otherwise: Block | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Attempt:
     """`attempt { ... } else { ... }`: a `fail` inside undoes everything the block did."""
 
     body: Block
     otherwise: Block | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Together:
     """`together { ... }`: rules are checked once, after the whole block."""
 
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Fail:
     """`fail "no card to place"`"""
 
     message: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Require:
     """`require len(hand[p]) > 0 else "your hand is empty"`"""
 
     condition: Expr
     message: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Choose:
     """`let c = choose one from hand[p] by p prompt "Discard a card"`
 
@@ -447,70 +440,70 @@ class Choose:
     source: Expr
     by: Expr | None
     prompt: str | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Option:
     """`option "Buy a card" when len(row) > 0 { ... }`"""
 
     label: str
     when: Expr | None
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Menu:
     """`choose by p prompt "Your action" { option ... option ... }`"""
 
     by: Expr | None
     prompt: str | None
     options: tuple[Option, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Use:
     """`use sell(p) upto n`: offer every tier up to n (and none); the chosen tier is all or nothing."""
 
     ability: str
     args: tuple[Expr, ...]
     upto: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class CallStmt:
     """`draw_up_to(p, 6)`"""
 
     name: str
     args: tuple[Expr, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Return:
     """`return`, `return x`"""
 
     value: Expr | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class EndGame:
     """`end game`, `end game winners [p]`"""
 
     winners: Expr | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Say:
     """`say "{p} passes"`"""
 
     text: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 Stmt = Union[
@@ -522,53 +515,53 @@ Stmt = Union[
 # ---------------------------------------------------------------- declarations
 
 
-@node
+@attrs.frozen
 class GameDecl:
     """`game Tutorial players 2..4`"""
 
     name: str
     min_players: int
     max_players: int
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class IncludeDecl:
     """`include "base.rules"`"""
 
     path: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class EnumDecl:
     """`enum Colour { red, blue, green }` (the order is the cyclic order of `next`)"""
 
     name: str
     members: tuple[str, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class FieldDecl:
     """`colour: Colour`"""
 
     name: str
     type: TypeExpr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class CardDecl:
     """`card Ware { suit: Suit, value: int } label "{value} of {suit}"`"""
 
     name: str
     fields: tuple[FieldDecl, ...]
     label: str | None
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class ZoneDecl:
     """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`"""
 
@@ -577,10 +570,10 @@ class ZoneDecl:
     card_type: str
     visibility: str
     shuffled: bool
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class VarDecl:
     """`var tokens[Player]: int = 0 public`"""
 
@@ -589,48 +582,48 @@ class VarDecl:
     type: TypeExpr
     init: Expr
     visibility: str
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class ConstDecl:
     """`const HAND = 6`"""
 
     name: str
     value: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Param:
     """`p: Player`"""
 
     name: str
     type: TypeExpr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class FnDecl:
     """`fn score(p: Player) = tokens[p]`"""
 
     name: str
     params: tuple[Param, ...]
     body: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class ProcDecl:
     """`proc refill(p: Player) { ... }`"""
 
     name: str
     params: tuple[Param, ...]
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Tier:
     """`tier 2 "Exchange 2 for 1" when len(hand[p]) >= 2 { ... }`"""
 
@@ -638,10 +631,10 @@ class Tier:
     text: str
     when: Expr | None
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class AbilityDecl:
     """`ability sell(p: Player) "Sell wares" { tier 0 "..." { ... } }`"""
 
@@ -649,19 +642,19 @@ class AbilityDecl:
     params: tuple[Param, ...]
     text: str
     tiers: tuple[Tier, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class Binding:
     """`p in players`"""
 
     name: str
     source: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class RuleDecl:
     """`rule spoil(p in players) when len(stall[p]) > 9 { ... }`: checked after every change."""
 
@@ -669,33 +662,33 @@ class RuleDecl:
     bindings: tuple[Binding, ...]
     when: Expr
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class InvariantDecl:
     """`invariant hand_limit(p in players): len(hand[p]) <= 6`: holds whenever the game waits."""
 
     name: str
     bindings: tuple[Binding, ...]
     condition: Expr
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class SetupDecl:
     """`setup { ... }`"""
 
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-@node
+@attrs.frozen
 class PlayDecl:
     """`play { ... }`"""
 
     body: Block
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 Decl = Union[
@@ -704,9 +697,9 @@ Decl = Union[
 ]
 
 
-@node
+@attrs.frozen
 class Rulebook:
     """A whole file: a sequence of declarations."""
 
     decls: tuple[Decl, ...]
-    span: Span = _span()
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)

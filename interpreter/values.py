@@ -93,6 +93,7 @@ class Record:
     """An immutable record value: `{kind: steal, vp: 2}`."""
 
     __slots__ = ("_fields",)
+    _fields: dict[str, Any]
 
     def __init__(self, fields: dict[str, Any]):
         object.__setattr__(self, "_fields", dict(fields))

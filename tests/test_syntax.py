@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulecraft.errors import RulebookError
+from rulecraft.errors import RulebookError, Span
 from rulecraft.parser import parse
 from rulecraft import syntax as s
 
@@ -56,3 +56,13 @@ def test_ast_carries_spans_but_compares_without_them() -> None:
     assert isinstance(const, s.ConstDecl)
     assert (const.span.line, const.span.column) == (2, 1)
     assert const.value == s.Binary("+", s.IntLit(1), s.IntLit(2))
+
+
+def test_span_is_keyword_only_and_outside_eq_and_repr() -> None:
+    """A node's span is keyword-only and takes part in neither equality nor repr."""
+    here = Span("x.rules", 3, 4, 3, 5)
+    assert s.IntLit(1) == s.IntLit(1, span=here)
+    assert repr(s.IntLit(1, span=here)) == "IntLit(value=1)"
+    assert s.IntLit(1, span=here).span == here
+    with pytest.raises(TypeError):
+        s.IntLit(1, here)  # type: ignore[call-arg]

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import RulecraftError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the authoring commands to the `rulecraft` command line."""
     p = sub.add_parser("explain", help="render rules and card abilities as English",
                        description="Render a rulebook (or one declaration of it) from its AST as plain English.")

@@ -325,11 +325,11 @@ class Explainer:
             case s.Require(condition, message):
                 return line(depth, f"this requires that {self.holds(condition)} (else it fails: {quoted(message)})")
             case s.Choose(target, quantity, count, source, by, prompt):
-                what = QUANTITY_WORDS[quantity].format(n=x(count) if count is not None else "")
+                how_many = QUANTITY_WORDS[quantity].format(n=x(count) if count is not None else "")
                 ask = f" ({quoted(prompt)})" if prompt else ""
                 who = self.who(by)
                 verb = "picks" if who == "chance" else "chooses"
-                return line(depth, f"{who} {verb} {what} {x(source)}{ask}; call that {target}",
+                return line(depth, f"{who} {verb} {how_many} {x(source)}{ask}; call that {target}",
                             capital=not isinstance(by, s.Name))
             case s.Menu(by, prompt, options):
                 ask = f" ({quoted(prompt)})" if prompt else ""

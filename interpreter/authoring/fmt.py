@@ -233,7 +233,7 @@ class Formatter:
                 self.no_inline = self.breaking = False
             if len(indent) + len(text.partition("\n")[0]) <= WIDTH:
                 break
-        return text  # type: ignore[no-any-return]
+        return text
 
     def _value_below(self, head: str, e: s.Expr, indent: str) -> str:
         """`head value` on one line if it fits; else the value on the next line, indented, and
@@ -275,8 +275,8 @@ class Formatter:
                 self.breaking = False
                 self.depth += 1
                 more = (self.cont or indent) + INDENT * 2
-                cond = f"\n{more}if {x(condition, more)}" if condition is not None else ""
-                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond}]"
+                cond_text = f"\n{more}if {x(condition, more)}" if condition is not None else ""
+                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond_text}]"
                 self.depth -= 1
                 return text
             case s.Call(name, (arg,)):

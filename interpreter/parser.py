@@ -511,6 +511,24 @@ def _check_nesting(tree: Tree[Token], file: str, text: str) -> None:
         stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
 
 
+def comment_start(line: str) -> int:
+    """The index of the `#` that starts a comment on this line (outside any string), or -1."""
+    in_string, escaped = False, False
+    for i, ch in enumerate(line):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "#":
+            return i
+    return -1
+
+
 def parse(text: str, file: str = "<string>") -> s.Rulebook:
     """Parse rulebook text; raise RulebookError with a located message on a syntax error."""
     try:

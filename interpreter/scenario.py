@@ -26,7 +26,7 @@ import attrs
 
 from . import syntax as s
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
-from .parser import parse
+from .parser import comment_start, parse
 from .render import trace_text, where
 from .rulebook import Rulebook, load
 from .runtime import BlockFrame, Frame, Game
@@ -62,20 +62,8 @@ class Scenario:
 
 
 def _strip_comment(line: str) -> str:
-    in_string, escaped = False, False
-    for i, ch in enumerate(line):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "#":
-            return line[:i]
-    return line
+    i = comment_start(line)
+    return line if i < 0 else line[:i]
 
 
 def _statement(file: str, text: str, line: Line, source: str, lead: str = "", tail: str = "") -> s.Stmt:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from .. import syntax as s
-from ..parser import parse
+from ..parser import comment_start, parse
 
 INDENT = "  "
 WIDTH = 100
@@ -62,20 +62,9 @@ def find_comments(text: str) -> list[Comment]:
     """Every `#` comment of the source with its 1-based line; `trailing` if code precedes it."""
     out = []
     for number, line in enumerate(text.splitlines(), 1):
-        in_string, escaped = False, False
-        for i, ch in enumerate(line):
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "#":
-                out.append(Comment(number, line[i:].rstrip(), bool(line[:i].strip())))
-                break
+        i = comment_start(line)
+        if i >= 0:
+            out.append(Comment(number, line[i:].rstrip(), bool(line[:i].strip())))
     return out
 
 

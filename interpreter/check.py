@@ -212,6 +212,8 @@ class Checker:
     def _declare(self, decls: list[s.Decl]) -> None:
         for d in decls:
             match d:
+                case s.EnumDecl(name, members, extends=True):
+                    self._extend_enum(d)
                 case s.EnumDecl(name, members):
                     if self._claim(name, "enumeration", d.span):
                         values = tuple(EnumValue(name, i, m) for i, m in enumerate(members))
@@ -236,6 +238,8 @@ class Checker:
                 case s.FnDecl(name):
                     if self._claim(name, "function", d.span):
                         self.fns[name] = d
+                case s.ProcDecl(name, override=True):
+                    self._override_proc(d)
                 case s.ProcDecl(name):
                     if self._claim(name, "procedure", d.span):
                         self.procs[name] = d
@@ -270,6 +274,43 @@ class Checker:
             self.var_types[name] = self._type(decl.type)
         for name, fn in self.fns.items():
             self.fn_types[name] = t.ANY  # refined when its body is checked
+
+    def _extend_enum(self, d: s.EnumDecl) -> None:
+        """`extend enum E { ... }`: new values after E's own, in E's cyclic order."""
+        base = self.enums.get(d.name)
+        if base is None:
+            self.error(d.span, f"no enumeration '{d.name}' to extend{did_you_mean(d.name, self.enums)}",
+                       hint="an extension extends an enumeration that an included rulebook declares")
+            return
+        known = {v.name for v in base}
+        names = []
+        for member in d.members:
+            if member in known:
+                self.error(d.span, f"enumeration {d.name} already has '{member}'")
+                continue
+            known.add(member)
+            names.append(member)
+        added = [EnumValue(d.name, len(base) + k, name) for k, name in enumerate(names)]
+        self.enums[d.name] = base + tuple(added)
+        for value in added:
+            self.members.setdefault(value.name, []).append(value)
+
+    def _override_proc(self, d: s.ProcDecl) -> None:
+        """`override proc p(...)`: replace an included procedure of the same parameters."""
+        base = self.procs.get(d.name)
+        if base is None:
+            self.error(d.span, f"no procedure '{d.name}' to override{did_you_mean(d.name, self.procs)}",
+                       hint="an extension overrides a procedure that an included rulebook declares")
+            return
+
+        def shape(params: tuple[s.Param, ...]) -> str:
+            return ", ".join(f"{p.name}: {_type_text(p.type)}" for p in params)
+
+        if shape(base.params) != shape(d.params):
+            self.error(d.span, f"override of {d.name} must take the same parameters as at {base.span}: "
+                       f"({shape(base.params)})")
+            return
+        self.procs[d.name] = d
 
     def _type(self, type_: s.TypeExpr) -> t.T:
         match type_:
@@ -901,3 +942,7 @@ class Checker:
         for b in rule.bindings:
             walk(b.source)
         return frozenset(found)
+
+
+def _type_text(type_: s.TypeExpr) -> str:
+    return type_.name if isinstance(type_, s.NamedType) else f"list of {_type_text(type_.element)}"

@@ -82,6 +82,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def enum_decl(self, meta: Any, name: Token, *members: Token) -> s.EnumDecl:
         return s.EnumDecl(str(name), tuple(str(m) for m in members), span=self._span(meta))
 
+    def enum_extension(self, meta: Any, name: Token, *members: Token) -> s.EnumDecl:
+        return s.EnumDecl(str(name), tuple(str(m) for m in members), True, span=self._span(meta))
+
     def card_decl(self, meta: Any, name: Token, *rest: Any) -> s.CardDecl:
         label = rest[-1]
         fields = tuple(f for f in rest[:-1] if f is not None)
@@ -128,6 +131,10 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def proc_decl(self, meta: Any, name: Token, *rest: Any) -> s.ProcDecl:
         *params, body = rest
         return s.ProcDecl(str(name), tuple(p for p in params if p is not None), body, span=self._span(meta))
+
+    def proc_override(self, meta: Any, name: Token, *rest: Any) -> s.ProcDecl:
+        *params, body = rest
+        return s.ProcDecl(str(name), tuple(p for p in params if p is not None), body, True, span=self._span(meta))
 
     def ability_decl(self, meta: Any, name: Token, *rest: Any) -> s.AbilityDecl:
         params = tuple(r for r in rest if isinstance(r, s.Param))

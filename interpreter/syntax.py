@@ -535,10 +535,12 @@ class IncludeDecl:
 
 @attrs.frozen
 class EnumDecl:
-    """`enum Colour { red, blue, green }` (the order is the cyclic order of `next`)"""
+    """`enum Colour { red, blue, green }` (the order is the cyclic order of `next`);
+    `extend enum Colour { white }` adds values to an enumeration an included file declares."""
 
     name: str
     members: tuple[str, ...]
+    extends: bool = False
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
@@ -615,11 +617,12 @@ class FnDecl:
 
 @attrs.frozen
 class ProcDecl:
-    """`proc refill(p: Player) { ... }`"""
+    """`proc refill(p: Player) { ... }`; `override proc ...` replaces an included procedure."""
 
     name: str
     params: tuple[Param, ...]
     body: Block
+    override: bool = False
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

@@ -16,19 +16,22 @@ SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("*.scenario"))
 
 @pytest.mark.parametrize("path", EXTENSIONS, ids=lambda p: p.stem)
 def test_extension_brings_a_rule_and_an_ability_to_an_included_game(path: Path) -> None:
-    """An extension includes the game it extends and declares its own rule and ability."""
+    """An extension includes the game it extends and declares its own ability, hooked in by its own
+    rule or by overriding one of the game's procedures."""
     rb = rulecraft.load(path)
     assert len(rb.program.files) > 1
-    assert any(Path(r.span.file).name == path.name for r in rb.program.rules)
+    hooks = [*rb.program.rules, *(d for d in rb.program.procs.values() if d.override)]
+    assert any(Path(h.span.file).name == path.name for h in hooks)
     assert any(Path(a.span.file).name == path.name for a in rb.program.abilities.values())
 
 
 @pytest.mark.parametrize("path", EXTENSIONS, ids=lambda p: p.stem)
 def test_a_scenario_shows_the_extension_at_work(path: Path) -> None:
-    """Some scenario runs on the extension, and in its trace a rule of the extension fires."""
+    """Some scenario runs on the extension, and in its trace a rule or an ability of the extension acts."""
     mine = [s for s in SCENARIOS if read_scenario(s).game == f"../extensions/{path.name}"]
     assert mine, f"write a scenario for {path.name} in examples/scenarios/"
-    rules = {r.name for r in rulecraft.load(path).program.rules if Path(r.span.file).name == path.name}
+    program = rulecraft.load(path).program
+    own = {d.name for d in [*program.rules, *program.abilities.values()] if Path(d.span.file).name == path.name}
     lines = run_scenario(None, mine[0]).splitlines()
-    fired = {line.split()[1] for line in lines if line.startswith("rule ")}
-    assert fired & rules, f"none of {sorted(rules)} fires in {mine[0].name}"
+    acted = {line.split()[1] for line in lines if line.startswith(("rule ", "use "))}
+    assert acted & own, f"none of {sorted(own)} acts in {mine[0].name}"

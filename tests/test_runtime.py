@@ -309,3 +309,18 @@ play { set first(row).n = 2  set first(row).colour = blue }
 """)
     game = rb.new_game(players=1)
     assert [e.text for e in game.events if e.verb == "set"] == ["red 1.n = 2", "red 2.colour = blue"]
+
+
+def test_an_extension_extends_an_enumeration_and_overrides_a_procedure(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`extend enum` adds values after the included ones; `override proc` replaces the included body."""
+    (tmp_path / "base.rules").write_text(
+        "game T players 1..2\nenum Suit { coins, cups }\nvar seen: int = 0 public\n"
+        "proc hook(n: int) { set seen = n }\nplay { for s in Suit { hook(ord(s)) } }\n", encoding="utf-8")
+    (tmp_path / "ext.rules").write_text(
+        'include "base.rules"\nextend enum Suit { swords }\noverride proc hook(n: int) { set seen += 10 * n }\n',
+        encoding="utf-8")
+    base = rulecraft.load(tmp_path / "base.rules").new_game(players=1)
+    ext = rulecraft.load(tmp_path / "ext.rules")
+    assert base.state.vars["seen"] == 1
+    assert [v.name for v in ext.program.enums["Suit"]] == ["coins", "cups", "swords"]
+    assert ext.new_game(players=1).state.vars["seen"] == 0 + 10 + 20

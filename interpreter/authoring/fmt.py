@@ -545,7 +545,7 @@ class Formatter:
             case s.EnumDecl(name, _):
                 spans = _member_spans(d, self.lines)
                 text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d, self.lines))
-                return f"enum {name} {text}"
+                return f"{'extend ' if d.extends else ''}enum {name} {text}"
             case s.CardDecl(name, fields, label):
                 text = self._seq(fields, lambda f, ind: f"{f.name}: {type_text(f.type)}", "{", "}", indent,
                                  _braces_span(d, self.lines))
@@ -561,7 +561,8 @@ class Formatter:
             case s.FnDecl(name, params, body):
                 return self._value_below(f"fn {name}({self.params(params)}) =", body, indent)
             case s.ProcDecl(name, params, body):
-                return f"proc {name}({self.params(params)}) {self.block(body, indent)}"
+                keyword = "override proc" if d.override else "proc"
+                return f"{keyword} {name}({self.params(params)}) {self.block(body, indent)}"
             case s.AbilityDecl(name, params, text, tiers):
                 inner = indent + INDENT
                 lines = self._items(tiers, inner, self.tier, d.span.line, d.span.end_line)

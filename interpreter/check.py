@@ -235,11 +235,13 @@ class Checker:
                 case s.ConstDecl(name):
                     if self._claim(name, "constant", d.span):
                         self.consts[name] = d
+                case s.FnDecl(name, override=True):
+                    self._override(d, self.fns, "function")
                 case s.FnDecl(name):
                     if self._claim(name, "function", d.span):
                         self.fns[name] = d
                 case s.ProcDecl(name, override=True):
-                    self._override_proc(d)
+                    self._override(d, self.procs, "procedure")
                 case s.ProcDecl(name):
                     if self._claim(name, "procedure", d.span):
                         self.procs[name] = d
@@ -295,12 +297,12 @@ class Checker:
         for value in added:
             self.members.setdefault(value.name, []).append(value)
 
-    def _override_proc(self, d: s.ProcDecl) -> None:
-        """`override proc p(...)`: replace an included procedure of the same parameters."""
-        base = self.procs.get(d.name)
+    def _override(self, d: s.ProcDecl | s.FnDecl, registry: dict[str, Any], kind: str) -> None:
+        """`override proc|fn name(...)`: replace an included one that takes the same parameters."""
+        base = registry.get(d.name)
         if base is None:
-            self.error(d.span, f"no procedure '{d.name}' to override{did_you_mean(d.name, self.procs)}",
-                       hint="an extension overrides a procedure that an included rulebook declares")
+            self.error(d.span, f"no {kind} '{d.name}' to override{did_you_mean(d.name, registry)}",
+                       hint=f"an extension overrides a {kind} that an included rulebook declares")
             return
 
         def shape(params: tuple[s.Param, ...]) -> str:
@@ -310,7 +312,7 @@ class Checker:
             self.error(d.span, f"override of {d.name} must take the same parameters as at {base.span}: "
                        f"({shape(base.params)})")
             return
-        self.procs[d.name] = d
+        registry[d.name] = d
 
     def _type(self, type_: s.TypeExpr) -> t.T:
         match type_:

@@ -128,6 +128,10 @@ class _Builder(Transformer[Token, s.Rulebook]):
         *params, body = rest
         return s.FnDecl(str(name), tuple(p for p in params if p is not None), body, span=self._span(meta))
 
+    def fn_override(self, meta: Any, name: Token, *rest: Any) -> s.FnDecl:
+        *params, body = rest
+        return s.FnDecl(str(name), tuple(p for p in params if p is not None), body, True, span=self._span(meta))
+
     def proc_decl(self, meta: Any, name: Token, *rest: Any) -> s.ProcDecl:
         *params, body = rest
         return s.ProcDecl(str(name), tuple(p for p in params if p is not None), body, span=self._span(meta))

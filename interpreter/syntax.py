@@ -612,6 +612,7 @@ class FnDecl:
     name: str
     params: tuple[Param, ...]
     body: Expr
+    override: bool = False
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

@@ -559,7 +559,8 @@ class Formatter:
             case s.ConstDecl(name, value):
                 return self._value_below(f"const {name} =", value, indent)
             case s.FnDecl(name, params, body):
-                return self._value_below(f"fn {name}({self.params(params)}) =", body, indent)
+                keyword = "override fn" if d.override else "fn"
+                return self._value_below(f"{keyword} {name}({self.params(params)}) =", body, indent)
             case s.ProcDecl(name, params, body):
                 keyword = "override proc" if d.override else "proc"
                 return f"{keyword} {name}({self.params(params)}) {self.block(body, indent)}"

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
 import rulecraft
 from rulecraft.render import trace_text
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 
 class TraceExtension(SingleFileSnapshotExtension):
@@ -21,6 +20,18 @@ class TraceExtension(SingleFileSnapshotExtension):
 @pytest.fixture
 def trace_snapshot(snapshot):  # type: ignore[no-untyped-def]
     return snapshot.use_extension(TraceExtension)
+
+
+class TextExtension(SingleFileSnapshotExtension):
+    """One `.txt` file per test, for text that is not a trace (explain's English)."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+@pytest.fixture
+def text_snapshot(snapshot):  # type: ignore[no-untyped-def]
+    return snapshot.use_extension(TextExtension)
 
 
 def run_script(game: rulecraft.Game, answers: Iterable[str]) -> rulecraft.Game:

@@ -11,19 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
 from rulecraft.scenario import run_scenario
 
-HEAD = """game G players 2..4
-enum Colour { red, blue }
-card Ware { colour: Colour, value: int } label "{colour} {value}"
-zone hand[Player]: Ware owner
-zone deck: Ware hidden shuffled
-var gold[Player]: int = 0 public
-"""
+from .test_check import HEAD  # the same six declarations as the first table
+
 # Line numbers below count from line 7, the first line after HEAD.
 
 ERRORS = [

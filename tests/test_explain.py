@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
 import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.cli import main
@@ -19,16 +17,6 @@ from rulecraft.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = [str(ROOT / "examples" / "tutorial.rules"), str(ROOT / "tests" / "authoring" / "every_construct.rules"),
          *rulecraft.bundled_names()]
-
-
-class TextExtension(SingleFileSnapshotExtension):
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
-
-
-@pytest.fixture
-def text_snapshot(snapshot):  # type: ignore[no-untyped-def]
-    return snapshot.use_extension(TextExtension)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: Path(g).stem)

@@ -23,6 +23,7 @@ import attrs
 
 from . import syntax as s
 from .check import Program
+from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .state import State, card_class, make_converter
 from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
@@ -143,12 +144,18 @@ class BlockFrame(Frame):
         self.stmts, self.i, self.env = stmts, 0, env
 
     def step(self, g: Game) -> None:
-        if self.i >= len(self.stmts):
-            g.frames.pop()
-            return
-        stmt = self.stmts[self.i]
-        self.i += 1
-        _EXEC[stmt.__class__](g, stmt, self.env)
+        # Statements run one after another in this one step until one of them starts other work
+        # (pushes or pops a frame), asks a decision or ends the game.
+        codes, env, frames = g._code.block(self.stmts), self.env, g.frames
+        depth, state, i = len(frames), g.state, self.i
+        while i < len(codes):
+            code = codes[i]
+            i += 1
+            self.i = i
+            code(g, env)
+            if len(frames) != depth or frames[-1] is not self or g.pending is not None or state.over:
+                return
+        frames.pop()
 
 
 class ForFrame(Frame):
@@ -324,6 +331,8 @@ class Game:
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
         # shared by every game of the rulebook (see `label`).
         self._labels: dict[Any, Any] = _label_cache(rulebook)
+        # Each expression is compiled once into a closure, shared by every game of the rulebook.
+        self._code: CodeCache = code_cache(rulebook, self.program)
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -437,6 +446,7 @@ class Game:
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.classes = self.classes
         new._labels = self._labels
+        new._code = self._code
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
@@ -1146,16 +1156,25 @@ class Game:
     # ---------------------------------------------------------------- expressions
 
     def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
-        v = _EVAL[e.__class__](self, e, env)
+        """The value of a condition: true or false, else a located error."""
+        return bool(self._code.truth(e)(self, env))
+
+    def _truth_of(self, v: Any, e: s.Expr) -> bool:
         if v.__class__ is not bool:
             raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
-        return v
+        return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression: one method per kind of expression, found by the node's class.
+        """The value of an expression, by its compiled closure (see closures.py).
 
-        (The expression methods below call `_EVAL[node.__class__]` directly: one call less per node.)
+        The methods `_eval_*` below define each kind of expression; they evaluate their operands
+        with `_EVAL[node.__class__]`, the definition again, and are what a closure falls back on
+        for the unusual case and its located error.
         """
+        return self._code.value(e)(self, env)
+
+    def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression by the definition alone, without closures (tests compare the two)."""
         method = _EVAL.get(e.__class__)
         if method is None:
             raise TypeError(f"not an expression: {e!r}")
@@ -1413,8 +1432,11 @@ class Game:
         finally:
             self._fn_depth -= 1
 
-    def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:  # noqa: C901
-        values = [self._eval(a, env) for a in args]
+    def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
+        return self._builtin_of(name, [self._eval(a, env) for a in args], args, e)
+
+    def _builtin_of(self, name: str, values: list[Any], args: tuple[s.Expr, ...], e: s.Call) -> Any:  # noqa: C901
+        """A built-in function applied to the values of its arguments (`args`, their text, name errors)."""
         first: Any = values[0] if values else None
         if name in ("len", "count"):
             if isinstance(first, ZoneRef):

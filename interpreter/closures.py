@@ -1,0 +1,587 @@
+"""Expressions compiled once into Python closures, so that running a rule does not walk its AST.
+
+`Game._eval(e, env)` is the meaning of an expression; the methods `Game._eval_*` spell it out
+node by node. This module turns each expression node, the first time it is evaluated, into a
+closure `code(game, env) -> value` that does the same with the decisions that depend only on the
+text taken once: which kind of node, which operator, whether a name is a zone, a variable, a
+constant or an enumeration, which function a call reaches, and the closures of its operands.
+
+Every closure does the common case inline and hands anything unusual (a value of the wrong kind,
+an index out of range, a number too large) to the node's `Game._eval_*` method, which evaluates
+the node again and reports the located error. Expressions have no effects, so evaluating one
+twice changes nothing; the slow path is therefore the definition, and the closures only a
+faster way to the same value. `tests/test_closures.py` checks the two against each other.
+
+The closures of a rulebook are kept with it (`code_cache`), shared by all its games, keyed by
+node identity (each entry holds its node, so an identity is never reused while its entry lives).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import syntax as s
+from .values import CardRef, EnumValue, Player, Record, ZoneRef, zone_key
+
+if TYPE_CHECKING:
+    from .check import Program
+    from .runtime import Game
+
+Code = Callable[["Game", dict[str, Any]], Any]
+
+_MISSING = object()
+_SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
+
+
+class CodeCache:
+    """The closures of one rulebook's expressions: values, and truths (values that must be booleans)."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.values: dict[int, tuple[Any, Code]] = {}
+        self.truths: dict[int, tuple[Any, Code]] = {}
+        self.blocks: dict[int, tuple[Any, tuple[Code, ...]]] = {}
+
+    def value(self, e: Any) -> Code:
+        entry = self.values.get(id(e))
+        if entry is None or entry[0] is not e:
+            entry = self.values[id(e)] = (e, _compile(e, self))
+        return entry[1]
+
+    def truth(self, e: Any) -> Code:
+        entry = self.truths.get(id(e))
+        if entry is None or entry[0] is not e:
+            entry = self.truths[id(e)] = (e, _compile_truth(e, self))
+        return entry[1]
+
+    def block(self, stmts: tuple[Any, ...]) -> tuple[Code, ...]:
+        """The closures of a block's statements, in order."""
+        entry = self.blocks.get(id(stmts))
+        if entry is None or entry[0] is not stmts:
+            entry = self.blocks[id(stmts)] = (stmts, tuple(_compile_stmt(st, self) for st in stmts))
+        return entry[1]
+
+
+def code_cache(rulebook: Any, program: Program) -> CodeCache:
+    """The rulebook's cache of closures, made on first use (a rulebook-like object without one gets a new one)."""
+    cache = getattr(rulebook, "code_cache", None)
+    if cache is None or cache.program is not program:
+        cache = CodeCache(program)
+        with contextlib.suppress(AttributeError):
+            rulebook.code_cache = cache
+    return cache
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+def _slow(e: Any) -> Code:
+    """The node's own `Game._eval_*` method: the definition, and the way to its located errors."""
+    from .runtime import _EVAL
+
+    method = _EVAL.get(e.__class__)
+    if method is None:
+        raise TypeError(f"not an expression: {e!r}")
+    return lambda g, env: method(g, e, env)
+
+
+def _compile_truth(e: Any, cache: CodeCache) -> Code:
+    """A closure for a condition: its value, which must be a boolean (else the located error of `_truth`)."""
+    if isinstance(e, s.Compare | s.In | s.Not | s.And | s.Or | s.BoolLit):
+        return cache.value(e)  # these are booleans by construction
+    code = cache.value(e)
+
+    def truth(g: Game, env: dict[str, Any]) -> Any:
+        v = code(g, env)
+        if v.__class__ is not bool:
+            return g._truth_of(v, e)
+        return v
+
+    return truth
+
+
+def _compile(e: Any, cache: CodeCache) -> Code:  # noqa: C901 -- one case per kind of node
+    cls = e.__class__
+    if cls in (s.IntLit, s.StrLit, s.BoolLit):
+        value = e.value
+        return lambda g, env: value
+    if cls is s.NoneLit:
+        return lambda g, env: None
+    if cls is s.Name:
+        return _name(e, cache.program)
+    if cls is s.Index:
+        return _index(e, cache)
+    if cls is s.FieldAccess:
+        return _field(e, cache)
+    if cls is s.Call:
+        return _call(e, cache)
+    if cls is s.Compare:
+        return _compare(e, cache)
+    if cls is s.Binary:
+        return _binary(e, cache)
+    if cls is s.And:
+        left, right = cache.truth(e.left), cache.truth(e.right)
+        return lambda g, env: left(g, env) and right(g, env)
+    if cls is s.Or:
+        left, right = cache.truth(e.left), cache.truth(e.right)
+        return lambda g, env: left(g, env) or right(g, env)
+    if cls is s.Not:
+        operand = cache.truth(e.operand)
+        return lambda g, env: not operand(g, env)
+    if cls is s.In:
+        return _in(e, cache)
+    if cls is s.Comprehension:
+        return _comprehension(e, cache)
+    if cls is s.ListLit:
+        items = tuple(cache.value(i) for i in e.items)
+        return lambda g, env: tuple([item(g, env) for item in items])
+    if cls is s.CondExpr:
+        cond, then, otherwise = cache.truth(e.condition), cache.value(e.then), cache.value(e.otherwise)
+        return lambda g, env: then(g, env) if cond(g, env) else otherwise(g, env)
+    if cls is s.Query:
+        return _query(e, cache)
+    if cls is s.Neg:
+        return _neg(e, cache)
+    return _slow(e)  # ranges and record literals: rare, and cheap enough as they are
+
+
+def _name(e: s.Name, program: Program) -> Code:
+    name = e.id
+    missing = _MISSING
+    if name in program.consts:
+        def const(g: Game, env: dict[str, Any]) -> Any:
+            v = env.get(name, missing)
+            if v is not missing:
+                return v
+            consts = g._consts
+            if name in consts:
+                return consts[name]
+            return g._global(name, e)
+
+        return const
+    if name == "players":
+        def players(g: Game, env: dict[str, Any]) -> Any:
+            v = env.get(name, missing)
+            return g._players if v is missing else v
+
+        return players
+    if name in program.vars and not program.vars[name].keys and name not in program.members \
+            and name not in program.enums and name not in program.zones and name not in ("player_count", "table"):
+        def var(g: Game, env: dict[str, Any]) -> Any:
+            v = env.get(name, missing)
+            if v is not missing:
+                return v
+            vars_ = g.state.vars
+            return vars_[name] if name in vars_ else g._global(name, e)
+
+        return var
+
+    def local(g: Game, env: dict[str, Any]) -> Any:
+        v = env.get(name, missing)
+        return g._global(name, e) if v is missing else v
+
+    return local
+
+
+def _index(e: s.Index, cache: CodeCache) -> Code:
+    obj, program, slow = e.obj, cache.program, _slow(e)
+    args = tuple(cache.value(a) for a in e.args)
+    missing = _MISSING
+    if obj.__class__ is s.Name and obj.id in program.zones:
+        name = obj.id
+
+        def zone(g: Game, env: dict[str, Any]) -> Any:
+            if name in env:
+                return slow(g, env)
+            return ZoneRef(name, tuple([a(g, env) for a in args]))
+
+        return zone
+    if obj.__class__ is s.Name and obj.id in program.vars:
+        name = obj.id
+        init = program.vars[name].init
+        # A keyed variable reads its initial value until first set: a literal one is known now.
+        default = init.value if init.__class__ in (s.IntLit, s.StrLit, s.BoolLit) else \
+            None if init.__class__ is s.NoneLit else missing
+        if len(args) == 1:
+            at = args[0]
+
+            def var1(g: Game, env: dict[str, Any]) -> Any:
+                if name in env:
+                    return slow(g, env)
+                k = at(g, env)
+                cls = k.__class__
+                # zone_key's own spelling of one key, inline
+                key = f"{name}[{k}]" if cls is int else f"{name}[P{k.index + 1}]" if cls is Player else \
+                    f"{name}[{k.name}]" if cls is EnumValue else zone_key(name, (k,))
+                v = g.state.vars.get(key, missing)
+                if v is not missing:
+                    return v
+                return default if default is not missing else g._var(name, key)
+
+            return var1
+
+        def var(g: Game, env: dict[str, Any]) -> Any:
+            if name in env:
+                return slow(g, env)
+            key = zone_key(name, tuple([a(g, env) for a in args]))
+            v = g.state.vars.get(key, missing)
+            if v is not missing:
+                return v
+            return default if default is not missing else g._var(name, key)
+
+        return var
+    seq_code = cache.value(obj)
+    at = args[0]
+
+    def item(g: Game, env: dict[str, Any]) -> Any:
+        seq = seq_code(g, env)
+        i = at(g, env)
+        if seq.__class__ is tuple and i.__class__ is int and -len(seq) <= i < len(seq):
+            return seq[i]
+        return slow(g, env)
+
+    return item
+
+
+def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
+    from .runtime import _attrs_fields
+
+    obj, name, program, slow = e.obj, e.name, cache.program, _slow(e)
+    missing = _MISSING
+    if obj.__class__ is s.Name:
+        oid = obj.id
+        member = None
+        if oid in program.enums:
+            with contextlib.suppress(KeyError):
+                member = program.enum_value(oid, name)
+        if member is not None:
+            def enum_member(g: Game, env: dict[str, Any]) -> Any:
+                return member if oid not in env else slow(g, env)
+
+            return enum_member
+
+        def of_local(g: Game, env: dict[str, Any]) -> Any:
+            v = env.get(oid, missing)
+            if v.__class__ is CardRef:
+                card = g.state.cards[v.id]
+                if name in _attrs_fields(card.__class__):
+                    return getattr(card, name)
+            elif v.__class__ is Record and v.has(name):
+                return v.get(name)
+            return slow(g, env)
+
+        return of_local
+    code = cache.value(obj)
+
+    def of_value(g: Game, env: dict[str, Any]) -> Any:
+        v = code(g, env)
+        if v.__class__ is CardRef:
+            card = g.state.cards[v.id]
+            if name in _attrs_fields(card.__class__):
+                return getattr(card, name)
+        elif v.__class__ is Record and v.has(name):
+            return v.get(name)
+        return slow(g, env)
+
+    return of_value
+
+
+def _call(e: s.Call, cache: CodeCache) -> Code:
+    from .runtime import FN_DEPTH_BUDGET, _VALUE_ERRORS
+
+    name, program = e.name, cache.program
+    args = tuple(cache.value(a) for a in e.args)
+    if name in program.fns:
+        fn = program.fns[name]
+        params = tuple(p.name for p in fn.params)
+        body: list[Code] = []  # compiled at the first call: a function may call itself
+
+        def call_fn(g: Game, env: dict[str, Any]) -> Any:
+            new_env = dict(zip(params, [a(g, env) for a in args], strict=True))
+            if g._fn_depth >= FN_DEPTH_BUDGET:
+                return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+            if not body:
+                body.append(cache.value(fn.body))
+            g._fn_depth += 1
+            try:
+                return body[0](g, new_env)
+            finally:
+                g._fn_depth -= 1
+
+        return call_fn
+    slow = _slow(e)
+    if name in ("len", "count") and len(args) == 1:
+        arg = args[0]
+
+        def length(g: Game, env: dict[str, Any]) -> Any:
+            v = arg(g, env)
+            if v.__class__ is ZoneRef:
+                if None not in v.keys:
+                    return len(g.state.zones.get(v.key, ()))
+            elif v.__class__ is tuple:
+                return len(v)
+            return slow(g, env)
+
+        return length
+    if name in ("any", "all") and len(args) == 1:
+        arg, test = args[0], any if name == "any" else all
+
+        def quantifier(g: Game, env: dict[str, Any]) -> Any:
+            v = arg(g, env)
+            if v.__class__ is tuple:
+                return test(v)
+            return slow(g, env)
+
+        return quantifier
+
+    def builtin(g: Game, env: dict[str, Any]) -> Any:
+        values = [a(g, env) for a in args]
+        try:
+            return g._builtin_of(name, values, e.args, e)
+        except _VALUE_ERRORS:
+            return slow(g, env)  # evaluates again and names the values it could not take
+
+    return builtin
+
+
+def _compare(e: s.Compare, cache: CodeCache) -> Code:
+    from .runtime import _same
+
+    op, slow = e.op, _slow(e)
+    left, right = cache.value(e.left), cache.value(e.right)
+    if op == "==":
+        return lambda g, env: _same(left(g, env), right(g, env))
+    if op == "!=":
+        return lambda g, env: not _same(left(g, env), right(g, env))
+    if op == "<":
+        def lt(g: Game, env: dict[str, Any]) -> Any:
+            a, b = left(g, env), right(g, env)
+            return a < b if a.__class__ is int and b.__class__ is int else slow(g, env)
+
+        return lt
+    if op == ">":
+        def gt(g: Game, env: dict[str, Any]) -> Any:
+            a, b = left(g, env), right(g, env)
+            return a > b if a.__class__ is int and b.__class__ is int else slow(g, env)
+
+        return gt
+    if op == "<=":
+        def le(g: Game, env: dict[str, Any]) -> Any:
+            a, b = left(g, env), right(g, env)
+            return a <= b if a.__class__ is int and b.__class__ is int else slow(g, env)
+
+        return le
+
+    def ge(g: Game, env: dict[str, Any]) -> Any:
+        a, b = left(g, env), right(g, env)
+        return a >= b if a.__class__ is int and b.__class__ is int else slow(g, env)
+
+    return ge
+
+
+def _binary(e: s.Binary, cache: CodeCache) -> Code:
+    from .runtime import INT_BUDGET
+
+    op, slow = e.op, _slow(e)
+    left, right = cache.value(e.left), cache.value(e.right)
+    if op in ("+", "-"):
+        plus = op == "+"
+
+        def additive(g: Game, env: dict[str, Any]) -> Any:
+            a, b = left(g, env), right(g, env)
+            if a.__class__ is int and b.__class__ is int:
+                v = a + b if plus else a - b
+                if -INT_BUDGET <= v <= INT_BUDGET:
+                    return v
+            return slow(g, env)
+
+        return additive
+    if op == "*":
+        def times(g: Game, env: dict[str, Any]) -> Any:
+            a, b = left(g, env), right(g, env)
+            if a.__class__ is int and b.__class__ is int and -_SMALL < a < _SMALL and -_SMALL < b < _SMALL:
+                return a * b
+            return slow(g, env)
+
+        return times
+    floor = op == "//"
+
+    def division(g: Game, env: dict[str, Any]) -> Any:
+        a, b = left(g, env), right(g, env)
+        if a.__class__ is int and b.__class__ is int and b != 0:
+            return a // b if floor else a % b
+        return slow(g, env)
+
+    return division
+
+
+def _neg(e: s.Neg, cache: CodeCache) -> Code:
+    operand, slow = cache.value(e.operand), _slow(e)
+
+    def neg(g: Game, env: dict[str, Any]) -> Any:
+        v = operand(g, env)
+        return -v if v.__class__ is int else slow(g, env)
+
+    return neg
+
+
+def _in(e: s.In, cache: CodeCache) -> Code:
+    from .runtime import _card_refs, _contains
+
+    item, collection, negated, slow = cache.value(e.item), cache.value(e.collection), e.negated, _slow(e)
+
+    def member(g: Game, env: dict[str, Any]) -> Any:
+        v = item(g, env)
+        seq = collection(g, env)
+        if seq.__class__ is not tuple:
+            if seq.__class__ is not ZoneRef or None in seq.keys:
+                return slow(g, env)
+            seq = _card_refs(g.state.zones.get(seq.key, ()))
+        found = _contains(seq, v)
+        return not found if negated else found
+
+    return member
+
+
+def _items(source: Code, e: Any) -> Code:
+    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `_as_list`."""
+    def items(g: Game, env: dict[str, Any]) -> Any:
+        v = source(g, env)
+        return v if v.__class__ is tuple else g._as_list(v, e)
+
+    return items
+
+
+def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
+    element, var = cache.value(e.element), e.var
+    source = _items(cache.value(e.source), e.source)
+    cond = cache.truth(e.condition) if e.condition is not None else None
+    missing = _MISSING
+
+    def comprehension(g: Game, env: dict[str, Any]) -> Any:
+        saved = env.get(var, missing)
+        out = []
+        for v in source(g, env):
+            env[var] = v
+            if cond is None or cond(g, env):
+                out.append(element(g, env))
+        if saved is missing:
+            env.pop(var, None)
+        else:
+            env[var] = saved
+        return tuple(out)
+
+    return comprehension
+
+
+def _query(e: s.Query, cache: CodeCache) -> Code:
+    from .runtime import _VALUE_ERRORS
+
+    source = _items(cache.value(e.source), e.source)
+    slow = _slow(e)
+    if e.op != "where":
+        def query(g: Game, env: dict[str, Any]) -> Any:
+            return slow(g, env)
+
+        return query
+    key = cache.truth(e.key)
+    missing = _MISSING
+
+    def where(g: Game, env: dict[str, Any]) -> Any:
+        items = source(g, env)
+        saved = env.get("it", missing)
+        out = []
+        try:
+            for v in items:
+                env["it"] = v
+                if key(g, env):
+                    out.append(v)
+        except _VALUE_ERRORS:
+            return slow(g, env)  # its message names the query
+        finally:
+            if saved is missing:
+                env.pop("it", None)
+            else:
+                env["it"] = saved
+        return tuple(out)
+
+    return where
+
+
+# ---------------------------------------------------------------------------- statements
+
+
+def _compile_stmt(st: Any, cache: CodeCache) -> Code:
+    """A closure doing one statement, as `Game._exec_*` does it (the common statements; the rest call it)."""
+    from .runtime import _EXEC
+
+    cls, program = st.__class__, cache.program
+    if cls is s.Let and not (st.value.__class__ is s.Call and st.value.name in program.procs):
+        name, value = st.name, cache.value(st.value)
+
+        def let(g: Game, env: dict[str, Any]) -> None:
+            env[name] = value(g, env)
+
+        return let
+    if cls is s.SetVar:
+        return _set_var(st, cache)
+    if cls is s.If:
+        return _if(st, cache)
+    if cls is s.CallStmt:
+        return _call_proc(st, cache)
+    method = _EXEC.get(cls)
+    if method is None:
+        raise TypeError(f"not a statement: {st!r}")
+    return lambda g, env: method(g, st, env)
+
+
+def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
+    name, op, span = st.name, st.op, st.span
+    keys, value = tuple(cache.value(k) for k in st.keys), cache.value(st.value)
+
+    def set_var(g: Game, env: dict[str, Any]) -> None:
+        key = zone_key(name, tuple([k(g, env) for k in keys]))
+        v = value(g, env)
+        if op != "=":
+            old = g._var(name, key)
+            v = old + v if op == "+=" else old - v
+        g._set_var(name, key, v, span)
+
+    return set_var
+
+
+def _if(st: s.If, cache: CodeCache) -> Code:
+    from .runtime import BlockFrame
+
+    branches = ((cache.truth(st.condition), st.then.stmts),
+                *((cache.truth(e.condition), e.body.stmts) for e in st.elifs))
+    otherwise = st.otherwise.stmts if st.otherwise is not None else None
+
+    def if_(g: Game, env: dict[str, Any]) -> None:
+        for cond, stmts in branches:
+            if cond(g, env):
+                g._push(BlockFrame(stmts, env))
+                return
+        if otherwise is not None:
+            g._push(BlockFrame(otherwise, env))
+
+    return if_
+
+
+def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
+    from .runtime import BlockFrame, CallFrame
+
+    name = st.name
+    proc = cache.program.procs[name]
+    params = tuple(p.name for p in proc.params)
+    args = tuple(cache.value(a) for a in st.args)
+    body = proc.body.stmts
+
+    def call(g: Game, env: dict[str, Any]) -> None:
+        new_env = dict(zip(params, [a(g, env) for a in args], strict=True))
+        g._push(CallFrame(name, new_env, env, None))
+        g._push(BlockFrame(body, new_env))
+
+    return call

@@ -144,7 +144,23 @@ def _compile(e: Any, cache: CodeCache) -> Code:  # noqa: C901 -- one case per ki
         return _query(e, cache)
     if cls is s.Neg:
         return _neg(e, cache)
-    return _slow(e)  # ranges and record literals: rare, and cheap enough as they are
+    if cls is s.RangeOp:
+        return _range(e, cache)
+    return _slow(e)  # record literals: rare, and cheap enough as they are
+
+
+def _range(e: s.RangeOp, cache: CodeCache) -> Code:
+    from .runtime import LIST_BUDGET
+
+    low, high, slow = cache.value(e.low), cache.value(e.high), _slow(e)
+
+    def range_(g: Game, env: dict[str, Any]) -> Any:
+        lo, hi = low(g, env), high(g, env)
+        if lo.__class__ is int and hi.__class__ is int and hi - lo < LIST_BUDGET:
+            return tuple(range(lo, hi + 1))
+        return slow(g, env)
+
+    return range_
 
 
 def _name(e: s.Name, program: Program) -> Code:
@@ -246,10 +262,9 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
 
 
 def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
-    from .runtime import _attrs_fields
-
     obj, name, program, slow = e.obj, e.name, cache.program, _slow(e)
     missing = _MISSING
+    having: set[type] = set()  # the card classes seen here that declare the field
     if obj.__class__ is s.Name:
         oid = obj.id
         member = None
@@ -266,7 +281,7 @@ def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
             v = env.get(oid, missing)
             if v.__class__ is CardRef:
                 card = g.state.cards[v.id]
-                if name in _attrs_fields(card.__class__):
+                if card.__class__ in having or _has_field(card.__class__, name, having):
                     return getattr(card, name)
             elif v.__class__ is Record and v.has(name):
                 return v.get(name)
@@ -279,13 +294,23 @@ def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
         v = code(g, env)
         if v.__class__ is CardRef:
             card = g.state.cards[v.id]
-            if name in _attrs_fields(card.__class__):
+            if card.__class__ in having or _has_field(card.__class__, name, having):
                 return getattr(card, name)
         elif v.__class__ is Record and v.has(name):
             return v.get(name)
         return slow(g, env)
 
     return of_value
+
+
+def _has_field(cls: type, name: str, having: set[type]) -> bool:
+    """Whether cards of this class declare the field (remembered in `having` if so)."""
+    from .runtime import _attrs_fields
+
+    if name in _attrs_fields(cls):
+        having.add(cls)
+        return True
+    return False
 
 
 def _call(e: s.Call, cache: CodeCache) -> Code:
@@ -313,7 +338,22 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         return call_fn
     slow = _slow(e)
     if name in ("len", "count") and len(args) == 1:
-        arg = args[0]
+        arg, node = args[0], e.args[0]
+        if node.__class__ is s.Index and node.obj.__class__ is s.Name and node.obj.id in program.zones \
+                and len(node.args) == 1:
+            # `len(hand[p])`: the size of a zone, without making a reference to it
+            zone_name, at = node.obj.id, cache.value(node.args[0])
+
+            def zone_size(g: Game, env: dict[str, Any]) -> Any:
+                k = at(g, env)
+                cls = k.__class__
+                if zone_name in env or k is None:
+                    return slow(g, env)
+                key = f"{zone_name}[{k}]" if cls is int else f"{zone_name}[P{k.index + 1}]" if cls is Player \
+                    else f"{zone_name}[{k.name}]" if cls is EnumValue else zone_key(zone_name, (k,))
+                return len(g.state.zones.get(key, ()))
+
+            return zone_size
 
         def length(g: Game, env: dict[str, Any]) -> Any:
             v = arg(g, env)
@@ -347,14 +387,23 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 
 
 def _compare(e: s.Compare, cache: CodeCache) -> Code:
-    from .runtime import _same
-
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
-    if op == "==":
-        return lambda g, env: _same(left(g, env), right(g, env))
-    if op == "!=":
-        return lambda g, env: not _same(left(g, env), right(g, env))
+    if op in ("==", "!="):
+        equal = op == "=="
+
+        def same(g: Game, env: dict[str, Any]) -> Any:  # `_same`, inline
+            a, b = left(g, env), right(g, env)
+            if a is b:
+                return equal
+            ca, cb = a.__class__, b.__class__
+            if ca is EnumValue and cb is EnumValue:
+                return (a.index == b.index and a.enum == b.enum) is equal
+            if (ca is bool) is not (cb is bool):
+                return not equal
+            return bool(a == b) is equal
+
+        return same
     if op == "<":
         def lt(g: Game, env: dict[str, Any]) -> Any:
             a, b = left(g, env), right(g, env)
@@ -382,7 +431,7 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
 
 
 def _binary(e: s.Binary, cache: CodeCache) -> Code:
-    from .runtime import INT_BUDGET
+    from .runtime import INT_BUDGET, LIST_BUDGET
 
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
@@ -395,6 +444,8 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 v = a + b if plus else a - b
                 if -INT_BUDGET <= v <= INT_BUDGET:
                     return v
+            elif plus and a.__class__ is tuple and b.__class__ is tuple and len(a) + len(b) <= LIST_BUDGET:
+                return a + b
             return slow(g, env)
 
         return additive

@@ -977,8 +977,9 @@ class Game:
                     return
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
-            remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
-            done = len(frame.picked) >= frame.count or not remaining
+            done = len(frame.picked) >= frame.count
+            remaining = [] if done else [v for v in frame.pool if not _contains(frame.picked, v)]
+            done = done or not remaining
             if done:
                 self.frames.pop()
                 env[choose.target] = frame.picked[0] if choose.quantity == "one" and frame.picked else \

@@ -303,6 +303,29 @@ def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
     return of_value
 
 
+def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
+    """A closure making the local names of a call from its arguments (one and two spelled out: the common calls)."""
+    if len(params) == 1:
+        (p0,), (a0,) = params, args
+
+        def one(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env)}
+
+        return one
+    if len(params) == 2:
+        (p0, p1), (a0, a1) = params, args
+
+        def two(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env), p1: a1(g, env)}
+
+        return two
+
+    def many(g: Game, env: dict[str, Any]) -> Any:
+        return dict(zip(params, [a(g, env) for a in args], strict=True))
+
+    return many
+
+
 def _has_field(cls: type, name: str, having: set[type]) -> bool:
     """Whether cards of this class declare the field (remembered in `having` if so)."""
     from .runtime import _attrs_fields
@@ -314,7 +337,7 @@ def _has_field(cls: type, name: str, having: set[type]) -> bool:
 
 
 def _call(e: s.Call, cache: CodeCache) -> Code:
-    from .runtime import FN_DEPTH_BUDGET, _VALUE_ERRORS
+    from .runtime import _VALUE_ERRORS, FN_DEPTH_BUDGET
 
     name, program = e.name, cache.program
     args = tuple(cache.value(a) for a in e.args)
@@ -323,8 +346,10 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         params = tuple(p.name for p in fn.params)
         body: list[Code] = []  # compiled at the first call: a function may call itself
 
+        make_env = _arguments(params, args)
+
         def call_fn(g: Game, env: dict[str, Any]) -> Any:
-            new_env = dict(zip(params, [a(g, env) for a in args], strict=True))
+            new_env = make_env(g, env)
             if g._fn_depth >= FN_DEPTH_BUDGET:
                 return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
             if not body:
@@ -630,8 +655,10 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
     args = tuple(cache.value(a) for a in st.args)
     body = proc.body.stmts
 
+    make_env = _arguments(params, args)
+
     def call(g: Game, env: dict[str, Any]) -> None:
-        new_env = dict(zip(params, [a(g, env) for a in args], strict=True))
+        new_env = make_env(g, env)
         g._push(CallFrame(name, new_env, env, None))
         g._push(BlockFrame(body, new_env))
 

@@ -25,7 +25,7 @@ from . import syntax as s
 from .check import Program
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
-from .state import State, card_class, make_converter
+from .state import State, make_converter
 from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
 
 MASK64 = (1 << 64) - 1
@@ -1084,6 +1084,15 @@ class Game:
         """The options of `_options`, and each value with its own label."""
         label, location = self.label, self.state.location
         labelled: list[tuple[str, Any]] = [(label(v), v) for v in values]
+        if not any(v.__class__ is CardRef for _, v in labelled):
+            # No card, so no label needs its zone: one option per distinct label, in order.
+            seen_plain: set[str] = set()
+            plain = []
+            for text, v in labelled:
+                if text not in seen_plain:
+                    seen_plain.add(text)
+                    plain.append(Option(text, v))
+            return plain, labelled
         # Where the values of each label are: one place, or _MANY (then a card's option names its zone).
         places: dict[str, Any] = {}
         for text, v in labelled:

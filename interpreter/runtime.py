@@ -920,10 +920,32 @@ class Game:
             dst.append(cid)
             if self.attempts:
                 self.journal.append(("create", cid, key))
+        if n > 0 and _plain_card(cls, self.program, self._labels):
+            self._label_new_cards(st.cards[-n:], cls, values)
         if self.tracing and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
             self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)
+
+    def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:
+        """Put new cards of a plain class in the label cache: one label for them all, known from their fields.
+
+        (The label of a plain card depends on its fields alone, so the same fields in a later game
+        find it without rendering the template again.)
+        """
+        labels = self._labels
+        by_fields = (cls, tuple(values.items()))
+        try:
+            text = labels.get(by_fields)
+        except TypeError:  # a value that cannot be a key (a checker-approved `any`): label as usual
+            return
+        if text is None:
+            text = self._card_label(cards[0])
+            if len(labels) > LABEL_CACHE_SIZE:
+                labels.clear()
+            labels[by_fields] = text
+        for card in cards:
+            labels[id(card)] = (card, text)
 
     # ---------------------------------------------------------------- decisions
 

@@ -194,11 +194,26 @@ def _name(e: s.Name, program: Program) -> Code:
 
         return var
 
-    def local(g: Game, env: dict[str, Any]) -> Any:
+    if not _is_global(name, program):
+        def local(g: Game, env: dict[str, Any]) -> Any:
+            try:
+                return env[name]
+            except KeyError:
+                return g._global(name, e)  # its located error
+
+        return local
+
+    def local_or_global(g: Game, env: dict[str, Any]) -> Any:
         v = env.get(name, missing)
         return g._global(name, e) if v is missing else v
 
-    return local
+    return local_or_global
+
+
+def _is_global(name: str, program: Program) -> bool:
+    """Whether a name means something outside a body (else it can only be a local name)."""
+    return name in program.consts or name in program.vars or name in program.zones or name in program.enums \
+        or name in program.members or name in ("players", "player_count", "table")
 
 
 def _index(e: s.Index, cache: CodeCache) -> Code:
@@ -414,6 +429,8 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 def _compare(e: s.Compare, cache: CodeCache) -> Code:
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
+    if e.right.__class__ is s.IntLit and op in ("==", "!=", "<", ">", "<=", ">="):
+        return _compare_number(e, left, e.right.value, slow)
     if op in ("==", "!="):
         equal = op == "=="
 
@@ -453,6 +470,25 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
         return a >= b if a.__class__ is int and b.__class__ is int else slow(g, env)
 
     return ge
+
+
+def _compare_number(e: s.Compare, left: Code, b: int, slow: Code) -> Code:
+    """`x == 0`, `len(xs) > 2`: a comparison with a number written in the text."""
+    import operator
+
+    compare = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
+               ">=": operator.ge}[e.op]
+    equality = e.op in ("==", "!=")
+
+    def with_number(g: Game, env: dict[str, Any]) -> Any:
+        a = left(g, env)
+        if a.__class__ is int:
+            return compare(a, b)
+        if equality and a.__class__ is not bool:  # a value of another kind is never equal to a number
+            return e.op == "!="
+        return slow(g, env)
+
+    return with_number
 
 
 def _binary(e: s.Binary, cache: CodeCache) -> Code:

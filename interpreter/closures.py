@@ -505,8 +505,13 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 v = a + b if plus else a - b
                 if -INT_BUDGET <= v <= INT_BUDGET:
                     return v
-            elif plus and a.__class__ is tuple and b.__class__ is tuple and len(a) + len(b) <= LIST_BUDGET:
-                return a + b
+            elif plus and (a.__class__ is tuple or a.__class__ is ZoneRef) and (
+                    b.__class__ is tuple or b.__class__ is ZoneRef):
+                # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
+                xs = a if a.__class__ is tuple else g._as_list(a, e.left)
+                ys = b if b.__class__ is tuple else g._as_list(b, e.right)
+                if len(xs) + len(ys) <= LIST_BUDGET:
+                    return xs + ys
             return slow(g, env)
 
         return additive

@@ -975,6 +975,8 @@ class Game:
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
+            if self.auto_chance and self._draw_at_once(frame, src, dst, draw.span):
+                return
             ids = self.state.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
                 self.frames.pop()
@@ -1021,6 +1023,48 @@ class Game:
                     self._decide(frame, None, prompt, opts, choose.span, weights)
                     return
             self._decide(frame, who, prompt, options, choose.span)
+
+    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
+        """Draw with the game's own generator, card after card, without making decisions of the table.
+
+        The same draws, answers and moves as asking the table (`_zone_chance_options`, then
+        `_decide`) with less work; it stops when the drawing is done (True), when a move started
+        other work such as a rule (True: the frame draws on when it is stepped again), or when a
+        draw would offer more options than a decision may (False: asking reports it).
+        """
+        st, frames, labels, cards = self.state, self.frames, self._labels, self.state.cards
+        while True:
+            ids = st.zones.get(src.key, [])
+            if frame.count <= 0 or not ids:
+                frames.pop()
+                return True
+            first: dict[str, int] = {}
+            counts: dict[str, int] = {}
+            for i in ids:
+                card = cards[i]
+                entry = labels.get(id(card))
+                text = entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i))
+                if text in counts:
+                    counts[text] += 1
+                else:
+                    counts[text] = 1
+                    first[text] = i
+            if len(counts) > OPTION_BUDGET:
+                return False
+            if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
+                chosen = next(iter(first))
+            else:
+                st.rng, bits = splitmix(st.rng)
+                r = bits % len(ids)
+                for chosen, w in counts.items():  # noqa: B007 -- the loop finds `chosen`
+                    if r < w:
+                        break
+                    r -= w
+                self.answers.append(("table", chosen))
+            frame.count -= 1
+            self._move([CardRef(first[chosen])], dst, False, span)
+            if frames[-1] is not frame or self.pending is not None or st.over:
+                return True
 
     def _decide(self, frame: AskFrame, who: Player | None, prompt: str, options: list[Option], span: Span,
                 weights: tuple[int, ...] | None = None) -> None:

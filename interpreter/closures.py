@@ -102,7 +102,7 @@ def _compile_truth(e: Any, cache: CodeCache) -> Code:
     return truth
 
 
-def _compile(e: Any, cache: CodeCache) -> Code:  # noqa: C901 -- one case per kind of node
+def _compile(e: Any, cache: CodeCache) -> Code:
     cls = e.__class__
     if cls in (s.IntLit, s.StrLit, s.BoolLit):
         value = e.value

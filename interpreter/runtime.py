@@ -4,6 +4,10 @@ How the language maps onto Python here:
 - a statement is executed by `Game._exec`; a compound statement pushes a *frame* (plain data:
   the statements left, a loop position, the local names) instead of recursing, so a game
   paused at a decision is only data: it can be cloned, and resumed, at any decision;
+- an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
+  closure made once per node (`closures.py`), which falls back on those methods for anything
+  unusual; the common statements have closures too, and a block runs its statements one after
+  another within one step until one of them starts other work;
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options; the
   frame that asked stays on top of the stack until `apply` answers it;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a

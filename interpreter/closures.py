@@ -22,6 +22,8 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from . import syntax as s
 from .values import CardRef, EnumValue, Player, Record, ZoneRef, zone_key
 
@@ -341,6 +343,31 @@ def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
     return many
 
 
+def _worth_remembering(fn: s.FnDecl) -> bool:
+    """Whether a function's values are kept until the state changes: it does real work, and its arguments
+    are typed, so that equal keys mean equal arguments (as keys, Python's `true` and `1` are one)."""
+    if any(_holds_any(p.type) for p in fn.params):
+        return False
+    work = (s.Comprehension, s.Query, s.Call)
+    stack: list[Any] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, work):
+            return True
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif attrs.has(node.__class__):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(node.__class__) if f.name != "span")
+    return False
+
+
+def _holds_any(type_: Any) -> bool:
+    """Whether a parameter's type is `any` or a list of it."""
+    if isinstance(type_, s.ListType):
+        return _holds_any(type_.element)
+    return isinstance(type_, s.NamedType) and type_.name == "any"
+
+
 def _has_field(cls: type, name: str, having: set[type]) -> bool:
     """Whether cards of this class declare the field (remembered in `having` if so)."""
     from .runtime import _attrs_fields
@@ -362,23 +389,60 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         body: list[Code] = []  # compiled at the first call: a function may call itself
 
         make_env = _arguments(params, args)
+        if not _worth_remembering(fn):
+            def call_fn(g: Game, env: dict[str, Any]) -> Any:
+                new_env = make_env(g, env)
+                if g._fn_depth >= FN_DEPTH_BUDGET:
+                    return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+                if not body:
+                    body.append(cache.value(fn.body))
+                g._fn_depth += 1
+                try:
+                    return body[0](g, new_env)
+                finally:
+                    g._fn_depth -= 1
 
-        def call_fn(g: Game, env: dict[str, Any]) -> Any:
+            return call_fn
+        missing = _MISSING
+
+        def call_remembered(g: Game, env: dict[str, Any]) -> Any:
             new_env = make_env(g, env)
             if g._fn_depth >= FN_DEPTH_BUDGET:
                 return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+            key: tuple[Any, ...] | None = (name, *new_env.values())
+            memo = g._memo
+            try:
+                v = memo.get(key, missing)
+            except TypeError:  # an argument that cannot be a key: compute it each time
+                key, v = None, missing
+            if v is not missing:
+                return v
             if not body:
                 body.append(cache.value(fn.body))
             g._fn_depth += 1
             try:
-                return body[0](g, new_env)
+                v = body[0](g, new_env)
             finally:
                 g._fn_depth -= 1
+            if key is not None:
+                memo[key] = v
+            return v
 
-        return call_fn
+        return call_remembered
     slow = _slow(e)
     if name in ("len", "count") and len(args) == 1:
         arg, node = args[0], e.args[0]
+        if node.__class__ is s.Index and node.obj.__class__ is s.Name and node.obj.id in program.zones \
+                and len(node.args) > 1:
+            zone_name, keys = node.obj.id, tuple(cache.value(a) for a in node.args)
+
+            def zone_size_keyed(g: Game, env: dict[str, Any]) -> Any:
+                values = tuple([k(g, env) for k in keys])
+                if zone_name in env or None in values:
+                    return slow(g, env)
+                return len(g.state.zones.get(zone_key(zone_name, values), ()))
+
+            return zone_size_keyed
         if node.__class__ is s.Index and node.obj.__class__ is s.Name and node.obj.id in program.zones \
                 and len(node.args) == 1:
             # `len(hand[p])`: the size of a zone, without making a reference to it
@@ -562,8 +626,23 @@ def _in(e: s.In, cache: CodeCache) -> Code:
     return member
 
 
-def _items(source: Code, e: Any) -> Code:
+def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `_as_list`."""
+    from .runtime import _card_refs
+
+    program = cache.program
+    if e.__class__ is s.Index and e.obj.__class__ is s.Name and e.obj.id in program.zones:
+        # `slot[p, 1, 2]` as a list: the zone's cards, without making a reference to the zone
+        name, keys = e.obj.id, tuple(cache.value(a) for a in e.args)
+
+        def zone_cards(g: Game, env: dict[str, Any]) -> Any:
+            values = tuple([k(g, env) for k in keys])
+            if name in env or None in values:
+                return g._as_list(source(g, env), e)
+            return _card_refs(g.state.zones.get(zone_key(name, values), ()))
+
+        return zone_cards
+
     def items(g: Game, env: dict[str, Any]) -> Any:
         v = source(g, env)
         return v if v.__class__ is tuple else g._as_list(v, e)
@@ -573,7 +652,7 @@ def _items(source: Code, e: Any) -> Code:
 
 def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
     element, var = cache.value(e.element), e.var
-    source = _items(cache.value(e.source), e.source)
+    source = _items(cache.value(e.source), e.source, cache)
     cond = cache.truth(e.condition) if e.condition is not None else None
     missing = _MISSING
 
@@ -596,7 +675,7 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
 def _query(e: s.Query, cache: CodeCache) -> Code:
     from .runtime import _VALUE_ERRORS
 
-    source = _items(cache.value(e.source), e.source)
+    source = _items(cache.value(e.source), e.source, cache)
     slow = _slow(e)
     if e.op != "where":
         def query(g: Game, env: dict[str, Any]) -> Any:

@@ -358,6 +358,8 @@ class Game:
         self.pending: Decision | None = None
         self.steps = 0
         self._fn_depth = 0
+        # Values of functions already computed since the state last changed (see closures.py).
+        self._memo: dict[tuple[Any, ...], Any] = {}
         self.check_invariants = check_invariants
         self._consts: dict[str, Any] = {}
         self._players = tuple(Player(i) for i in range(players))
@@ -465,10 +467,15 @@ class Game:
         new.pending = self.pending
         new.steps = self.steps
         new._fn_depth = 0
+        new._memo = {}
         new.check_invariants = self.check_invariants
         new._consts = self._consts
         new._players = self._players
         return new
+
+    def state_changed(self) -> None:
+        """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
+        self._memo.clear()
 
     def reseed(self, seed: int) -> None:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""
@@ -484,6 +491,7 @@ class Game:
         more arrangements follow), so that its options reflect the new position; a decision left
         with one option is then taken at once, as always.
         """
+        self._memo.clear()
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
@@ -807,6 +815,7 @@ class Game:
         raise RuntimeFailure(message, span)
 
     def _undo(self, mark: int) -> None:
+        self._memo.clear()
         st = self.state
         while len(self.journal) > mark:
             entry = self.journal.pop()
@@ -852,6 +861,7 @@ class Game:
         self._push(RuleFrame(names))
 
     def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+        self._memo.clear()
         if not cards:
             return
         st = self.state
@@ -887,6 +897,7 @@ class Game:
                 self._changed(name)
 
     def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
+        self._memo.clear()
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -897,6 +908,7 @@ class Game:
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
+        self._memo.clear()
         st = self.state
         old = st.cards[card.id]
         if self.attempts:
@@ -910,6 +922,7 @@ class Game:
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+        self._memo.clear()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
             raise self._runaway(span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): "

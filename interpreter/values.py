@@ -86,17 +86,31 @@ def zone_key(name: str, keys: tuple[Any, ...]) -> str:
             return f"{name}[{k.name}]"
         if cls is int:
             return f"{name}[{k}]"
-    return f"{name}[{','.join([label_of_plain(k) for k in keys])}]"
+    return f"{name}[{','.join([_key_text(k) for k in keys])}]"
+
+
+def _key_text(k: Any) -> str:
+    """`label_of_plain` of one key, the common kinds first."""
+    cls = k.__class__
+    if cls is int:
+        return str(k)
+    if cls is Player:
+        return f"P{k.index + 1}"
+    if cls is EnumValue:
+        return str(k.name)
+    return label_of_plain(k)
 
 
 class Record:
     """An immutable record value: `{kind: steal, vp: 2}`."""
 
-    __slots__ = ("_fields",)
+    __slots__ = ("_fields", "_hash")
     _fields: dict[str, Any]
+    _hash: int | None
 
     def __init__(self, fields: dict[str, Any]):
         object.__setattr__(self, "_fields", dict(fields))
+        object.__setattr__(self, "_hash", None)
 
     def get(self, name: str) -> Any:
         return self._fields[name]
@@ -111,7 +125,11 @@ class Record:
         return isinstance(other, Record) and self._fields == other._fields
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self._fields.items(), key=lambda kv: kv[0])))
+        h = self._hash
+        if h is None:  # a record never changes: its hash is computed once
+            h = hash(tuple(sorted(self._fields.items(), key=lambda kv: kv[0])))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __repr__(self) -> str:
         return "{" + ", ".join(f"{k}: {label_of_plain(v)}" for k, v in self._fields.items()) + "}"

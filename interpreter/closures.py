@@ -409,12 +409,12 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
             new_env = make_env(g, env)
             if g._fn_depth >= FN_DEPTH_BUDGET:
                 return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
-            key: tuple[Any, ...] | None = (name, *new_env.values())
+            key = (name, *new_env.values())
             memo = g._memo
             try:
                 v = memo.get(key, missing)
             except TypeError:  # an argument that cannot be a key: compute it each time
-                key, v = None, missing
+                memo, v = {}, missing
             if v is not missing:
                 return v
             if not body:
@@ -424,7 +424,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                 v = body[0](g, new_env)
             finally:
                 g._fn_depth -= 1
-            if key is not None:
+            with contextlib.suppress(TypeError):
                 memo[key] = v
             return v
 

@@ -96,3 +96,32 @@ def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, va
     node = rb.program.consts["X"].value
     assert game._eval(node, {}) == value
     assert game._eval_slow(node, {}) == value
+
+
+def test_a_remembered_function_value_is_forgotten_when_the_state_changes() -> None:
+    """A function's value is kept only until the state changes: by the rules, an undo, or from outside."""
+    rb = load("""
+const P1 = players[0]
+fn reds(p: Player) = len(hand[p] where it.colour == red)
+setup { create 3 Chip { colour: red, n: 1 } in row }
+play {
+  repeat 2 {
+    choose by P1 prompt "Go on?" {
+      option "take" { move first(row) to hand[P1] }
+      option "try" { attempt { move first(row) to hand[P1]  fail "no" } }
+    }
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    count = rulecraft.syntax.Call("reds", (rulecraft.syntax.Name("P1"),))
+    assert game._eval(count, {}) == 0
+    game.apply("take")
+    assert game._eval(count, {}) == 1
+    game.apply("try")  # moved, then undone
+    assert game._eval(count, {}) == 1
+    card = game.state.zones["row"].pop()  # from outside the rules
+    game.state.zones["hand[P1]"].append(card)
+    game.state.location[card] = "hand[P1]"
+    game.state_changed()
+    assert game._eval(count, {}) == 2

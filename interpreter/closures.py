@@ -727,6 +727,14 @@ def _compile_stmt(st: Any, cache: CodeCache) -> Code:
         return _if(st, cache)
     if cls is s.CallStmt:
         return _call_proc(st, cache)
+    if cls is s.Assign:
+        return _assign(st, cache)
+    if cls is s.Move:
+        return _move(st, cache)
+    if cls is s.Create:
+        return _create(st, cache)
+    if cls is s.For:
+        return _for(st, cache)
     method = _EXEC.get(cls)
     if method is None:
         raise TypeError(f"not a statement: {st!r}")
@@ -783,3 +791,52 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
         g._push(BlockFrame(body, new_env))
 
     return call
+
+
+def _assign(st: s.Assign, cache: CodeCache) -> Code:
+    name, op, value = st.name, st.op, cache.value(st.value)
+
+    def assign(g: Game, env: dict[str, Any]) -> None:
+        v = value(g, env)
+        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+
+    return assign
+
+
+def _move(st: s.Move, cache: CodeCache) -> Code:
+    what_node, to_node, bottom, span = st.what, st.to, st.bottom, st.span
+    what, to = cache.value(what_node), cache.value(to_node)
+
+    def move(g: Game, env: dict[str, Any]) -> None:
+        v = what(g, env)
+        cards = [v] if v.__class__ is CardRef else g._cards(v, what_node)
+        g._move(cards, g._zone_value(to(g, env), to_node), bottom, span)
+
+    return move
+
+
+def _create(st: s.Create, cache: CodeCache) -> Code:
+    card_type, span, zone_node, count_node = st.card_type, st.span, st.zone, st.count
+    count, zone = cache.value(count_node), cache.value(zone_node)
+    inits = tuple((i.name, cache.value(i.value)) for i in st.inits)
+
+    def create(g: Game, env: dict[str, Any]) -> None:
+        n = count(g, env)
+        if n.__class__ is not int:
+            n = g._number_of(count_node, env)  # its located error
+        values = {name: value(g, env) for name, value in inits}
+        g._create(card_type, n, values, g._zone_value(zone(g, env), zone_node), span)
+
+    return create
+
+
+def _for(st: s.For, cache: CodeCache) -> Code:
+    from .runtime import ForFrame
+
+    var, body = st.var, st.body
+    source = _items(cache.value(st.source), st.source, cache)
+
+    def for_(g: Game, env: dict[str, Any]) -> None:
+        g._push(ForFrame(var, source(g, env), body, env))
+
+    return for_

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import syntax as s
 from .check import Checker, Program
+from .closures import CodeCache
 from .errors import Diagnostic, RulebookError, RulecraftError, Span
 from .parser import parse
 from .runtime import Game
@@ -40,6 +41,7 @@ class Rulebook:
         self.labels = {n: ct.label for n, ct in program.cards.items() if ct.label}
         self.converter = make_converter(program, self.card_classes)
         self.label_cache: dict[Any, Any] = {}  # card labels, filled by the games (see Game.label)
+        self.code_cache: CodeCache | None = None  # closures of its expressions, made by the games (closures.py)
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
         """Start a game (setup runs at once, up to the first decision)."""

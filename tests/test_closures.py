@@ -9,14 +9,17 @@ import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
-from rulecraft.runtime import Game, RuntimeFailure
+from rulecraft import closures
+from rulecraft import syntax as s
+from rulecraft.runtime import _EVAL, Game, RuntimeFailure
 
 from .test_runtime import load
 
+# (rulebook, players, games, decisions per game): enough to reach every phase, small enough for CI
 GAMES = [
-    ("guildhall", 2, 2), ("renaissance_man", 2, 1), ("valdora", 3, 1), ("examples/tutorial.rules", 2, 3),
-    ("examples/games/tic_tac_toe.rules", 2, 5), ("examples/games/kuhn_poker.rules", 2, 5),
-    ("examples/games/dominion_first_game.rules", 2, 1),
+    ("guildhall", 2, 2, 150), ("renaissance_man", 2, 1, 60), ("valdora", 3, 1, 100),
+    ("examples/tutorial.rules", 2, 3, 300), ("examples/games/tic_tac_toe.rules", 2, 5, 300),
+    ("examples/games/kuhn_poker.rules", 2, 20, 300), ("examples/games/dominion_first_game.rules", 2, 1, 300),
 ]
 
 
@@ -29,35 +32,55 @@ def _outcome(f: Any) -> tuple[str, Any]:
 
 
 class Differential:
-    """Evaluates each expression by its closure and by the definition (`_eval_slow`), and compares."""
+    """Wraps every compiled closure so that it is compared, at each evaluation, with the definition.
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+    Each node's closure gives a value (or raises); the node's `Game._eval_*` method is then run on
+    the same locals and must give the same value (or the same error). Children are wrapped too, so
+    every node is checked, including those reached only from statements compiled into closures.
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, rb: rulecraft.Rulebook):
         self.compared = 0
-        self.nodes: set[type] = set()
-        compiled = Game._eval
+        self.kinds: set[type] = set()
+        self.defining = False
+        compile_node = closures._compile
 
-        def both(game: Game, e: Any, env: dict[str, Any]) -> Any:
-            depth = game._fn_depth
-            fast = _outcome(lambda: compiled(game, e, env))
-            game._fn_depth = depth
-            slow = _outcome(lambda: game._eval_slow(e, dict(env)))
-            game._fn_depth = depth
-            assert fast == slow, f"{e!r} at {e.span}: closure {fast}, definition {slow}"
-            self.compared += 1
-            self.nodes.add(type(e))
-            if fast[0] == "error":
-                return compiled(game, e, env)  # raise it again, as the game would
-            return fast[1]
+        def checked_compile(e: Any, cache: closures.CodeCache) -> Any:
+            code = compile_node(e, cache)
+            slow = _EVAL[e.__class__]
 
-        monkeypatch.setattr(Game, "_eval", both)
+            def checked(game: Game, env: dict[str, Any]) -> Any:
+                if self.defining:  # inside a definition: its functions run as in a game
+                    return code(game, env)
+                depth = game._fn_depth
+                fast = _outcome(lambda: code(game, env))
+                game._fn_depth = depth
+                memo, game._memo = game._memo, {}  # the definition computes everything anew
+                self.defining = True
+                try:
+                    definition = _outcome(lambda: slow(game, e, dict(env)))
+                finally:
+                    self.defining = False
+                    game._fn_depth, game._memo = depth, memo
+                assert fast == definition, f"{e!r} at {e.span}: closure {fast}, definition {definition}"
+                self.compared += 1
+                self.kinds.add(e.__class__)
+                if fast[0] == "error":
+                    return code(game, env)  # raise it again, as the game would
+                return fast[1]
+
+            return checked
+
+        monkeypatch.setattr(closures, "_compile", checked_compile)
+        monkeypatch.setattr(rb, "code_cache", None)  # a cache of checked closures, for this test only
 
 
-@pytest.mark.parametrize(("name", "players", "games"), GAMES, ids=[g[0].split("/")[-1] for g in GAMES])
-def test_closures_agree_with_the_definition_over_seeded_games(name: str, players: int, games: int,
+@pytest.mark.parametrize(("name", "players", "games", "decisions"), GAMES, ids=[g[0].split("/")[-1] for g in GAMES])
+def test_closures_agree_with_the_definition_over_seeded_games(name: str, players: int, games: int, decisions: int,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Over seeded random games, every expression a statement evaluates has the same value both ways."""
-    diff = Differential(monkeypatch)
     rb = rulecraft.load(name)
+    diff = Differential(monkeypatch, rb)
     for seed in range(games):
         game = rb.new_game(players=players, seed=seed, trace=False)
         agents = [RandomAgent(seed * 31 + i) for i in range(players)]
@@ -67,7 +90,8 @@ def test_closures_agree_with_the_definition_over_seeded_games(name: str, players
                 break
             assert decision.player is not None
             game.apply(agents[decision.player.index].choose(game, decision))
-    assert diff.compared > 100
+    assert diff.compared > 500
+    assert {s.Name, s.Call, s.Compare} <= diff.kinds
 
 
 def test_closures_give_the_same_located_errors() -> None:

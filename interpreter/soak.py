@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import signal
 import sys
@@ -41,31 +42,33 @@ from .values import CardRef, Player, Record
 def conservation(game: Game) -> str | None:
     """Why the cards are not conserved, or None: each created card is in exactly one zone, once."""
     st = game.state
-    where: dict[int, str] = {}
+    cards = st.cards
+    where: list[str | None] = [None] * len(cards)  # card id -> the zone found holding it
+    decls = game.program.zones
     for key, ids in st.zones.items():
-        name = key.split("[", 1)[0]
-        decl = game.program.zones.get(name)
+        decl = decls.get(key.split("[", 1)[0])
         if decl is None:
             return f"a zone {key} that the rulebook does not declare"
+        card_type = decl.card_type
         for cid in ids:
-            if not isinstance(cid, int) or not 0 <= cid < len(st.cards):
+            if not isinstance(cid, int) or not 0 <= cid < len(cards):
                 return f"{key} holds a card #{cid} that was never created"
-            if cid in where:
+            if where[cid] is not None:
                 return f"card #{cid} is in {where[cid]} and in {key}"
             where[cid] = key
-            card_type = type(st.cards[cid]).__name__
-            if decl.card_type != "any" and card_type != decl.card_type:
-                return f"{key} (of {decl.card_type}) holds card #{cid}, a {card_type}"
-    if len(where) != len(st.cards):
-        missing = sorted(set(range(len(st.cards))) - set(where))
+            if card_type != "any" and type(cards[cid]).__name__ != card_type:
+                return f"{key} (of {card_type}) holds card #{cid}, a {type(cards[cid]).__name__}"
+    if None in where:
+        missing = [i for i, key in enumerate(where) if key is None]
         return f"cards {', '.join(f'#{i}' for i in missing[:5])} are in no zone"
-    if len(st.location) != len(st.cards):
-        return f"{len(st.cards)} cards but {len(st.location)} locations"
-    for cid, card in enumerate(st.cards):
+    if len(st.location) != len(cards):
+        return f"{len(cards)} cards but {len(st.location)} locations"
+    for cid, card in enumerate(cards):
         if card.id != cid:
             return f"the card at #{cid} has id {card.id}"
-        if st.location[cid] != where[cid]:
-            return f"card #{cid} is in {where[cid]}, but its location says {st.location[cid]}"
+    if st.location != where:
+        cid = next(i for i, (a, b) in enumerate(zip(st.location, where, strict=True)) if a != b)
+        return f"card #{cid} is in {where[cid]}, but its location says {st.location[cid]}"
     return None
 
 
@@ -78,11 +81,58 @@ def round_trip(game: Game) -> str | None:
         return "the state changes through the converter and JSON"
     if conv.unstructure(again) != data:
         return "the state's data changes through the converter and JSON"
-    for who in (None, *game.players):
-        view = game.view(who)
-        if json.loads(json.dumps(view)) != view:
-            return f"the view of {who or 'all'} changes through JSON"
+    return views_round_trip(game)
+
+
+def views_round_trip(game: Game) -> str | None:
+    """Why a player's view (or the full view) does not survive JSON, or None."""
+    viewers = (None, *game.players)
+    views = [game.view(who) for who in viewers]
+    back = json.loads(json.dumps(views))  # one text for all the views: JSON is compositional
+    if back != views:
+        who = next(w for w, v, b in zip(viewers, views, back, strict=True) if v != b)
+        return f"the view of {who or 'all'} changes through JSON"
     return None
+
+
+class RoundTrip:
+    """`round_trip` for every decision of one game, made cheap by remembering the cards it has checked.
+
+    The state's converter (un)structures `cards` one card at a time (the codec's card functions)
+    and JSON text is compositional, so the state survives exactly when each card survives on its
+    own and the rest of the state (with no cards) survives. A card is a frozen object holding
+    immutable values, and most cards do not change from one decision to the next: a card that
+    survived is remembered by identity, with the card that came back, and checked again only if
+    it is a new object or no longer equal to what came back. Views are built afresh every time.
+    `soak_game` checks the first and the last state whole (`round_trip`), which also confirms
+    that the converter (un)structures the cards one by one.
+    """
+
+    def __init__(self, game: Game):
+        self.codec = game.rulebook.converter
+        self.seen: dict[int, tuple[Any, Any]] = {}
+
+    def __call__(self, game: Game) -> str | None:
+        codec, seen, st = self.codec, self.seen, game.state
+        for cid, card in enumerate(st.cards):
+            known = seen.get(id(card))
+            if known is not None and known[0] is card and card == known[1]:
+                continue
+            data = codec.unstructure_card(card)
+            again = codec.structure_card(json.loads(json.dumps(data)))
+            if again != card:
+                return f"the state changes through the converter and JSON (card #{cid})"
+            if codec.unstructure_card(again) != data:
+                return f"the state's data changes through the converter and JSON (card #{cid})"
+            seen[id(card)] = (card, again)  # holding the card keeps its id from being reused
+        rest = attrs.evolve(st, cards=[])
+        data = codec.unstructure(rest)
+        again = codec.structure(json.loads(json.dumps(data)))
+        if again != rest:
+            return "the state changes through the converter and JSON"
+        if codec.unstructure(again) != data:
+            return "the state's data changes through the converter and JSON"
+        return views_round_trip(game)
 
 
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
@@ -203,12 +253,31 @@ class Finding:
 
 @attrs.define
 class SoakSummary:
+    """What a run played: the games of seeds `first_seed` to `first_seed + games - 1`, and what it found."""
+
     games: int = 0
     finished: int = 0
     decisions: int = 0
     hidden_checks: int = 0
     findings: list[Finding] = attrs.Factory(list)
     interrupted: bool = False
+    first_seed: int = 0
+
+    def add(self, other: SoakSummary) -> None:
+        """Count in the games of another summary (the next seeds)."""
+        self.games += other.games
+        self.finished += other.finished
+        self.decisions += other.decisions
+        self.hidden_checks += other.hidden_checks
+        self.findings.extend(other.findings)
+
+    @property
+    def seeds(self) -> str:
+        """The seeds covered, as text: `0-9999`, `5`, or `none`."""
+        if not self.games:
+            return "none"
+        last = self.first_seed + self.games - 1
+        return str(last) if last == self.first_seed else f"{self.first_seed}-{last}"
 
 
 def soak_game(rb: Rulebook, name: str, seed: int, players: int, summary: SoakSummary, *, max_decisions: int = 3000,
@@ -234,11 +303,16 @@ def soak_game(rb: Rulebook, name: str, seed: int, players: int, summary: SoakSum
     summary.games += 1
     try:
         game = rb.new_game(players=players, seed=seed, trace=False, check_invariants=True)
+        cheap_round_trip = RoundTrip(game)
         while True:
-            for check in (conservation, round_trip):
-                problem = check(game)
-                if problem:
-                    return found(problem)
+            problem = conservation(game)
+            if problem:
+                return found(problem)
+            # The first and the last state are checked whole; the ones between, card by card (same promise).
+            whole = step == 0 or game.over or step >= max_decisions
+            problem = round_trip(game) if whole else cheap_round_trip(game)
+            if problem:
+                return found(problem)
             if game.over:
                 summary.finished += 1
                 return None
@@ -259,26 +333,67 @@ def soak_game(rb: Rulebook, name: str, seed: int, players: int, summary: SoakSum
         return found(f"{type(exc).__name__}: {exc}")
 
 
+def players_of(seed: int, counts: Sequence[int]) -> int:
+    """The player count of the game of a seed: the counts in turn, by seed (so split runs add up)."""
+    return counts[seed % len(counts)]
+
+
+# Rulebooks loaded in this process (worker processes inherit the parent's, or load their own once).
+_RULEBOOKS: dict[str, Rulebook] = {}
+
+
+def _one(task: tuple[str, int, int, int, int, Path | None]) -> SoakSummary:
+    """Soak the game of one seed: its own summary (run in a worker process, or in this one)."""
+    name, seed, players, max_decisions, hidden_every, out_dir = task
+    rb = _RULEBOOKS.get(name)
+    if rb is None:
+        rb = _RULEBOOKS[name] = load(name)
+    one = SoakSummary(first_seed=seed)
+    soak_game(rb, name, seed, players, one, max_decisions=max_decisions, hidden_every=hidden_every, out_dir=out_dir)
+    return one
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent (which stops them) and die on the pool's SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def soak(name: str, games: int, seed: int = 0, players: Sequence[int] | None = None, *, max_decisions: int = 3000,
          hidden_every: int = 10, out_dir: Path | None = None,
-         progress: Callable[[int, SoakSummary], None] | None = None) -> SoakSummary:
-    """Play `games` seeded games of a rulebook (player counts in turn), checking every decision."""
-    rb = load(name)
+         progress: Callable[[int, SoakSummary], None] | None = None, workers: int = 1) -> SoakSummary:
+    """Play the games of seeds `seed` .. `seed + games - 1` of a rulebook, checking every decision.
+
+    The game of seed s has `players_of(s, counts)` players. With `workers` > 1 the games are played
+    in that many processes; the summary (counts, findings and their order) is the same for any
+    number of workers. Interrupted (Ctrl-C, SIGTERM), the summary covers the games of the first
+    seeds that were played to their end, with no gap: a later run can start at the next seed.
+    """
+    rb = _RULEBOOKS[name] = load(name)
     counts = list(players or range(rb.program.min_players, rb.program.max_players + 1))
-    summary = SoakSummary()
-    for k in range(games):
-        try:
-            finding = soak_game(rb, name, seed + k, counts[k % len(counts)], summary, max_decisions=max_decisions,
-                                hidden_every=hidden_every, out_dir=out_dir)
-        except KeyboardInterrupt:  # stop early and report the games played so far (the last one is not counted)
-            summary.games -= 1
-            summary.interrupted = True
-            break
-        if finding is not None:
+    summary = SoakSummary(first_seed=seed)
+    tasks = [(name, seed + k, players_of(seed + k, counts), max_decisions, hidden_every, out_dir)
+             for k in range(games)]
+
+    def count_in(k: int, one: SoakSummary) -> None:
+        summary.add(one)
+        for finding in one.findings:
             print(f"VIOLATION {finding.rulebook} players {finding.players} seed {finding.seed} step {finding.step}: "
                   f"{finding.problem}" + (f"\n  record: {finding.record}" if finding.record else ""), file=sys.stderr)
         if progress is not None:
             progress(k, summary)
+
+    try:
+        if workers <= 1:
+            for k, task in enumerate(tasks):
+                count_in(k, _one(task))  # a game interrupted is not counted
+        else:
+            # In seed order (imap, not imap_unordered): the games counted are always the first seeds.
+            with multiprocessing.Pool(workers, initializer=_worker_init) as pool:
+                for k, one in enumerate(pool.imap(_one, tasks)):
+                    count_in(k, one)
+    except KeyboardInterrupt:  # stop early and report the games played so far
+        summary.interrupted = True
     return summary
 
 
@@ -298,11 +413,18 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("games", nargs="*", help="bundled rulebooks or paths (default: every bundled one)")
     p.add_argument("--games", dest="count", type=int, default=100, help="games per rulebook (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first seed (game k has seed + k)")
-    p.add_argument("--players", type=int, nargs="*", help="player counts to cycle through (default: all allowed)")
+    p.add_argument("--players", type=int, nargs="*", help="player counts to cycle through, by seed (default: all "
+                   "allowed; the game of seed s has the (s mod n)th)")
     p.add_argument("--max-decisions", type=int, default=3000, help="stop a game after this many decisions")
     p.add_argument("--hidden-every", type=int, default=10, help="check hidden information every N decisions (0: "
                    "never)")
     p.add_argument("--out", default="soak-findings", help="folder for records of violations")
+    p.add_argument("--workers", type=int, default=1, help="processes to use (the games, findings and figures do "
+                   "not depend on it)")
+    p.add_argument("--json", metavar="FILE", help="append each rulebook's figures to FILE as a line of JSON "
+                   "(runs of other seed ranges can append to the same file; see --totals)")
+    p.add_argument("--totals", metavar="FILE", help="print the totals of the runs appended to FILE by --json, "
+                   "by rulebook and settings, and refuse overlapping seed ranges; play nothing")
 
 
 def _stop(signum: int, frame: Any) -> None:
@@ -310,6 +432,10 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
+    if args.totals:
+        return _print_totals(Path(args.totals))
+    if args.workers < 1:
+        raise RulecraftError(f"--workers {args.workers}: give 1 or more")
     signal.signal(signal.SIGTERM, _stop)  # `kill` stops a long run early and still prints its figures
     names = args.games or bundled_names()
     failed = False
@@ -322,12 +448,79 @@ def _command(args: argparse.Namespace) -> int:
                       file=sys.stderr)
 
         summary = soak(name, args.count, args.seed, args.players, max_decisions=args.max_decisions,
-                       hidden_every=args.hidden_every, out_dir=Path(args.out), progress=progress)
+                       hidden_every=args.hidden_every, out_dir=Path(args.out), progress=progress,
+                       workers=args.workers)
+        seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
         print(f"soak {name}: {summary.games} games ({summary.finished} finished), {summary.decisions} decisions, "
               f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
-              f"in {time.monotonic() - start:.0f}s" + (" (interrupted)" if summary.interrupted else ""))
+              f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else ""))
+        print(f"  seeds {summary.seeds}, {args.workers} worker(s)")
+        if args.json:
+            _append_json(Path(args.json), name, summary, args, seconds)
+        if summary.interrupted:
+            break
     return 1 if failed else 0
+
+
+def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Namespace, seconds: float) -> None:
+    """Append a run's figures as one line of JSON: the line is written whole or not at all."""
+    rb = _RULEBOOKS.get(name) or load(name)
+    counts = list(args.players or range(rb.program.min_players, rb.program.max_players + 1))
+    line = {
+        "rulebook": name, "players": counts, "max_decisions": args.max_decisions, "hidden_every": args.hidden_every,
+        "first_seed": summary.first_seed, "games": summary.games, "finished": summary.finished,
+        "decisions": summary.decisions, "hidden_checks": summary.hidden_checks,
+        "violations": [attrs.asdict(f) for f in summary.findings], "interrupted": summary.interrupted,
+        "workers": args.workers, "seconds": round(seconds, 1),
+    }
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
+    """The totals of appended runs, one line per rulebook and settings; overlapping seed ranges are an error."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for run in lines:
+        key = (run["rulebook"], tuple(run["players"]), run["max_decisions"], run["hidden_every"])
+        groups.setdefault(key, []).append(run)
+    out = []
+    for (name, counts, max_decisions, hidden_every), runs in groups.items():
+        ranges = sorted((r["first_seed"], r["first_seed"] + r["games"]) for r in runs if r["games"])
+        for (a, b), (c, d) in zip(ranges, ranges[1:], strict=False):
+            if c < b:
+                raise RulecraftError(f"{name}: the runs of seeds {a}-{b - 1} and {c}-{d - 1} overlap: their games "
+                                     "would be counted twice")
+        spans: list[list[int]] = []
+        for a, b in ranges:
+            if spans and spans[-1][1] == a:
+                spans[-1][1] = b
+            else:
+                spans.append([a, b])
+        seeds = ", ".join(f"{a}-{b - 1}" for a, b in spans) or "none"
+        figures = {k: sum(r[k] for r in runs) for k in ("games", "finished", "decisions", "hidden_checks")}
+        found = sum(len(r["violations"]) for r in runs)
+        out.append(f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
+                   f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
+                   f"({figures['finished']} finished), {figures['decisions']} decisions, "
+                   f"{figures['hidden_checks']} hidden-information checks, {found} violations")
+    return out
+
+
+def _print_totals(path: Path) -> int:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulecraftError(f"{path}: {exc.strerror}") from None
+    try:
+        runs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise RulecraftError(f"{path}:{exc.lineno}: not a line of JSON: {exc.msg}") from None
+    try:
+        print("\n".join(totals(runs)))
+    except (KeyError, TypeError) as exc:
+        raise RulecraftError(f"{path}: not the figures of a soak run ({exc})") from None
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -340,4 +533,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["conservation", "hidden_leak", "hidden_positions", "permute_hidden", "round_trip", "soak"]
+__all__ = ["RoundTrip", "conservation", "hidden_leak", "hidden_positions", "permute_hidden", "round_trip", "soak",
+           "totals", "views_round_trip"]

@@ -53,6 +53,9 @@ class Codec:
     converter: cattrs.Converter
     unstructure_value: Any
     structure_value: Any
+    # A state's cards are (un)structured one by one, each by these (a soak run checks them so).
+    unstructure_card: Any = None
+    structure_card: Any = None
 
     def unstructure(self, state: State) -> Any:
         return self.converter.unstructure(state)
@@ -133,4 +136,4 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
         over=d["over"],
         winners=d["winners"],
     ))
-    return Codec(conv, unvalue, value)
+    return Codec(conv, unvalue, value, uncard, card)

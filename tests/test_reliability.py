@@ -134,6 +134,75 @@ def test_a_violation_names_seed_and_step_and_writes_a_record_that_reproduces_it(
     assert [(d.name, where) for d, where in game.invariant_violations()] == [("small_hands", " (p = P1)")]
 
 
+def test_the_cheap_round_trip_finds_what_the_whole_one_finds() -> None:
+    """Card by card, remembering the cards it checked, the round-trip still finds every planted change."""
+    rb = rulecraft.load(TUTORIAL)
+    found = []
+    for plant in ("a new card", "a card changed in place", "a variable"):
+        game = rb.new_game(players=2, seed=1)
+        cheap = soak.RoundTrip(game)
+        assert cheap(game) is None and soak.round_trip(game) is None
+        cid = game.state.zones["hand[P1]"][0]
+        card = game.state.cards[cid]
+        if plant == "a new card":  # a list comes back from JSON as a tuple
+            game.state.cards[cid] = type(card)(id=cid, suit=card.suit, value=[card.value])
+        elif plant == "a card changed in place":  # the object it remembers, no longer what came back
+            object.__setattr__(card, "value", [card.value])
+        else:
+            game.state.vars["turns_left"] = [6]
+        found.append((cheap(game), soak.round_trip(game)))
+    assert found == [
+        (f"the state changes through the converter and JSON (card #{cid})",
+         "the state changes through the converter and JSON"),
+        (f"the state changes through the converter and JSON (card #{cid})",
+         "the state changes through the converter and JSON"),
+        ("the state changes through the converter and JSON", "the state changes through the converter and JSON"),
+    ]
+
+
+def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path: Path) -> None:
+    """One process or two: the same games, the same figures, the same findings in seed order."""
+    broken = tmp_path / "broken.rules"
+    broken.write_text(BROKEN, encoding="utf-8")
+    for game, seed in ((TUTORIAL, 7), (str(broken), 0)):
+        one = soak.soak(game, games=4, seed=seed, max_decisions=60, hidden_every=5, out_dir=tmp_path / "out")
+        two = soak.soak(game, games=4, seed=seed, max_decisions=60, hidden_every=5, out_dir=tmp_path / "out",
+                        workers=2)
+        assert one == two
+        assert one.decisions > 0 and one.seeds == f"{seed}-{seed + 3}"
+    assert [f.seed for f in two.findings] == [0, 1, 2, 3]
+
+
+def test_runs_of_split_seed_ranges_add_up_to_one_run() -> None:
+    """Seeds 0-5 in one run, or 0-2 and then 3-5: the same games (players by seed), the same figures."""
+    whole = soak.soak(TUTORIAL, games=6, seed=0, max_decisions=40)
+    first = soak.soak(TUTORIAL, games=3, seed=0, max_decisions=40)
+    first.add(soak.soak(TUTORIAL, games=3, seed=3, max_decisions=40))
+    assert first == whole
+    assert [soak.players_of(s, [2, 3, 4]) for s in range(6)] == [2, 3, 4, 2, 3, 4]
+
+
+def test_the_figures_of_runs_appended_to_a_file_add_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`soak --json` appends a line per run; `--totals` sums them and refuses seed ranges that overlap."""
+    runs = tmp_path / "runs.jsonl"
+    for seed in ("0", "3"):
+        assert cli.main(["soak", TUTORIAL, "--games", "3", "--seed", seed, "--max-decisions", "40",
+                         "--players", "2", "--json", str(runs), "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    whole = soak.soak(TUTORIAL, games=6, seed=0, players=[2], max_decisions=40)
+    assert cli.main(["soak", "--totals", str(runs)]) == 0
+    assert capsys.readouterr().out == (
+        f"{TUTORIAL} (players 2, max 40 decisions, hidden every 10): 2 runs, seeds 0-5: 6 games "
+        f"({whole.finished} finished), {whole.decisions} decisions, {whole.hidden_checks} hidden-information "
+        "checks, 0 violations\n")
+    assert cli.main(["soak", TUTORIAL, "--games", "2", "--seed", "4", "--max-decisions", "40", "--players", "2",
+                     "--json", str(runs), "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert cli.main(["soak", "--totals", str(runs)]) == 1
+    assert capsys.readouterr().err == (f"{TUTORIAL}: the runs of seeds 3-5 and 4-5 overlap: their games would be "
+                                       "counted twice\n")
+
+
 # ---------------------------------------------------------------------------- 3. hidden information
 
 

@@ -18,6 +18,7 @@ to it (`rulecraft replay FILE`).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import multiprocessing
 import random
@@ -487,7 +488,7 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
     out = []
     for (name, counts, max_decisions, hidden_every), runs in groups.items():
         ranges = sorted((r["first_seed"], r["first_seed"] + r["games"]) for r in runs if r["games"])
-        for (a, b), (c, d) in zip(ranges, ranges[1:], strict=False):
+        for (a, b), (c, d) in itertools.pairwise(ranges):
             if c < b:
                 raise RulecraftError(f"{name}: the runs of seeds {a}-{b - 1} and {c}-{d - 1} overlap: their games "
                                      "would be counted twice")

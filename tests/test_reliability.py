@@ -160,6 +160,24 @@ def test_the_cheap_round_trip_finds_what_the_whole_one_finds() -> None:
     ]
 
 
+def test_the_views_crossing_json_as_one_text_still_name_the_view_that_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """All the views cross JSON together; a view that does not survive is still named, in both checks."""
+    game = rulecraft.load(TUTORIAL).new_game(players=3, seed=1)
+    assert soak.views_round_trip(game) is None
+    view = rulecraft.runtime.Game.view
+
+    def broken(self: rulecraft.runtime.Game, who: object) -> dict[str, object]:
+        out = view(self, who)
+        if str(who) == "P2":
+            out["zones"]["deck"] = ("a tuple comes back from JSON as a list",)
+        return out
+
+    monkeypatch.setattr(rulecraft.runtime.Game, "view", broken)
+    assert [soak.views_round_trip(game), soak.round_trip(game), soak.RoundTrip(game)(game)] == [
+        "the view of P2 changes through JSON"] * 3
+
+
 def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path: Path) -> None:
     """One process or two: the same games, the same figures, the same findings in seed order."""
     broken = tmp_path / "broken.rules"

@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,6 +192,33 @@ def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path:
         assert one == two
         assert one.decisions > 0 and one.seeds == f"{seed}-{seed + 3}"
     assert [f.seed for f in two.findings] == [0, 1, 2, 3]
+
+
+def test_ctrl_c_stops_a_run_of_two_workers_with_the_figures_of_the_first_seeds(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group) stops the workers; the figures cover seeds 0..n-1, no gap."""
+    runs = tmp_path / "runs.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rulecraft", "soak", TUTORIAL, "--games", "1000000", "--workers", "2",
+         "--max-decisions", "40", "--json", str(runs), "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # the first progress line: 50 games have been played
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert first.startswith(f"  {TUTORIAL}: 50 games")
+    assert proc.returncode == 0
+    [line] = [json.loads(text) for text in runs.read_text(encoding="utf-8").splitlines()]
+    n = line["games"]
+    assert line["interrupted"] and line["first_seed"] == 0 and 50 <= n < 1000000
+    assert out.splitlines()[-1] == f"  seeds 0-{n - 1}, 2 worker(s)"
+    again = soak.soak(TUTORIAL, games=n, max_decisions=40)
+    assert (line["decisions"], line["hidden_checks"]) == (again.decisions, again.hidden_checks)
 
 
 def test_runs_of_split_seed_ranges_add_up_to_one_run() -> None:

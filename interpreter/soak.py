@@ -192,6 +192,7 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
         rng.shuffle(contents)
         for cid, card in zip(cids, contents, strict=True):
             twin.state.cards[cid] = attrs.evolve(card, id=cid)
+    twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
     return twin
 
 

@@ -556,6 +556,8 @@ class Checker:
                     self.block(otherwise)
             case s.Together(body):
                 self.block(body)
+            case s.Secret(body):
+                self.block(body)
             case s.Fail():
                 pass
             case s.Require(cond, _):

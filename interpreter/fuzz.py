@@ -53,10 +53,10 @@ _TOKEN = re.compile(r'\s+|"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\.\.
 _KEYWORDS = ("game", "players", "include", "enum", "card", "zone", "var", "const", "fn", "proc", "ability",
              "tier", "rule", "when", "setup", "play", "let", "set", "move", "to", "bottom of", "draw", "from",
              "create", "in", "if", "elif", "else", "for", "while", "true", "repeat", "match", "attempt",
-             "together", "fail", "require", "choose", "one", "exactly", "upto", "any", "order", "by", "prompt",
-             "option", "use", "return", "end game", "winners", "say", "where", "sorted by", "max by", "min by",
-             "group by", "map", "not", "and", "or", "then", "none", "list of", "public", "owner", "hidden",
-             "top", "count", "shuffled", "table", "players", "it", "Player", "int", "bool", "str")
+             "together", "secret", "fail", "require", "choose", "one", "exactly", "upto", "any", "order", "by",
+             "prompt", "option", "use", "return", "end game", "winners", "say", "where", "sorted by", "max by",
+             "min by", "group by", "map", "not", "and", "or", "then", "none", "list of", "public", "owner",
+             "hidden", "top", "count", "shuffled", "table", "players", "it", "Player", "int", "bool", "str")
 _JUNK = ("{", "}", "(", ")", "[", "]", ",", ":", ".", "..", "=", "+=", "-=", "==", "#", '"', "\\", "\n",
          "0", "-1", "99999999999999999999", "1..1000000", "é", "ß", "→", "\u200b", "\ufeff", "\x00", "\t",
          "\r", "\u2028", "😀", "𝔸", '"{x}"', '"{', "{it.", "len(", "top(", "next(", "key_of(")

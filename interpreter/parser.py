@@ -231,6 +231,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def together_stmt(self, meta: Any, body: s.Block) -> s.Together:
         return s.Together(body, span=self._span(meta))
 
+    def secret_stmt(self, meta: Any, body: s.Block) -> s.Secret:
+        return s.Secret(body, span=self._span(meta))
+
     def fail_stmt(self, meta: Any, message: Token) -> s.Fail:
         return s.Fail(_unquote(message), span=self._span(meta))
 
@@ -423,8 +426,8 @@ def _syntax_diagnostic(file: str, exc: UnexpectedInput) -> Diagnostic:
 # most of it is expected (the grammar's expression and statement starts, and operators).
 _FAMILIES = [
     ("a statement", {"'attempt'", "'choose'", "'create'", "'draw'", "'end'", "'fail'", "'for'", "'if'", "'let'",
-                     "'match'", "'move'", "'repeat'", "'require'", "'return'", "'say'", "'set'", "'together'",
-                     "'use'", "'while'", "a name"}),
+                     "'match'", "'move'", "'repeat'", "'require'", "'return'", "'say'", "'secret'", "'set'",
+                     "'together'", "'use'", "'while'", "a name"}),
     ("an expression", {"'('", "'-'", "'['", "'false'", "'if'", "'none'", "'not'", "'true'", "'{'", "a name",
                        "a number", "a string"}),
     ("an operator", {"'*', '//' or '%'", "'+' or '-'", "'.'", "'['", "'and'", "'group'", "'in'", "'map'", "'max'",

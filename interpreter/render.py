@@ -7,7 +7,7 @@ from pathlib import PurePath
 from typing import Any
 
 from .errors import Span
-from .runtime import Event, Game
+from .runtime import SECRET_TEXT, Event, Game, SecretRun
 from .values import Player
 
 
@@ -19,9 +19,23 @@ def where(span: Span) -> str:
 
 
 def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Player | None = None) -> list[str]:
-    """One line per event: verb, text, and the rule that caused it; creates of one statement folded."""
+    """One line per event: verb, text, and the rule that caused it; creates of one statement folded.
+
+    What `viewer` may not see of a run of a `secret` block is one line, `choose  P1 [a secret
+    choice]` at the block, however many steps the run took.
+    """
+    events = list(events if events is not None else game.events)
     out: list[str] = []
     pending_create: tuple[Span, int, str] | None = None
+    texts = [game.visible_to(event, viewer) for event in events]
+    # The players whose answers a run of a secret block hides from the viewer, in order.
+    deciders: dict[SecretRun, list[str]] = {}
+    for event, text in zip(events, texts, strict=True):
+        if event.secret is not None and text == SECRET_TEXT:
+            names = deciders.setdefault(event.secret, [])
+            if event.verb == "choose" and event.actor not in names:
+                names.append(event.actor)
+    last_secret: SecretRun | None = None
 
     def flush() -> None:
         nonlocal pending_create
@@ -30,8 +44,14 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
             out.append(_line("create", text if n == 1 else f"{n} statements: {text}", span))
             pending_create = None
 
-    for event in events if events is not None else game.events:
-        text = game.visible_to(event, viewer)
+    for event, text in zip(events, texts, strict=True):
+        if event.secret is not None and text == SECRET_TEXT:
+            if event.secret != last_secret:
+                flush()
+                last_secret = event.secret
+                who = ", ".join(deciders[event.secret])
+                out.append(_line("choose", f"{who} {SECRET_TEXT}".lstrip(), event.secret.span))
+            continue
         if event.verb == "create":
             zone = event.zones[0] if event.zones else ""
             if pending_create is not None and pending_create[0] == event.span and pending_create[2].endswith(zone):

@@ -82,12 +82,26 @@ class Decision:
 
 
 @attrs.frozen
+class SecretRun:
+    """One run of an outermost `secret` block: the game's step count when it began (which tells
+    one run from the next) and where the block is written."""
+
+    step: int
+    span: Span
+
+
+# What a player sees of an event in another player's `secret` block (see Game.visible_to).
+SECRET_TEXT = "[a secret choice]"
+
+
+@attrs.frozen
 class Event:
     """One line of the trace: what happened, to what, and the rule that did it.
 
     `zones` lists the zone keys a move read from and wrote to (the destination last), so that a
     player's view of the trace can show `hidden_text` instead of what that player may not see;
-    `top_text` is what everyone sees when cards land on a pile whose top card alone is face up.
+    `top_text` is what everyone sees when cards land on a pile whose top card alone is face up;
+    `secret` is the run of a `secret` block the event happened in.
     """
 
     verb: str
@@ -97,6 +111,7 @@ class Event:
     zones: tuple[str, ...] = ()
     hidden_text: str | None = None
     top_text: str | None = None
+    secret: SecretRun | None = None
 
 
 class RuntimeFailure(Exception):
@@ -271,6 +286,22 @@ class TogetherFrame(Frame):
         g.together -= 1
 
 
+class SecretFrame(Frame):
+    __slots__ = ()
+
+    def __init__(self, env: dict[str, Any]):
+        self.env = env
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        self.unwind(g)
+
+    def unwind(self, g: Game) -> None:
+        g.secret -= 1
+        if g.secret == 0:
+            g.secret_run = None
+
+
 class RuleFrame(Frame):
     """Check the state-based rules until none applies (each firing runs the rule's body)."""
 
@@ -353,6 +384,8 @@ class Game:
         self.journal: list[tuple[Any, ...]] = []
         self.attempts = 0
         self.together = 0
+        self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
+        self.secret_run: SecretRun | None = None
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -402,7 +435,8 @@ class Game:
             verb = "reveal" if decision.player is None else "choose"
             text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
             self.events.append(Event(verb, text, decision.span, decision.by,
-                                     hidden_text=f"[{decision.prompt}]" if decision.prompt else ""))
+                                     hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
+                                     secret=self.secret_run))
         value = self._chance_value(frame, option) if decision.player is None else option.value
         frame.answer(self, value)
         self._run()
@@ -463,6 +497,7 @@ class Game:
         new.frames = [f.copy(envs) for f in self.frames]
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
+        new.secret, new.secret_run = self.secret, self.secret_run
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -723,6 +758,13 @@ class Game:
         self._push(TogetherFrame(env))
         self._push(BlockFrame(body.stmts, env))
 
+    def _exec_secret(self, st: s.Secret, env: dict[str, Any]) -> None:
+        if self.secret == 0:
+            self.secret_run = SecretRun(self.steps, st.span)
+        self.secret += 1
+        self._push(SecretFrame(env))
+        self._push(BlockFrame(st.body.stmts, env))
+
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
         self._fail(message, st.span)
@@ -844,7 +886,8 @@ class Game:
 
     def _event(self, verb: str, text: str, span: Span, zones: tuple[str, ...] = (),
                hidden_text: str | None = None, top_text: str | None = None) -> None:
-        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text))
+        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text,
+                                 secret=self.secret_run))
 
     def _changed(self, name: str) -> None:
         if not self.program.rules:
@@ -1106,7 +1149,7 @@ class Game:
             self.answers.append(("table", option.label))
             if self.tracing and frame.kind != "draw":
                 self.events.append(Event("reveal", option.label + (f"  [{prompt}]" if prompt else ""), span, "table",
-                                         hidden_text=f"[{prompt}]"))
+                                         hidden_text=f"[{prompt}]", secret=self.secret_run))
             frame.answer(self, self._chance_value(frame, option))
             return
         self.pending = decision
@@ -1785,7 +1828,19 @@ class Game:
         return {"count": len(ids)}
 
     def visible_to(self, event: Event, who: Player | None) -> str:
-        """The text of a trace event as `who` may see it."""
+        """The text of a trace event as `who` may see it.
+
+        Inside a `secret` block, an event that `who` may not see in full, and any decision that
+        another player (or the table) answered, is only SECRET_TEXT: neither its prompt nor its
+        answer shows (the trace folds a run's secret lines into one, see render.trace_lines).
+        """
+        text = self._visible_text(event, who)
+        if event.secret is not None and who is not None and (
+                text != event.text or (event.verb in ("choose", "reveal") and event.actor != str(who))):
+            return SECRET_TEXT
+        return text
+
+    def _visible_text(self, event: Event, who: Player | None) -> str:
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
                 return event.hidden_text or event.text
@@ -1863,6 +1918,7 @@ _EXEC: dict[type, Any] = {
     s.Match: Game._exec_match,
     s.Attempt: Game._exec_attempt,
     s.Together: Game._exec_together,
+    s.Secret: Game._exec_secret,
     s.Fail: Game._exec_fail,
     s.Require: Game._exec_require,
     s.Choose: Game._exec_choose,

@@ -411,6 +411,14 @@ class Together:
 
 
 @attrs.frozen
+class Secret:
+    """`secret { ... }`: other players see only that a secret choice was made, not its steps."""
+
+    body: Block
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class Fail:
     """`fail "no card to place"`"""
 
@@ -508,7 +516,7 @@ class Say:
 
 Stmt = Union[
     Let, Assign, SetVar, SetField, Move, Draw, Create, If, For, While, Repeat, Match, Attempt,
-    Together, Fail, Require, Choose, Menu, Use, CallStmt, Return, EndGame, Say,
+    Together, Secret, Fail, Require, Choose, Menu, Use, CallStmt, Return, EndGame, Say,
 ]
 
 

@@ -320,6 +320,9 @@ class Explainer:
                 return out
             case s.Together(body):
                 return line(depth, "all at once (rules are checked afterwards):") + self.block(body, depth + 1)
+            case s.Secret(body):
+                return line(depth, "in secret (the other players see only that a secret choice was made):") \
+                    + self.block(body, depth + 1)
             case s.Fail(message):
                 return line(depth, f"this fails: {quoted(message)}")
             case s.Require(condition, message):

@@ -486,6 +486,8 @@ class Formatter:
                 return text + (f" else {self.block(otherwise, indent)}" if otherwise is not None else "")
             case s.Together(body):
                 return f"together {self.block(body, indent)}"
+            case s.Secret(body):
+                return f"secret {self.block(body, indent)}"
             case s.Fail(message):
                 return f"fail {quote(message)}"
             case s.Require(condition, message):

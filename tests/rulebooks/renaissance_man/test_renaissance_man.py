@@ -273,6 +273,25 @@ def test_no_view_shows_another_players_secret_commitment() -> None:
     assert "Merchant coin/book" not in after_setup and "hire" not in after_setup.lower()
 
 
+def test_another_players_trace_shows_a_commitment_as_one_secret_line() -> None:
+    """P2's trace of P1's commitment is one line: no prompt of its steps, and the same for a
+    three-step Trade as for a one-step Pass, up to the reveal (§4.1)."""
+    stage = (hand("Scholar coin/bread", "Knight shield/bread") + hand("Baker bread/shield", who="P2")
+             + "  set stored[P1] = [coin, shield, shield, bread]\n")
+
+    def seen_by_p2(p1_answers: list[str]) -> list[str]:
+        game = run_script(staged(stage, players=2), [*p1_answers, "Pass"])
+        text = trace_text(game, viewer=Player(1))
+        return text.split("round = 1")[1].split("\nsay     P1 reveals")[0].splitlines()
+
+    trade = seen_by_p2(["Trade", "Scholar coin/bread", "shield"])
+    assert [line.split("  @ ")[0] for line in trade if "P1" in line] == [
+        "choose  P1 [a secret choice]", "set     committed[P1] = true"]
+    assert not any(prompt in line for line in trade if "P2" not in line for prompt in (
+        "Your secret commitment", "Which hand card?", "Give up which stored token?", "(hidden)"))
+    assert seen_by_p2(["Pass"]) == trade
+
+
 def test_the_foundation_order_is_secret_until_all_are_laid_out() -> None:
     """While P2 orders its foundation, P1's chosen order is in no view but P1's own."""
     rb = rulecraft.load("renaissance_man")

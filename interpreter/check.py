@@ -924,12 +924,24 @@ class Checker:
     def _reads_of(self, rule: s.RuleDecl) -> frozenset[str]:
         """Names of zones and variables a rule's condition may read (through functions too)."""
         seen_fns: set[str] = set()
+        seen_consts: set[str] = set()
         found: set[str] = set()
+        reads_fields = False
 
         def walk(node: Any) -> None:
+            nonlocal reads_fields
             if isinstance(node, s.Name):
                 if node.id in self.zones or node.id in self.vars:
                     found.add(node.id)
+                if node.id in self.vars and _may_hold_zone(self.var_types[node.id]):
+                    found.add("*")  # a zone held in a variable: any zone may be the one read
+                if node.id in self.vars and _may_hold_card(self.var_types[node.id]):
+                    found.add("~card")  # a card held in a variable: its fields change in its zone
+                if node.id in self.consts and node.id not in seen_consts:
+                    seen_consts.add(node.id)
+                    walk(self.consts[node.id].value)
+            elif isinstance(node, s.FieldAccess):
+                reads_fields = True
             elif isinstance(node, s.Call) and node.name in self.fns and node.name not in seen_fns:
                 seen_fns.add(node.name)
                 walk(self.fns[node.name].body)
@@ -945,7 +957,25 @@ class Checker:
         walk(rule.when)
         for b in rule.bindings:
             walk(b.source)
+        if "~card" in found:
+            found.discard("~card")
+            if reads_fields:  # a field of a card named by a variable: a change in any zone may be it
+                found.add("*")
         return frozenset(found)
+
+
+def _may_hold_zone(type_: t.T | None) -> bool:
+    """Whether a value of this type may be (or hold) a zone."""
+    if type_ is None or type_.kind in ("any", "zone", "record"):
+        return True
+    return type_.kind == "list" and _may_hold_zone(type_.element)
+
+
+def _may_hold_card(type_: t.T | None) -> bool:
+    """Whether a value of this type may be (or hold) a card."""
+    if type_ is None or type_.kind in ("any", "card", "record"):
+        return True
+    return type_.kind == "list" and _may_hold_card(type_.element)
 
 
 def _type_text(type_: s.TypeExpr) -> str:

@@ -324,3 +324,42 @@ def test_an_extension_extends_an_enumeration_and_overrides_a_procedure(tmp_path)
     assert base.state.vars["seen"] == 1
     assert [v.name for v in ext.program.enums["Suit"]] == ["coins", "cups", "swords"]
     assert ext.new_game(players=1).state.vars["seen"] == 0 + 10 + 20
+
+
+@pytest.mark.parametrize(("decls", "condition", "start"), [
+    ("var target: any = none public", "len(target) >= 2", "set target = hand[players[0]]"),
+    ("const TARGET = hand[players[0]]", "len(TARGET) >= 2", ""),
+])
+def test_a_rule_reading_a_zone_through_a_variable_or_constant_is_checked_when_the_zone_changes(
+        decls: str, condition: str, start: str) -> None:
+    """A rule whose condition reaches a zone through a variable or a constant fires when that zone changes."""
+    rb = load(f"""
+{decls}
+var alarms: int = 0 public
+rule full() when {condition} and alarms == 0 {{ set alarms = 1 }}
+setup {{ create 4 Chip {{ colour: red, n: 1 }} in row  {start} }}
+play {{
+  repeat 2 {{ let c = choose one from row by players[0]  move c to hand[players[0]] }}
+  choose by players[0] {{ option "end" {{ }} option "more" {{ }} }}
+}}
+""")
+    game = rb.new_game(players=1)
+    assert game.current_decision() is not None
+    assert len(game.state.zones["hand[P1]"]) == 2
+    assert game.state.vars["alarms"] == 1
+
+
+def test_a_rule_reading_a_field_of_a_card_held_in_a_variable_is_checked_when_the_field_changes() -> None:
+    """A rule reading a field of a card named by a variable fires when that card's field changes."""
+    rb = load("""
+var watched: Chip = none public
+var alarms: int = 0 public
+rule high() when watched != none and watched.n > 2 and alarms == 0 { set alarms = 1 }
+setup { create 1 Chip { colour: red, n: 1 } in row  set watched = first(row) }
+play {
+  set first(row).n = 5
+  choose by players[0] { option "end" { } option "more" { } }
+}
+""")
+    game = rb.new_game(players=1)
+    assert game.state.vars["alarms"] == 1

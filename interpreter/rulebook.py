@@ -42,6 +42,7 @@ class Rulebook:
         self.converter = make_converter(program, self.card_classes)
         self.label_cache: dict[Any, Any] = {}  # card labels, filled by the games (see Game.label)
         self.code_cache: CodeCache | None = None  # closures of its expressions, made by the games (closures.py)
+        self.key_info: dict[str, Any] = {}  # what each zone or variable key is, filled by the games (Game.view)
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
         """Start a game (setup runs at once, up to the first decision)."""

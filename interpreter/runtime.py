@@ -368,6 +368,8 @@ class Game:
         self._labels: dict[Any, Any] = _label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self._code: CodeCache = code_cache(rulebook, self.program)
+        # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
+        self._key_info: dict[str, tuple[Any, str | None]] = _shared_dict(rulebook, "key_info")
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -487,6 +489,7 @@ class Game:
         new.classes = self.classes
         new._labels = self._labels
         new._code = self._code
+        new._key_info = self._key_info
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
@@ -1782,21 +1785,31 @@ class Game:
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
         """What `player` may see (None: everything), as plain data; hidden cards become counts."""
         who = _as_player(player)
+        owner = str(who) if who is not None else None
+        info = self._key_info
         zones: dict[str, Any] = {}
-        for key in sorted(self.state.zones):
-            ids = self.state.zones[key]
-            name = key.split("[", 1)[0]
-            decl = self.program.zones[name]
-            zones[key] = self._zone_view(decl, key, ids, who)
+        state_zones = self.state.zones
+        for key in sorted(state_zones):
+            ids = state_zones[key]
+            decl, owned_by = info[key] if key in info else self._info_of(key)
+            visibility = decl.visibility
+            if who is None or visibility == "public":
+                labels = self._labels_of(ids)
+                zones[key] = labels[::-1] if not decl.shuffled else sorted(labels)
+            elif visibility == "owner" and owned_by == owner:
+                zones[key] = self._labels_of(ids)[::-1]
+            elif visibility == "top":
+                zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
+            else:
+                zones[key] = {"count": len(ids)}
         vars_: dict[str, Any] = {}
-        for key in sorted(self.state.vars):
-            name = key.split("[", 1)[0]
-            var_decl = self.program.vars[name]
-            if who is None or var_decl.visibility == "public" or (
-                var_decl.visibility == "owner" and self._owned_by(key, who)
-            ):
-                vars_[key] = self.label(self.state.vars[key])
-            elif var_decl.visibility == "count":
+        state_vars = self.state.vars
+        for key in sorted(state_vars):
+            var_decl, owned_by = info[key] if key in info else self._info_of(key)
+            visibility = var_decl.visibility
+            if who is None or visibility == "public" or (visibility == "owner" and owned_by == owner):
+                vars_[key] = self.label(state_vars[key])
+            elif visibility == "count":
                 vars_[key] = "?"
         pending = None
         if self.pending is not None and (who is None or self.pending.player == who):
@@ -1805,6 +1818,32 @@ class Game:
             pending = {"by": self.pending.by, "prompt": "(waiting)"}
         return {"as": "all" if who is None else str(who), "zones": zones, "vars": vars_, "pending": pending,
                 "over": self.state.over}
+
+    def _info_of(self, key: str) -> tuple[Any, str | None]:
+        """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).
+
+        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
+        """
+        name, _, rest = key.partition("[")
+        decl = self.program.zones.get(name) or self.program.vars[name]
+        owner = None
+        if rest:
+            for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
+                if isinstance(type_, s.NamedType) and type_.name == "Player":
+                    owner = raw
+                    break
+        entry = self._key_info[key] = (decl, owner)
+        return entry
+
+    def _labels_of(self, ids: list[int]) -> list[str]:
+        """The labels of cards by id (the label cache read directly, as `label` does)."""
+        cards, labels = self.state.cards, self._labels
+        out = []
+        for i in ids:
+            card = cards[i]
+            entry = labels.get(id(card))
+            out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
+        return out
 
     def _owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
@@ -1816,16 +1855,6 @@ class Game:
             if isinstance(type_, s.NamedType) and type_.name == "Player":
                 return raw == str(who)
         return False
-
-    def _zone_view(self, decl: s.ZoneDecl, key: str, ids: list[int], who: Player | None) -> Any:
-        if who is None or decl.visibility == "public":
-            labels = [self.label(CardRef(i)) for i in ids]
-            return list(reversed(labels)) if not decl.shuffled else sorted(labels)
-        if decl.visibility == "owner" and self._owned_by(key, who):
-            return [self.label(CardRef(i)) for i in reversed(ids)]
-        if decl.visibility == "top":
-            return {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
-        return {"count": len(ids)}
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.
@@ -1956,11 +1985,16 @@ def _plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
 
 
 def _label_cache(rulebook: Any) -> dict[Any, Any]:
-    cache = getattr(rulebook, "label_cache", None)
+    return _shared_dict(rulebook, "label_cache")
+
+
+def _shared_dict(rulebook: Any, name: str) -> dict[Any, Any]:
+    """A dictionary kept on the rulebook and shared by its games (made on first use)."""
+    cache = getattr(rulebook, name, None)
     if cache is None:
         cache = {}
         with contextlib.suppress(AttributeError):
-            rulebook.label_cache = cache
+            setattr(rulebook, name, cache)
     return cache
 
 

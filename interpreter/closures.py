@@ -678,8 +678,27 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
     source = _items(cache.value(e.source), e.source, cache)
     slow = _slow(e)
     if e.op != "where":
+        from .runtime import query_by_keys
+
+        op, key_of = e.op, cache.value(e.key)
+        missing_ = _MISSING
+
         def query(g: Game, env: dict[str, Any]) -> Any:
-            return slow(g, env)
+            items = source(g, env)
+            saved = env.get("it", missing_)
+            keys = []
+            try:
+                for v in items:
+                    env["it"] = v
+                    keys.append(key_of(g, env))
+                return query_by_keys(op, items, keys)
+            except _VALUE_ERRORS:
+                return slow(g, env)  # its message names the query
+            finally:
+                if saved is missing_:
+                    env.pop("it", None)
+                else:
+                    env["it"] = saved
 
         return query
     key = cache.truth(e.key)

@@ -1509,20 +1509,7 @@ class Game:
                 keys.append(self._eval(key, env))
         finally:
             _restore(env, "it", saved)
-        if op == "map":
-            return tuple(keys)
-        if op == "sorted":
-            order = sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))
-            return tuple(items[i] for i in order)
-        if op in ("max", "min"):
-            if not items:
-                return ()
-            best = max(keys) if op == "max" else min(keys)
-            return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
-        groups: dict[Any, list[Any]] = {}
-        for v, k in zip(items, keys, strict=True):
-            groups.setdefault(k, []).append(v)
-        return tuple(tuple(g) for g in groups.values())
+        return query_by_keys(op, items, keys)
 
     def _global(self, name: str, e: s.Expr) -> Any:
         program = self.program
@@ -1970,6 +1957,24 @@ _EVAL: dict[type, Any] = {
 }
 
 _PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
+
+
+def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any, ...]:
+    """The result of `items map/sorted by/max by/min by/group by` given each item's key (`it`'s value)."""
+    if op == "map":
+        return tuple(keys)
+    if op == "sorted":
+        order = sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))
+        return tuple(items[i] for i in order)
+    if op in ("max", "min"):
+        if not items:
+            return ()
+        best = max(keys) if op == "max" else min(keys)
+        return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
+    groups: dict[Any, list[Any]] = {}
+    for v, k in zip(items, keys, strict=True):
+        groups.setdefault(k, []).append(v)
+    return tuple(tuple(g) for g in groups.values())
 
 
 def _plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:

@@ -111,7 +111,8 @@ play { if v + 1 > 0 { } }
     ("if 1 < 2 then 3 else 4", 3), ("2 in [1, 2]", True), ("3 not in [1, 2]", True),
     ("\"a\" == \"b\"", False), ("red == red", True), ("red != blue", True), ("len([1, 2, 3])", 3),
     ("any([false, true])", True), ("all([])", True), ("[x * x for x in 1..3 if x != 2]", (1, 9)),
-    ("[1, 5, 3] where it > 2", (5, 3)), ("[1, 2][-1]", 2), ("len(row)", 0), ("points[P1]", 0),
+    ("[1, 5, 3] where it > 2", (5, 3)), ("[3, 1, 2] sorted by 0 - it", (3, 2, 1)), ("[1, 5, 5] max by it", (5, 5)),
+    ("[1, 2, 3] map it * 2", (2, 4, 6)), ("[1, 2, 3] group by it % 2", ((1, 3), (2,))), ("[1, 2][-1]", 2), ("len(row)", 0), ("points[P1]", 0),
 ])
 def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, value: Any) -> None:
     """Each compiled kind of expression has the value the definition gives it."""

@@ -12,6 +12,18 @@ the node again and reports the located error. Expressions have no effects, so ev
 twice changes nothing; the slow path is therefore the definition, and the closures only a
 faster way to the same value. `tests/test_closures.py` checks the two against each other.
 
+The common statements (`let`, `x = ...`, `set`, `if`, a procedure call, `move`, `create`, `for`)
+have closures too, made the same way from their `Game._exec_*` methods; the others call those
+methods. A block's closures are run one after another by its frame (see `BlockFrame.step`).
+
+A function whose body does real work (a comprehension, a query or a call) keeps its values in
+the game's memo, by arguments, until the state next changes: every change goes through the
+runtime's `_move`, `_set_var`, `_set_field`, `_create`, `_undo` or `arrange`, which empty it, and
+code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
+change the state, so within one state a call with the same arguments has the same value. (One
+difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
+one, so a recursion that would pass the function-depth budget only when called deep may finish.)
+
 The closures of a rulebook are kept with it (`code_cache`), shared by all its games, keyed by
 node identity (each entry holds its node, so an identity is never reused while its entry lives).
 """

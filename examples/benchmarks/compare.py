@@ -8,14 +8,19 @@
 | examples/games/tic_tac_toe.rules         | OpenSpiel `python_tic_tac_toe` (pure Python)           |
 | examples/games/kuhn_poker.rules          | OpenSpiel `python_kuhn_poker` (pure Python)            |
 | examples/games/dominion_first_game.rules | pyminion `Game` with two `BigMoney` bots               |
-| rulebooks/guildhall.rules (when bundled) | tests/reference/guildhall.py (hand-written Python)     |
+| rulebooks/guildhall.rules                | tests/reference/guildhall.py (hand-written Python)     |
 
 First it shows that the games are the same: over many seeded games with the same policy on both
 sides (uniformly random answers; Big Money bots), the outcome statistics (first player's win
-rate, draws, mean length) must agree within sampling error (|difference| < 4 standard errors).
+rate, draws, mean length; for Guildhall also the mean number of rounds and the mean winning
+score) must agree within sampling error (|difference| < 4 standard errors).
 Then it measures speed: for each game, both engines run at the same time, one process per core,
 each playing seeded games for a few timed runs of the same CPU time (so the two run side by side
-throughout); the report gives the median games/s and the ratio rulecraft / reference.
+throughout); the report gives the median games/s, the ratio rulecraft / reference, and its
+inverse, the time rulecraft takes per game in times the reference's.
+
+Guildhall is played by 2 players; its length is the number of decisions the players answer (the
+table's draws not counted), the same count on both sides.
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 GAMES_DIR = ROOT / "examples" / "games"
 
-# One outcome: (winner seat index or None for a draw, length, first player's return or None).
-Outcome = tuple[int | None, int, float | None]
+# One outcome: (winner seat index or None for a draw, length, first player's return or None), and
+# for some games a fourth element: more statistics by name ({"rounds": 23.0, ...}).
+Outcome = tuple[int | None, int, float | None] | tuple[int | None, int, float | None, dict[str, float]]
 
 
 # ------------------------------------------------------------------ rulecraft side
@@ -62,6 +68,10 @@ def _rulecraft_runner(path: str) -> Callable[[int], Outcome]:
             return winner, sum(1 for by, _ in game.answers if by != "table"), float(v["won[P1]"])
         if name == "dominion_first_game":
             return winner, v["turns[P1]"] + v["turns[P2]"], float(game.score(game.players[0]) or 0)
+        if name == "guildhall":
+            top = max(game.score(p) or 0 for p in game.players)
+            return (winner, sum(1 for by, _ in game.answers if by != "table"), None,
+                    {"rounds": float(v["rounds"]), "winning_score": float(top)})
         return winner, len(game.answers), None
 
     return run
@@ -134,7 +144,7 @@ ANCHORS: dict[str, dict[str, Any]] = {
     "dominion_first_game": {"rules": str(GAMES_DIR / "dominion_first_game.rules"),
                             "reference": "pyminion BigMoney x2", "ref": _pyminion_runner, "same": 1000},
     "guildhall": {"rules": "guildhall", "reference": "tests/reference/guildhall.py", "ref": _guildhall_runner,
-                  "same": 200},
+                  "same": 2000},
 }
 
 
@@ -148,27 +158,35 @@ def make_runner(game: str, side: str) -> Callable[[int], Outcome]:
 
 def outcome_stats(outcomes: list[Outcome]) -> dict[str, Any]:
     n = len(outcomes)
-    first = sum(1 for w, _, _ in outcomes if w == 0) / n
-    draws = sum(1 for w, _, _ in outcomes if w is None) / n
-    lengths = [length for _, length, _ in outcomes]
+    first = sum(1 for o in outcomes if o[0] == 0) / n
+    draws = sum(1 for o in outcomes if o[0] is None) / n
+    lengths = [o[1] for o in outcomes]
     stats: dict[str, Any] = {
         "games": n,
         "first_player_win_rate": first, "first_se": math.sqrt(first * (1 - first) / n),
         "draw_rate": draws, "draw_se": math.sqrt(draws * (1 - draws) / n),
         "mean_length": statistics.fmean(lengths), "length_se": statistics.stdev(lengths) / math.sqrt(n),
     }
-    returns = [r for _, _, r in outcomes if r is not None]
+    returns = [o[2] for o in outcomes if o[2] is not None]
     if returns:
         stats["mean_first_return"] = statistics.fmean(returns)
         stats["return_se"] = statistics.stdev(returns) / math.sqrt(n)
+    for key in EXTRA_STATS:
+        values = [o[3][key] for o in outcomes if len(o) > 3 and key in o[3]]
+        if values:
+            stats[f"mean_{key}"] = statistics.fmean(values)
+            stats[f"{key}_se"] = statistics.stdev(values) / math.sqrt(len(values))
     return stats
+
+
+EXTRA_STATS = ("rounds", "winning_score")  # the names an Outcome's fourth element may give
 
 
 def agree(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """For each statistic: the difference in standard errors (of the difference), and whether it is < 4."""
     out = {}
     for key, se in (("first_player_win_rate", "first_se"), ("draw_rate", "draw_se"), ("mean_length", "length_se"),
-                    ("mean_first_return", "return_se")):
+                    ("mean_first_return", "return_se"), *((f"mean_{k}", f"{k}_se") for k in EXTRA_STATS)):
         if key not in a or key not in b:
             continue
         spread = math.hypot(a[se], b[se])
@@ -211,7 +229,7 @@ def available(game: str) -> str | None:
     except Exception as exc:  # e.g. the rulebook is not bundled yet
         return f"rulebook cannot load: {str(exc).splitlines()[0]}"
     if game == "guildhall" and not (ROOT / "tests" / "reference" / "guildhall.py").exists():
-        return "no hand-written reference: tests/reference/guildhall.py is not written yet"
+        return "no hand-written reference: tests/reference/guildhall.py is missing (run compare.py from a checkout)"
     try:
         make_runner(game, "reference")
     except ImportError as exc:
@@ -225,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", nargs="*", default=list(ANCHORS), help=f"anchors (default: {', '.join(ANCHORS)})")
     parser.add_argument("--quick", action="store_true", help="a tenth of the games (a smoke run)")
+    parser.add_argument("--stat-games", type=int, metavar="N",
+                        help="games per engine for the statistics (default: each anchor's own)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per engine (default 5)")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per timed run (default 2)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
@@ -241,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             games.append(game)
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers) as pool:
-        same_tasks = [(g, side, max(50, int(ANCHORS[g]["same"] * scale))) for g in games
+        same_tasks = [(g, side, args.stat_games or max(50, int(ANCHORS[g]["same"] * scale))) for g in games
                       for side in ("rulecraft", "reference")]
         outcomes: dict[tuple[str, str], list[Outcome]] = {}
         for g, side, result in pool.imap_unordered(_same_worker, same_tasks):
@@ -257,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         report["games"][g] = {
             "reference": ANCHORS[g]["reference"], "same_game": agree(a, b), "rulecraft_stats": a,
             "reference_stats": b,
-            "games_per_s": {"rulecraft": ra, "reference": rb, "ratio": ra / rb,
+            "games_per_s": {"rulecraft": ra, "reference": rb, "ratio": ra / rb, "time_per_game_ratio": rb / ra,
                             "rulecraft_runs": rates[(g, "rulecraft")], "reference_runs": rates[(g, "reference")]},
         }
     if args.json:
@@ -275,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"z {c['z']:4.1f}  {verdict}")
         s = r["games_per_s"]
         print(f"  games/s                rulecraft {s['rulecraft']:8.1f}   reference {s['reference']:8.1f}   "
-              f"ratio {s['ratio']:.2f}")
+              f"ratio {s['ratio']:.2f} (time per game x{s['time_per_game_ratio']:.1f})")
     return 0
 
 

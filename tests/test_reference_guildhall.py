@@ -48,7 +48,8 @@ def _game(players: int, seed: int) -> tuple[Any, ...]:
 @pytest.mark.parametrize(("players", "seed"), GAMES)
 def test_the_reference_asks_the_same_questions_and_ends_alike(players: int, seed: int) -> None:
     """With rulecraft's answers, the reference asks the same player the same question with the same
-    options in the same order at every step, and ends with the same scores and winners."""
+    options in the same order at every step (the table's draws with the same odds), and ends with
+    the same scores and winners."""
     _, result, why, ref = _game(players, seed)
     assert why is None, f"{players} players, seed {seed}: {why}"
     assert ref.over and result["winners"]
@@ -68,7 +69,7 @@ def test_the_games_ask_every_question_and_undo_failed_tiers() -> None:
     for players, seed in GAMES:
         steps, _, _, ref = _game(players, seed)
         undone += ref.undone
-        for _, prompt, _, answer in steps:
+        for _, prompt, _, answer, _ in steps:
             questions.add(_question(prompt))
             if answer.startswith("tier "):
                 tiers.add(f"{_question(prompt)} {answer}")
@@ -84,27 +85,34 @@ def test_the_games_ask_every_question_and_undo_failed_tiers() -> None:
 
 def test_a_difference_names_its_step_and_both_sides() -> None:
     """A replay that differs from the reference names the first differing step, both questions with
-    their options, and how they differ; a different ending is named after the last step."""
+    their options, and how they differ (or both odds of a draw); a different ending is named after
+    the last step."""
     diff = _differential()
     steps, result, _, _ = _game(2, 0)
-    k = next(i for i, (by, prompt, _, _) in enumerate(steps) if by == "P1" and prompt == "Your action")
-    by, prompt, labels, answer = steps[k]
+    k = next(i for i, (by, prompt, *_) in enumerate(steps) if by == "P1" and prompt == "Your action")
+    by, prompt, labels, answer, _ = steps[k]
     swapped = [labels[1], labels[0], *labels[2:]]
+    t = next(i for i, (who, _, options, *_) in enumerate(steps) if who == "table" and len(options) > 2)
+    _, draw, drawn, card, odds = steps[t]
+    assert odds is not None
     cases = [
-        ([*steps[:k], (by, prompt, swapped, answer), *steps[k + 1:]], result,
+        ([*steps[:k], (by, prompt, swapped, answer, None), *steps[k + 1:]], result,
          f"step {k + 1}: rulecraft asks P1 \"Your action\" with options {swapped}; the reference asks "
          f"P1 \"Your action\" with options {labels} (option 1 differs: '{labels[1]}' in rulecraft, "
          f"'{labels[0]}' in the reference)"),
-        ([*steps[:k], ("P2", prompt, labels, answer), *steps[k + 1:]], result,
+        ([*steps[:k], ("P2", prompt, labels, answer, None), *steps[k + 1:]], result,
          f"step {k + 1}: rulecraft asks P2 \"Your action\" with options {labels}; the reference asks "
          f"P1 \"Your action\" with options {labels} (a different player is asked)"),
-        ([*steps[:k], (by, "Act", labels, answer), *steps[k + 1:]], result,
+        ([*steps[:k], (by, "Act", labels, answer, None), *steps[k + 1:]], result,
          f"step {k + 1}: rulecraft asks P1 \"Act\" with options {labels}; the reference asks "
          f"P1 \"Your action\" with options {labels} (the question differs)"),
-        ([*steps[:k], (by, prompt, [*labels, "pass"], answer), *steps[k + 1:]], result,
+        ([*steps[:k], (by, prompt, [*labels, "pass"], answer, None), *steps[k + 1:]], result,
          f"step {k + 1}: rulecraft asks P1 \"Your action\" with options {[*labels, 'pass']}; the reference "
          f"asks P1 \"Your action\" with options {labels} (rulecraft offers {len(labels) + 1} options, "
          f"the reference {len(labels)})"),
+        ([*steps[:t], ("table", draw, drawn, card, [1] * len(drawn)), *steps[t + 1:]], result,
+         f"step {t + 1}: the table's odds for \"{draw}\" differ: {[1] * len(drawn)} in rulecraft, {odds} in the "
+         f"reference (options {drawn})"),
         (steps, {**result, "winners": ["P1", "P2"]}, None),
     ]
     for tampered, claimed, expected in cases:

@@ -23,8 +23,9 @@ from rulecraft.records import roll
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import guildhall
 
-# One decision: who answers ("P1", ..., "table"), the question, the options in order, the answer.
-Step = tuple[str, str, list[str], str]
+# One decision: who answers ("P1", ..., "table"), the question, the options in order, the answer,
+# and for the table's draws the odds of each option (how many cards carry its label).
+Step = tuple[str, str, list[str], str, list[int] | None]
 
 
 def rulecraft_game(players: int, seed: int, rulebook: Any = None) -> tuple[list[Step], dict[str, Any]]:
@@ -42,7 +43,8 @@ def rulecraft_game(players: int, seed: int, rulebook: Any = None) -> tuple[list[
         else:
             answer = agents[decision.player.index].choose(game, decision)
             game.apply(answer)
-        steps.append((decision.by, decision.prompt, decision.labels, answer))
+        weights = list(decision.chance_weights) if decision.chance_weights is not None else None
+        steps.append((decision.by, decision.prompt, decision.labels, answer, weights))
     return steps, game.result()
 
 
@@ -65,7 +67,7 @@ def _how(ours: tuple[str, str, list[str]], theirs: tuple[str, str, list[str]]) -
 def first_difference(players: int, steps: list[Step], result: dict[str, Any]) -> tuple[str | None, guildhall.Game]:
     """Replay `steps` on the reference: None if it agrees throughout, else where and how it does not."""
     ref = guildhall.Game(players, auto_chance=False)
-    for i, (by, prompt, labels, answer) in enumerate(steps, 1):
+    for i, (by, prompt, labels, answer, weights) in enumerate(steps, 1):
         decision = ref.current_decision()
         if decision is None:
             return (f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference's game is over "
@@ -74,6 +76,9 @@ def first_difference(players: int, steps: list[Step], result: dict[str, Any]) ->
         if (by, prompt, labels) != theirs:
             return (f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference asks "
                     f"{_asks(*theirs)} ({_how((by, prompt, labels), theirs)})"), ref
+        if weights != decision.weights:
+            return (f"step {i}: the table's odds for \"{prompt}\" differ: {weights} in rulecraft, "
+                    f"{decision.weights} in the reference (options {labels})"), ref
         ref.apply(answer)
     decision = ref.current_decision()
     if decision is not None:

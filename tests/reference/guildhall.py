@@ -74,12 +74,15 @@ class Fail(Exception):
 
 
 class Decision:
-    """A question the game waits on: who answers (a seat index, or None for the table), what, the options."""
+    """A question the game waits on: who answers (a seat index, or None for the table), what, the options.
 
-    __slots__ = ("labels", "player", "prompt")
+    The table's options are weighted by how many cards carry each label (`weights`).
+    """
 
-    def __init__(self, player: int | None, prompt: str, labels: list[str]):
-        self.player, self.prompt, self.labels = player, prompt, labels
+    __slots__ = ("labels", "player", "prompt", "weights")
+
+    def __init__(self, player: int | None, prompt: str, labels: list[str], weights: list[int] | None = None):
+        self.player, self.prompt, self.labels, self.weights = player, prompt, labels, weights
 
     @property
     def by(self) -> str:
@@ -212,8 +215,13 @@ class Game:
         """One card from a shuffled zone: the top one, or (without auto chance) the table says which."""
         if self.rng is not None:
             return zone.pop()
-        distinct = list(dict.fromkeys(zone))
-        c = distinct[0] if len(distinct) == 1 else of[(yield Decision(None, prompt, [names[x] for x in distinct]))]
+        counts: dict[int, int] = {}
+        for x in zone:
+            counts[x] = counts.get(x, 0) + 1
+        if len(counts) == 1:
+            c = zone[0]
+        else:
+            c = of[(yield Decision(None, prompt, [names[x] for x in counts], list(counts.values())))]
         zone.remove(c)
         return c
 
@@ -645,13 +653,21 @@ class Game:
         self.over, self.winners = True, [p for p in range(self.n) if self.score(p) == best]
 
 
-def play_random(players: int, seed: int) -> Game:
-    """A whole game: seeded chance, and uniformly random answers from a generator of the same seed."""
-    game = Game(players, seed)
-    pick = random.Random(seed * 7919 + 1).randrange
+def play_random(players: int, seed: int, *, chance_as_decisions: bool = False) -> Game:
+    """A whole game: seeded chance, and uniformly random answers from a generator of the same seed.
+
+    With `chance_as_decisions`, every draw is a decision of the table, answered here by a weighted
+    pick among its labels (the same odds; it shows what listing chance's options costs).
+    """
+    game = Game(players, seed, auto_chance=not chance_as_decisions)
+    rng = random.Random(seed * 7919 + 1)
+    pick, choices = rng.randrange, rng.choices
     while (decision := game.pending) is not None:
         labels = decision.labels
-        game.apply(labels[pick(len(labels))])
+        if decision.weights is not None:
+            game.apply(choices(labels, decision.weights)[0])
+        else:
+            game.apply(labels[pick(len(labels))])
     return game
 
 
@@ -669,9 +685,11 @@ if __name__ == "__main__":
     import time
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    start = time.process_time()
-    outcomes = [run(seed) for seed in range(n)]
-    spent = time.process_time() - start
-    print(f"{n} games in {spent:.2f} s CPU ({n / spent:.1f} games/s); first player wins "
-          f"{sum(1 for w, *_ in outcomes if w == 0) / n:.3f}; mean decisions {sum(o[1] for o in outcomes) / n:.1f}; "
-          f"mean rounds {sum(o[3]['rounds'] for o in outcomes) / n:.1f}")
+    for listed in (False, True):
+        start = time.process_time()
+        games = [play_random(2, seed, chance_as_decisions=listed) for seed in range(n)]
+        spent = time.process_time() - start
+        print(f"{n} games{' (chance as decisions)' if listed else ''} in {spent:.2f} s CPU ({n / spent:.1f} games/s); "
+              f"first player wins {sum(1 for g in games if g.winners == [0]) / n:.3f}; "
+              f"mean decisions {sum(g.decisions for g in games) / n:.1f}; "
+              f"mean rounds {sum(g.rounds for g in games) / n:.1f}")

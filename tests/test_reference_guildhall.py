@@ -122,3 +122,21 @@ def test_a_difference_names_its_step_and_both_sides() -> None:
         assert why == expected
     why, _ = diff.first_difference(2, steps[:-1], result)
     assert why is not None and why.startswith(f"after step {len(steps) - 1}: rulecraft's game is over ")
+
+
+def test_the_comparison_script_plays_guildhall_on_both_engines_with_the_same_statistics() -> None:
+    """examples/benchmarks/compare.py plays Guildhall on rulecraft and on the reference, and both
+    sides give the same statistics: the sole winner, the players' decisions, rounds, winning score."""
+    spec = importlib.util.spec_from_file_location("compare", HERE.parent / "examples" / "benchmarks" / "compare.py")
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    stats = {}
+    for side in ("rulecraft", "reference"):
+        outcomes = [compare.make_runner("guildhall", side)(seed) for seed in range(3)]
+        for winner, decisions, first_return, more in outcomes:
+            assert winner in (0, 1, None) and decisions > 50 and first_return is None
+            assert 1 <= more["rounds"] <= 200 and more["winning_score"] >= 20
+        stats[side] = compare.outcome_stats(outcomes)
+    assert set(compare.agree(stats["rulecraft"], stats["reference"])) == {
+        "first_player_win_rate", "draw_rate", "mean_length", "mean_rounds", "mean_winning_score"}

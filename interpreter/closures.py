@@ -568,7 +568,7 @@ def _compare_number(e: s.Compare, left: Code, b: int, slow: Code) -> Code:
 
 
 def _binary(e: s.Binary, cache: CodeCache) -> Code:
-    from .runtime import INT_BUDGET, LIST_BUDGET
+    from .runtime import INT_BUDGET, LIST_BUDGET, TEXT_BUDGET
 
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
@@ -581,6 +581,8 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 v = a + b if plus else a - b
                 if -INT_BUDGET <= v <= INT_BUDGET:
                     return v
+            elif plus and a.__class__ is str and b.__class__ is str and len(a) + len(b) <= TEXT_BUDGET:
+                return a + b
             elif plus and (a.__class__ is tuple or a.__class__ is ZoneRef) and (
                     b.__class__ is tuple or b.__class__ is ZoneRef):
                 # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list

@@ -91,6 +91,17 @@ def test_seeded_random_games_keep_every_invariant(game: str, tmp_path: Path) -> 
     assert summary.decisions > 0
 
 
+@pytest.mark.parametrize("game", GAMES, ids=_id)
+def test_a_hundred_seeded_openings_keep_every_invariant(game: str, tmp_path: Path) -> None:
+    """The CI cut of the large soak: a hundred seeded games per rulebook, each checked for its first
+    60 decisions (every player count in turn), hidden information every 10th, on two workers."""
+    summary = soak.soak(game, games=100, seed=10_000, max_decisions=60, hidden_every=10, out_dir=tmp_path,
+                        workers=2)
+    assert [f.problem for f in summary.findings] == []
+    assert summary.games == 100
+    assert summary.hidden_checks > 100
+
+
 def test_conservation_names_a_lost_or_doubled_card() -> None:
     """The conservation check finds a card in two zones, a card in none, and a card out of place."""
     rb = rulecraft.load(TUTORIAL)

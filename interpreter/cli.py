@@ -237,8 +237,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise RecordError(f"{args.record}: {exc}") from None
     done = min(len(record.answers), len(record.answers) if args.until is None else args.until)
     if args.trace:
-        # A player's view leaves out the seed: with it, the order of every deck could be worked out.
-        header = {"players": record.players, "answers": done} if viewer else \
+        # A player's view leaves out the seed (with it, the order of every deck could be worked
+        # out) and the number of answers (it counts the other players' secret steps).
+        header = {"players": record.players} if viewer else \
             {"players": record.players, "seed": _seed_text(record.seed), "answers": done}
         if viewer is not None:
             header["as"] = str(viewer)

@@ -380,7 +380,7 @@ def test_a_players_view_never_shows_another_players_hand(tmp_path: Path, capsys:
     code, trace, _ = run(capsys, "replay", path, "--as", "P2", "--trace")
     assert code == 0
     shown.append(trace)
-    assert "# seed" not in trace
+    assert "# seed" not in trace and "# answers" not in trace
     secret = every - seen  # empty when every card has a twin P2 did see: then the counts above are the check
     for text in shown:
         leaked = sorted(label for label in secret if _mentions(text, label))

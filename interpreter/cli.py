@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import agents as agents_mod
 from .errors import GameError, RecordError, RulecraftError
@@ -239,7 +240,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.trace:
         # A player's view leaves out the seed (with it, the order of every deck could be worked
         # out) and the number of answers (it counts the other players' secret steps).
-        header = {"players": record.players} if viewer else \
+        header: dict[str, Any] = {"players": record.players} if viewer else \
             {"players": record.players, "seed": _seed_text(record.seed), "answers": done}
         if viewer is not None:
             header["as"] = str(viewer)

@@ -1781,10 +1781,10 @@ class Game:
             decl, owned_by = info[key] if key in info else self._info_of(key)
             visibility = decl.visibility
             if who is None or visibility == "public":
-                labels = self._labels_of(ids)
-                zones[key] = labels[::-1] if not decl.shuffled else sorted(labels)
+                labels = self._zone_labels(key, ids)
+                zones[key] = list(reversed(labels)) if not decl.shuffled else sorted(labels)
             elif visibility == "owner" and owned_by == owner:
-                zones[key] = self._labels_of(ids)[::-1]
+                zones[key] = list(reversed(self._zone_labels(key, ids)))
             elif visibility == "top":
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
@@ -1821,6 +1821,14 @@ class Game:
                     break
         entry = self._key_info[key] = (decl, owner)
         return entry
+
+    def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
+        """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
+        memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
+        labels = self._memo.get(memo_key)
+        if labels is None:
+            labels = self._memo[memo_key] = tuple(self._labels_of(ids))
+        return labels
 
     def _labels_of(self, ids: list[int]) -> list[str]:
         """The labels of cards by id (the label cache read directly, as `label` does)."""

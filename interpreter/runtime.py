@@ -393,7 +393,8 @@ class Game:
         self.pending: Decision | None = None
         self.steps = 0
         self._fn_depth = 0
-        # Values of functions already computed since the state last changed (see closures.py).
+        # What was derived from the state since it last changed: functions' values (closures.py)
+        # and zones' labels (views); every change of the state empties it.
         self._memo: dict[tuple[Any, ...], Any] = {}
         self.check_invariants = check_invariants
         self._consts: dict[str, Any] = {}

@@ -1096,23 +1096,13 @@ class Game:
         other work such as a rule (True: the frame draws on when it is stepped again), or when a
         draw would offer more options than a decision may (False: asking reports it).
         """
-        st, frames, labels, cards = self.state, self.frames, self._labels, self.state.cards
+        st, frames = self.state, self.frames
         while True:
             ids = st.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
                 frames.pop()
                 return True
-            first: dict[str, int] = {}
-            counts: dict[str, int] = {}
-            for i in ids:
-                card = cards[i]
-                entry = labels.get(id(card))
-                text = entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i))
-                if text in counts:
-                    counts[text] += 1
-                else:
-                    counts[text] = 1
-                    first[text] = i
+            first, counts = self._label_counts(ids)
             if len(counts) > OPTION_BUDGET:
                 return False
             if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
@@ -1245,19 +1235,20 @@ class Game:
 
     def _zone_chance_options(self, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
         """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
-        cards, labels = self.state.cards, self._labels
+        first, counts = self._label_counts(ids)
+        return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
+
+    def _label_counts(self, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
+        """For each distinct label among the cards, in order: its first card's id, and how many carry it."""
         first: dict[str, int] = {}
         counts: dict[str, int] = {}
-        for i in ids:
-            card = cards[i]
-            entry = labels.get(id(card))
-            text = entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i))
+        for i, text in zip(ids, self._labels_of(ids), strict=True):
             if text in counts:
                 counts[text] += 1
             else:
                 counts[text] = 1
                 first[text] = i
-        return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
+        return first, counts
 
     def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
@@ -1831,7 +1822,7 @@ class Game:
             labels = self._memo[memo_key] = tuple(self._labels_of(ids))
         return labels
 
-    def _labels_of(self, ids: list[int]) -> list[str]:
+    def _labels_of(self, ids: Sequence[int]) -> list[str]:
         """The labels of cards by id (the label cache read directly, as `label` does)."""
         cards, labels = self.state.cards, self._labels
         out = []

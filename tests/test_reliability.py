@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -261,6 +262,40 @@ def test_the_figures_of_runs_appended_to_a_file_add_up(tmp_path: Path, capsys: p
     assert capsys.readouterr().err == (f"{TUTORIAL}: the runs of seeds 3-5 and 4-5 overlap: their games would be "
                                        "counted twice\n")
 
+
+
+def _number(cell: str) -> int:
+    return int(cell.replace(" ", "").replace("\u202f", ""))
+
+
+def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
+    """The table of large soak runs in docs/RELIABILITY.md says what docs/soak-runs.jsonl adds up to.
+
+    The runs take hours, so CI cannot repeat them; it can hold the prose to the data the runs wrote.
+    """
+    runs = [json.loads(line) for line in (ROOT / "docs" / "soak-runs.jsonl").read_text().splitlines() if line]
+    recorded = {}
+    for line in soak.totals(runs):  # raises if two runs counted the same seeds
+        name = line.split(" ", 1)[0]
+        figures = re.search(r"seeds ([\d, -]+): (\d+) games \((\d+) finished\), (\d+) decisions, (\d+) "
+                            r"hidden-information checks, (\d+) violations", line)
+        assert figures is not None, line
+        assert "," not in figures.group(1), f"{name}: the recorded runs leave a gap of seeds: {line}"
+        first, last = figures.group(1).split("-")
+        recorded[name] = (int(first), int(last), *map(int, figures.groups()[1:]))
+    text = (ROOT / "docs" / "RELIABILITY.md").read_text()
+    table = text.split("### Invariants at scale", 1)[1].split("\n\n")[2]
+    documented = {}
+    for row in table.splitlines()[2:]:
+        game, seeds, games, decisions, hidden, violations, _time = (c.strip() for c in row.strip("|").split("|"))
+        name = game.split(" (")[0].lower().replace(" ", "_")
+        played = re.fullmatch(r"([\d ]+) \(([\d ]+)\)", games)
+        if played is None:  # a row for a run not made yet
+            continue
+        first, last = seeds.split("–")
+        documented[name] = (_number(first), _number(last), _number(played.group(1)), _number(played.group(2)),
+                            _number(decisions), _number(hidden), _number(violations))
+    assert documented == recorded
 
 # ---------------------------------------------------------------------------- 3. hidden information
 

@@ -86,7 +86,7 @@ class HumanAgent:
             what = f"a card drawn from {draw[0]} to {draw[1]}" if draw else decision.prompt
             return self._ask(decision, f"table: {what}: what was revealed?")
         # What happened since this seat last answered, as it may see it (without the rule spans).
-        news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen:], viewer=me)]
+        news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen :], viewer=me)]
         self.seen = len(game.events)
         if news:
             out.write("\n" + "\n".join(news) + "\n")
@@ -110,8 +110,9 @@ class HumanAgent:
                 return decision.options[int(text) - 1].label
             if text in decision.labels:
                 return text
-            out.write(f"'{text}' is not an answer: type a number from 1 to {len(decision.options)}, "
-                      "or an option's label\n")
+            out.write(
+                f"'{text}' is not an answer: type a number from 1 to {len(decision.options)}, or an option's label\n"
+            )
 
 
 AGENTS: dict[str, Callable[[int], Any]] = {
@@ -134,8 +135,13 @@ def make_agents(names: list[str], players: int, seed: int) -> list[Agent]:
     return agents
 
 
-def play(game: Game, agents: list[Agent], on_answer: Callable[[Game], None] | None = None,
-         max_decisions: int = 100_000, table: Agent | None = None) -> Game:
+def play(
+    game: Game,
+    agents: list[Agent],
+    on_answer: Callable[[Game], None] | None = None,
+    max_decisions: int = 100_000,
+    table: Agent | None = None,
+) -> Game:
     """Answer decisions with the agents (one per seat) until the game is over.
 
     A game without a seed asks chance of `table` (a person typing what was revealed), if given.
@@ -146,8 +152,10 @@ def play(game: Game, agents: list[Agent], on_answer: Callable[[Game], None] | No
         if decision is None:
             break
         if decision.player is None and table is None:
-            raise GameError(f"the game waits on the table (\"{decision.prompt}\") and has no seed to draw with: "
-                            "go on with --table, and type what was revealed")
+            raise GameError(
+                f'the game waits on the table ("{decision.prompt}") and has no seed to draw with: '
+                "go on with --table, and type what was revealed"
+            )
         agent = table if decision.player is None else agents[decision.player.index]
         assert agent is not None
         game.apply(agent.choose(game, decision))

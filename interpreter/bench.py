@@ -59,8 +59,9 @@ def measure_load(name: str, repeats: int) -> dict[str, Any]:
     return {"cold_s": _summary(cold), "cached_s": _summary(cached)}
 
 
-def measure_play(rb: rulebook_mod.Rulebook, players: int, games: int, repeats: int, trace: bool,
-                 first_seed: int = 0) -> dict[str, Any]:
+def measure_play(
+    rb: rulebook_mod.Rulebook, players: int, games: int, repeats: int, trace: bool, first_seed: int = 0
+) -> dict[str, Any]:
     """Games and decisions per second over `repeats` runs of `games` seeded games each."""
     games_per_s, decisions_per_s = [], []
     decisions = 0
@@ -72,8 +73,11 @@ def measure_play(rb: rulebook_mod.Rulebook, players: int, games: int, repeats: i
         elapsed = time.process_time() - start
         games_per_s.append(games / elapsed)
         decisions_per_s.append(decisions / elapsed)
-    return {"games_per_s": _summary(games_per_s), "decisions_per_s": _summary(decisions_per_s),
-            "decisions_per_game": decisions / games}
+    return {
+        "games_per_s": _summary(games_per_s),
+        "decisions_per_s": _summary(decisions_per_s),
+        "decisions_per_game": decisions / games,
+    }
 
 
 def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones: int = 200) -> dict[str, Any]:
@@ -117,7 +121,10 @@ def bench_game(name: str, players: int | None = None, games: int = 20, repeats: 
     rb = rulebook_mod.load(name)
     n = players or rb.program.min_players
     return {
-        "game": name, "players": n, "games_per_run": games, "repeats": repeats,
+        "game": name,
+        "players": n,
+        "games_per_run": games,
+        "repeats": repeats,
         "load": load,
         "play_trace": measure_play(rb, n, games, repeats, True),
         "play_no_trace": measure_play(rb, n, games, repeats, False),
@@ -140,8 +147,9 @@ def fresh_process_load(names: list[str]) -> float | None:
     """Seconds a new Python process takes to import rulecraft and load the rulebooks (the grammar's
     cache as configured): what `rulecraft play` pays before the first move. Wall-clock time."""
     try:
-        out = subprocess.run([sys.executable, "-c", _FRESH, *names], capture_output=True, text=True, check=True,
-                             timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", _FRESH, *names], capture_output=True, text=True, check=True, timeout=120
+        )
         return float(out.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return None
@@ -157,24 +165,30 @@ def bench_all_loads(names: list[str], repeats: int) -> dict[str, Any]:
         cold.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
         cached.append(_time(lambda: [rulebook_mod.load(n) for n in names]))
     fresh = [t for t in (fresh_process_load(names) for _ in range(repeats)) if t is not None]
-    return {"games": names, "cold_s": _summary(cold), "cached_s": _summary(cached),
-            "fresh_process_s": _summary(fresh) if fresh else None}
+    return {
+        "games": names,
+        "cold_s": _summary(cold),
+        "cached_s": _summary(cached),
+        "fresh_process_s": _summary(fresh) if fresh else None,
+    }
 
 
 def _fmt(summary: dict[str, float] | None, scale: float = 1.0, unit: str = "") -> str:
     if summary is None:
         return "-"
-    return (f"{summary['median'] * scale:,.1f}{unit} "
-            f"[{summary['min'] * scale:,.1f}..{summary['max'] * scale:,.1f}]")
+    return f"{summary['median'] * scale:,.1f}{unit} [{summary['min'] * scale:,.1f}..{summary['max'] * scale:,.1f}]"
 
 
 def text_report(report: dict[str, Any]) -> str:
     lines = []
     for g in report["games"]:
-        lines.append(f"{g['game']} ({g['players']} players, {g['games_per_run']} games x {g['repeats']} runs; "
-                     f"median [min..max])")
-        rows = [("parse+check cold", _fmt(g["load"]["cold_s"], 1000, " ms")),
-                ("parse+check cached", _fmt(g["load"]["cached_s"], 1000, " ms"))]
+        lines.append(
+            f"{g['game']} ({g['players']} players, {g['games_per_run']} games x {g['repeats']} runs; median [min..max])"
+        )
+        rows = [
+            ("parse+check cold", _fmt(g["load"]["cold_s"], 1000, " ms")),
+            ("parse+check cached", _fmt(g["load"]["cached_s"], 1000, " ms")),
+        ]
         for key, what in (("play_no_trace", "no trace"), ("play_trace", "trace")):
             p = g[key]
             rows.append((f"games/s ({what})", _fmt(p["games_per_s"])))
@@ -186,9 +200,11 @@ def text_report(report: dict[str, Any]) -> str:
         lines.extend(f"  {label:<24}{value}" for label, value in rows)
     total = report.get("all_loads")
     if total:
-        lines.append(f"all ({', '.join(total['games'])}): parse+check cold {_fmt(total['cold_s'], 1000, ' ms')}, "
-                     f"cached {_fmt(total['cached_s'], 1000, ' ms')}, "
-                     f"fresh process (import + load) {_fmt(total['fresh_process_s'], 1000, ' ms')}")
+        lines.append(
+            f"all ({', '.join(total['games'])}): parse+check cold {_fmt(total['cold_s'], 1000, ' ms')}, "
+            f"cached {_fmt(total['cached_s'], 1000, ' ms')}, "
+            f"fresh process (import + load) {_fmt(total['fresh_process_s'], 1000, ' ms')}"
+        )
     return "\n".join(lines)
 
 
@@ -210,10 +226,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `bench` command to the command line."""
-    p = sub.add_parser("bench", help="throughput figures: games/s, decisions/s, parse+check time",
-                       description="Measure parse+check time (cold and cached), games/s and decisions/s with "
-                       "seeded random agents (trace on and off), clone cost and peak memory, for each game "
-                       "(default: every bundled rulebook).")
+    p = sub.add_parser(
+        "bench",
+        help="throughput figures: games/s, decisions/s, parse+check time",
+        description="Measure parse+check time (cold and cached), games/s and decisions/s with "
+        "seeded random agents (trace on and off), clone cost and peak memory, for each game "
+        "(default: every bundled rulebook).",
+    )
     p.add_argument("games", nargs="*", metavar="GAME", help="bundled rulebook names or paths")
     p.add_argument("--players", type=int, help="number of players (default: the fewest each game allows)")
     p.add_argument("--games-per-run", type=int, default=20, metavar="N", help="games per timed run (default 20)")

@@ -17,8 +17,15 @@ from .errors import Diagnostic, RulebookError, Span, did_you_mean
 from .values import EnumValue
 
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
-BASIC_TYPES = {"int": t.INT, "bool": t.BOOL, "str": t.STR, "Player": t.PLAYER, "any": t.ANY, "record": t.RECORD,
-               "card": t.ANY_CARD}
+BASIC_TYPES = {
+    "int": t.INT,
+    "bool": t.BOOL,
+    "str": t.STR,
+    "Player": t.PLAYER,
+    "any": t.ANY,
+    "record": t.RECORD,
+    "card": t.ANY_CARD,
+}
 BUILTIN_NAMES = {"players": t.list_of(t.PLAYER), "table": t.TABLE, "player_count": t.INT}
 
 
@@ -181,19 +188,35 @@ class Checker:
             first = self.files[0][1].span if self.files else Span("<string>", 1, 1)
             self.error(Span(first.file, 1, 1), "the rulebook declares no game (write e.g. 'game Name players 2..4')")
         if self.play is None:
-            self.error(Span(self.files[0][0] if self.files else "<string>", 1, 1),
-                       "the rulebook has no 'play { ... }' block: nothing would happen")
+            self.error(
+                Span(self.files[0][0] if self.files else "<string>", 1, 1),
+                "the rulebook has no 'play { ... }' block: nothing would happen",
+            )
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.span.file, d.span.line, d.span.column))
             raise RulebookError(self.diagnostics, self.sources)
         assert self.game is not None
         return Program(
-            name=self.game.name, min_players=self.game.min_players, max_players=self.game.max_players,
-            enums=self.enums, members={k: v[0] for k, v in self.members.items() if len(v) == 1},
-            cards=self.cards, zones=self.zones, vars=self.vars, var_types=self.var_types, consts=self.consts,
-            fns=self.fns, procs=self.procs, abilities=self.abilities, rules=self.rules,
-            rule_reads={r.name: self._reads_of(r) for r in self.rules}, invariants=self.invariants,
-            setup=self.setup, play=self.play, sources=self.sources, files=[f for f, _ in self.files],
+            name=self.game.name,
+            min_players=self.game.min_players,
+            max_players=self.game.max_players,
+            enums=self.enums,
+            members={k: v[0] for k, v in self.members.items() if len(v) == 1},
+            cards=self.cards,
+            zones=self.zones,
+            vars=self.vars,
+            var_types=self.var_types,
+            consts=self.consts,
+            fns=self.fns,
+            procs=self.procs,
+            abilities=self.abilities,
+            rules=self.rules,
+            rule_reads={r.name: self._reads_of(r) for r in self.rules},
+            invariants=self.invariants,
+            setup=self.setup,
+            play=self.play,
+            sources=self.sources,
+            files=[f for f, _ in self.files],
         )
 
     # ------------------------------------------------------------ pass 1: declare names
@@ -274,15 +297,18 @@ class Checker:
                     self._check_template(d.label, d.span, {f for f, _ in fields})
         for name, decl in self.vars.items():
             self.var_types[name] = self._type(decl.type)
-        for name, fn in self.fns.items():
+        for name in self.fns:
             self.fn_types[name] = t.ANY  # refined when its body is checked
 
     def _extend_enum(self, d: s.EnumDecl) -> None:
         """`extend enum E { ... }`: new values after E's own, in E's cyclic order."""
         base = self.enums.get(d.name)
         if base is None:
-            self.error(d.span, f"no enumeration '{d.name}' to extend{did_you_mean(d.name, self.enums)}",
-                       hint="an extension extends an enumeration that an included rulebook declares")
+            self.error(
+                d.span,
+                f"no enumeration '{d.name}' to extend{did_you_mean(d.name, self.enums)}",
+                hint="an extension extends an enumeration that an included rulebook declares",
+            )
             return
         known = {v.name for v in base}
         names = []
@@ -301,16 +327,20 @@ class Checker:
         """`override proc|fn name(...)`: replace an included one that takes the same parameters."""
         base = registry.get(d.name)
         if base is None:
-            self.error(d.span, f"no {kind} '{d.name}' to override{did_you_mean(d.name, registry)}",
-                       hint=f"an extension overrides a {kind} that an included rulebook declares")
+            self.error(
+                d.span,
+                f"no {kind} '{d.name}' to override{did_you_mean(d.name, registry)}",
+                hint=f"an extension overrides a {kind} that an included rulebook declares",
+            )
             return
 
         def shape(params: tuple[s.Param, ...]) -> str:
             return ", ".join(f"{p.name}: {_type_text(p.type)}" for p in params)
 
         if shape(base.params) != shape(d.params):
-            self.error(d.span, f"override of {d.name} must take the same parameters as at {base.span}: "
-                       f"({shape(base.params)})")
+            self.error(
+                d.span, f"override of {d.name} must take the same parameters as at {base.span}: ({shape(base.params)})"
+            )
             return
         registry[d.name] = d
 
@@ -343,8 +373,12 @@ class Checker:
 
     def _check_decl(self, d: s.Decl) -> None:
         registries: dict[type, dict[str, Any]] = {
-            s.ZoneDecl: self.zones, s.VarDecl: self.vars, s.ConstDecl: self.consts, s.FnDecl: self.fns,
-            s.ProcDecl: self.procs, s.AbilityDecl: self.abilities,
+            s.ZoneDecl: self.zones,
+            s.VarDecl: self.vars,
+            s.ConstDecl: self.consts,
+            s.FnDecl: self.fns,
+            s.ProcDecl: self.procs,
+            s.AbilityDecl: self.abilities,
         }
         registry = registries.get(type(d))
         if registry is not None and registry.get(getattr(d, "name", "")) is not d:
@@ -447,7 +481,7 @@ class Checker:
             self.stmt(stmt)
         self.scope.pop()
 
-    def stmt(self, st: s.Stmt) -> None:  # noqa: C901 -- one case per statement, in grammar order
+    def stmt(self, st: s.Stmt) -> None:
         match st:
             case s.Let(name, value):
                 if isinstance(value, s.Call) and value.name in self.procs:
@@ -462,21 +496,28 @@ class Checker:
                     hint = f"declare it first with 'let {name} = ...'"
                     if name in self.vars:
                         hint = f"{name} is a game variable: write 'set {name} {op} ...'"
-                    self.error(st.span, f"unknown local name '{name}'{did_you_mean(name, self.scope.names())}",
-                               hint=hint)
+                    self.error(
+                        st.span, f"unknown local name '{name}'{did_you_mean(name, self.scope.names())}", hint=hint
+                    )
                 elif op != "=":
                     self._expect(have, t.INT, st.span, f"'{name}' used with {op}")
                     self._expect(vt, t.INT, value.span, f"the value added to '{name}'")
             case s.SetVar(name, keys, op, value):
                 if name not in self.vars and name in self.consts:
-                    self.error(st.span, f"'{name}' is a constant: it cannot be set",
-                               hint=f"declare it as a variable to change it: var {name}: ... = ... public")
+                    self.error(
+                        st.span,
+                        f"'{name}' is a constant: it cannot be set",
+                        hint=f"declare it as a variable to change it: var {name}: ... = ... public",
+                    )
                     self.expr(value)
                     return
                 if name not in self.vars:
                     local = self.scope.lookup(name) is not None
-                    self.error(st.span, f"unknown variable '{name}'{did_you_mean(name, self.vars)}",
-                               hint=f"'{name}' is a local name: write '{name} {op} ...' without 'set'" if local else None)
+                    self.error(
+                        st.span,
+                        f"unknown variable '{name}'{did_you_mean(name, self.vars)}",
+                        hint=f"'{name}' is a local name: write '{name} {op} ...' without 'set'" if local else None,
+                    )
                     self.expr(value)
                     return
                 self._keys(self.vars[name], keys, st.span)
@@ -516,8 +557,11 @@ class Checker:
                     if ct is not None:
                         ft = ct.field_type(init.name)
                         if ft is None:
-                            self.error(init.span, f"card type {card_type} has no field '{init.name}'"
-                                       f"{did_you_mean(init.name, [f for f, _ in ct.fields])}")
+                            self.error(
+                                init.span,
+                                f"card type {card_type} has no field '{init.name}'"
+                                f"{did_you_mean(init.name, [f for f, _ in ct.fields])}",
+                            )
                         else:
                             self._expect(vt, ft, init.value.span, f"field {init.name}")
                 self._zone(zone)
@@ -578,7 +622,7 @@ class Checker:
                 labels: set[str] = set()
                 for opt in options:
                     if opt.label in labels:
-                        self.error(opt.span, f"two options are labelled \"{opt.label}\"")
+                        self.error(opt.span, f'two options are labelled "{opt.label}"')
                     labels.add(opt.label)
                     if opt.when is not None:
                         self._cond(opt.when)
@@ -586,8 +630,11 @@ class Checker:
             case s.Use(ability, args, upto):
                 ab = self.abilities.get(ability)
                 if ab is None and ability in self.procs:
-                    self.error(st.span, f"'{ability}' is a procedure, not an ability",
-                               hint=f"call it as '{ability}(...)'; 'use' offers the tiers of an ability")
+                    self.error(
+                        st.span,
+                        f"'{ability}' is a procedure, not an ability",
+                        hint=f"call it as '{ability}(...)'; 'use' offers the tiers of an ability",
+                    )
                     for a in args:
                         self.expr(a)
                 elif ab is None:
@@ -601,11 +648,17 @@ class Checker:
                 if name in self.procs:
                     self._call_args(name, self.procs[name].params, args, st.span)
                 elif name in self.fns:
-                    self.error(st.span, f"'{name}' is a function: it computes a value and changes nothing",
-                               hint=f"use its value, e.g. 'let x = {name}(...)', or make it a proc")
+                    self.error(
+                        st.span,
+                        f"'{name}' is a function: it computes a value and changes nothing",
+                        hint=f"use its value, e.g. 'let x = {name}(...)', or make it a proc",
+                    )
                 elif name in self.abilities:
-                    self.error(st.span, f"'{name}' is an ability: it is resolved with 'use'",
-                               hint=f"write 'use {name}(...) upto N' to offer its tiers up to N")
+                    self.error(
+                        st.span,
+                        f"'{name}' is an ability: it is resolved with 'use'",
+                        hint=f"write 'use {name}(...) upto N' to offer its tiers up to N",
+                    )
                     for a in args:
                         self.expr(a)
                 else:
@@ -647,8 +700,11 @@ class Checker:
                 shape = ", ".join(str(self._type(k)) for k in decl.keys)
                 self.error(span, f"{kind} {decl.name} takes {len(decl.keys)} key(s): {decl.name}[{shape}]")
             else:
-                hint = (f"to read a card of it write top({decl.name}), bottom({decl.name}) or first({decl.name})"
-                        if kind == "zone" else None)
+                hint = (
+                    f"to read a card of it write top({decl.name}), bottom({decl.name}) or first({decl.name})"
+                    if kind == "zone"
+                    else None
+                )
                 self.error(span, f"{kind} {decl.name} takes no keys", hint=hint)
             for k in keys:
                 self.expr(k)
@@ -672,8 +728,9 @@ class Checker:
                 return t.ANY
             ft = ct.field_type(field)
             if ft is None:
-                self.error(span, f"card type {ot.name} has no field '{field}'"
-                           f"{did_you_mean(field, [f for f, _ in ct.fields])}")
+                self.error(
+                    span, f"card type {ot.name} has no field '{field}'{did_you_mean(field, [f for f, _ in ct.fields])}"
+                )
             return ft
         if ot.kind in ("card", "any", "record"):
             return t.ANY
@@ -687,7 +744,7 @@ class Checker:
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, e: s.Expr) -> t.T:  # noqa: C901 -- one case per expression, in grammar order
+    def expr(self, e: s.Expr) -> t.T:
         match e:
             case s.CondExpr(cond, then, otherwise):
                 self._cond(cond)
@@ -749,8 +806,11 @@ class Checker:
             case s.FieldAccess(obj, name):
                 if isinstance(obj, s.Name) and obj.id in self.enums and self.scope.lookup(obj.id) is None:
                     if name not in {v.name for v in self.enums[obj.id]}:
-                        self.error(e.span, f"enumeration {obj.id} has no value '{name}'"
-                                   f"{did_you_mean(name, [v.name for v in self.enums[obj.id]])}")
+                        self.error(
+                            e.span,
+                            f"enumeration {obj.id} has no value '{name}'"
+                            f"{did_you_mean(name, [v.name for v in self.enums[obj.id]])}",
+                        )
                     return t.T("enum", obj.id)
                 ot = self.expr(obj)
                 return self._field_type(ot, name, e.span) or t.ANY
@@ -825,8 +885,15 @@ class Checker:
         if name == "it":
             self.error(e.span, "'it' names an element only inside where, sorted by, max by, min by, group by, map")
             return t.ANY
-        candidates = [*self.scope.names(), *self.consts, *self.members, *self.enums, *self.zones, *self.vars,
-                      *BUILTIN_NAMES]
+        candidates = [
+            *self.scope.names(),
+            *self.consts,
+            *self.members,
+            *self.enums,
+            *self.zones,
+            *self.vars,
+            *BUILTIN_NAMES,
+        ]
         self.error(e.span, f"unknown name '{name}'{did_you_mean(name, candidates)}")
         return t.ANY
 
@@ -855,14 +922,17 @@ class Checker:
             return t.ANY
         return elem
 
-    def _call(self, e: s.Call, name: str, args: tuple[s.Expr, ...]) -> t.T:  # noqa: C901 -- a table of builtins
+    def _call(self, e: s.Call, name: str, args: tuple[s.Expr, ...]) -> t.T:
         if name in self.fns:
             fn = self.fns[name]
             self._call_args(name, fn.params, args, e.span)
             return self.fn_types.get(name, t.ANY)
         if name in self.procs:
-            self.error(e.span, f"procedure '{name}' changes the game and cannot be used inside an expression",
-                       hint=f"call it as a statement: 'let x = {name}(...)'")
+            self.error(
+                e.span,
+                f"procedure '{name}' changes the game and cannot be used inside an expression",
+                hint=f"call it as a statement: 'let x = {name}(...)'",
+            )
             return t.ANY
         builtin = BUILTINS.get(name)
         if builtin is None:
@@ -872,8 +942,11 @@ class Checker:
                 self.expr(a)
             return t.ANY
         if not builtin.min_args <= len(args) <= builtin.max_args:
-            want = str(builtin.min_args) if builtin.min_args == builtin.max_args else \
-                f"{builtin.min_args} to {builtin.max_args}"
+            want = (
+                str(builtin.min_args)
+                if builtin.min_args == builtin.max_args
+                else f"{builtin.min_args} to {builtin.max_args}"
+            )
             self.error(e.span, f"{name} takes {want} argument(s), not {len(args)}")
             return t.ANY
         types = [self.expr(a) for a in args]

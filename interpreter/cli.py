@@ -26,29 +26,52 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("check", help="parse and check rulebook files", description="Parse and check rulebooks; "
-                       "errors print as file:line:col with the line and a caret.")
+    p = sub.add_parser(
+        "check",
+        help="parse and check rulebook files",
+        description="Parse and check rulebooks; errors print as file:line:col with the line and a caret.",
+    )
     p.add_argument("files", nargs="*", metavar="FILE", help="rulebook files or bundled names (default: all bundled)")
 
-    p = sub.add_parser("play", help="play a whole game", description="Play a whole game with agents; prints the "
-                       "scores and, last, 'winner: P2' or 'winners: P1 P3'.")
+    p = sub.add_parser(
+        "play",
+        help="play a whole game",
+        description="Play a whole game with agents; prints the scores and, last, 'winner: P2' or 'winners: P1 P3'.",
+    )
     p.add_argument("game", nargs="?", help=f"a bundled rulebook ({', '.join(bundled_names())}) or a path")
     p.add_argument("--players", type=int, help="number of players (default: the fewest the game allows)")
     p.add_argument("--seed", type=int, help="seed of the game's chance (default 0)")
-    p.add_argument("--agents", help="comma-separated agents per seat: random, greedy, human; the last repeats "
-                   "(default random; with --resume, the record's)")
+    p.add_argument(
+        "--agents",
+        help="comma-separated agents per seat: random, greedy, human; the last repeats "
+        "(default random; with --resume, the record's)",
+    )
     p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
-    p.add_argument("--resume", metavar="FILE", help="continue the game saved in a record (and keep recording "
-                   "into it, or into --record)")
-    p.add_argument("--table", action="store_true", help="a game on a real table: no seed; each chance outcome "
-                   "(a card drawn) is asked at the terminal, and recorded as what was revealed")
-    p.add_argument("--ignore-hash", action="store_true", help="with --resume: go on even if the rulebook's "
-                   "text has changed since the record was made")
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue the game saved in a record (and keep recording into it, or into --record)",
+    )
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="a game on a real table: no seed; each chance outcome "
+        "(a card drawn) is asked at the terminal, and recorded as what was revealed",
+    )
+    p.add_argument(
+        "--ignore-hash",
+        action="store_true",
+        help="with --resume: go on even if the rulebook's text has changed since the record was made",
+    )
     p.add_argument("--trace", action="store_true", help="print the whole trace")
 
-    p = sub.add_parser("replay", help="re-run a record and verify it", description="Re-run a record and check "
-                       "every answer against the rules. Exit 0 with the result (or where the game waits); exit 1 "
-                       "with the step where the record and the rules disagree.")
+    p = sub.add_parser(
+        "replay",
+        help="re-run a record and verify it",
+        description="Re-run a record and check "
+        "every answer against the rules. Exit 0 with the result (or where the game waits); exit 1 "
+        "with the step where the record and the rules disagree.",
+    )
     p.add_argument("record", help="a record file (JSON)")
     p.add_argument("--trace", action="store_true", help="print the trace")
     p.add_argument("--until", type=int, metavar="STEP", help="stop after this many answers")
@@ -107,9 +130,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed = True
             continue
         program = rb.program
-        print(f"{name}: ok ({program.name}, {program.min_players}-{program.max_players} players, "
-              f"{len(program.cards)} card types, {len(program.zones)} zones, {len(program.procs)} procedures, "
-              f"{len(program.abilities)} abilities, {len(program.rules)} rules)")
+        print(
+            f"{name}: ok ({program.name}, {program.min_players}-{program.max_players} players, "
+            f"{len(program.cards)} card types, {len(program.zones)} zones, {len(program.procs)} procedures, "
+            f"{len(program.abilities)} abilities, {len(program.rules)} rules)"
+        )
     return 1 if failed else 0
 
 
@@ -133,8 +158,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     table = agents_mod.HumanAgent() if args.table else None
     if args.resume:
         if args.game or args.players is not None or args.seed is not None:
-            raise RulecraftError("--resume goes on with the record's game: its rulebook, players and seed come "
-                                 "from the record (give only --agents, --record, --trace, --table)")
+            raise RulecraftError(
+                "--resume goes on with the record's game: its rulebook, players and seed come "
+                "from the record (give only --agents, --record, --trace, --table)"
+            )
         game, agents, writer = _resume(args)
         if game.seed is None and writer.template.options.get("table"):
             table = table or agents_mod.HumanAgent()
@@ -152,8 +179,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         writer = None
         if args.record:
             options = {"agents": names, "agent_seed": seed, **({"table": True} if args.table else {})}
-            writer = RecordWriter(args.record, game, rulebook_file=_rulebook_file(args.game, args.record),
-                                  options=options)
+            writer = RecordWriter(
+                args.record, game, rulebook_file=_rulebook_file(args.game, args.record), options=options
+            )
     try:
         agents_mod.play(game, agents, writer.update if writer else None, table=table)
     finally:
@@ -161,8 +189,11 @@ def cmd_play(args: argparse.Namespace) -> int:
             writer.close(game)
     if args.trace:
         # The same header as `replay --trace`, so the two traces of one game are equal byte for byte.
-        sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": _seed_text(game.seed),
-                                           "answers": len(game.answers)}))
+        sys.stdout.write(
+            trace_text(
+                game, {"players": game.state.players, "seed": _seed_text(game.seed), "answers": len(game.answers)}
+            )
+        )
     else:
         print("\n".join(result_lines(game)))
     return 0
@@ -229,19 +260,27 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except GameError as exc:
             raise RulecraftError(f"--as {args.as_player}: {exc}") from None
         if viewer is not None and viewer.index >= record.players:
-            raise RulecraftError(f"--as {args.as_player}: there is no {args.as_player} in a game of "
-                                 f"{record.players}")
+            raise RulecraftError(f"--as {args.as_player}: there is no {args.as_player} in a game of {record.players}")
     try:
-        game = replay(record, rulebook=rb, until=args.until, trace=True, check_hash=not args.ignore_hash,
-                      base=Path(args.record).parent)
+        game = replay(
+            record,
+            rulebook=rb,
+            until=args.until,
+            trace=True,
+            check_hash=not args.ignore_hash,
+            base=Path(args.record).parent,
+        )
     except RecordError as exc:
         raise RecordError(f"{args.record}: {exc}") from None
     done = min(len(record.answers), len(record.answers) if args.until is None else args.until)
     if args.trace:
         # A player's view leaves out the seed (with it, the order of every deck could be worked
         # out) and the number of answers (it counts the other players' secret steps).
-        header: dict[str, Any] = {"players": record.players} if viewer else \
-            {"players": record.players, "seed": _seed_text(record.seed), "answers": done}
+        header: dict[str, Any] = (
+            {"players": record.players}
+            if viewer
+            else {"players": record.players, "seed": _seed_text(record.seed), "answers": done}
+        )
         if viewer is not None:
             header["as"] = str(viewer)
         sys.stdout.write(trace_text(game, header, viewer=viewer))

@@ -181,6 +181,7 @@ def _name(e: s.Name, program: Program) -> Code:
     name = e.id
     missing = _MISSING
     if name in program.consts:
+
         def const(g: Game, env: dict[str, Any]) -> Any:
             v = env.get(name, missing)
             if v is not missing:
@@ -192,13 +193,21 @@ def _name(e: s.Name, program: Program) -> Code:
 
         return const
     if name == "players":
+
         def players(g: Game, env: dict[str, Any]) -> Any:
             v = env.get(name, missing)
             return g._players if v is missing else v
 
         return players
-    if name in program.vars and not program.vars[name].keys and name not in program.members \
-            and name not in program.enums and name not in program.zones and name not in ("player_count", "table"):
+    if (
+        name in program.vars
+        and not program.vars[name].keys
+        and name not in program.members
+        and name not in program.enums
+        and name not in program.zones
+        and name not in ("player_count", "table")
+    ):
+
         def var(g: Game, env: dict[str, Any]) -> Any:
             v = env.get(name, missing)
             if v is not missing:
@@ -209,6 +218,7 @@ def _name(e: s.Name, program: Program) -> Code:
         return var
 
     if not _is_global(name, program):
+
         def local(g: Game, env: dict[str, Any]) -> Any:
             try:
                 return env[name]
@@ -226,8 +236,14 @@ def _name(e: s.Name, program: Program) -> Code:
 
 def _is_global(name: str, program: Program) -> bool:
     """Whether a name means something outside a body (else it can only be a local name)."""
-    return name in program.consts or name in program.vars or name in program.zones or name in program.enums \
-        or name in program.members or name in ("players", "player_count", "table")
+    return (
+        name in program.consts
+        or name in program.vars
+        or name in program.zones
+        or name in program.enums
+        or name in program.members
+        or name in ("players", "player_count", "table")
+    )
 
 
 def _index(e: s.Index, cache: CodeCache) -> Code:
@@ -247,8 +263,13 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
         name = obj.id
         init = program.vars[name].init
         # A keyed variable reads its initial value until first set: a literal one is known now.
-        default = init.value if init.__class__ in (s.IntLit, s.StrLit, s.BoolLit) else \
-            None if init.__class__ is s.NoneLit else missing
+        default = (
+            init.value
+            if init.__class__ in (s.IntLit, s.StrLit, s.BoolLit)
+            else None
+            if init.__class__ is s.NoneLit
+            else missing
+        )
         if len(args) == 1:
             at = args[0]
 
@@ -258,8 +279,15 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
                 k = at(g, env)
                 cls = k.__class__
                 # zone_key's own spelling of one key, inline
-                key = f"{name}[{k}]" if cls is int else f"{name}[P{k.index + 1}]" if cls is Player else \
-                    f"{name}[{k.name}]" if cls is EnumValue else zone_key(name, (k,))
+                key = (
+                    f"{name}[{k}]"
+                    if cls is int
+                    else f"{name}[P{k.index + 1}]"
+                    if cls is Player
+                    else f"{name}[{k.name}]"
+                    if cls is EnumValue
+                    else zone_key(name, (k,))
+                )
                 v = g.state.vars.get(key, missing)
                 if v is not missing:
                     return v
@@ -301,6 +329,7 @@ def _field(e: s.FieldAccess, cache: CodeCache) -> Code:
             with contextlib.suppress(KeyError):
                 member = program.enum_value(oid, name)
         if member is not None:
+
             def enum_member(g: Game, env: dict[str, Any]) -> Any:
                 return member if oid not in env else slow(g, env)
 
@@ -402,6 +431,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 
         make_env = _arguments(params, args)
         if not _worth_remembering(fn):
+
             def call_fn(g: Game, env: dict[str, Any]) -> Any:
                 new_env = make_env(g, env)
                 if g._fn_depth >= FN_DEPTH_BUDGET:
@@ -444,8 +474,12 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
     slow = _slow(e)
     if name in ("len", "count") and len(args) == 1:
         arg, node = args[0], e.args[0]
-        if node.__class__ is s.Index and node.obj.__class__ is s.Name and node.obj.id in program.zones \
-                and len(node.args) > 1:
+        if (
+            node.__class__ is s.Index
+            and node.obj.__class__ is s.Name
+            and node.obj.id in program.zones
+            and len(node.args) > 1
+        ):
             zone_name, keys = node.obj.id, tuple(cache.value(a) for a in node.args)
 
             def zone_size_keyed(g: Game, env: dict[str, Any]) -> Any:
@@ -455,8 +489,12 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                 return len(g.state.zones.get(zone_key(zone_name, values), ()))
 
             return zone_size_keyed
-        if node.__class__ is s.Index and node.obj.__class__ is s.Name and node.obj.id in program.zones \
-                and len(node.args) == 1:
+        if (
+            node.__class__ is s.Index
+            and node.obj.__class__ is s.Name
+            and node.obj.id in program.zones
+            and len(node.args) == 1
+        ):
             # `len(hand[p])`: the size of a zone, without making a reference to it
             zone_name, at = node.obj.id, cache.value(node.args[0])
 
@@ -465,8 +503,15 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                 cls = k.__class__
                 if zone_name in env or k is None:
                     return slow(g, env)
-                key = f"{zone_name}[{k}]" if cls is int else f"{zone_name}[P{k.index + 1}]" if cls is Player \
-                    else f"{zone_name}[{k.name}]" if cls is EnumValue else zone_key(zone_name, (k,))
+                key = (
+                    f"{zone_name}[{k}]"
+                    if cls is int
+                    else f"{zone_name}[P{k.index + 1}]"
+                    if cls is Player
+                    else f"{zone_name}[{k.name}]"
+                    if cls is EnumValue
+                    else zone_key(zone_name, (k,))
+                )
                 return len(g.state.zones.get(key, ()))
 
             return zone_size
@@ -523,18 +568,21 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
 
         return same
     if op == "<":
+
         def lt(g: Game, env: dict[str, Any]) -> Any:
             a, b = left(g, env), right(g, env)
             return a < b if a.__class__ is int and b.__class__ is int else slow(g, env)
 
         return lt
     if op == ">":
+
         def gt(g: Game, env: dict[str, Any]) -> Any:
             a, b = left(g, env), right(g, env)
             return a > b if a.__class__ is int and b.__class__ is int else slow(g, env)
 
         return gt
     if op == "<=":
+
         def le(g: Game, env: dict[str, Any]) -> Any:
             a, b = left(g, env), right(g, env)
             return a <= b if a.__class__ is int and b.__class__ is int else slow(g, env)
@@ -552,8 +600,14 @@ def _compare_number(e: s.Compare, left: Code, b: int, slow: Code) -> Code:
     """`x == 0`, `len(xs) > 2`: a comparison with a number written in the text."""
     import operator
 
-    compare = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
-               ">=": operator.ge}[e.op]
+    compare = {
+        "==": operator.eq,
+        "!=": operator.ne,
+        "<": operator.lt,
+        ">": operator.gt,
+        "<=": operator.le,
+        ">=": operator.ge,
+    }[e.op]
     equality = e.op in ("==", "!=")
 
     def with_number(g: Game, env: dict[str, Any]) -> Any:
@@ -583,8 +637,11 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                     return v
             elif plus and a.__class__ is str and b.__class__ is str and len(a) + len(b) <= TEXT_BUDGET:
                 return a + b
-            elif plus and (a.__class__ is tuple or a.__class__ is ZoneRef) and (
-                    b.__class__ is tuple or b.__class__ is ZoneRef):
+            elif (
+                plus
+                and (a.__class__ is tuple or a.__class__ is ZoneRef)
+                and (b.__class__ is tuple or b.__class__ is ZoneRef)
+            ):
                 # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
                 xs = a if a.__class__ is tuple else g._as_list(a, e.left)
                 ys = b if b.__class__ is tuple else g._as_list(b, e.right)
@@ -594,6 +651,7 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
 
         return additive
     if op == "*":
+
         def times(g: Game, env: dict[str, Any]) -> Any:
             a, b = left(g, env), right(g, env)
             if a.__class__ is int and b.__class__ is int and -_SMALL < a < _SMALL and -_SMALL < b < _SMALL:
@@ -792,8 +850,10 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
 def _if(st: s.If, cache: CodeCache) -> Code:
     from .runtime import BlockFrame
 
-    branches = ((cache.truth(st.condition), st.then.stmts),
-                *((cache.truth(e.condition), e.body.stmts) for e in st.elifs))
+    branches = (
+        (cache.truth(st.condition), st.then.stmts),
+        *((cache.truth(e.condition), e.body.stmts) for e in st.elifs),
+    )
     otherwise = st.otherwise.stmts if st.otherwise is not None else None
 
     def if_(g: Game, env: dict[str, Any]) -> None:

@@ -50,16 +50,127 @@ def corpus(extra: Iterable[str | Path] = ()) -> dict[str, str]:
 # ---------------------------------------------------------------------------- mutations
 
 _TOKEN = re.compile(r'\s+|"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\.\.|[=!<>+\-/]=?|//|.', re.S)
-_KEYWORDS = ("game", "players", "include", "enum", "card", "zone", "var", "const", "fn", "proc", "ability",
-             "tier", "rule", "when", "setup", "play", "let", "set", "move", "to", "bottom of", "draw", "from",
-             "create", "in", "if", "elif", "else", "for", "while", "true", "repeat", "match", "attempt",
-             "together", "secret", "fail", "require", "choose", "one", "exactly", "upto", "any", "order", "by",
-             "prompt", "option", "use", "return", "end game", "winners", "say", "where", "sorted by", "max by",
-             "min by", "group by", "map", "not", "and", "or", "then", "none", "list of", "public", "owner",
-             "hidden", "top", "count", "shuffled", "table", "players", "it", "Player", "int", "bool", "str")
-_JUNK = ("{", "}", "(", ")", "[", "]", ",", ":", ".", "..", "=", "+=", "-=", "==", "#", '"', "\\", "\n",
-         "0", "-1", "99999999999999999999", "1..1000000", "é", "ß", "→", "\u200b", "\ufeff", "\x00", "\t",
-         "\r", "\u2028", "😀", "𝔸", '"{x}"', '"{', "{it.", "len(", "top(", "next(", "key_of(")
+_KEYWORDS = (
+    "game",
+    "players",
+    "include",
+    "enum",
+    "card",
+    "zone",
+    "var",
+    "const",
+    "fn",
+    "proc",
+    "ability",
+    "tier",
+    "rule",
+    "when",
+    "setup",
+    "play",
+    "let",
+    "set",
+    "move",
+    "to",
+    "bottom of",
+    "draw",
+    "from",
+    "create",
+    "in",
+    "if",
+    "elif",
+    "else",
+    "for",
+    "while",
+    "true",
+    "repeat",
+    "match",
+    "attempt",
+    "together",
+    "secret",
+    "fail",
+    "require",
+    "choose",
+    "one",
+    "exactly",
+    "upto",
+    "any",
+    "order",
+    "by",
+    "prompt",
+    "option",
+    "use",
+    "return",
+    "end game",
+    "winners",
+    "say",
+    "where",
+    "sorted by",
+    "max by",
+    "min by",
+    "group by",
+    "map",
+    "not",
+    "and",
+    "or",
+    "then",
+    "none",
+    "list of",
+    "public",
+    "owner",
+    "hidden",
+    "top",
+    "count",
+    "shuffled",
+    "table",
+    "players",
+    "it",
+    "Player",
+    "int",
+    "bool",
+    "str",
+)
+_JUNK = (
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    ".",
+    "..",
+    "=",
+    "+=",
+    "-=",
+    "==",
+    "#",
+    '"',
+    "\\",
+    "\n",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "1..1000000",
+    "é",
+    "ß",
+    "→",
+    "\u200b",
+    "\ufeff",
+    "\x00",
+    "\t",
+    "\r",
+    "\u2028",
+    "😀",
+    "𝔸",
+    '"{x}"',
+    '"{',
+    "{it.",
+    "len(",
+    "top(",
+    "next(",
+    "key_of(",
+)
 
 
 @attrs.frozen
@@ -72,8 +183,17 @@ class Mutation:
     text: str = ""
 
 
-KINDS = ("delete_token", "duplicate_token", "swap_tokens", "replace_token", "delete_line", "duplicate_line",
-         "swap_lines", "inject", "truncate")
+KINDS = (
+    "delete_token",
+    "duplicate_token",
+    "swap_tokens",
+    "replace_token",
+    "delete_line",
+    "duplicate_line",
+    "swap_lines",
+    "inject",
+    "truncate",
+)
 
 
 def _at(n: int, x: float) -> int:
@@ -112,7 +232,7 @@ def mutate(text: str, mutations: Sequence[Mutation]) -> str:
             i = _at(len(text) + 1, m.a)
             text = text[:i] + m.text + text[i:]
         elif m.kind == "truncate":
-            text = text[:_at(len(text) + 1, m.a)]
+            text = text[: _at(len(text) + 1, m.a)]
     return text
 
 
@@ -124,8 +244,10 @@ def _random_text(rng: random.Random) -> str:
         return rng.choice(_JUNK)
     if roll < 0.85:
         return " ".join(rng.choice(_KEYWORDS + _JUNK) for _ in range(rng.randint(2, 6)))
-    return "".join(chr(rng.choice((rng.randint(32, 126), rng.randint(0x80, 0x2FFF), rng.randint(0x10000, 0x1F9FF))))
-                   for _ in range(rng.randint(1, 8)))
+    return "".join(
+        chr(rng.choice((rng.randint(32, 126), rng.randint(0x80, 0x2FFF), rng.randint(0x10000, 0x1F9FF))))
+        for _ in range(rng.randint(1, 8))
+    )
 
 
 def random_mutations(rng: random.Random) -> list[Mutation]:
@@ -139,10 +261,48 @@ def random_mutations(rng: random.Random) -> list[Mutation]:
 
 # ---------------------------------------------------------------------------- generation from the grammar
 
-_NAMES = ("p", "p", "c", "c", "x", "n", "n", "w", "w", "it", "hand", "deck", "row", "row", "pile", "points", "Colour",
-          "red",
-          "blue", "Chip", "players", "table", "score", "colour", "Player", "int", "len", "top", "first", "sum",
-          "next", "key_of", "zone_of", "label", "unique", "abs", "seat", "ord", "max", "min")
+_NAMES = (
+    "p",
+    "p",
+    "c",
+    "c",
+    "x",
+    "n",
+    "n",
+    "w",
+    "w",
+    "it",
+    "hand",
+    "deck",
+    "row",
+    "row",
+    "pile",
+    "points",
+    "Colour",
+    "red",
+    "blue",
+    "Chip",
+    "players",
+    "table",
+    "score",
+    "colour",
+    "Player",
+    "int",
+    "len",
+    "top",
+    "first",
+    "sum",
+    "next",
+    "key_of",
+    "zone_of",
+    "label",
+    "unique",
+    "abs",
+    "seat",
+    "ord",
+    "max",
+    "min",
+)
 _PRELUDE = """game G players 1..3
 enum Colour { red, blue }
 card Chip { colour: Colour, n: int } label "{colour} {n}"
@@ -169,7 +329,7 @@ def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, in
         if term.pattern.type == "str":
             literals[term.name] = term.pattern.value
     # The height of the smallest tree below each rule, so that deep expansions can stop.
-    height = dict.fromkeys(rules, 10 ** 6)
+    height = dict.fromkeys(rules, 10**6)
     changed = True
     while changed:
         changed = False
@@ -181,10 +341,15 @@ def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, in
 
 
 _TERMINAL_CHOICES = {
-    "VISIBILITY": ("public", "owner", "hidden", "top", "count"), "SHUFFLED": ("shuffled",),
-    "ASSIGN_OP": ("=", "+=", "-="), "BOTTOM_OF": ("bottom of",),
-    "QUANTITY": ("one", "exactly", "upto", "any", "order"), "COMP_OP": ("==", "!=", "<=", ">=", "<", ">"),
-    "ADD_OP": ("+", "-"), "MUL_OP": ("*", "//", "%"), "STRING": ('"a"', '"{p}"', '""', '"{c.colour}"', '"é"'),
+    "VISIBILITY": ("public", "owner", "hidden", "top", "count"),
+    "SHUFFLED": ("shuffled",),
+    "ASSIGN_OP": ("=", "+=", "-="),
+    "BOTTOM_OF": ("bottom of",),
+    "QUANTITY": ("one", "exactly", "upto", "any", "order"),
+    "COMP_OP": ("==", "!=", "<=", ">=", "<", ">"),
+    "ADD_OP": ("+", "-"),
+    "MUL_OP": ("*", "//", "%"),
+    "STRING": ('"a"', '"{p}"', '""', '"{c.colour}"', '"é"'),
 }
 
 
@@ -215,9 +380,11 @@ def generate(rng: random.Random, max_depth: int = 10) -> str:
     for _ in range(rng.choice((0, 0, 1, 2))):
         expand("decl", 0)
         out.append("\n")
-    out.append("setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
-               "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck }\n"
-               "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n ")
+    out.append(
+        "setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
+        "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck }\n"
+        "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n "
+    )
     for _ in range(rng.randint(1, 6)):
         expand("stmt", 1)
         out.append("\n ")
@@ -225,17 +392,83 @@ def generate(rng: random.Random, max_depth: int = 10) -> str:
     return _PRELUDE + " ".join(out) + "\n"
 
 
-_ATOMS = ("none", "w", "0", "1", "-1", '"a"', '""', "red", "blue", "players[0]", "p", "c", "row", "hand[p]", "deck",
-          "pile", "[]", '[1, "a"]', "[red, 1]", "[[1], [2]]", "table", "true", "{v: 1}", "players", "Colour",
-          "99999999999999999999", "n", "x", "first(row)", "top(pile)", "1..3")
-_BUILTINS = ("len", "count", "sum", "min", "max", "abs", "top", "bottom", "first", "last", "unique", "distinct",
-             "sorted", "reversed", "flatten", "any", "all", "next", "prev", "seat", "players_from", "zone_of",
-             "key_of", "label", "index_of", "ord")
-_STATEMENTS = ("set w = {e}", "say \"{{w}} {{c.colour}} {{p}}\"", "move {e} to row", "move {e} to hand[p]",
-               "draw {e} from deck to hand[p]", "for y in {e} {{ set w = y }}", "repeat {e} {{ }}",
-               "let y = choose one from {e} by p", "let y = choose upto {e} from row by p",
-               "create {e} Chip {{ colour: red, n: 1 }} in row", "if {e} == w {{ set w = {e} }}",
-               "attempt {{ set w = {e} }} else {{ }}", "end game winners {e}", "set c.n = {e}")
+_ATOMS = (
+    "none",
+    "w",
+    "0",
+    "1",
+    "-1",
+    '"a"',
+    '""',
+    "red",
+    "blue",
+    "players[0]",
+    "p",
+    "c",
+    "row",
+    "hand[p]",
+    "deck",
+    "pile",
+    "[]",
+    '[1, "a"]',
+    "[red, 1]",
+    "[[1], [2]]",
+    "table",
+    "true",
+    "{v: 1}",
+    "players",
+    "Colour",
+    "99999999999999999999",
+    "n",
+    "x",
+    "first(row)",
+    "top(pile)",
+    "1..3",
+)
+_BUILTINS = (
+    "len",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "abs",
+    "top",
+    "bottom",
+    "first",
+    "last",
+    "unique",
+    "distinct",
+    "sorted",
+    "reversed",
+    "flatten",
+    "any",
+    "all",
+    "next",
+    "prev",
+    "seat",
+    "players_from",
+    "zone_of",
+    "key_of",
+    "label",
+    "index_of",
+    "ord",
+)
+_STATEMENTS = (
+    "set w = {e}",
+    'say "{{w}} {{c.colour}} {{p}}"',
+    "move {e} to row",
+    "move {e} to hand[p]",
+    "draw {e} from deck to hand[p]",
+    "for y in {e} {{ set w = y }}",
+    "repeat {e} {{ }}",
+    "let y = choose one from {e} by p",
+    "let y = choose upto {e} from row by p",
+    "create {e} Chip {{ colour: red, n: 1 }} in row",
+    "if {e} == w {{ set w = {e} }}",
+    "attempt {{ set w = {e} }} else {{ }}",
+    "end game winners {e}",
+    "set c.n = {e}",
+)
 
 
 def _splice_expr(rng: random.Random, depth: int = 0) -> str:
@@ -246,8 +479,18 @@ def _splice_expr(rng: random.Random, depth: int = 0) -> str:
         args = ", ".join(_splice_expr(rng, depth + 1) for _ in range(rng.choice((0, 1, 1, 2, 2, 3))))
         return f"{rng.choice(_BUILTINS)}({args})"
     if roll < 0.85:
-        op = rng.choice(("where it == w", "sorted by it", "max by it", "min by it", "group by it", "map it",
-                         "where it.colour == red", "map it.n"))
+        op = rng.choice(
+            (
+                "where it == w",
+                "sorted by it",
+                "max by it",
+                "min by it",
+                "group by it",
+                "map it",
+                "where it.colour == red",
+                "map it.n",
+            )
+        )
         return f"({_splice_expr(rng, depth + 1)} {op})"
     op = rng.choice(("+", "-", "*", "//", "%", "==", "<", "in", "and", ".."))
     return f"({_splice_expr(rng, depth + 1)} {op} {_splice_expr(rng, depth + 1)})"
@@ -256,11 +499,14 @@ def _splice_expr(rng: random.Random, depth: int = 0) -> str:
 def splice(rng: random.Random) -> str:
     """A valid prelude and play block, with statements of values of any kind spliced in (`w` is `any`)."""
     body = "\n  ".join(rng.choice(_STATEMENTS).format(e=_splice_expr(rng)) for _ in range(rng.randint(1, 4)))
-    return (_PRELUDE + "setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
-            "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck\n"
-            "  create 1 Chip { colour: blue, n: 4 } in pile }\n"
-            "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n  set w = c\n  "
-            + body + "\n}\n")
+    return (
+        _PRELUDE + "setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
+        "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck\n"
+        "  create 1 Chip { colour: blue, n: 4 } in pile }\n"
+        "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n  set w = c\n  "
+        + body
+        + "\n}\n"
+    )
 
 
 # ---------------------------------------------------------------------------- one case
@@ -339,8 +585,13 @@ class Summary:
     decisions: int = 0
 
 
-def fuzz(cases: int, seed: int = 0, texts: dict[str, str] | None = None, out_dir: Path | None = None,
-         progress: Callable[[int, Summary], None] | None = None) -> Summary:
+def fuzz(
+    cases: int,
+    seed: int = 0,
+    texts: dict[str, str] | None = None,
+    out_dir: Path | None = None,
+    progress: Callable[[int, Summary], None] | None = None,
+) -> Summary:
     """Run `cases` seeded cases; case k is reproducible from (seed, k)."""
     texts = texts if texts is not None else corpus()
     summary = Summary()
@@ -369,9 +620,12 @@ def fuzz(cases: int, seed: int = 0, texts: dict[str, str] | None = None, out_dir
 
 def register(sub: Any) -> None:
     """Add `rulecraft fuzz` to the command line."""
-    p = sub.add_parser("fuzz", help="fuzz the parser and checker with mutated and generated rulebooks",
-                       description="Mutate the bundled rulebooks and examples, generate rulebooks from the "
-                       "grammar; every case must load or fail with a located error.")
+    p = sub.add_parser(
+        "fuzz",
+        help="fuzz the parser and checker with mutated and generated rulebooks",
+        description="Mutate the bundled rulebooks and examples, generate rulebooks from the "
+        "grammar; every case must load or fail with a located error.",
+    )
     _arguments(p)
     p.set_defaults(func=_command)
 
@@ -394,9 +648,11 @@ def _command(args: argparse.Namespace) -> int:
     summary = fuzz(args.cases, args.seed, texts, Path(args.out), progress)
     for k, how, detail in summary.crashes[:20]:
         print(f"CRASH case {k} (seed {args.seed}; {how}); text in {args.out}/crash-{args.seed}-{k}.rules\n{detail}")
-    print(f"fuzz: {summary.cases} cases over {len(texts)} rulebooks ({', '.join(sorted(texts))}): "
-          f"{summary.loaded} loaded, {summary.errors} located errors, {len(summary.crashes)} crashes; "
-          f"{summary.decisions} decisions played in {time.monotonic() - start:.0f}s")
+    print(
+        f"fuzz: {summary.cases} cases over {len(texts)} rulebooks ({', '.join(sorted(texts))}): "
+        f"{summary.loaded} loaded, {summary.errors} located errors, {len(summary.crashes)} crashes; "
+        f"{summary.decisions} decisions played in {time.monotonic() - start:.0f}s"
+    )
     return 1 if summary.crashes else 0
 
 

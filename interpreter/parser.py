@@ -102,14 +102,16 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def keys(self, meta: Any, *types: s.TypeExpr) -> tuple[s.TypeExpr, ...]:
         return tuple(types)
 
-    def zone_decl(self, meta: Any, name: Token, keys: Any, card_type: Token, visibility: Token,
-                  shuffled: Token | None) -> s.ZoneDecl:
+    def zone_decl(
+        self, meta: Any, name: Token, keys: Any, card_type: Token, visibility: Token, shuffled: Token | None
+    ) -> s.ZoneDecl:
         return s.ZoneDecl(
             str(name), keys or (), str(card_type), str(visibility), shuffled is not None, span=self._span(meta)
         )
 
-    def var_decl(self, meta: Any, name: Token, keys: Any, type_: s.TypeExpr, init: s.Expr,
-                 visibility: Token) -> s.VarDecl:
+    def var_decl(
+        self, meta: Any, name: Token, keys: Any, type_: s.TypeExpr, init: s.Expr, visibility: Token
+    ) -> s.VarDecl:
         return s.VarDecl(str(name), keys or (), type_, init, str(visibility), span=self._span(meta))
 
     def by_clause(self, meta: Any, who: s.Expr) -> s.Expr:
@@ -158,8 +160,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
 
     def invariant_decl(self, meta: Any, name: Token, *rest: Any) -> s.InvariantDecl:
         *bindings, condition = rest
-        return s.InvariantDecl(str(name), tuple(b for b in bindings if b is not None), condition,
-                               span=self._span(meta))
+        return s.InvariantDecl(str(name), tuple(b for b in bindings if b is not None), condition, span=self._span(meta))
 
     def setup_decl(self, meta: Any, body: s.Block) -> s.SetupDecl:
         return s.SetupDecl(body, span=self._span(meta))
@@ -240,10 +241,17 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def require_stmt(self, meta: Any, cond: s.Expr, message: Token) -> s.Require:
         return s.Require(cond, _unquote(message), span=self._span(meta))
 
-    def choose_stmt(self, meta: Any, target: Token, quantity: Token, count: s.Expr | None, source: s.Expr,
-                    by: s.Expr | None, prompt: str | None) -> s.Choose:
-        return s.Choose(str(target), str(quantity), count, source, by,
-                        prompt, span=self._span(meta))
+    def choose_stmt(
+        self,
+        meta: Any,
+        target: Token,
+        quantity: Token,
+        count: s.Expr | None,
+        source: s.Expr,
+        by: s.Expr | None,
+        prompt: str | None,
+    ) -> s.Choose:
+        return s.Choose(str(target), str(quantity), count, source, by, prompt, span=self._span(meta))
 
     def menu_stmt(self, meta: Any, by: s.Expr | None, prompt: str | None, *options: s.Option) -> s.Menu:
         return s.Menu(by, prompt, tuple(options), span=self._span(meta))
@@ -349,7 +357,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def list_lit(self, meta: Any, *items: Any) -> s.ListLit:
         return s.ListLit(tuple(i for i in items if i is not None), span=self._span(meta))
 
-    def comprehension(self, meta: Any, element: s.Expr, var: Token, source: s.Expr, cond: s.Expr | None) -> s.Comprehension:
+    def comprehension(
+        self, meta: Any, element: s.Expr, var: Token, source: s.Expr, cond: s.Expr | None
+    ) -> s.Comprehension:
         return s.Comprehension(element, str(var), source, cond, span=self._span(meta))
 
     def record_lit(self, meta: Any, *inits: Any) -> s.RecordLit:
@@ -357,10 +367,18 @@ class _Builder(Transformer[Token, s.Rulebook]):
 
 
 _TOKEN_WORDS = {
-    "NAME": "a name", "INT": "a number", "STRING": "a string", "VISIBILITY": "a visibility (public, owner, hidden, top, count)",
-    "QUANTITY": "one, exactly, upto, any or order", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
-    "MUL_OP": "'*', '//' or '%'", "ASSIGN_OP": "an assignment ('=', '+=', '-=')", "$END": "the end of the file",
-    "SHUFFLED": "'shuffled'", "BOTTOM_OF": "'bottom of'",
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a string",
+    "VISIBILITY": "a visibility (public, owner, hidden, top, count)",
+    "QUANTITY": "one, exactly, upto, any or order",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '//' or '%'",
+    "ASSIGN_OP": "an assignment ('=', '+=', '-=')",
+    "$END": "the end of the file",
+    "SHUFFLED": "'shuffled'",
+    "BOTTOM_OF": "'bottom of'",
 }
 
 
@@ -425,13 +443,57 @@ def _syntax_diagnostic(file: str, exc: UnexpectedInput) -> Diagnostic:
 # Long lists of what may come next read badly: a family of tokens is named as a whole when
 # most of it is expected (the grammar's expression and statement starts, and operators).
 _FAMILIES = [
-    ("a statement", {"'attempt'", "'choose'", "'create'", "'draw'", "'end'", "'fail'", "'for'", "'if'", "'let'",
-                     "'match'", "'move'", "'repeat'", "'require'", "'return'", "'say'", "'secret'", "'set'",
-                     "'together'", "'use'", "'while'", "a name"}),
-    ("an expression", {"'('", "'-'", "'['", "'false'", "'if'", "'none'", "'not'", "'true'", "'{'", "a name",
-                       "a number", "a string"}),
-    ("an operator", {"'*', '//' or '%'", "'+' or '-'", "'.'", "'['", "'and'", "'group'", "'in'", "'map'", "'max'",
-                     "'min'", "'not'", "'or'", "'sorted'", "'where'", "a comparison", "'..'"}),
+    (
+        "a statement",
+        {
+            "'attempt'",
+            "'choose'",
+            "'create'",
+            "'draw'",
+            "'end'",
+            "'fail'",
+            "'for'",
+            "'if'",
+            "'let'",
+            "'match'",
+            "'move'",
+            "'repeat'",
+            "'require'",
+            "'return'",
+            "'say'",
+            "'secret'",
+            "'set'",
+            "'together'",
+            "'use'",
+            "'while'",
+            "a name",
+        },
+    ),
+    (
+        "an expression",
+        {"'('", "'-'", "'['", "'false'", "'if'", "'none'", "'not'", "'true'", "'{'", "a name", "a number", "a string"},
+    ),
+    (
+        "an operator",
+        {
+            "'*', '//' or '%'",
+            "'+' or '-'",
+            "'.'",
+            "'['",
+            "'and'",
+            "'group'",
+            "'in'",
+            "'map'",
+            "'max'",
+            "'min'",
+            "'not'",
+            "'or'",
+            "'sorted'",
+            "'where'",
+            "a comparison",
+            "'..'",
+        },
+    ),
 ]
 
 
@@ -456,7 +518,7 @@ def _line_before(exc: UnexpectedInput, line: int, column: int) -> str:
     """The text of the error's line before the error's column (what the writer just wrote)."""
     text: str = getattr(exc, "_source_text", "") or ""
     lines = text.splitlines()
-    return lines[line - 1][:column - 1] if 0 < line <= len(lines) else ""
+    return lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
 
 
 _HINTS_AFTER = [  # (the text before ends with this pattern, the unexpected token, the hint)
@@ -464,10 +526,16 @@ _HINTS_AFTER = [  # (the text before ends with this pattern, the unexpected toke
     (r"\bfor\s+\w+\s*$", "of", "write 'for x in ...'"),
     (r"=\s*$", "=", "'=' binds or sets a value; '==' compares two values"),
     (r"\bchoose\s*$", "*quantity", "a choice of values is bound to a name: let c = choose one from ..."),
-    (r"\bfn\s+\w+\s*\(.*\)\s*$", "{", "a fn is one expression: fn f(p: Player) = ...; "
-                                          "write a proc for a block of statements"),
-    (r"\bability\s+\w+\s*\(.*\)\s*$", "{", 'an ability has a text before its tiers: '
-                                                'ability name(p: Player) "What it does" { tier ... }'),
+    (
+        r"\bfn\s+\w+\s*\(.*\)\s*$",
+        "{",
+        "a fn is one expression: fn f(p: Player) = ...; write a proc for a block of statements",
+    ),
+    (
+        r"\bability\s+\w+\s*\(.*\)\s*$",
+        "{",
+        'an ability has a text before its tiers: ability name(p: Player) "What it does" { tier ... }',
+    ),
     (r"\btier\s*$", "*any", 'a tier has a level and a text: tier 1 "Gain 1 point" { ... }'),
     (r"\brule\s+\w+\s*\(.*\)\s*$", "{", "a rule has a condition: rule name(p in players) when ... { ... }"),
     (r",\s*$", "]", "no comma after the last element of a list"),
@@ -480,8 +548,11 @@ def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None
     for pattern, unexpected, hint in _HINTS_AFTER:
         if not re.search(pattern, before):
             continue
-        if unexpected == value or unexpected == "*any" or (
-                unexpected == "*quantity" and value in ("one", "exactly", "upto", "any", "order")):
+        if (
+            unexpected == value
+            or unexpected == "*any"
+            or (unexpected == "*quantity" and value in ("one", "exactly", "upto", "any", "order"))
+        ):
             return hint
     if token.type == "VISIBILITY" and expected == ["'='"]:
         return "a variable needs an initial value: var n: int = 0 public"
@@ -518,10 +589,22 @@ def _check_nesting(tree: Tree[Token], file: str, text: str) -> None:
         node, depth = stack.pop()
         if depth > MAX_NESTING:
             meta = node.meta
-            span = Span(file, getattr(meta, "line", 1), getattr(meta, "column", 1),
-                        getattr(meta, "end_line", 0), getattr(meta, "end_column", 0))
-            raise RulebookError([Diagnostic(span, f"nested more than {MAX_NESTING} levels deep: "
-                                                  "split it into procedures, functions or constants")], {file: text})
+            span = Span(
+                file,
+                getattr(meta, "line", 1),
+                getattr(meta, "column", 1),
+                getattr(meta, "end_line", 0),
+                getattr(meta, "end_column", 0),
+            )
+            raise RulebookError(
+                [
+                    Diagnostic(
+                        span,
+                        f"nested more than {MAX_NESTING} levels deep: split it into procedures, functions or constants",
+                    )
+                ],
+                {file: text},
+            )
         stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
 
 
@@ -560,5 +643,6 @@ def parse(text: str, file: str = "<string>") -> s.Rulebook:
             raise RulebookError([Diagnostic(span, problem.message)], {file: text}) from None
         meta = getattr(exc.obj, "meta", None)
         span = Span(file, getattr(meta, "line", 1), getattr(meta, "column", 1))
-        raise RulebookError([Diagnostic(span, f"cannot read this {exc.rule or 'text'}: {problem}")],
-                            {file: text}) from None
+        raise RulebookError(
+            [Diagnostic(span, f"cannot read this {exc.rule or 'text'}: {problem}")], {file: text}
+        ) from None

@@ -102,8 +102,10 @@ def _list_of(cls: type) -> Callable[[Any, type], Any]:
             try:
                 items.append(_converter.structure(item, cls))
             except Exception as exc:
-                exc.__notes__ = [*getattr(exc, "__notes__", []), cattrs.errors.IterableValidationNote(
-                    f"Structuring {cls.__name__} @ index {i}", i, cls)]
+                exc.__notes__ = [
+                    *getattr(exc, "__notes__", []),
+                    cattrs.errors.IterableValidationNote(f"Structuring {cls.__name__} @ index {i}", i, cls),
+                ]
                 errors.append(exc)
         if errors:
             raise cattrs.IterableValidationError(f"While structuring a list of {cls.__name__}", errors, list)
@@ -114,8 +116,7 @@ def _list_of(cls: type) -> Callable[[Any, type], Any]:
 
 _converter.register_structure_hook_func(lambda t: t == list[Answer], _list_of(Answer))
 for _cls in (Answer, RulebookRef, GameRecord):
-    _converter.register_unstructure_hook(_cls, make_dict_unstructure_fn(_cls, _converter,
-                                                                        _cattrs_omit_if_default=True))
+    _converter.register_unstructure_hook(_cls, make_dict_unstructure_fn(_cls, _converter, _cattrs_omit_if_default=True))
     _converter.register_structure_hook(_cls, _object(_cls))
 
 
@@ -146,9 +147,10 @@ def read_record(path: str | Path) -> GameRecord:
     except RecursionError:
         raise RecordError(f"{path}: not a record: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
-        if not text[exc.pos:].strip() or not text.rstrip().endswith("}"):
-            raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: the record ends too early (a truncated file?)") \
-                from None
+        if not text[exc.pos :].strip() or not text.rstrip().endswith("}"):
+            raise RecordError(
+                f"{path}:{exc.lineno}:{exc.colno}: the record ends too early (a truncated file?)"
+            ) from None
         raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not a valid record (corrupt JSON): {exc.msg}") from None
     return parse_record(data, str(path))
 
@@ -158,8 +160,10 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
     if not isinstance(data, dict):
         raise RecordError(f"{where}: not a record: a record is a JSON object, not {type(data).__name__}")
     if data.get("format") != FORMAT:
-        raise RecordError(f"{where}: record format {json.dumps(data.get('format'))} is not supported "
-                          f"(this rulecraft reads format {FORMAT})")
+        raise RecordError(
+            f"{where}: record format {json.dumps(data.get('format'))} is not supported "
+            f"(this rulecraft reads format {FORMAT})"
+        )
     try:
         record = _converter.structure(data, GameRecord)
     except cattrs.BaseValidationError as exc:
@@ -170,8 +174,10 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
         raise RecordError(f"{where}: not a valid record: {exc}") from None
     for step, answer in enumerate(record.answers, 1):
         if answer.by != "table" and not (_SEAT.fullmatch(answer.by) and int(answer.by[1:]) <= record.players):
-            raise RecordError(f"{where}: step {step}: '{answer.by}' is not a seat of this {record.players}-player "
-                              "game (P1, P2, … or table)")
+            raise RecordError(
+                f"{where}: step {step}: '{answer.by}' is not a seat of this {record.players}-player "
+                "game (P1, P2, … or table)"
+            )
     return record
 
 
@@ -183,8 +189,10 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
     ref, base = record.rulebook, base or Path(".")
     if ref.file is not None:
         if not ref.file.endswith(".rules"):
-            raise RecordError(f"the record names rulebook file '{ref.file}', which is not a .rules file "
-                              "(give the rulebook with --rulebook)")
+            raise RecordError(
+                f"the record names rulebook file '{ref.file}', which is not a .rules file "
+                "(give the rulebook with --rulebook)"
+            )
         if (base / ref.file).is_file():
             return load(base / ref.file)
     if ref.name in bundled_names():
@@ -192,10 +200,14 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
     if ref.name.endswith(".rules") and (base / ref.name).is_file():
         return load(base / ref.name)
     if ref.file is not None:
-        raise RecordError(f"the record's rulebook file {base / ref.file} is not found, and '{ref.name}' is not "
-                          "bundled (give the rulebook with --rulebook)")
-    raise RecordError(f"the record names rulebook '{ref.name}', which is neither bundled nor a .rules file "
-                      "(give the rulebook with --rulebook)")
+        raise RecordError(
+            f"the record's rulebook file {base / ref.file} is not found, and '{ref.name}' is not "
+            "bundled (give the rulebook with --rulebook)"
+        )
+    raise RecordError(
+        f"the record names rulebook '{ref.name}', which is neither bundled nor a .rules file "
+        "(give the rulebook with --rulebook)"
+    )
 
 
 # ---------------------------------------------------------------------------- replaying
@@ -203,9 +215,16 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
 OnStep = Callable[[Game, Decision, Answer], None]
 
 
-def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | None = None, *,
-           trace: bool = True, check_hash: bool = True, base: Path | None = None,
-           on_step: OnStep | None = None) -> Game:
+def replay(
+    record: GameRecord,
+    rulebook: Rulebook | None = None,
+    until: int | None = None,
+    *,
+    trace: bool = True,
+    check_hash: bool = True,
+    base: Path | None = None,
+    on_step: OnStep | None = None,
+) -> Game:
     """Re-run a record; raise RecordError naming the first step where it and the rules part ways.
 
     `until` stops after that many answers. `on_step` sees each decision before its recorded
@@ -213,9 +232,11 @@ def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | No
     """
     rb = rulebook or rulebook_of(record, base)
     if check_hash and record.rulebook.hash and record.rulebook.hash != rb.digest:
-        raise RecordError(f"the record was made with a different text of rulebook '{record.rulebook.name}' "
-                          f"(hash {record.rulebook.hash}, this text has {rb.digest}); "
-                          "replay with --ignore-hash to try its answers on this text")
+        raise RecordError(
+            f"the record was made with a different text of rulebook '{record.rulebook.name}' "
+            f"(hash {record.rulebook.hash}, this text has {rb.digest}); "
+            "replay with --ignore-hash to try its answers on this text"
+        )
     try:
         game = rb.new_game(players=record.players, seed=record.seed, trace=trace, auto_chance=False)
     except GameError as exc:
@@ -225,11 +246,14 @@ def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | No
             break
         decision = game.current_decision()
         if decision is None:
-            raise RecordError(f"step {step}: the record has {answer.by} answering '{answer.answer}', "
-                              "but the game is already over")
+            raise RecordError(
+                f"step {step}: the record has {answer.by} answering '{answer.answer}', but the game is already over"
+            )
         if decision.by != answer.by:
-            raise RecordError(f"step {step}: the game asks {_asked(game, decision)}, but the record has "
-                              f"{answer.by} answering '{answer.answer}'")
+            raise RecordError(
+                f"step {step}: the game asks {_asked(game, decision)}, but the record has "
+                f"{answer.by} answering '{answer.answer}'"
+            )
         if answer.answer not in decision.labels:
             raise RecordError(f"step {step}: {_why_not(game, decision, answer.answer)}")
         if on_step is not None:
@@ -237,16 +261,20 @@ def replay(record: GameRecord, rulebook: Rulebook | None = None, until: int | No
         try:
             game.apply(answer.answer)
         except RulecraftError as exc:
-            raise RecordError(f"step {step}: after {answer.by} answered '{answer.answer}', the rules fail:\n{exc}") \
-                from None
+            raise RecordError(
+                f"step {step}: after {answer.by} answered '{answer.answer}', the rules fail:\n{exc}"
+            ) from None
     if until is None and record.result is not None:
         pending = game.current_decision()
         if pending is not None:
-            raise RecordError(f"step {len(record.answers) + 1}: the record ends as if the game were over, but the "
-                              f"game still asks {_asked(game, pending)}")
+            raise RecordError(
+                f"step {len(record.answers) + 1}: the record ends as if the game were over, but the "
+                f"game still asks {_asked(game, pending)}"
+            )
         if game.result() != record.result:
-            raise RecordError(f"the replay ends with {_result_text(game.result())}, but the record says "
-                              f"{_result_text(record.result)}")
+            raise RecordError(
+                f"the replay ends with {_result_text(game.result())}, but the record says {_result_text(record.result)}"
+            )
     return game
 
 
@@ -284,7 +312,7 @@ def _asked(game: Game, decision: Decision) -> str:
         src, dst = draw
         return f"the table for a card drawn from {src} to {dst}"
     who = "the table" if decision.player is None else decision.by
-    return f"{who} \"{decision.prompt}\""
+    return f'{who} "{decision.prompt}"'
 
 
 def _why_not(game: Game, decision: Decision, label: str) -> str:
@@ -295,16 +323,19 @@ def _why_not(game: Game, decision: Decision, label: str) -> str:
         drawer = _owner(dst)
         who = f"{drawer} drew '{label}' from {src}" if drawer else f"the table drew '{label}' from {src} to {dst}"
         left = len(game.state.zones.get(src, []))
-        where = sorted({game.state.location[i] for i in range(len(game.state.cards))
-                        if game.label(CardRef(i)) == label})
+        where = sorted(
+            {game.state.location[i] for i in range(len(game.state.cards)) if game.label(CardRef(i)) == label}
+        )
         elsewhere = f"; '{label}' is in {', '.join(where)}" if where else ""
-        return (f"{who}, but no '{label}' is left in {src} "
-                f"({left} card{' is' if left == 1 else 's are'} left{elsewhere})")
+        return (
+            f"{who}, but no '{label}' is left in {src} ({left} card{' is' if left == 1 else 's are'} left{elsewhere})"
+        )
     frame = game.frames[-1] if game.frames else None
-    asked = f"\"{decision.prompt}\""
+    asked = f'"{decision.prompt}"'
     if decision.player is None:
-        return (f"the table revealed '{label}' for {asked}, but that is not possible now; "
-                f"possible: {_few(decision.labels)}")
+        return (
+            f"the table revealed '{label}' for {asked}, but that is not possible now; possible: {_few(decision.labels)}"
+        )
     reason = "which is not legal"
     if isinstance(frame, AskFrame) and frame.kind == "menu":
         menu: s.Menu = frame.node
@@ -419,8 +450,15 @@ class RecordWriter:
     of the process cannot lose.
     """
 
-    def __init__(self, path: str | Path, game: Game, *, rulebook_file: str | None = None,
-                 options: dict[str, Any] | None = None, resumed: GameRecord | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        game: Game,
+        *,
+        rulebook_file: str | None = None,
+        options: dict[str, Any] | None = None,
+        resumed: GameRecord | None = None,
+    ):
         self.path = Path(path)
         self.template = record_of(game, rulebook_file=rulebook_file, options=options)
         self.lines: list[str] = []
@@ -437,7 +475,7 @@ class RecordWriter:
         """Write the record if the game has moved since the last write."""
         if self.written == (len(game.answers), game.over) and not sync:
             return
-        new = [_answer_line(Answer(by, label)) for by, label in game.answers[len(self.lines):]]
+        new = [_answer_line(Answer(by, label)) for by, label in game.answers[len(self.lines) :]]
         self.lines.extend(new)
         if not (sync or game.over) and new and self.tail_at > 0 and self.fd is not None:
             chunk = ("".join(f",\n  {line}" for line in new)).encode() + _TAIL

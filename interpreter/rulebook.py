@@ -49,13 +49,14 @@ class Rulebook:
         return Game(self, players if players is not None else self.program.min_players, seed, **options)
 
     def __repr__(self) -> str:
-        return f"<Rulebook {self.name} ({self.program.name}, {self.program.min_players}-{self.program.max_players} players)>"
+        players = f"{self.program.min_players}-{self.program.max_players} players"
+        return f"<Rulebook {self.name} ({self.program.name}, {players})>"
 
 
 def bundled_names() -> list[str]:
     """Names of the rulebooks shipped with rulecraft."""
     root = resources.files("rulecraft.rulebooks")
-    return sorted(p.name[:-len(".rules")] for p in root.iterdir() if p.name.endswith(".rules"))
+    return sorted(p.name[: -len(".rules")] for p in root.iterdir() if p.name.endswith(".rules"))
 
 
 def _read_bundled(name: str) -> str:
@@ -117,8 +118,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 with open(file, "rb") as f:  # never more than the limit, even from a device or a pipe
                     data = f.read(MAX_RULEBOOK_BYTES + 1)
                 if len(data) > MAX_RULEBOOK_BYTES:
-                    raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook "
-                                         "may be")
+                    raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be")
                 body = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             where = via or Span(file, 0, 0)
@@ -126,8 +126,9 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             return
         total[0] += len(body)
         if len(body) > MAX_RULEBOOK_BYTES or total[0] > MAX_RULEBOOK_BYTES:
-            raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} characters (with its includes) is more "
-                                 "than a rulebook may be")
+            raise RulecraftError(
+                f"{file}: more than {MAX_RULEBOOK_BYTES} characters (with its includes) is more than a rulebook may be"
+            )
         if len(sources) >= MAX_RULEBOOK_FILES:
             errors.append(Diagnostic(via or Span(file, 1, 1), f"more than {MAX_RULEBOOK_FILES} files in one rulebook"))
             return
@@ -145,8 +146,9 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             if isinstance(decl, s.IncludeDecl):
                 target, target_bundled = _resolve_include(file, from_bundle, decl.path)
                 if target is None or target.startswith("!"):
-                    errors.append(Diagnostic(decl.span, target[1:] if target else
-                                             f"cannot find included rulebook '{decl.path}'"))
+                    errors.append(
+                        Diagnostic(decl.span, target[1:] if target else f"cannot find included rulebook '{decl.path}'")
+                    )
                     continue
                 read(target, target_bundled, decl.span)
         files.append((file, tree))
@@ -158,7 +160,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     # The hash names the text, not where it was read from: the same rulebook loaded by another path
     # (a record replayed from another folder) has the same hash.
     digest = hashlib.sha256("\0".join(f"{Path(f).name}\0{sources[f]}" for f, _ in files).encode()).hexdigest()[:16]
-    name = Path(first).name[:-len(".rules")] if first.endswith(".rules") else first
+    name = Path(first).name[: -len(".rules")] if first.endswith(".rules") else first
     # The cache key names the paths too: spans (and so error messages) name the files read.
     full_key = (name, hashlib.sha256("\0".join(f"{f}\0{sources[f]}" for f, _ in files).encode()).hexdigest())
     cached = _checked.get(full_key)
@@ -196,7 +198,7 @@ def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str 
         if not resolved.is_file():
             return f"!'{path}' is not a regular file", False
         return str(candidate), False
-    bare = path[:-len(".rules")] if path.endswith(".rules") else path
+    bare = path[: -len(".rules")] if path.endswith(".rules") else path
     if bare in bundled_names():
         return f"{bare}.rules", True
     return None, False

@@ -249,8 +249,15 @@ class AttemptFrame(Frame):
 
     __slots__ = ("mark", "otherwise", "retry", "span", "what")
 
-    def __init__(self, mark: int, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str,
-                 retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None):
+    def __init__(
+        self,
+        mark: int,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ):
         self.mark, self.otherwise, self.env, self.span, self.what = mark, otherwise, env, span, what
         # For an ability's tier: the `use` to ask again, without the tiers that failed (§ all or nothing).
         self.retry = retry
@@ -321,8 +328,11 @@ class RuleFrame(Frame):
             if env is not None:
                 self.firings += 1
                 if self.firings > RULE_BUDGET:
-                    raise g._runaway(rule.span, f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
-                                                "its body must make its condition false")
+                    raise g._runaway(
+                        rule.span,
+                        f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
+                        "its body must make its condition false",
+                    )
                 g._event("rule", rule.name, rule.span)
                 g._push(BlockFrame(rule.body.stmts, env))
                 return
@@ -359,8 +369,17 @@ class AskFrame(Frame):
 class Game:
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
-    def __init__(self, rulebook: Any, players: int, seed: int | None = 0, *, trace: bool = True,
-                 auto_chance: bool = True, check_invariants: bool = False, _blank: bool = False):
+    def __init__(
+        self,
+        rulebook: Any,
+        players: int,
+        seed: int | None = 0,
+        *,
+        trace: bool = True,
+        auto_chance: bool = True,
+        check_invariants: bool = False,
+        _blank: bool = False,
+    ):
         self.rulebook = rulebook
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
@@ -373,8 +392,10 @@ class Game:
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
-            raise GameError(f"{self.program.name} is played by {self.program.min_players} to "
-                            f"{self.program.max_players} players, not {players}")
+            raise GameError(
+                f"{self.program.name} is played by {self.program.min_players} to "
+                f"{self.program.max_players} players, not {players}"
+            )
         self.classes: dict[str, type] = rulebook.card_classes
         self.state = State(players=players, rng=(seed or 0) & MASK64)
         self.seed = seed
@@ -437,9 +458,16 @@ class Game:
         if self.tracing and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             verb = "reveal" if decision.player is None else "choose"
             text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
-            self.events.append(Event(verb, text, decision.span, decision.by,
-                                     hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
-                                     secret=self.secret_run))
+            self.events.append(
+                Event(
+                    verb,
+                    text,
+                    decision.span,
+                    decision.by,
+                    hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
+                    secret=self.secret_run,
+                )
+            )
         value = self._chance_value(frame, option) if decision.player is None else option.value
         frame.answer(self, value)
         self._run()
@@ -454,8 +482,10 @@ class Game:
         for option in decision.options:
             if option.label == answer:
                 return option
-        raise GameError(f"'{answer}' is not a legal answer to \"{decision.prompt}\" "
-                        f"(by {decision.by}); legal: {', '.join(decision.labels)}")
+        raise GameError(
+            f"'{answer}' is not a legal answer to \"{decision.prompt}\" "
+            f"(by {decision.by}); legal: {', '.join(decision.labels)}"
+        )
 
     def result(self) -> dict[str, Any]:
         """Scores and winners of a finished game."""
@@ -540,8 +570,15 @@ class Game:
         moved: list[CardRef] = []
         for label in labels:
             keys = [source] if source is not None else sorted(k for k in st.zones if k != zone)
-            found = next((CardRef(cid) for key in keys for cid in reversed(st.zones.get(key, []))
-                          if self.label(CardRef(cid)) == label), None)
+            found = next(
+                (
+                    CardRef(cid)
+                    for key in keys
+                    for cid in reversed(st.zones.get(key, []))
+                    if self.label(CardRef(cid)) == label
+                ),
+                None,
+            )
             if found is None:
                 raise GameError(f"no card '{label}' in {source or 'any zone'} to arrange into {zone}")
             card_type = type(st.cards[found.id]).__name__
@@ -553,8 +590,13 @@ class Game:
             st.location[found.id] = zone
             moved.append(found)
         if self.tracing and moved:
-            self._event("arrange", f"{', '.join(labels)} -> {zone}", NO_SPAN, zones=(zone,),
-                        hidden_text=f"{len(moved)} cards -> {zone}")
+            self._event(
+                "arrange",
+                f"{', '.join(labels)} -> {zone}",
+                NO_SPAN,
+                zones=(zone,),
+                hidden_text=f"{len(moved)} cards -> {zone}",
+            )
         if ask:
             self._reask()
 
@@ -585,16 +627,22 @@ class Game:
                 self.steps += 1
                 if self.steps > budget:
                     span = self._current_span()
-                    raise self._runaway(span, f"{STEP_BUDGET} steps without a decision: the rules never stop "
-                                              "(an endless loop?)")
+                    raise self._runaway(
+                        span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
+                    )
         except RuntimeFailure as failure:
-            raise self._runtime_error(failure.span, f"'{failure.message}' failed outside any attempt or ability",
-                                      hint="wrap the steps in 'attempt { ... }', or check with 'when' first") \
-                from None
+            raise self._runtime_error(
+                failure.span,
+                f"'{failure.message}' failed outside any attempt or ability",
+                hint="wrap the steps in 'attempt { ... }', or check with 'when' first",
+            ) from None
         except RecursionError:
             raise self._runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
-        if self.check_invariants and self.program.invariants and (
-                self.state.over or not (self.rule_frames or self.attempts or self.together)):
+        if (
+            self.check_invariants
+            and self.program.invariants
+            and (self.state.over or not (self.rule_frames or self.attempts or self.together))
+        ):
             broken = self.invariant_violations()
             if broken:
                 decl, where = broken[0]
@@ -708,7 +756,7 @@ class Game:
             self._push(frame)
         else:
             ids = self.state.zones.get(src.key, [])
-            taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])] if n > 0 else []
+            taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
             self._move(taken, dst, False, st.span)
 
     def _exec_create(self, st: s.Create, env: dict[str, Any]) -> None:
@@ -819,19 +867,27 @@ class Game:
             try:
                 said = self._interpolate(text, env)
             except _VALUE_ERRORS:
-                raise self._runtime_error(st.span, f"cannot fill in \"{text}\": a name or field there has "
-                                                   "no value of that kind") from None
+                raise self._runtime_error(
+                    st.span, f'cannot fill in "{text}": a name or field there has no value of that kind'
+                ) from None
             self._event("say", said, st.span)
 
-    def _call_proc(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None,
-                   span: Span) -> None:
+    def _call_proc(
+        self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
+    ) -> None:
         proc = self.program.procs[name]
         new_env = {p.name: self._eval(a, env) for p, a in zip(proc.params, args, strict=True)}
         self._push(CallFrame(name, new_env, env, target))
         self._push(BlockFrame(proc.body.stmts, new_env))
 
-    def _open_attempt(self, otherwise: s.Block | None, env: dict[str, Any], span: Span, what: str,
-                      retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None) -> None:
+    def _open_attempt(
+        self,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ) -> None:
         self.attempts += 1
         self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
@@ -888,10 +944,18 @@ class Game:
 
     # ---------------------------------------------------------------- state changes
 
-    def _event(self, verb: str, text: str, span: Span, zones: tuple[str, ...] = (),
-               hidden_text: str | None = None, top_text: str | None = None) -> None:
-        self.events.append(Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text,
-                                 secret=self.secret_run))
+    def _event(
+        self,
+        verb: str,
+        text: str,
+        span: Span,
+        zones: tuple[str, ...] = (),
+        hidden_text: str | None = None,
+        top_text: str | None = None,
+    ) -> None:
+        self.events.append(
+            Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text, secret=self.secret_run)
+        )
 
     def _changed(self, name: str) -> None:
         if not self.program.rules:
@@ -964,16 +1028,16 @@ class Game:
         before = self.label(card) if self.tracing else ""
         st.cards[card.id] = attrs.evolve(old, **{field: value})
         if self.tracing:
-            self._event("set", f"{before}.{field} = {self.label(value)}", span,
-                        zones=(st.location[card.id],))
+            self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
         self._memo.clear()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
-            raise self._runaway(span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): "
-                                      "a runaway computation?")
+            raise self._runaway(
+                span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
+            )
         cls = self.classes[card_type]
         key = zone.key
         dst = st.zones.setdefault(key, [])
@@ -1013,7 +1077,7 @@ class Game:
 
     # ---------------------------------------------------------------- decisions
 
-    def _ask(self, frame: AskFrame) -> None:  # noqa: C901 -- one case per kind of decision
+    def _ask(self, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
         if frame.kind == "menu":
             menu: s.Menu = node
@@ -1030,8 +1094,10 @@ class Game:
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
             for tier in ability.tiers:
-                if tier.level <= upto and tier.level not in frame.picked and (
-                    tier.when is None or self._truth(tier.when, ability_env)
+                if (
+                    tier.level <= upto
+                    and tier.level not in frame.picked
+                    and (tier.when is None or self._truth(tier.when, ability_env))
                 ):
                     options.append(Option(f"tier {tier.level}: {tier.text}", tier))
             who = ability_env.get("p") if isinstance(ability_env.get("p"), Player) else self._first_player(ability_env)
@@ -1070,8 +1136,11 @@ class Game:
             done = done or not remaining
             if done:
                 self.frames.pop()
-                env[choose.target] = frame.picked[0] if choose.quantity == "one" and frame.picked else \
-                    (None if choose.quantity == "one" else tuple(frame.picked))
+                env[choose.target] = (
+                    frame.picked[0]
+                    if choose.quantity == "one" and frame.picked
+                    else (None if choose.quantity == "one" else tuple(frame.picked))
+                )
                 return
             who = self._who(choose.by, env)
             options = self._options(remaining)
@@ -1081,11 +1150,10 @@ class Game:
             if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
-            if who is None:
-                if choose.quantity == "one":
-                    opts, weights = self._chance_options(remaining)
-                    self._decide(frame, None, prompt, opts, choose.span, weights)
-                    return
+            if who is None and choose.quantity == "one":
+                opts, weights = self._chance_options(remaining)
+                self._decide(frame, None, prompt, opts, choose.span, weights)
+                return
             self._decide(frame, who, prompt, options, choose.span)
 
     def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
@@ -1120,11 +1188,21 @@ class Game:
             if frames[-1] is not frame or self.pending is not None or st.over:
                 return True
 
-    def _decide(self, frame: AskFrame, who: Player | None, prompt: str, options: list[Option], span: Span,
-                weights: tuple[int, ...] | None = None) -> None:
+    def _decide(
+        self,
+        frame: AskFrame,
+        who: Player | None,
+        prompt: str,
+        options: list[Option],
+        span: Span,
+        weights: tuple[int, ...] | None = None,
+    ) -> None:
         if len(options) > OPTION_BUDGET:
-            raise self._runaway(span, f"a decision of {len(options)} options is more than a decision may offer "
-                                      f"({OPTION_BUDGET}): choose in steps instead")
+            raise self._runaway(
+                span,
+                f"a decision of {len(options)} options is more than a decision may offer "
+                f"({OPTION_BUDGET}): choose in steps instead",
+            )
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
@@ -1134,7 +1212,7 @@ class Game:
             self.state.rng, bits = splitmix(self.state.rng)
             if weights is not None:
                 r = bits % sum(weights)
-                for option, w in zip(options, weights, strict=True):
+                for option, w in zip(options, weights, strict=True):  # noqa: B007 -- the option drawn is the one the loop stops at
                     if r < w:
                         break
                     r -= w
@@ -1142,8 +1220,16 @@ class Game:
                 option = options[bits % len(options)]
             self.answers.append(("table", option.label))
             if self.tracing and frame.kind != "draw":
-                self.events.append(Event("reveal", option.label + (f"  [{prompt}]" if prompt else ""), span, "table",
-                                         hidden_text=f"[{prompt}]", secret=self.secret_run))
+                self.events.append(
+                    Event(
+                        "reveal",
+                        option.label + (f"  [{prompt}]" if prompt else ""),
+                        span,
+                        "table",
+                        hidden_text=f"[{prompt}]",
+                        secret=self.secret_run,
+                    )
+                )
             frame.answer(self, self._chance_value(frame, option))
             return
         self.pending = decision
@@ -1166,12 +1252,17 @@ class Game:
             ability_env = dict(frame.pool[0])
             if self.tracing:
                 self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
-            self._open_attempt(None, ability_env, tier.span, f"{ability.name} tier {tier.level}",
-                               retry=(frame.node, env, (*frame.picked, tier.level)))
+            self._open_attempt(
+                None,
+                ability_env,
+                tier.span,
+                f"{ability.name} tier {tier.level}",
+                retry=(frame.node, env, (*frame.picked, tier.level)),
+            )
             self._push(CallFrame(ability.name, ability_env, None, None))
             self._push(BlockFrame(tier.body.stmts, ability_env))
         elif frame.kind == "draw":
-            src, dst = frame.chance_pool or frame.pool
+            _src, dst = frame.chance_pool or frame.pool
             frame.count -= 1
             self._move([value], dst, False, frame.node.span)
         else:
@@ -1270,6 +1361,7 @@ class Game:
 
     def _first_binding(self, bindings: tuple[s.Binding, ...], holds: Any) -> dict[str, Any] | None:
         """The first binding (in declaration order) for which `holds(env)` is true, or None."""
+
         def search(i: int, env: dict[str, Any]) -> dict[str, Any] | None:
             if i == len(bindings):
                 return dict(env) if holds(env) else None
@@ -1400,8 +1492,11 @@ class Game:
                 return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
             if isinstance(a, str) and isinstance(b, str):
                 if len(a) + len(b) > TEXT_BUDGET:
-                    raise self._runaway(e.span, f"a text of {len(a) + len(b)} characters is more than a "
-                                                f"rulebook may build ({TEXT_BUDGET}): a runaway computation?")
+                    raise self._runaway(
+                        e.span,
+                        f"a text of {len(a) + len(b)} characters is more than a "
+                        f"rulebook may build ({TEXT_BUDGET}): a runaway computation?",
+                    )
                 return a + b
         if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
             raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
@@ -1427,8 +1522,11 @@ class Game:
         try:
             return self._query(e.op, items, e.key, env)
         except _VALUE_ERRORS:
-            raise self._runtime_error(e.span, f"cannot order by these keys: {e.op} by needs keys of one kind "
-                                              "(numbers, or values of one enumeration, ...)") from None
+            raise self._runtime_error(
+                e.span,
+                f"cannot order by these keys: {e.op} by needs keys of one kind "
+                "(numbers, or values of one enumeration, ...)",
+            ) from None
 
     def _eval_list(self, e: s.ListLit, env: dict[str, Any]) -> Any:
         return tuple([_EVAL[i.__class__](self, i, env) for i in e.items])
@@ -1466,8 +1564,10 @@ class Game:
     def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr, size: int) -> tuple[Any, ...]:
         """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
         if value is None or len(value) > LIST_BUDGET:
-            raise self._runaway(_span_of(e), f"a list of {size} elements is more than a rulebook may build "
-                                             f"({LIST_BUDGET}): a runaway computation?")
+            raise self._runaway(
+                _span_of(e),
+                f"a list of {size} elements is more than a rulebook may build ({LIST_BUDGET}): a runaway computation?",
+            )
         return value
 
     def _number(self, value: int, e: s.Expr) -> int:
@@ -1542,8 +1642,10 @@ class Game:
         fn = self.program.fns[name]
         env = {p.name: a for p, a in zip(fn.params, args, strict=True)}
         if self._fn_depth >= FN_DEPTH_BUDGET:
-            raise self._runaway(span if span is not NO_SPAN else fn.span,
-                                f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?")
+            raise self._runaway(
+                span if span is not NO_SPAN else fn.span,
+                f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
+            )
         self._fn_depth += 1
         try:
             return self._eval(fn.body, env)
@@ -1553,7 +1655,7 @@ class Game:
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
         return self._builtin_of(name, [self._eval(a, env) for a in args], args, e)
 
-    def _builtin_of(self, name: str, values: list[Any], args: tuple[s.Expr, ...], e: s.Call) -> Any:  # noqa: C901
+    def _builtin_of(self, name: str, values: list[Any], args: tuple[s.Expr, ...], e: s.Call) -> Any:
         """A built-in function applied to the values of its arguments (`args`, their text, name errors)."""
         first: Any = values[0] if values else None
         if name in ("len", "count"):
@@ -1576,7 +1678,7 @@ class Game:
             ids = self.state.zones.get(zone.key, [])
             if len(values) == 2:
                 n = values[1]
-                return tuple(CardRef(i) for i in reversed(ids[max(0, len(ids) - n):])) if n > 0 else ()
+                return tuple(CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])) if n > 0 else ()
             if not ids:
                 return None
             return CardRef(ids[-1] if name == "top" else ids[0])
@@ -1651,7 +1753,7 @@ class Game:
         if name == key:
             return ZoneRef(name, ())
         decl = self.program.zones[name]
-        raw = key[len(name) + 1:-1].split(",")
+        raw = key[len(name) + 1 : -1].split(",")
         keys = tuple(self._key_value(k, raw_value) for k, raw_value in zip(decl.keys, raw, strict=True))
         return ZoneRef(name, keys)
 
@@ -1725,8 +1827,11 @@ class Game:
     def _card_label(self, card: Any) -> str:
         template = self.rulebook.labels.get(type(card).__name__)
         if template is None:
-            return f"{type(card).__name__}(" + ", ".join(
-                self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:]) + ")"
+            return (
+                f"{type(card).__name__}("
+                + ", ".join(self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:])
+                + ")"
+            )
         return _TEMPLATE.sub(lambda m: self.label(self._template_value(card, m.group(1))), template)
 
     def _interpolate(self, text: str, env: dict[str, Any]) -> str:
@@ -1795,8 +1900,13 @@ class Game:
             pending = {"by": self.pending.by, "prompt": self.pending.prompt, "options": self.pending.labels}
         elif self.pending is not None:
             pending = {"by": self.pending.by, "prompt": "(waiting)"}
-        return {"as": "all" if who is None else str(who), "zones": zones, "vars": vars_, "pending": pending,
-                "over": self.state.over}
+        return {
+            "as": "all" if who is None else str(who),
+            "zones": zones,
+            "vars": vars_,
+            "pending": pending,
+            "over": self.state.over,
+        }
 
     def _info_of(self, key: str) -> tuple[Any, str | None]:
         """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).
@@ -1851,8 +1961,11 @@ class Game:
         answer shows (the trace folds a run's secret lines into one, see render.trace_lines).
         """
         text = self._visible_text(event, who)
-        if event.secret is not None and who is not None and (
-                text != event.text or (event.verb in ("choose", "reveal") and event.actor != str(who))):
+        if (
+            event.secret is not None
+            and who is not None
+            and (text != event.text or (event.verb in ("choose", "reveal") and event.actor != str(who)))
+        ):
             return SECRET_TEXT
         return text
 
@@ -1915,7 +2028,8 @@ class Game:
         if decl is None:
             return False
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
-            decl.visibility == "owner" and self._owned_by(dst, who))
+            decl.visibility == "owner" and self._owned_by(dst, who)
+        )
 
 
 # The method that does each kind of statement.
@@ -1948,12 +2062,27 @@ _EXEC: dict[type, Any] = {
 
 # The method that evaluates each kind of expression (in grammar order of the AST classes).
 _EVAL: dict[type, Any] = {
-    s.IntLit: Game._eval_literal, s.StrLit: Game._eval_literal, s.BoolLit: Game._eval_literal,
-    s.NoneLit: Game._eval_none, s.Name: Game._eval_name, s.ListLit: Game._eval_list,
-    s.Comprehension: Game._eval_comprehension, s.RecordLit: Game._eval_record, s.FieldAccess: Game._eval_field,
-    s.Index: Game._eval_index, s.Call: Game._eval_call, s.Neg: Game._eval_neg, s.Binary: Game._eval_binary,
-    s.RangeOp: Game._eval_range, s.Compare: Game._eval_compare, s.In: Game._eval_in, s.Not: Game._eval_not,
-    s.And: Game._eval_and, s.Or: Game._eval_or, s.Query: Game._eval_query, s.CondExpr: Game._eval_cond,
+    s.IntLit: Game._eval_literal,
+    s.StrLit: Game._eval_literal,
+    s.BoolLit: Game._eval_literal,
+    s.NoneLit: Game._eval_none,
+    s.Name: Game._eval_name,
+    s.ListLit: Game._eval_list,
+    s.Comprehension: Game._eval_comprehension,
+    s.RecordLit: Game._eval_record,
+    s.FieldAccess: Game._eval_field,
+    s.Index: Game._eval_index,
+    s.Call: Game._eval_call,
+    s.Neg: Game._eval_neg,
+    s.Binary: Game._eval_binary,
+    s.RangeOp: Game._eval_range,
+    s.Compare: Game._eval_compare,
+    s.In: Game._eval_in,
+    s.Not: Game._eval_not,
+    s.And: Game._eval_and,
+    s.Or: Game._eval_or,
+    s.Query: Game._eval_query,
+    s.CondExpr: Game._eval_cond,
 }
 
 _PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})

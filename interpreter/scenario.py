@@ -72,8 +72,16 @@ def _statement(file: str, text: str, line: Line, source: str, lead: str = "", ta
     raw = text.splitlines()[line.span.line - 1]
     column = raw.index(source) if source in raw else line.span.column - 1
     before = max(line.span.line - 2, 0)
-    padded = "proc _scenario() {" + "\n" * before + lead + ("\n" if line.span.line > 1 else " ") + \
-        (" " * column if line.span.line > 1 else "") + source + tail + "\n}\n"
+    padded = (
+        "proc _scenario() {"
+        + "\n" * before
+        + lead
+        + ("\n" if line.span.line > 1 else " ")
+        + (" " * column if line.span.line > 1 else "")
+        + source
+        + tail
+        + "\n}\n"
+    )
     try:
         tree = parse(padded, file)
     except RulebookError as exc:
@@ -132,15 +140,17 @@ def read_scenario(path: Path) -> Scenario:
                 assert isinstance(st, s.Let) and isinstance(st.value, s.ListLit)
                 for item in st.value.items:
                     if not isinstance(item, s.StrLit):
-                        raise fail("an answer is the label of an option, in quotes: answer \"Pass\"")
+                        raise fail('an answer is the label of an option, in quotes: answer "Pass"')
                     answers.append((line, item.value))
             case "expect":
                 st = _statement(file, text, line, line.rest, "let _expect =")
                 assert isinstance(st, s.Let)
                 expects.append((line, st.value))
             case _:
-                raise fail(f"unknown scenario line '{keyword}'{did_you_mean(keyword, KEYWORDS)}",
-                           hint="a scenario line starts with one of: " + ", ".join(KEYWORDS))
+                raise fail(
+                    f"unknown scenario line '{keyword}'{did_you_mean(keyword, KEYWORDS)}",
+                    hint="a scenario line starts with one of: " + ", ".join(KEYWORDS),
+                )
     return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects))
 
 
@@ -263,5 +273,5 @@ def run_scenario(game_name: str | None, path: Path) -> str:
 def _source(sc: Scenario, e: s.Expr) -> str:
     line = sc.text.splitlines()[e.span.line - 1]
     if e.span.end_line == e.span.line:
-        return line[e.span.column - 1:e.span.end_column - 1]
+        return line[e.span.column - 1 : e.span.end_column - 1]
     return "it"

@@ -225,8 +225,10 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
         again = twin.current_decision()
         twin_asked = (again.prompt, again.labels) if again is not None and again.player == viewer else None
         if twin_asked != asked:
-            return (f"{viewer} is asked {asked} but, with the hidden cards exchanged, {twin_asked}: the decision "
-                    "depends on what the player cannot see")
+            return (
+                f"{viewer} is asked {asked} but, with the hidden cards exchanged, {twin_asked}: the decision "
+                "depends on what the player cannot see"
+            )
         if twin.view(viewer) != view:
             diff = _first_difference(view, twin.view(viewer))
             return f"{viewer}'s view changes when only hidden cards are exchanged: {diff}"
@@ -283,8 +285,17 @@ class SoakSummary:
         return str(last) if last == self.first_seed else f"{self.first_seed}-{last}"
 
 
-def soak_game(rb: Rulebook, name: str, seed: int, players: int, summary: SoakSummary, *, max_decisions: int = 3000,
-              hidden_every: int = 10, out_dir: Path | None = None) -> Finding | None:
+def soak_game(
+    rb: Rulebook,
+    name: str,
+    seed: int,
+    players: int,
+    summary: SoakSummary,
+    *,
+    max_decisions: int = 3000,
+    hidden_every: int = 10,
+    out_dir: Path | None = None,
+) -> Finding | None:
     """Play one seeded random game, checking after every decision; the first violation is returned."""
     rng = random.Random(f"{name}:{seed}:{players}")
     game: Game | None = None
@@ -362,9 +373,18 @@ def _worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def soak(name: str, games: int, seed: int = 0, players: Sequence[int] | None = None, *, max_decisions: int = 3000,
-         hidden_every: int = 10, out_dir: Path | None = None,
-         progress: Callable[[int, SoakSummary], None] | None = None, workers: int = 1) -> SoakSummary:
+def soak(
+    name: str,
+    games: int,
+    seed: int = 0,
+    players: Sequence[int] | None = None,
+    *,
+    max_decisions: int = 3000,
+    hidden_every: int = 10,
+    out_dir: Path | None = None,
+    progress: Callable[[int, SoakSummary], None] | None = None,
+    workers: int = 1,
+) -> SoakSummary:
     """Play the games of seeds `seed` .. `seed + games - 1` of a rulebook, checking every decision.
 
     The game of seed s has `players_of(s, counts)` players. With `workers` > 1 the games are played
@@ -375,14 +395,16 @@ def soak(name: str, games: int, seed: int = 0, players: Sequence[int] | None = N
     rb = _RULEBOOKS[name] = load(name)
     counts = list(players or range(rb.program.min_players, rb.program.max_players + 1))
     summary = SoakSummary(first_seed=seed)
-    tasks = [(name, seed + k, players_of(seed + k, counts), max_decisions, hidden_every, out_dir)
-             for k in range(games)]
+    tasks = [(name, seed + k, players_of(seed + k, counts), max_decisions, hidden_every, out_dir) for k in range(games)]
 
     def count_in(k: int, one: SoakSummary) -> None:
         summary.add(one)
         for finding in one.findings:
-            print(f"VIOLATION {finding.rulebook} players {finding.players} seed {finding.seed} step {finding.step}: "
-                  f"{finding.problem}" + (f"\n  record: {finding.record}" if finding.record else ""), file=sys.stderr)
+            print(
+                f"VIOLATION {finding.rulebook} players {finding.players} seed {finding.seed} step {finding.step}: "
+                f"{finding.problem}" + (f"\n  record: {finding.record}" if finding.record else ""),
+                file=sys.stderr,
+            )
         if progress is not None:
             progress(k, summary)
 
@@ -405,9 +427,12 @@ def soak(name: str, games: int, seed: int = 0, players: Sequence[int] | None = N
 
 def register(sub: Any) -> None:
     """Add `rulecraft soak` to the command line."""
-    p = sub.add_parser("soak", help="play many seeded random games, checking every invariant at every decision",
-                       description="Conservation of cards, declared invariants, state and view round-trips and "
-                       "hidden information, after every decision of many seeded random games.")
+    p = sub.add_parser(
+        "soak",
+        help="play many seeded random games, checking every invariant at every decision",
+        description="Conservation of cards, declared invariants, state and view round-trips and "
+        "hidden information, after every decision of many seeded random games.",
+    )
     _arguments(p)
     p.set_defaults(func=_command)
 
@@ -416,18 +441,30 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("games", nargs="*", help="bundled rulebooks or paths (default: every bundled one)")
     p.add_argument("--games", dest="count", type=int, default=100, help="games per rulebook (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first seed (game k has seed + k)")
-    p.add_argument("--players", type=int, nargs="*", help="player counts to cycle through, by seed (default: all "
-                   "allowed; the game of seed s has the (s mod n)th)")
+    p.add_argument(
+        "--players",
+        type=int,
+        nargs="*",
+        help="player counts to cycle through, by seed (default: all allowed; the game of seed s has the (s mod n)th)",
+    )
     p.add_argument("--max-decisions", type=int, default=3000, help="stop a game after this many decisions")
-    p.add_argument("--hidden-every", type=int, default=10, help="check hidden information every N decisions (0: "
-                   "never)")
+    p.add_argument("--hidden-every", type=int, default=10, help="check hidden information every N decisions (0: never)")
     p.add_argument("--out", default="soak-findings", help="folder for records of violations")
-    p.add_argument("--workers", type=int, default=1, help="processes to use (the games, findings and figures do "
-                   "not depend on it)")
-    p.add_argument("--json", metavar="FILE", help="append each rulebook's figures to FILE as a line of JSON "
-                   "(runs of other seed ranges can append to the same file; see --totals)")
-    p.add_argument("--totals", metavar="FILE", help="print the totals of the runs appended to FILE by --json, "
-                   "by rulebook and settings, and refuse overlapping seed ranges; play nothing")
+    p.add_argument(
+        "--workers", type=int, default=1, help="processes to use (the games, findings and figures do not depend on it)"
+    )
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="append each rulebook's figures to FILE as a line of JSON "
+        "(runs of other seed ranges can append to the same file; see --totals)",
+    )
+    p.add_argument(
+        "--totals",
+        metavar="FILE",
+        help="print the totals of the runs appended to FILE by --json, "
+        "by rulebook and settings, and refuse overlapping seed ranges; play nothing",
+    )
 
 
 def _stop(signum: int, frame: Any) -> None:
@@ -447,17 +484,29 @@ def _command(args: argparse.Namespace) -> int:
 
         def progress(k: int, summary: SoakSummary, name: str = name) -> None:
             if (k + 1) % 50 == 0:
-                print(f"  {name}: {k + 1} games, {summary.decisions} decisions, {len(summary.findings)} violations",
-                      file=sys.stderr)
+                print(
+                    f"  {name}: {k + 1} games, {summary.decisions} decisions, {len(summary.findings)} violations",
+                    file=sys.stderr,
+                )
 
-        summary = soak(name, args.count, args.seed, args.players, max_decisions=args.max_decisions,
-                       hidden_every=args.hidden_every, out_dir=Path(args.out), progress=progress,
-                       workers=args.workers)
+        summary = soak(
+            name,
+            args.count,
+            args.seed,
+            args.players,
+            max_decisions=args.max_decisions,
+            hidden_every=args.hidden_every,
+            out_dir=Path(args.out),
+            progress=progress,
+            workers=args.workers,
+        )
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
-        print(f"soak {name}: {summary.games} games ({summary.finished} finished), {summary.decisions} decisions, "
-              f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
-              f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else ""))
+        print(
+            f"soak {name}: {summary.games} games ({summary.finished} finished), {summary.decisions} decisions, "
+            f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
+            f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else "")
+        )
         print(f"  seeds {summary.seeds}, {args.workers} worker(s)")
         if args.json:
             _append_json(Path(args.json), name, summary, args, seconds)
@@ -471,11 +520,19 @@ def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Nam
     rb = _RULEBOOKS.get(name) or load(name)
     counts = list(args.players or range(rb.program.min_players, rb.program.max_players + 1))
     line = {
-        "rulebook": name, "players": counts, "max_decisions": args.max_decisions, "hidden_every": args.hidden_every,
-        "first_seed": summary.first_seed, "games": summary.games, "finished": summary.finished,
-        "decisions": summary.decisions, "hidden_checks": summary.hidden_checks,
-        "violations": [attrs.asdict(f) for f in summary.findings], "interrupted": summary.interrupted,
-        "workers": args.workers, "seconds": round(seconds, 1),
+        "rulebook": name,
+        "players": counts,
+        "max_decisions": args.max_decisions,
+        "hidden_every": args.hidden_every,
+        "first_seed": summary.first_seed,
+        "games": summary.games,
+        "finished": summary.finished,
+        "decisions": summary.decisions,
+        "hidden_checks": summary.hidden_checks,
+        "violations": [attrs.asdict(f) for f in summary.findings],
+        "interrupted": summary.interrupted,
+        "workers": args.workers,
+        "seconds": round(seconds, 1),
     }
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, sort_keys=True) + "\n")
@@ -492,8 +549,9 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
         ranges = sorted((r["first_seed"], r["first_seed"] + r["games"]) for r in runs if r["games"])
         for (a, b), (c, d) in itertools.pairwise(ranges):
             if c < b:
-                raise RulecraftError(f"{name}: the runs of seeds {a}-{b - 1} and {c}-{d - 1} overlap: their games "
-                                     "would be counted twice")
+                raise RulecraftError(
+                    f"{name}: the runs of seeds {a}-{b - 1} and {c}-{d - 1} overlap: their games would be counted twice"
+                )
         spans: list[list[int]] = []
         for a, b in ranges:
             if spans and spans[-1][1] == a:
@@ -503,10 +561,12 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
         seeds = ", ".join(f"{a}-{b - 1}" for a, b in spans) or "none"
         figures = {k: sum(r[k] for r in runs) for k in ("games", "finished", "decisions", "hidden_checks")}
         found = sum(len(r["violations"]) for r in runs)
-        out.append(f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
-                   f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
-                   f"({figures['finished']} finished), {figures['decisions']} decisions, "
-                   f"{figures['hidden_checks']} hidden-information checks, {found} violations")
+        out.append(
+            f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
+            f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
+            f"({figures['finished']} finished), {figures['decisions']} decisions, "
+            f"{figures['hidden_checks']} hidden-information checks, {found} violations"
+        )
     return out
 
 
@@ -536,5 +596,14 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["RoundTrip", "conservation", "hidden_leak", "hidden_positions", "permute_hidden", "round_trip", "soak",
-           "totals", "views_round_trip"]
+__all__ = [
+    "RoundTrip",
+    "conservation",
+    "hidden_leak",
+    "hidden_positions",
+    "permute_hidden",
+    "round_trip",
+    "soak",
+    "totals",
+    "views_round_trip",
+]

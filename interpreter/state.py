@@ -32,9 +32,14 @@ class State:
     def copy(self) -> State:
         """A copy that shares nothing mutable with this one."""
         return State(
-            players=self.players, cards=list(self.cards), location=list(self.location),
-            zones={k: list(v) for k, v in self.zones.items()}, vars=dict(self.vars), rng=self.rng,
-            over=self.over, winners=None if self.winners is None else list(self.winners),
+            players=self.players,
+            cards=list(self.cards),
+            location=list(self.location),
+            zones={k: list(v) for k, v in self.zones.items()},
+            vars=dict(self.vars),
+            rng=self.rng,
+            over=self.over,
+            winners=None if self.winners is None else list(self.winners),
         )
 
 
@@ -116,24 +121,30 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
         cls = classes[d["type"]]
         return cls(**{f.name: value(d[f.name]) for f in attrs.fields(cls)})
 
-    conv.register_unstructure_hook(State, lambda st: {
-        "players": st.players,
-        "cards": [uncard(c) for c in st.cards],
-        "location": list(st.location),
-        "zones": {k: list(v) for k, v in st.zones.items()},
-        "vars": {k: unvalue(v) for k, v in st.vars.items()},
-        "rng": st.rng,
-        "over": st.over,
-        "winners": st.winners,
-    })
-    conv.register_structure_hook(State, lambda d, _: State(
-        players=d["players"],
-        cards=[card(c) for c in d["cards"]],
-        location=list(d["location"]),
-        zones={k: list(v) for k, v in d["zones"].items()},
-        vars={k: value(v) for k, v in d["vars"].items()},
-        rng=d["rng"],
-        over=d["over"],
-        winners=d["winners"],
-    ))
+    conv.register_unstructure_hook(
+        State,
+        lambda st: {
+            "players": st.players,
+            "cards": [uncard(c) for c in st.cards],
+            "location": list(st.location),
+            "zones": {k: list(v) for k, v in st.zones.items()},
+            "vars": {k: unvalue(v) for k, v in st.vars.items()},
+            "rng": st.rng,
+            "over": st.over,
+            "winners": st.winners,
+        },
+    )
+    conv.register_structure_hook(
+        State,
+        lambda d, _: State(
+            players=d["players"],
+            cards=[card(c) for c in d["cards"]],
+            location=list(d["location"]),
+            zones={k: list(v) for k, v in d["zones"].items()},
+            vars={k: value(v) for k, v in d["vars"].items()},
+            rng=d["rng"],
+            over=d["over"],
+            winners=d["winners"],
+        ),
+    )
     return Codec(conv, unvalue, value, uncard, card)

@@ -7,12 +7,9 @@ their layout, which is what `rulecraft fmt` relies on.
 
 from __future__ import annotations
 
-from typing import Union
-
 import attrs
 
 from .errors import NO_SPAN, Span
-
 
 # ---------------------------------------------------------------- types
 
@@ -33,7 +30,7 @@ class ListType:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-TypeExpr = Union[NamedType, ListType]
+TypeExpr = NamedType | ListType
 
 
 # ---------------------------------------------------------------- expressions
@@ -228,10 +225,29 @@ class CondExpr:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-Expr = Union[
-    IntLit, StrLit, BoolLit, NoneLit, Name, ListLit, Comprehension, RecordLit, FieldAccess,
-    Index, Call, Neg, Binary, RangeOp, Compare, In, Not, And, Or, Query, CondExpr,
-]
+Expr = (
+    IntLit
+    | StrLit
+    | BoolLit
+    | NoneLit
+    | Name
+    | ListLit
+    | Comprehension
+    | RecordLit
+    | FieldAccess
+    | Index
+    | Call
+    | Neg
+    | Binary
+    | RangeOp
+    | Compare
+    | In
+    | Not
+    | And
+    | Or
+    | Query
+    | CondExpr
+)
 
 
 # ---------------------------------------------------------------- statements
@@ -514,10 +530,32 @@ class Say:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-Stmt = Union[
-    Let, Assign, SetVar, SetField, Move, Draw, Create, If, For, While, Repeat, Match, Attempt,
-    Together, Secret, Fail, Require, Choose, Menu, Use, CallStmt, Return, EndGame, Say,
-]
+Stmt = (
+    Let
+    | Assign
+    | SetVar
+    | SetField
+    | Move
+    | Draw
+    | Create
+    | If
+    | For
+    | While
+    | Repeat
+    | Match
+    | Attempt
+    | Together
+    | Secret
+    | Fail
+    | Require
+    | Choose
+    | Menu
+    | Use
+    | CallStmt
+    | Return
+    | EndGame
+    | Say
+)
 
 
 # ---------------------------------------------------------------- declarations
@@ -703,10 +741,22 @@ class PlayDecl:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
-Decl = Union[
-    GameDecl, IncludeDecl, EnumDecl, CardDecl, ZoneDecl, VarDecl, ConstDecl, FnDecl, ProcDecl,
-    AbilityDecl, RuleDecl, InvariantDecl, SetupDecl, PlayDecl,
-]
+Decl = (
+    GameDecl
+    | IncludeDecl
+    | EnumDecl
+    | CardDecl
+    | ZoneDecl
+    | VarDecl
+    | ConstDecl
+    | FnDecl
+    | ProcDecl
+    | AbilityDecl
+    | RuleDecl
+    | InvariantDecl
+    | SetupDecl
+    | PlayDecl
+)
 
 
 @attrs.frozen

@@ -28,12 +28,15 @@ def test_tic_tac_toe_line_wins_and_full_board_draws() -> None:
     assert game.state.vars["cell[8]"] == 1
 
 
-@pytest.mark.parametrize(("deal", "bets", "winner", "won"), [
-    (["2", "0"], ["Bet", "Pass"], "P1", 1),  # P2 folds: P1 wins P2's ante
-    (["0", "2"], ["Pass", "Bet", "Pass"], "P2", 1),  # P1 folds after P2's bet
-    (["0", "2"], ["Bet", "Bet"], "P2", 2),  # both bet: the higher card wins the bets
-    (["1", "0"], ["Pass", "Pass"], "P1", 1),  # both pass: the higher card wins the antes
-])
+@pytest.mark.parametrize(
+    ("deal", "bets", "winner", "won"),
+    [
+        (["2", "0"], ["Bet", "Pass"], "P1", 1),  # P2 folds: P1 wins P2's ante
+        (["0", "2"], ["Pass", "Bet", "Pass"], "P2", 1),  # P1 folds after P2's bet
+        (["0", "2"], ["Bet", "Bet"], "P2", 2),  # both bet: the higher card wins the bets
+        (["1", "0"], ["Pass", "Pass"], "P1", 1),  # both pass: the higher card wins the antes
+    ],
+)
 def test_kuhn_poker_showdown_and_folds(deal: list[str], bets: list[str], winner: str, won: int) -> None:
     """Kuhn poker pays as OpenSpiel's returns: the smaller contribution goes to the winner."""
     rb = rulecraft.load(GAMES / "kuhn_poker.rules")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 import rulecraft
 from rulecraft.errors import RulebookError
 
@@ -17,8 +16,11 @@ var gold[Player]: int = 0 public
 # Line numbers below count from line 7, the first line after HEAD.
 
 CHECK_ERRORS = [
-    ("proc f(p: Player) { set gold[p] += \"two\" }", "t.rules:7:36: error: the value added to gold must be int, not str"),
-    ("proc f(c: Ware) { let v = c.colur }", "t.rules:7:27: error: card type Ware has no field 'colur' (did you mean 'colour'?)"),
+    ('proc f(p: Player) { set gold[p] += "two" }', "t.rules:7:36: error: the value added to gold must be int, not str"),
+    (
+        "proc f(c: Ware) { let v = c.colur }",
+        "t.rules:7:27: error: card type Ware has no field 'colur' (did you mean 'colour'?)",
+    ),
     ("proc f(c: Ware, p: Player) { move c to gold[p] }", "t.rules:7:40: error: a zone is needed here, not int"),
     ("proc f(p: Player) { set golds[p] = 1 }", "t.rules:7:21: error: unknown variable 'golds' (did you mean 'gold'?)"),
     ("proc f(p: Player) { refil(p) }", "t.rules:7:21: error: unknown procedure 'refil'"),
@@ -29,27 +31,37 @@ CHECK_ERRORS = [
     ("proc f() { let y = hand[red] }", "t.rules:7:25: error: this key of hand must be Player, not Colour"),
     ("zone pile: Wares public", "t.rules:7:1: error: unknown card type 'Wares' (did you mean 'Ware'?)"),
     ("var n: nt = 0 public", "t.rules:7:8: error: unknown type 'nt' (did you mean 'int'?)"),
-    ("proc f(p: Player) { let c = choose exactly from hand[p] }",
-     "t.rules:7:21: error: 'choose exactly' needs a number: choose exactly 2 from ..."),
+    (
+        "proc f(p: Player) { let c = choose exactly from hand[p] }",
+        "t.rules:7:21: error: 'choose exactly' needs a number: choose exactly 2 from ...",
+    ),
     ("proc f(p: Player) { use sel(p) upto 2 }", "t.rules:7:21: error: unknown ability 'sel'"),
-    ("fn f(p: Player) = gold[p]\nproc g(p: Player) { f(p) }",
-     "t.rules:8:21: error: 'f' is a function: it computes a value and changes nothing"),
+    (
+        "fn f(p: Player) = gold[p]\nproc g(p: Player) { f(p) }",
+        "t.rules:8:21: error: 'f' is a function: it computes a value and changes nothing",
+    ),
     ("proc f(p: Player) { n = 1 }", "t.rules:7:21: error: unknown local name 'n'"),
     ("enum Colour { green }", "t.rules:7:1: error: 'Colour' is already declared as a enumeration at t.rules:2:1"),
-    ("extend enum Colours { white }",
-     "t.rules:7:1: error: no enumeration 'Colours' to extend (did you mean 'Colour'?)"),
+    (
+        "extend enum Colours { white }",
+        "t.rules:7:1: error: no enumeration 'Colours' to extend (did you mean 'Colour'?)",
+    ),
     ("extend enum Colour { red }", "t.rules:7:1: error: enumeration Colour already has 'red'"),
     ("proc f(p: Player) { }\noverride proc g(p: Player) { }", "t.rules:8:1: error: no procedure 'g' to override"),
-    ("proc f(p: Player) { }\noverride proc f(n: int) { }",
-     "t.rules:8:1: error: override of f must take the same parameters as at t.rules:7:1: (p: Player)"),
-    ("fn f(p: Player) = 1\noverride fn f(p: Player, n: int) = 2",
-     "t.rules:8:1: error: override of f must take the same parameters as at t.rules:7:1: (p: Player)"),
+    (
+        "proc f(p: Player) { }\noverride proc f(n: int) { }",
+        "t.rules:8:1: error: override of f must take the same parameters as at t.rules:7:1: (p: Player)",
+    ),
+    (
+        "fn f(p: Player) = 1\noverride fn f(p: Player, n: int) = 2",
+        "t.rules:8:1: error: override of f must take the same parameters as at t.rules:7:1: (p: Player)",
+    ),
     ("override fn scor(p: Player) = 2", "t.rules:7:1: error: no function 'scor' to override"),
     ("var last: int = 0 public", "t.rules:7:1: error: 'last' is a built-in name and cannot be declared again"),
     ("proc f() { let x = len(1) }", "t.rules:7:24: error: what len counts must be a list or a zone, not int"),
     ("proc f() { let x = next(3) }", "t.rules:7:25: error: next takes a player or an enumeration value, not int"),
     ("proc f() { let x = top(players) }", "t.rules:7:24: error: top reads a zone, not list of Player"),
-    ("proc f() { let x = [1, 2] where it > \"a\" }", "t.rules:7:38: error: a side of '>' must be int, not str"),
+    ('proc f() { let x = [1, 2] where it > "a" }', "t.rules:7:38: error: a side of '>' must be int, not str"),
 ]
 
 

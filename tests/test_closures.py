@@ -5,21 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 import rulecraft
-from rulecraft.agents import RandomAgent
-from rulecraft.errors import RulebookError
 from rulecraft import closures
 from rulecraft import syntax as s
+from rulecraft.agents import RandomAgent
+from rulecraft.errors import RulebookError
 from rulecraft.runtime import _EVAL, Game, RuntimeFailure
 
 from .test_runtime import load
 
 # (rulebook, players, games, decisions per game): enough to reach every phase, small enough for CI
 GAMES = [
-    ("guildhall", 2, 2, 150), ("renaissance_man", 2, 1, 60), ("valdora", 3, 1, 100),
-    ("examples/tutorial.rules", 2, 3, 300), ("examples/games/tic_tac_toe.rules", 2, 5, 300),
-    ("examples/games/kuhn_poker.rules", 2, 20, 300), ("examples/games/dominion_first_game.rules", 2, 1, 300),
+    ("guildhall", 2, 2, 150),
+    ("renaissance_man", 2, 1, 60),
+    ("valdora", 3, 1, 100),
+    ("examples/tutorial.rules", 2, 3, 300),
+    ("examples/games/tic_tac_toe.rules", 2, 5, 300),
+    ("examples/games/kuhn_poker.rules", 2, 20, 300),
+    ("examples/games/dominion_first_game.rules", 2, 1, 300),
 ]
 
 
@@ -76,8 +79,9 @@ class Differential:
 
 
 @pytest.mark.parametrize(("name", "players", "games", "decisions"), GAMES, ids=[g[0].split("/")[-1] for g in GAMES])
-def test_closures_agree_with_the_definition_over_seeded_games(name: str, players: int, games: int, decisions: int,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_closures_agree_with_the_definition_over_seeded_games(
+    name: str, players: int, games: int, decisions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Over seeded random games, every expression a statement evaluates has the same value both ways."""
     rb = rulecraft.load(name)
     diff = Differential(monkeypatch, rb)
@@ -106,14 +110,34 @@ play { if v + 1 > 0 { } }
     assert "t.rules:" in str(fast.value)
 
 
-@pytest.mark.parametrize(("expr", "value"), [
-    ("1 + 2 * 3 - 8 // 3 % 2", 7), ("-(4)", -4), ("[1, 2] + [3]", (1, 2, 3)), ("\"a\" + \"b\"", "ab"), ("0..3", (0, 1, 2, 3)),
-    ("if 1 < 2 then 3 else 4", 3), ("2 in [1, 2]", True), ("3 not in [1, 2]", True),
-    ("\"a\" == \"b\"", False), ("red == red", True), ("red != blue", True), ("len([1, 2, 3])", 3),
-    ("any([false, true])", True), ("all([])", True), ("[x * x for x in 1..3 if x != 2]", (1, 9)),
-    ("[1, 5, 3] where it > 2", (5, 3)), ("[3, 1, 2] sorted by 0 - it", (3, 2, 1)), ("[1, 5, 5] max by it", (5, 5)),
-    ("[1, 2, 3] map it * 2", (2, 4, 6)), ("[1, 2, 3] group by it % 2", ((1, 3), (2,))), ("[1, 2][-1]", 2), ("len(row)", 0), ("points[P1]", 0),
-])
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("1 + 2 * 3 - 8 // 3 % 2", 7),
+        ("-(4)", -4),
+        ("[1, 2] + [3]", (1, 2, 3)),
+        ('"a" + "b"', "ab"),
+        ("0..3", (0, 1, 2, 3)),
+        ("if 1 < 2 then 3 else 4", 3),
+        ("2 in [1, 2]", True),
+        ("3 not in [1, 2]", True),
+        ('"a" == "b"', False),
+        ("red == red", True),
+        ("red != blue", True),
+        ("len([1, 2, 3])", 3),
+        ("any([false, true])", True),
+        ("all([])", True),
+        ("[x * x for x in 1..3 if x != 2]", (1, 9)),
+        ("[1, 5, 3] where it > 2", (5, 3)),
+        ("[3, 1, 2] sorted by 0 - it", (3, 2, 1)),
+        ("[1, 5, 5] max by it", (5, 5)),
+        ("[1, 2, 3] map it * 2", (2, 4, 6)),
+        ("[1, 2, 3] group by it % 2", ((1, 3), (2,))),
+        ("[1, 2][-1]", 2),
+        ("len(row)", 0),
+        ("points[P1]", 0),
+    ],
+)
 def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, value: Any) -> None:
     """Each compiled kind of expression has the value the definition gives it."""
     rb = load(f"const P1 = players[0]\nconst X = {expr}\nplay {{ }}\n")

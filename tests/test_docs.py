@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.errors import RulebookError
 from rulecraft.parser import parse

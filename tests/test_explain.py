@@ -15,8 +15,11 @@ from rulecraft.authoring.explain import explain
 from rulecraft.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = [str(ROOT / "examples" / "tutorial.rules"), str(ROOT / "tests" / "authoring" / "every_construct.rules"),
-         *rulecraft.bundled_names()]
+GAMES = [
+    str(ROOT / "examples" / "tutorial.rules"),
+    str(ROOT / "tests" / "authoring" / "every_construct.rules"),
+    *rulecraft.bundled_names(),
+]
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: Path(g).stem)
@@ -32,8 +35,9 @@ def test_every_ability_reads_like_a_card(game: str) -> None:
     for name, ability in program.abilities.items():
         lines = explain(program, name).splitlines()
         assert lines[0].endswith(f"“{ability.text}”")
-        assert [line.split(":")[0].strip() for line in lines if line.startswith("  Tier")] == \
-            [f"Tier {t.level}" for t in ability.tiers]
+        assert [line.split(":")[0].strip() for line in lines if line.startswith("  Tier")] == [
+            f"Tier {t.level}" for t in ability.tiers
+        ]
 
 
 def test_explain_one_tier_reads_close_to_the_printed_card() -> None:

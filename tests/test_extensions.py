@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.scenario import read_scenario, run_scenario
 

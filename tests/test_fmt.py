@@ -8,10 +8,9 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+import rulecraft
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import rulecraft
 from rulecraft.authoring.fmt import find_comments, format_text
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
@@ -108,7 +107,7 @@ def test_messy_layout_becomes_canonical() -> None:
 
 def test_one_line_blocks_and_lists_stay_on_one_line() -> None:
     """A short block of one statement and a short list written on one line are kept on one line."""
-    text = "game G players 1..2\nconst XS = [1, 2, 3]\nsetup { for p in players { say \"{p}\" } }\nplay { }\n"
+    text = 'game G players 1..2\nconst XS = [1, 2, 3]\nsetup { for p in players { say "{p}" } }\nplay { }\n'
     assert format_text(text) == text
 
 

@@ -64,13 +64,17 @@ def test_without_checking_mode_invariants_are_reported_not_enforced() -> None:
 
 def test_an_invariant_is_not_checked_while_a_rule_resolves() -> None:
     """A bound restored by a state-based rule (with a decision of its own) is never reported broken."""
-    rb = rulecraft.load_text(HEAD + """
+    rb = rulecraft.load_text(
+        HEAD
+        + """
 rule overflow(p in players) when len(hand[p]) > 2 {
   let c = choose one from hand[p] by p prompt "Discard"
   move c to row
 }
 play { for p in players { repeat 3 { let c = choose one from row by p  move c to hand[p] } } }
-""", "t.rules")
+""",
+        "t.rules",
+    )
     game = rb.new_game(players=2, seed=1, check_invariants=True)
     run_script(game, ["chip 1", "chip 2", "chip 3"])
     assert game.current_decision().prompt == "Discard"
@@ -80,8 +84,10 @@ play { for p in players { repeat 3 { let c = choose one from row by p  move c to
 
 CHECK_ERRORS = [
     ("invariant big: 3", "t.rules:10:16: error: an invariant must be bool, not int"),
-    ("invariant a: true\\ninvariant a: true",
-     "t.rules:11:1: error: a second invariant 'a' (the first is at t.rules:10:1)"),
+    (
+        "invariant a: true\\ninvariant a: true",
+        "t.rules:11:1: error: a second invariant 'a' (the first is at t.rules:10:1)",
+    ),
     ("invariant c(p in players): len(hand[q]) > 0", "t.rules:10:37: error: unknown name 'q'"),
 ]
 

@@ -44,8 +44,9 @@ TABLE_RECORDS = sorted((ROOT / "examples" / "records").glob("*.json"))
 # one seed and random agents (a greedy game of a real rulebook takes tens of seconds: too slow for CI;
 # `rulecraft play GAME --seed 7 --agents greedy --record r.json && rulecraft replay r.json` is the
 # command that checks it).
-CASES = [(TUTORIAL, seed, agents) for seed, agents in ((1, "greedy"), (2, "random"), (3, "greedy,random"),
-                                                        (7, "greedy"))]
+CASES = [
+    (TUTORIAL, seed, agents) for seed, agents in ((1, "greedy"), (2, "random"), (3, "greedy,random"), (7, "greedy"))
+]
 CASES += [(name, 7, "random") for name in rulecraft.bundled_names()]
 TRACE_CASES = CASES + [(name, 1, "random") for name in rulecraft.bundled_names()]  # one more seed: cheap here
 GAMES = [TUTORIAL, *rulecraft.bundled_names()]
@@ -82,8 +83,24 @@ def play(game: str, seed: int, agents: str) -> tuple[dict, str]:
         path = Path(f"played-{len(_PLAYED)}.json").resolve()
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            assert main(["play", game, "--seed", str(seed), "--agents", agents, "--players", str(two_or_more(game)),
-                         "--record", str(path), "--trace"]) == 0
+            assert (
+                main(
+                    [
+                        "play",
+                        game,
+                        "--seed",
+                        str(seed),
+                        "--agents",
+                        agents,
+                        "--players",
+                        str(two_or_more(game)),
+                        "--record",
+                        str(path),
+                        "--trace",
+                    ]
+                )
+                == 0
+            )
         _PLAYED[key] = (load_json(path), out.getvalue())
     return _PLAYED[key]
 
@@ -116,8 +133,9 @@ def save_json(path: Path, data: dict) -> Path:
 
 
 @pytest.mark.parametrize(("game", "seed", "agents"), TRACE_CASES, ids=case_id)
-def test_replay_of_a_recorded_game_prints_the_same_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                         game: str, seed: int, agents: str) -> None:
+def test_replay_of_a_recorded_game_prints_the_same_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, seed: int, agents: str
+) -> None:
     """Playing with --record and replaying the record give the same trace, byte for byte, and exit 0."""
     record = play_record(tmp_path, game, seed, agents)
     played = play(game, seed, agents)[1]
@@ -134,7 +152,8 @@ def test_replay_of_a_recorded_game_prints_the_same_trace(tmp_path: Path, capsys:
 
 @pytest.mark.parametrize(("game", "seed", "agents"), CASES, ids=case_id)
 def test_resuming_from_the_middle_ends_as_the_game_played_straight_through(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, seed: int, agents: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, seed: int, agents: str
+) -> None:
     """A record cut in the middle and resumed ends with the same answers and result as the whole game.
 
     The cut falls on an answer of the table as well as of a player: the seeded chance and the agents'
@@ -167,6 +186,7 @@ def test_resuming_a_finished_game_changes_nothing(tmp_path: Path, capsys: pytest
 
 # ---------------------------------------------------------------------------- damaged records
 
+
 def _remove(i: int):  # type: ignore[no-untyped-def]
     return lambda d: d["answers"].pop(i)
 
@@ -177,57 +197,113 @@ def _set(i: int, key: str, value: object):  # type: ignore[no-untyped-def]
 
 # The tutorial, seed 7, greedy agents (its answers are in test_damaged_record_table's docstring).
 DAMAGES = [
-    ("answer removed", _remove(15),
-     "r.json: step 16: the game asks the table for a card drawn from deck to hand[P2], "
-     "but the record has P1 answering 'Stock a ware'"),
-    ("answer illegal", _set(8, "answer", "Sell"),
-     "r.json: step 9: P1 answered 'Sell' to \"Your turn\", which is not legal; "
-     "legal answers: 'Stock a ware', 'Pass'"),
-    ("choice not offered", _set(9, "answer", "3 of coins"),
-     "r.json: step 10: P1 answered '3 of coins' to \"Stock which ware?\", which is not among the 3 choices; "
-     "legal answers: '3 of swords', '1 of swords', '5 of cups'"),
-    ("tier above the count", _set(10, "answer", "tier 2: Discard 2 wares of the suit from your stall and gain 5 gold"),
-     "r.json: step 11: P1 answered 'tier 2: Discard 2 wares of the suit from your stall and gain 5 gold' to "
-     "\"Sell wares of one suit: which tier? (count 0)\", which is not legal now: that tier is above the count or "
-     "its condition does not hold; legal answers: 'no ability', 'tier 0: Gain 1 gold'"),
-    ("card drawn that is elsewhere", _set(11, "answer", "5 of cups"),
-     "r.json: step 12: P1 drew '5 of cups' from deck, but no '5 of cups' is left in deck "
-     "(9 cards are left; '5 of cups' is in stall[P1])"),
-    ("card drawn that does not exist", _set(11, "answer", "9 of cups"),
-     "r.json: step 12: P1 drew '9 of cups' from deck, but no '9 of cups' is left in deck (9 cards are left)"),
-    ("wrong seat", _set(6, "by", "P2"),
-     "r.json: step 7: the game asks P1 \"Your turn\", but the record has P2 answering 'Pass'"),
-    ("no such seat", _set(3, "by", "P7"),
-     "r.json: step 4: 'P7' is not a seat of this 2-player game (P1, P2, … or table)"),
-    ("last answer removed", _remove(-1),
-     "r.json: step 30: the record ends as if the game were over, but the game still asks the table for a card "
-     "drawn from deck to hand[P2]"),
-    ("answer after the end", lambda d: d["answers"].append({"by": "P1", "answer": "Pass"}),
-     "r.json: step 31: the record has P1 answering 'Pass', but the game is already over"),
-    ("result changed", lambda d: d["result"].__setitem__("winners", ["P2"]),
-     "r.json: the replay ends with winners P1 (scores P1 11, P2 10), but the record says winners P2 "
-     "(scores P1 11, P2 10)"),
-    ("wrong format", lambda d: d.__setitem__("format", 2),
-     "r.json: record format 2 is not supported (this rulecraft reads format 1)"),
-    ("field missing", lambda d: d.pop("players"),
-     "r.json: not a valid record: required field missing @ $.players"),
-    ("field of the wrong type", lambda d: d.__setitem__("players", "2"),
-     "r.json: not a valid record: invalid value for type, expected int @ $.players"),
-    ("answer of the wrong type", _set(2, "answer", 3),
-     "r.json: not a valid record: invalid value for type, expected str @ $.answers[2].answer"),
-    ("unknown field", lambda d: d.__setitem__("seeed", 3),
-     "r.json: not a valid record: extra fields found (seeed) @ $"),
-    ("unknown rulebook", lambda d: d.__setitem__("rulebook", {"name": "nowhere"}),
-     "r.json: the record names rulebook 'nowhere', which is neither bundled nor a .rules file "
-     "(give the rulebook with --rulebook)"),
-    ("rulebook file gone", lambda d: d.__setitem__("rulebook", {"name": "nowhere", "file": "gone/x.rules"}),
-     "r.json: the record's rulebook file gone/x.rules is not found, and 'nowhere' is not bundled "
-     "(give the rulebook with --rulebook)"),
-    ("rulebook file not a rulebook", lambda d: d.__setitem__("rulebook", {"name": "x", "file": "/etc/passwd"}),
-     "r.json: the record names rulebook file '/etc/passwd', which is not a .rules file "
-     "(give the rulebook with --rulebook)"),
-    ("too many players", lambda d: d.__setitem__("players", 9),
-     "r.json: the record cannot start: Market is played by 2 to 4 players, not 9"),
+    (
+        "answer removed",
+        _remove(15),
+        "r.json: step 16: the game asks the table for a card drawn from deck to hand[P2], "
+        "but the record has P1 answering 'Stock a ware'",
+    ),
+    (
+        "answer illegal",
+        _set(8, "answer", "Sell"),
+        "r.json: step 9: P1 answered 'Sell' to \"Your turn\", which is not legal; "
+        "legal answers: 'Stock a ware', 'Pass'",
+    ),
+    (
+        "choice not offered",
+        _set(9, "answer", "3 of coins"),
+        "r.json: step 10: P1 answered '3 of coins' to \"Stock which ware?\", which is not among the 3 choices; "
+        "legal answers: '3 of swords', '1 of swords', '5 of cups'",
+    ),
+    (
+        "tier above the count",
+        _set(10, "answer", "tier 2: Discard 2 wares of the suit from your stall and gain 5 gold"),
+        "r.json: step 11: P1 answered 'tier 2: Discard 2 wares of the suit from your stall and gain 5 gold' to "
+        '"Sell wares of one suit: which tier? (count 0)", which is not legal now: that tier is above the count or '
+        "its condition does not hold; legal answers: 'no ability', 'tier 0: Gain 1 gold'",
+    ),
+    (
+        "card drawn that is elsewhere",
+        _set(11, "answer", "5 of cups"),
+        "r.json: step 12: P1 drew '5 of cups' from deck, but no '5 of cups' is left in deck "
+        "(9 cards are left; '5 of cups' is in stall[P1])",
+    ),
+    (
+        "card drawn that does not exist",
+        _set(11, "answer", "9 of cups"),
+        "r.json: step 12: P1 drew '9 of cups' from deck, but no '9 of cups' is left in deck (9 cards are left)",
+    ),
+    (
+        "wrong seat",
+        _set(6, "by", "P2"),
+        "r.json: step 7: the game asks P1 \"Your turn\", but the record has P2 answering 'Pass'",
+    ),
+    (
+        "no such seat",
+        _set(3, "by", "P7"),
+        "r.json: step 4: 'P7' is not a seat of this 2-player game (P1, P2, … or table)",
+    ),
+    (
+        "last answer removed",
+        _remove(-1),
+        "r.json: step 30: the record ends as if the game were over, but the game still asks the table for a card "
+        "drawn from deck to hand[P2]",
+    ),
+    (
+        "answer after the end",
+        lambda d: d["answers"].append({"by": "P1", "answer": "Pass"}),
+        "r.json: step 31: the record has P1 answering 'Pass', but the game is already over",
+    ),
+    (
+        "result changed",
+        lambda d: d["result"].__setitem__("winners", ["P2"]),
+        "r.json: the replay ends with winners P1 (scores P1 11, P2 10), but the record says winners P2 "
+        "(scores P1 11, P2 10)",
+    ),
+    (
+        "wrong format",
+        lambda d: d.__setitem__("format", 2),
+        "r.json: record format 2 is not supported (this rulecraft reads format 1)",
+    ),
+    ("field missing", lambda d: d.pop("players"), "r.json: not a valid record: required field missing @ $.players"),
+    (
+        "field of the wrong type",
+        lambda d: d.__setitem__("players", "2"),
+        "r.json: not a valid record: invalid value for type, expected int @ $.players",
+    ),
+    (
+        "answer of the wrong type",
+        _set(2, "answer", 3),
+        "r.json: not a valid record: invalid value for type, expected str @ $.answers[2].answer",
+    ),
+    (
+        "unknown field",
+        lambda d: d.__setitem__("seeed", 3),
+        "r.json: not a valid record: extra fields found (seeed) @ $",
+    ),
+    (
+        "unknown rulebook",
+        lambda d: d.__setitem__("rulebook", {"name": "nowhere"}),
+        "r.json: the record names rulebook 'nowhere', which is neither bundled nor a .rules file "
+        "(give the rulebook with --rulebook)",
+    ),
+    (
+        "rulebook file gone",
+        lambda d: d.__setitem__("rulebook", {"name": "nowhere", "file": "gone/x.rules"}),
+        "r.json: the record's rulebook file gone/x.rules is not found, and 'nowhere' is not bundled "
+        "(give the rulebook with --rulebook)",
+    ),
+    (
+        "rulebook file not a rulebook",
+        lambda d: d.__setitem__("rulebook", {"name": "x", "file": "/etc/passwd"}),
+        "r.json: the record names rulebook file '/etc/passwd', which is not a .rules file "
+        "(give the rulebook with --rulebook)",
+    ),
+    (
+        "too many players",
+        lambda d: d.__setitem__("players", 9),
+        "r.json: the record cannot start: Market is played by 2 to 4 players, not 9",
+    ),
 ]
 
 
@@ -245,40 +321,65 @@ def test_damaged_record_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert (code, out, err) == (1, "", expected + "\n")
 
 
-def test_a_record_of_another_rulebook_text_is_reported_as_such(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_record_of_another_rulebook_text_is_reported_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A record whose hash is not the rulebook's is refused, naming both hashes; --ignore-hash replays it."""
     data = load_json(play_record(tmp_path, TUTORIAL, 7, "greedy"))
     data["rulebook"]["hash"] = "0123456789abcdef"
     save_json(tmp_path / "r.json", data)
     digest = rulecraft.load(TUTORIAL).digest
-    assert run(capsys, "replay", "r.json") == (1, "", (
-        f"r.json: the record was made with a different text of rulebook 'tutorial' (hash 0123456789abcdef, this "
-        f"text has {digest}); replay with --ignore-hash to try its answers on this text\n"))
+    assert run(capsys, "replay", "r.json") == (
+        1,
+        "",
+        (
+            f"r.json: the record was made with a different text of rulebook 'tutorial' (hash 0123456789abcdef, this "
+            f"text has {digest}); replay with --ignore-hash to try its answers on this text\n"
+        ),
+    )
     code, out, _ = run(capsys, "replay", "r.json", "--ignore-hash")
     assert (code, out.splitlines()[-1]) == (0, "winner: P1")
 
 
 CORRUPT = [
     ("truncated", lambda t: t[: len(t) // 2], r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)"),
-    ("cut after the answers", lambda t: t[: t.index('"result"')],
-     r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)"),
-    ("corrupt", lambda t: t.replace('"by": "P2"', '"by" "P2"', 1),
-     r"r\.json:\d+:\d+: not a valid record \(corrupt JSON\): Expecting ':' delimiter"),
+    (
+        "cut after the answers",
+        lambda t: t[: t.index('"result"')],
+        r"r\.json:\d+:\d+: the record ends too early \(a truncated file\?\)",
+    ),
+    (
+        "corrupt",
+        lambda t: t.replace('"by": "P2"', '"by" "P2"', 1),
+        r"r\.json:\d+:\d+: not a valid record \(corrupt JSON\): Expecting ':' delimiter",
+    ),
     ("empty", lambda t: "", r"r\.json: not a record: the file is empty"),
     ("not text", lambda t: "\udcff", r"r\.json: not a record: the file is not UTF-8 text"),
     ("a list", lambda t: "[1, 2]", r"r\.json: not a record: a record is a JSON object, not list"),
-    ("answers not a list", lambda t: json.dumps({**json.loads(t), "answers": {"by": "P1"}}),
-     r"r\.json: not a valid record: invalid value for type, expected list @ \$\.answers"),
-    ("an answer not an object", lambda t: json.dumps({**json.loads(t), "answers": [
-        a if i not in (7, 9) else f"{a['by']} {a['answer']}" for i, a in enumerate(json.loads(t)["answers"])]}),
-     r"r\.json: not a valid record: invalid value for type, expected Answer @ \$\.answers\[7\] \(and 1 more\)"),
+    (
+        "answers not a list",
+        lambda t: json.dumps({**json.loads(t), "answers": {"by": "P1"}}),
+        r"r\.json: not a valid record: invalid value for type, expected list @ \$\.answers",
+    ),
+    (
+        "an answer not an object",
+        lambda t: json.dumps(
+            {
+                **json.loads(t),
+                "answers": [
+                    a if i not in (7, 9) else f"{a['by']} {a['answer']}" for i, a in enumerate(json.loads(t)["answers"])
+                ],
+            }
+        ),
+        r"r\.json: not a valid record: invalid value for type, expected Answer @ \$\.answers\[7\] \(and 1 more\)",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("damage", "pattern"), [(d, p) for _, d, p in CORRUPT], ids=[n for n, _, _ in CORRUPT])
-def test_a_corrupt_record_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                damage, pattern: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_corrupt_record_file_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage, pattern: str
+) -> None:  # type: ignore[no-untyped-def]
     """A truncated or corrupt file gets one clear line and exit 1, never a traceback."""
     text = play_record(tmp_path, TUTORIAL, 7, "greedy").read_text(encoding="utf-8")
     (tmp_path / "r.json").write_bytes(damage(text).encode("utf-8", "surrogateescape"))
@@ -289,13 +390,17 @@ def test_a_corrupt_record_file_is_a_clear_error(tmp_path: Path, capsys: pytest.C
 
 def test_a_missing_record_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Replaying a file that is not there says so."""
-    assert run(capsys, "replay", "gone.json") == (1, "", "gone.json: cannot read the record: No such file or "
-                                                         "directory\n")
+    assert run(capsys, "replay", "gone.json") == (
+        1,
+        "",
+        "gone.json: cannot read the record: No such file or directory\n",
+    )
 
 
 @pytest.mark.parametrize("game", GAMES, ids=case_id)
-def test_removing_an_answer_from_the_middle_names_the_step(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                           game: str) -> None:
+def test_removing_an_answer_from_the_middle_names_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str
+) -> None:
     """For every game: an answer removed from the middle of a record makes replay exit 1 naming the step."""
     data = load_json(play_record(tmp_path, game, 7, "greedy" if game == TUTORIAL else "random"))
     data["answers"].pop(len(data["answers"]) // 2)
@@ -312,15 +417,19 @@ def test_removing_an_answer_from_the_middle_names_the_step(tmp_path: Path, capsy
 def test_until_stops_after_that_many_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--until STEP replays that many answers and says what the game waits on."""
     path = play_record(tmp_path, TUTORIAL, 7, "greedy")
-    assert run(capsys, "replay", path, "--until", 8) == (
-        0, "replayed 8 answers; the game waits on P1: Your turn\n", "")
-    assert run(capsys, "replay", path, "--until", 8, "--as", "P2") == (0, (
-        "-- view of P2 --\n"
-        "  deck: 9 cards (hidden)\n"
-        "  hand[P1]: 3 cards (hidden)\n"
-        "  hand[P2]: 2 of cups, 4 of cups, 4 of coins\n"
-        "  turns_left = 5\n"
-        "replayed 8 answers; the game waits on P1\n"), "")
+    assert run(capsys, "replay", path, "--until", 8) == (0, "replayed 8 answers; the game waits on P1: Your turn\n", "")
+    assert run(capsys, "replay", path, "--until", 8, "--as", "P2") == (
+        0,
+        (
+            "-- view of P2 --\n"
+            "  deck: 9 cards (hidden)\n"
+            "  hand[P1]: 3 cards (hidden)\n"
+            "  hand[P2]: 2 of cups, 4 of cups, 4 of coins\n"
+            "  turns_left = 5\n"
+            "replayed 8 answers; the game waits on P1\n"
+        ),
+        "",
+    )
 
 
 def _seen_by(game_name: str, record: GameRecord, viewer: str, at: set[int]) -> tuple[set[str], set[str], dict]:
@@ -356,8 +465,9 @@ def _mentions(text: str, label: str) -> bool:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=case_id)
-def test_a_players_view_never_shows_another_players_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                         game: str) -> None:
+def test_a_players_view_never_shows_another_players_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str
+) -> None:
     """replay --as P2 (views at two steps, and the whole trace) shows no card P2 may not see.
 
     Checked against the full state: each zone P2 may not see is shown as its count of cards; and
@@ -394,8 +504,7 @@ def test_as_names_a_seat_of_the_game(tmp_path: Path, capsys: pytest.CaptureFixtu
     """--as must be a seat of the recorded game."""
     path = play_record(tmp_path, TUTORIAL, 7, "greedy")
     assert run(capsys, "replay", path, "--as", "P5") == (1, "", "--as P5: there is no P5 in a game of 2\n")
-    assert run(capsys, "replay", path, "--as", "me") == (
-        1, "", "--as me: 'me' is not a seat: seats are P1, P2, ...\n")
+    assert run(capsys, "replay", path, "--as", "me") == (1, "", "--as me: 'me' is not a seat: seats are P1, P2, ...\n")
 
 
 # ---------------------------------------------------------------------------- games on a real table
@@ -428,20 +537,37 @@ play { for p in players { draw 1 from bag to hand[p] } draw 1 from bag to hand[p
 """
 
 
-@pytest.mark.parametrize(("draws", "message"), [
-    (["red 1", "blue 2", "blue 2"], None),
-    (["red 1", "red 1", "blue 2"], "step 2: P2 drew 'red 1' from bag, but no 'red 1' is left in bag "
-                                   "(3 cards are left; 'red 1' is in hand[P1])"),
-    (["blue 2", "blue 2", "blue 2"], "step 3: P1 drew 'blue 2' from bag, but no 'blue 2' is left in bag "
-                                     "(2 cards are left; 'blue 2' is in hand[P1], hand[P2])"),
-    (["red 1", "blue 2", "green 5"], "step 3: P1 drew 'green 5' from bag, but no 'green 5' is left in bag "
-                                    "(2 cards are left)"),
-])
+@pytest.mark.parametrize(
+    ("draws", "message"),
+    [
+        (["red 1", "blue 2", "blue 2"], None),
+        (
+            ["red 1", "red 1", "blue 2"],
+            "step 2: P2 drew 'red 1' from bag, but no 'red 1' is left in bag "
+            "(3 cards are left; 'red 1' is in hand[P1])",
+        ),
+        (
+            ["blue 2", "blue 2", "blue 2"],
+            "step 3: P1 drew 'blue 2' from bag, but no 'blue 2' is left in bag "
+            "(2 cards are left; 'blue 2' is in hand[P1], hand[P2])",
+        ),
+        (
+            ["red 1", "blue 2", "green 5"],
+            "step 3: P1 drew 'green 5' from bag, but no 'green 5' is left in bag (2 cards are left)",
+        ),
+    ],
+)
 def test_a_table_record_checks_each_revealed_card_against_what_is_left(draws: list[str], message: str | None) -> None:
     """With no seed, each draw is what was revealed; the first impossible one is named with zone and player."""
     rb = rulecraft.load_text(TABLE_GAME, "cards.rules")
-    record = parse_record({"format": 1, "rulebook": {"name": "cards"}, "players": 2,
-                           "answers": [{"by": "table", "answer": d} for d in draws]})
+    record = parse_record(
+        {
+            "format": 1,
+            "rulebook": {"name": "cards"},
+            "players": 2,
+            "answers": [{"by": "table", "answer": d} for d in draws],
+        }
+    )
     if message is None:
         assert replay(record, rb).over
     else:
@@ -477,9 +603,12 @@ def test_record_text_is_one_answer_per_line_and_round_trips() -> None:
     game.apply("Pass")
     record = record_of(game, options={"agents": ["human", "greedy"]})
     text = record_text(record)
-    assert text.splitlines()[:4] == ["{", ' "format": 1,',
-                                     f' "rulebook": {{"name": "tutorial", "hash": "{game.rulebook.digest}"}},',
-                                     ' "players": 2,']
+    assert text.splitlines()[:4] == [
+        "{",
+        ' "format": 1,',
+        f' "rulebook": {{"name": "tutorial", "hash": "{game.rulebook.digest}"}},',
+        ' "players": 2,',
+    ]
     assert ' {"by": "P1", "answer": "Pass"}' in text.replace("  {", " {")
     assert parse_record(json.loads(text)) == record
 
@@ -506,8 +635,11 @@ def test_a_killed_game_leaves_a_valid_record_that_replays_to_where_it_was(tmp_pa
     reached = []
     for attempt in range(3):
         path = tmp_path / f"r{attempt}.json"
-        proc = subprocess.Popen([sys.executable, "-m", "rulecraft", "play", str(rules), "--seed", str(attempt),
-                                 "--record", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rulecraft", "play", str(rules), "--seed", str(attempt), "--record", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             for _ in range(400):  # wait (at most 20 s) until the record exists, then a random moment more
                 if path.exists() or proc.poll() is not None:
@@ -530,10 +662,27 @@ def test_a_killed_game_leaves_a_valid_record_that_replays_to_where_it_was(tmp_pa
 
 
 def _human(tmp_path: Path, lines: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rulecraft", "play", TUTORIAL, "--seed", "3", "--agents",
-                           "human,greedy", "--record", str(tmp_path / "h.json"), *extra],
-                          input="".join(line + "\n" for line in lines), capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rulecraft",
+            "play",
+            TUTORIAL,
+            "--seed",
+            "3",
+            "--agents",
+            "human,greedy",
+            "--record",
+            str(tmp_path / "h.json"),
+            *extra,
+        ],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_a_person_plays_at_the_terminal_and_the_game_is_recorded(tmp_path: Path) -> None:
@@ -555,8 +704,9 @@ def test_a_person_plays_at_the_terminal_and_the_game_is_recorded(tmp_path: Path)
     assert replay(record, base=tmp_path).over
 
 
-def test_a_person_who_stops_typing_leaves_a_record_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) \
-        -> None:
+def test_a_person_who_stops_typing_leaves_a_record_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """When input ends mid-game, play exits 1 and the record holds every answer so far, ready to --resume."""
     done = _human(tmp_path, ["2", "1", "1"])
     assert (done.returncode, done.stderr) == (1, "no more input: the game is left unfinished\n")
@@ -591,25 +741,40 @@ def _table_record_cut_before_a_draw(tmp_path: Path) -> Path:
 
 
 PLAY_ERRORS = [
-    (lambda tmp: ["play", TUTORIAL, "--record", "nowhere/r.json"],
-     "nowhere/r.json: cannot write the record: No such file or directory"),
-    (lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
-     "unknown agent 'robot': choose from random, greedy, human"),
-    (lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
-     "the game waits on the table (\"draw from deck\") and has no seed to draw with: go on with --table, and "
-     "type what was revealed"),
-    (lambda tmp: ["play", TUTORIAL, "--table", "--seed", "3"],
-     "--table is a game with no seed: every chance outcome is typed in"),
-    (lambda tmp: ["play", "--resume", play_record(tmp, TUTORIAL, 7, "greedy"), "--seed", "3"],
-     "--resume goes on with the record's game: its rulebook, players and seed come from the record (give only "
-     "--agents, --record, --trace, --table)"),
-    (lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
-     "--until -1: a step is a number of answers, 0 or more"),
+    (
+        lambda tmp: ["play", TUTORIAL, "--record", "nowhere/r.json"],
+        "nowhere/r.json: cannot write the record: No such file or directory",
+    ),
+    (
+        lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
+        "unknown agent 'robot': choose from random, greedy, human",
+    ),
+    (
+        lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
+        'the game waits on the table ("draw from deck") and has no seed to draw with: go on with --table, and '
+        "type what was revealed",
+    ),
+    (
+        lambda tmp: ["play", TUTORIAL, "--table", "--seed", "3"],
+        "--table is a game with no seed: every chance outcome is typed in",
+    ),
+    (
+        lambda tmp: ["play", "--resume", play_record(tmp, TUTORIAL, 7, "greedy"), "--seed", "3"],
+        "--resume goes on with the record's game: its rulebook, players and seed come from the record (give only "
+        "--agents, --record, --trace, --table)",
+    ),
+    (
+        lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
+        "--until -1: a step is a number of answers, 0 or more",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("argv", "expected"), PLAY_ERRORS,
-                         ids=["unwritable", "agent", "no seed", "table and seed", "resume and seed", "until"])
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    PLAY_ERRORS,
+    ids=["unwritable", "agent", "no seed", "table and seed", "resume and seed", "until"],
+)
 def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
     """Bad input to play and replay is one clear line and exit 1."""
     code, _, err = run(capsys, *argv(tmp_path))
@@ -634,11 +799,16 @@ play {
 """
 
 WHY = [
-    (["fly"], "step 1: P1 answered 'fly' to \"Move\", which is not legal now: its condition (at why.rules:4:58) "
-              "does not hold; legal answers: 'walk', 'rest'"),
+    (
+        ["fly"],
+        "step 1: P1 answered 'fly' to \"Move\", which is not legal now: its condition (at why.rules:4:58) "
+        "does not hold; legal answers: 'walk', 'rest'",
+    ),
     (["swim"], "step 1: P1 answered 'swim' to \"Move\", which is not legal; legal answers: 'walk', 'rest'"),
-    (["walk", "snow"], "step 2: the table revealed 'snow' for \"Choose\", but that is not possible now; "
-                       "possible: 'rain', 'sun'"),
+    (
+        ["walk", "snow"],
+        "step 2: the table revealed 'snow' for \"Choose\", but that is not possible now; possible: 'rain', 'sun'",
+    ),
     (["walk", "P1:rain"], None),
 ]
 
@@ -648,8 +818,10 @@ def test_why_an_answer_is_not_possible(answers: list[str], message: str | None) 
     """The message says why: an option whose condition fails, an unknown option, an impossible chance outcome."""
     rb = rulecraft.load_text(WHY_GAME, "why.rules")
     entries = [{"by": "P1", "answer": answers[0]}]
-    entries += [{"by": a.split(":")[0], "answer": a.split(":")[1]} if ":" in a else {"by": "table", "answer": a}
-                for a in answers[1:]]
+    entries += [
+        {"by": a.split(":")[0], "answer": a.split(":")[1]} if ":" in a else {"by": "table", "answer": a}
+        for a in answers[1:]
+    ]
     record = parse_record({"format": 1, "rulebook": {"name": "why"}, "players": 2, "answers": entries})
     with pytest.raises(rulecraft.RecordError) as err:
         replay(record, rb)
@@ -662,8 +834,14 @@ def test_why_an_answer_is_not_possible(answers: list[str], message: str | None) 
 def test_a_rule_that_fails_during_replay_names_the_step(tmp_path: Path) -> None:
     """A recorded answer after which the rules fail is reported at its step, with the rulebook's located error."""
     rb = rulecraft.load_text(WHY_GAME, "why.rules")
-    record = parse_record({"format": 1, "rulebook": {"name": "why"}, "players": 2, "answers": [
-        {"by": "P1", "answer": "walk"}, {"by": "table", "answer": "sun"}, {"by": "P2", "answer": "b"}]})
+    record = parse_record(
+        {
+            "format": 1,
+            "rulebook": {"name": "why"},
+            "players": 2,
+            "answers": [{"by": "P1", "answer": "walk"}, {"by": "table", "answer": "sun"}, {"by": "P2", "answer": "b"}],
+        }
+    )
     with pytest.raises(rulecraft.RecordError) as err:
         replay(record, rb)
     assert str(err.value).startswith("step 3: after P2 answered 'b', the rules fail:\nwhy.rules:6:")
@@ -701,16 +879,32 @@ def test_random_damage_to_a_record_is_an_error_or_a_game(tmp_path: Path, seed: i
             replay(read_record(path), rb, check_hash=False)
 
 
-def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, capsys: pytest.CaptureFixture[str]) \
-        -> None:
+def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """play --table has no seed: each card drawn is asked at the terminal and recorded as what was revealed.
 
     The record stops when input ends, and `--resume` (still at the table) goes on with it.
     """
     lines = ["9 of cups", "3 of swords", *["1"] * 14]
-    done = subprocess.run([sys.executable, "-m", "rulecraft", "play", TUTORIAL, "--table", "--agents", "human,greedy",
-                           "--record", "t.json"], input="".join(x + "\n" for x in lines), capture_output=True,
-                          text=True, timeout=120, check=False, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rulecraft",
+            "play",
+            TUTORIAL,
+            "--table",
+            "--agents",
+            "human,greedy",
+            "--record",
+            "t.json",
+        ],
+        input="".join(x + "\n" for x in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
     assert (done.returncode, done.stderr) == (1, "no more input: the game is left unfinished\n")
     assert done.stdout.startswith("table: a card drawn from deck to hand[P1]: what was revealed?\n  1. 1 of coins\n")
     assert "'9 of cups' is not an answer: type a number from 1 to 15, or an option's label\n" in done.stdout
@@ -718,8 +912,15 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     assert record.seed is None and record.options["table"] is True
     assert [a.answer for a in record.answers[:3]] == ["3 of swords", "1 of coins", "2 of coins"]
     rest = "".join("1\n" for _ in range(200))
-    done = subprocess.run([sys.executable, "-m", "rulecraft", "play", "--resume", "t.json"], input=rest,
-                          capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "rulecraft", "play", "--resume", "t.json"],
+        input=rest,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
     assert (done.returncode, done.stderr) == (0, "")
     finished = read_record(tmp_path / "t.json")
     assert finished.answers[: len(record.answers)] == record.answers and finished.result is not None

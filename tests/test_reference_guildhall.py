@@ -96,23 +96,38 @@ def test_a_difference_names_its_step_and_both_sides() -> None:
     _, draw, drawn, card, odds = steps[t]
     assert odds is not None
     cases = [
-        ([*steps[:k], (by, prompt, swapped, answer, None), *steps[k + 1:]], result,
-         f"step {k + 1}: rulecraft asks P1 \"Your action\" with options {swapped}; the reference asks "
-         f"P1 \"Your action\" with options {labels} (option 1 differs: '{labels[1]}' in rulecraft, "
-         f"'{labels[0]}' in the reference)"),
-        ([*steps[:k], ("P2", prompt, labels, answer, None), *steps[k + 1:]], result,
-         f"step {k + 1}: rulecraft asks P2 \"Your action\" with options {labels}; the reference asks "
-         f"P1 \"Your action\" with options {labels} (a different player is asked)"),
-        ([*steps[:k], (by, "Act", labels, answer, None), *steps[k + 1:]], result,
-         f"step {k + 1}: rulecraft asks P1 \"Act\" with options {labels}; the reference asks "
-         f"P1 \"Your action\" with options {labels} (the question differs)"),
-        ([*steps[:k], (by, prompt, [*labels, "pass"], answer, None), *steps[k + 1:]], result,
-         f"step {k + 1}: rulecraft asks P1 \"Your action\" with options {[*labels, 'pass']}; the reference "
-         f"asks P1 \"Your action\" with options {labels} (rulecraft offers {len(labels) + 1} options, "
-         f"the reference {len(labels)})"),
-        ([*steps[:t], ("table", draw, drawn, card, [1] * len(drawn)), *steps[t + 1:]], result,
-         f"step {t + 1}: the table's odds for \"{draw}\" differ: {[1] * len(drawn)} in rulecraft, {odds} in the "
-         f"reference (options {drawn})"),
+        (
+            [*steps[:k], (by, prompt, swapped, answer, None), *steps[k + 1 :]],
+            result,
+            f'step {k + 1}: rulecraft asks P1 "Your action" with options {swapped}; the reference asks '
+            f"P1 \"Your action\" with options {labels} (option 1 differs: '{labels[1]}' in rulecraft, "
+            f"'{labels[0]}' in the reference)",
+        ),
+        (
+            [*steps[:k], ("P2", prompt, labels, answer, None), *steps[k + 1 :]],
+            result,
+            f'step {k + 1}: rulecraft asks P2 "Your action" with options {labels}; the reference asks '
+            f'P1 "Your action" with options {labels} (a different player is asked)',
+        ),
+        (
+            [*steps[:k], (by, "Act", labels, answer, None), *steps[k + 1 :]],
+            result,
+            f'step {k + 1}: rulecraft asks P1 "Act" with options {labels}; the reference asks '
+            f'P1 "Your action" with options {labels} (the question differs)',
+        ),
+        (
+            [*steps[:k], (by, prompt, [*labels, "pass"], answer, None), *steps[k + 1 :]],
+            result,
+            f'step {k + 1}: rulecraft asks P1 "Your action" with options {[*labels, "pass"]}; the reference '
+            f'asks P1 "Your action" with options {labels} (rulecraft offers {len(labels) + 1} options, '
+            f"the reference {len(labels)})",
+        ),
+        (
+            [*steps[:t], ("table", draw, drawn, card, [1] * len(drawn)), *steps[t + 1 :]],
+            result,
+            f'step {t + 1}: the table\'s odds for "{draw}" differ: {[1] * len(drawn)} in rulecraft, {odds} in the '
+            f"reference (options {drawn})",
+        ),
         (steps, {**result, "winners": ["P1", "P2"]}, None),
     ]
     for tampered, claimed, expected in cases:
@@ -139,4 +154,9 @@ def test_the_comparison_script_plays_guildhall_on_both_engines_with_the_same_sta
             assert 1 <= more["rounds"] <= 200 and more["winning_score"] >= 20
         stats[side] = compare.outcome_stats(outcomes)
     assert set(compare.agree(stats["rulecraft"], stats["reference"])) == {
-        "first_player_win_rate", "draw_rate", "mean_length", "mean_rounds", "mean_winning_score"}
+        "first_player_win_rate",
+        "draw_rate",
+        "mean_length",
+        "mean_rounds",
+        "mean_winning_score",
+    }

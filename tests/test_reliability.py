@@ -38,7 +38,10 @@ def _id(game: str) -> str:
 # ---------------------------------------------------------------------------- 1. fuzzing the front end
 
 MUTATIONS = st.builds(
-    fuzz.Mutation, st.sampled_from(fuzz.KINDS), st.floats(0, 1), st.floats(0, 1),
+    fuzz.Mutation,
+    st.sampled_from(fuzz.KINDS),
+    st.floats(0, 1),
+    st.floats(0, 1),
     st.one_of(st.sampled_from(fuzz._KEYWORDS + fuzz._JUNK), st.text(max_size=8)),
 )
 
@@ -76,7 +79,7 @@ def test_the_fuzz_command_reports_its_cases(tmp_path: Path, capsys: pytest.Captu
 def test_the_fuzzer_tells_a_crash_from_a_located_error() -> None:
     """A case is a crash when an error has no line, so the fuzzer itself can fail."""
     assert fuzz.run_case("game G players 1..1 play { }").kind == "loaded"
-    assert fuzz.run_case("game G players 1..1 play { fail \"x\" }").kind == "error"
+    assert fuzz.run_case('game G players 1..1 play { fail "x" }').kind == "error"
     located = RulebookError([rulecraft.errors.Diagnostic(rulecraft.errors.Span("f.rules", 0, 0), "m")])
     assert fuzz._located(located, {"f.rules"}) == "diagnostic without a line: f.rules:0:0: m"
 
@@ -96,8 +99,7 @@ def test_seeded_random_games_keep_every_invariant(game: str, tmp_path: Path) -> 
 def test_a_hundred_seeded_openings_keep_every_invariant(game: str, tmp_path: Path) -> None:
     """The CI cut of the large soak: a hundred seeded games per rulebook, each checked for its first
     60 decisions (every player count in turn), hidden information every 10th, on two workers."""
-    summary = soak.soak(game, games=100, seed=10_000, max_decisions=60, hidden_every=10, out_dir=tmp_path,
-                        workers=2)
+    summary = soak.soak(game, games=100, seed=10_000, max_decisions=60, hidden_every=10, out_dir=tmp_path, workers=2)
     assert [f.problem for f in summary.findings] == []
     assert summary.games == 100
     assert summary.hidden_checks > 100
@@ -167,16 +169,19 @@ def test_the_cheap_round_trip_finds_what_the_whole_one_finds() -> None:
             game.state.vars["turns_left"] = [6]
         found.append((cheap(game), soak.round_trip(game)))
     assert found == [
-        (f"the state changes through the converter and JSON (card #{cid})",
-         "the state changes through the converter and JSON"),
-        (f"the state changes through the converter and JSON (card #{cid})",
-         "the state changes through the converter and JSON"),
+        (
+            f"the state changes through the converter and JSON (card #{cid})",
+            "the state changes through the converter and JSON",
+        ),
+        (
+            f"the state changes through the converter and JSON (card #{cid})",
+            "the state changes through the converter and JSON",
+        ),
         ("the state changes through the converter and JSON", "the state changes through the converter and JSON"),
     ]
 
 
-def test_the_views_crossing_json_as_one_text_still_name_the_view_that_changes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_views_crossing_json_as_one_text_still_name_the_view_that_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     """All the views cross JSON together; a view that does not survive is still named, in both checks."""
     game = rulecraft.load(TUTORIAL).new_game(players=3, seed=1)
     assert soak.views_round_trip(game) is None
@@ -190,7 +195,8 @@ def test_the_views_crossing_json_as_one_text_still_name_the_view_that_changes(
 
     monkeypatch.setattr(rulecraft.runtime.Game, "view", broken)
     assert [soak.views_round_trip(game), soak.round_trip(game), soak.RoundTrip(game)(game)] == [
-        "the view of P2 changes through JSON"] * 3
+        "the view of P2 changes through JSON"
+    ] * 3
 
 
 def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path: Path) -> None:
@@ -199,8 +205,7 @@ def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path:
     broken.write_text(BROKEN, encoding="utf-8")
     for game, seed in ((TUTORIAL, 7), (str(broken), 0)):
         one = soak.soak(game, games=4, seed=seed, max_decisions=60, hidden_every=5, out_dir=tmp_path / "out")
-        two = soak.soak(game, games=4, seed=seed, max_decisions=60, hidden_every=5, out_dir=tmp_path / "out",
-                        workers=2)
+        two = soak.soak(game, games=4, seed=seed, max_decisions=60, hidden_every=5, out_dir=tmp_path / "out", workers=2)
         assert one == two
         assert one.decisions > 0 and one.seeds == f"{seed}-{seed + 3}"
     assert [f.seed for f in two.findings] == [0, 1, 2, 3]
@@ -210,10 +215,29 @@ def test_ctrl_c_stops_a_run_of_two_workers_with_the_figures_of_the_first_seeds(t
     """Ctrl-C (SIGINT to the whole process group) stops the workers; the figures cover seeds 0..n-1, no gap."""
     runs = tmp_path / "runs.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rulecraft", "soak", TUTORIAL, "--games", "1000000", "--workers", "2",
-         "--max-decisions", "40", "--json", str(runs), "--out", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        [
+            sys.executable,
+            "-m",
+            "rulecraft",
+            "soak",
+            TUTORIAL,
+            "--games",
+            "1000000",
+            "--workers",
+            "2",
+            "--max-decisions",
+            "40",
+            "--json",
+            str(runs),
+            "--out",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         assert proc.stderr is not None
         first = proc.stderr.readline()  # the first progress line: 50 games have been played
@@ -246,21 +270,61 @@ def test_the_figures_of_runs_appended_to_a_file_add_up(tmp_path: Path, capsys: p
     """`soak --json` appends a line per run; `--totals` sums them and refuses seed ranges that overlap."""
     runs = tmp_path / "runs.jsonl"
     for seed in ("0", "3"):
-        assert cli.main(["soak", TUTORIAL, "--games", "3", "--seed", seed, "--max-decisions", "40",
-                         "--players", "2", "--json", str(runs), "--out", str(tmp_path)]) == 0
+        assert (
+            cli.main(
+                [
+                    "soak",
+                    TUTORIAL,
+                    "--games",
+                    "3",
+                    "--seed",
+                    seed,
+                    "--max-decisions",
+                    "40",
+                    "--players",
+                    "2",
+                    "--json",
+                    str(runs),
+                    "--out",
+                    str(tmp_path),
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     whole = soak.soak(TUTORIAL, games=6, seed=0, players=[2], max_decisions=40)
     assert cli.main(["soak", "--totals", str(runs)]) == 0
     assert capsys.readouterr().out == (
         f"{TUTORIAL} (players 2, max 40 decisions, hidden every 10): 2 runs, seeds 0-5: 6 games "
         f"({whole.finished} finished), {whole.decisions} decisions, {whole.hidden_checks} hidden-information "
-        "checks, 0 violations\n")
-    assert cli.main(["soak", TUTORIAL, "--games", "2", "--seed", "4", "--max-decisions", "40", "--players", "2",
-                     "--json", str(runs), "--out", str(tmp_path)]) == 0
+        "checks, 0 violations\n"
+    )
+    assert (
+        cli.main(
+            [
+                "soak",
+                TUTORIAL,
+                "--games",
+                "2",
+                "--seed",
+                "4",
+                "--max-decisions",
+                "40",
+                "--players",
+                "2",
+                "--json",
+                str(runs),
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert cli.main(["soak", "--totals", str(runs)]) == 1
-    assert capsys.readouterr().err == (f"{TUTORIAL}: the runs of seeds 3-5 and 4-5 overlap: their games would be "
-                                       "counted twice\n")
+    assert capsys.readouterr().err == (
+        f"{TUTORIAL}: the runs of seeds 3-5 and 4-5 overlap: their games would be counted twice\n"
+    )
 
 
 def _number(cell: str) -> int:
@@ -276,8 +340,11 @@ def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
     recorded = {}
     for line in soak.totals(runs):  # raises if two runs counted the same seeds
         name = line.split(" ", 1)[0]
-        figures = re.search(r"seeds ([\d, -]+): (\d+) games \((\d+) finished\), (\d+) decisions, (\d+) "
-                            r"hidden-information checks, (\d+) violations", line)
+        figures = re.search(
+            r"seeds ([\d, -]+): (\d+) games \((\d+) finished\), (\d+) decisions, (\d+) "
+            r"hidden-information checks, (\d+) violations",
+            line,
+        )
         assert figures is not None, line
         assert "," not in figures.group(1), f"{name}: the recorded runs leave a gap of seeds: {line}"
         first, last = figures.group(1).split("-")
@@ -291,8 +358,15 @@ def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
         played = re.fullmatch(r"([\d ]+) \(([\d ]+)\)", games)
         assert played is not None, row
         first, last = seeds.split("–")
-        documented[name] = (_number(first), _number(last), _number(played.group(1)), _number(played.group(2)),
-                            _number(decisions), _number(hidden), _number(violations))
+        documented[name] = (
+            _number(first),
+            _number(last),
+            _number(played.group(1)),
+            _number(played.group(2)),
+            _number(decisions),
+            _number(hidden),
+            _number(violations),
+        )
     assert documented == recorded
 
 
@@ -333,12 +407,21 @@ setup {
 """
 
 
-@pytest.mark.parametrize(("play", "problem"), [
-    ('play { choose by players[0] { option "a" when len(hand[players[1]] where it.colour == red) > 0 { }'
-     ' option "b" { } option "c" { } } }', "the decision depends on what the player cannot see"),
-    ('ability peek(p: Player) "Peek" { tier 0 "plain" { } tier 1 "red" when len(hand[next(p)] where it.colour == red)'
-     ' > 1 { } }\nplay { use peek(players[0]) upto 1 }', "the decision depends on what the player cannot see"),
-])
+@pytest.mark.parametrize(
+    ("play", "problem"),
+    [
+        (
+            'play { choose by players[0] { option "a" when len(hand[players[1]] where it.colour == red) > 0 { }'
+            ' option "b" { } option "c" { } } }',
+            "the decision depends on what the player cannot see",
+        ),
+        (
+            'ability peek(p: Player) "Peek" { tier 0 "plain" { } tier 1 "red" when len(hand[next(p)] where it.colour == red)'
+            " > 1 { } }\nplay { use peek(players[0]) upto 1 }",
+            "the decision depends on what the player cannot see",
+        ),
+    ],
+)
 def test_a_rulebook_that_leaks_is_caught(play: str, problem: str) -> None:
     """An option or a tier offered according to another player's hand is a leak."""
     rb = rulecraft.load_text(LEAKY + play, "leak.rules")
@@ -351,8 +434,10 @@ def test_a_rulebook_that_leaks_is_caught(play: str, problem: str) -> None:
 
 def test_a_card_named_by_a_variable_the_player_sees_is_not_hidden() -> None:
     """A public variable (or one's own) naming a card shows that card: it is not a hidden position."""
-    rb = rulecraft.load_text(LEAKY + 'play { set shown = first(hand[players[1]])  choose by players[0] {'
-                             ' option "a" { } option "b" { } } }', "leak.rules")
+    rb = rulecraft.load_text(
+        LEAKY + 'play { set shown = first(hand[players[1]])  choose by players[0] { option "a" { } option "b" { } } }',
+        "leak.rules",
+    )
     game = rb.new_game(players=2, seed=1)
     shown = game.state.vars["shown"].id
     positions = soak.hidden_positions(game, rulecraft.values.Player(0))
@@ -371,35 +456,65 @@ def test_hidden_positions_are_what_the_viewer_cannot_identify() -> None:
 # ---------------------------------------------------------------------------- 4. runaway rules
 
 RUNAWAY = [
-    ("fn f(n: int) = f(n + 1)\nvar v: int = 0 public\nplay { set v = f(1) }",
-     "r.rules:2:16: error: functions called 100 deep (in f): runaway recursion?"),
-    ("play { let xs = [1]\n repeat 40 { xs = xs + xs } }",
-     f"r.rules:3:19: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
-     "a runaway computation?"),
-    ("play { let subsets = [[]]\n for x in 1..30 { subsets = subsets + [s + [x] for s in subsets] } }",
-     f"r.rules:3:29: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
-     "a runaway computation?"),
-    ("var v: int = 0 public\nplay { set v = len(1..1000000000) }",
-     f"r.rules:3:20: error: a list of 1000000000 elements is more than a rulebook may build ({LIST_BUDGET}): "
-     "a runaway computation?"),
-    ("play { let v = choose one from 1..20000 by players[0] }",
-     f"r.rules:2:8: error: a decision of 20000 options is more than a decision may offer ({OPTION_BUDGET}): "
-     "choose in steps instead"),
-    ("play { let n = 2\n repeat 100 { n = n * n } }",
-     "r.rules:3:19: error: a number beyond 9223372036854775808 in size: a runaway computation?"),
-    ('play { let t = "ab"\n repeat 100 { t = t + t } }',
-     "r.rules:3:19: error: a text of 131072 characters is more than a rulebook may build (100000): "
-     "a runaway computation?"),
-    ("card K { n: int }\nzone z: K public\nplay { create 1000000000 K { n: 1 } in z }",
-     "r.rules:4:8: error: 1000000000 cards is more than a game may hold (100000): a runaway computation?"),
-    ("const X = " + "-" * 120 + "1\nplay { }",
-     "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants"),
+    (
+        "fn f(n: int) = f(n + 1)\nvar v: int = 0 public\nplay { set v = f(1) }",
+        "r.rules:2:16: error: functions called 100 deep (in f): runaway recursion?",
+    ),
+    (
+        "play { let xs = [1]\n repeat 40 { xs = xs + xs } }",
+        f"r.rules:3:19: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
+        "a runaway computation?",
+    ),
+    (
+        "play { let subsets = [[]]\n for x in 1..30 { subsets = subsets + [s + [x] for s in subsets] } }",
+        f"r.rules:3:29: error: a list of 131072 elements is more than a rulebook may build ({LIST_BUDGET}): "
+        "a runaway computation?",
+    ),
+    (
+        "var v: int = 0 public\nplay { set v = len(1..1000000000) }",
+        f"r.rules:3:20: error: a list of 1000000000 elements is more than a rulebook may build ({LIST_BUDGET}): "
+        "a runaway computation?",
+    ),
+    (
+        "play { let v = choose one from 1..20000 by players[0] }",
+        f"r.rules:2:8: error: a decision of 20000 options is more than a decision may offer ({OPTION_BUDGET}): "
+        "choose in steps instead",
+    ),
+    (
+        "play { let n = 2\n repeat 100 { n = n * n } }",
+        "r.rules:3:19: error: a number beyond 9223372036854775808 in size: a runaway computation?",
+    ),
+    (
+        'play { let t = "ab"\n repeat 100 { t = t + t } }',
+        "r.rules:3:19: error: a text of 131072 characters is more than a rulebook may build (100000): "
+        "a runaway computation?",
+    ),
+    (
+        "card K { n: int }\nzone z: K public\nplay { create 1000000000 K { n: 1 } in z }",
+        "r.rules:4:8: error: 1000000000 cards is more than a game may hold (100000): a runaway computation?",
+    ),
+    (
+        "const X = " + "-" * 120 + "1\nplay { }",
+        "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("body", "message"), RUNAWAY, ids=[
-    "fn-recursion", "doubling-list", "exponential-subsets", "huge-range", "huge-decision", "huge-number",
-    "doubling-text", "huge-create", "deep-nesting"])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    RUNAWAY,
+    ids=[
+        "fn-recursion",
+        "doubling-list",
+        "exponential-subsets",
+        "huge-range",
+        "huge-decision",
+        "huge-number",
+        "doubling-text",
+        "huge-create",
+        "deep-nesting",
+    ],
+)
 def test_runaway_rules_stop_with_a_located_error(body: str, message: str) -> None:
     """Unbounded recursion, exponential lists and choices stop within a budget, at their place."""
     with pytest.raises(RulebookError) as info:
@@ -409,8 +524,9 @@ def test_runaway_rules_stop_with_a_located_error(body: str, message: str) -> Non
 
 def test_nesting_just_within_the_limit_runs() -> None:
     """Text nested up to the limit parses, checks and runs: the limit refuses only what is deeper."""
-    rb = rulecraft.load_text("game R players 1..1\nvar v: int = 0 public\nplay { set v = " + "-" * 90 + "1 }",
-                             "r.rules")
+    rb = rulecraft.load_text(
+        "game R players 1..1\nvar v: int = 0 public\nplay { set v = " + "-" * 90 + "1 }", "r.rules"
+    )
     assert rb.new_game(players=1).state.vars["v"] == 1
 
 
@@ -419,8 +535,10 @@ def test_nesting_just_within_the_limit_runs() -> None:
 NO_HOST = [
     ('play { let x = eval("1") }', "r.rules:2:16: error: unknown function 'eval'"),
     ('play { let x = __import__("os") }', "r.rules:2:16: error: unknown function '__import__'"),
-    ("card K { n: int }\nzone z: K public\nplay { for c in z { let x = c.__class__ } }",
-     "r.rules:4:29: error: card type K has no field '__class__'"),
+    (
+        "card K { n: int }\nzone z: K public\nplay { for c in z { let x = c.__class__ } }",
+        "r.rules:4:29: error: card type K has no field '__class__'",
+    ),
     ('play { let x = open("/etc/passwd") }', "r.rules:2:16: error: unknown function 'open'"),
 ]
 
@@ -433,12 +551,15 @@ def test_the_language_cannot_reach_python(body: str, message: str) -> None:
     assert message in info.value.messages
 
 
-@pytest.mark.parametrize(("include", "message"), [
-    ("/etc/passwd", "an include names a rulebook file ending in .rules, not '/etc/passwd'"),
-    ("/tmp/x.rules", "an include names a path relative to the including file, not '/tmp/x.rules'"),
-    ("folder.rules", "'folder.rules' is not a regular file"),
-    ("missing.rules", "cannot find included rulebook 'missing.rules'"),
-])
+@pytest.mark.parametrize(
+    ("include", "message"),
+    [
+        ("/etc/passwd", "an include names a rulebook file ending in .rules, not '/etc/passwd'"),
+        ("/tmp/x.rules", "an include names a path relative to the including file, not '/tmp/x.rules'"),
+        ("folder.rules", "'folder.rules' is not a regular file"),
+        ("missing.rules", "cannot find included rulebook 'missing.rules'"),
+    ],
+)
 def test_includes_read_only_rulebook_files(tmp_path: Path, include: str, message: str) -> None:
     """An include reads a .rules file named by a relative path, or a bundled one; nothing else."""
     (tmp_path / "outside.rules").write_text("game O players 1..1\n", encoding="utf-8")
@@ -455,11 +576,11 @@ def test_an_include_beside_or_below_is_read(tmp_path: Path) -> None:
     """A rulebook split across files loads, whether the parts sit below it or beside its folder."""
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "vars.rules").write_text("var v: int = 3 public\n", encoding="utf-8")
-    (tmp_path / "game.rules").write_text('include "parts/vars.rules"\ngame M players 1..1\nplay { }\n',
-                                         encoding="utf-8")
+    (tmp_path / "game.rules").write_text(
+        'include "parts/vars.rules"\ngame M players 1..1\nplay { }\n', encoding="utf-8"
+    )
     (tmp_path / "ext").mkdir()
-    (tmp_path / "ext" / "more.rules").write_text('include "../game.rules"\nvar w: int = 4 public\n',
-                                                 encoding="utf-8")
+    (tmp_path / "ext" / "more.rules").write_text('include "../game.rules"\nvar w: int = 4 public\n', encoding="utf-8")
     assert rulecraft.load(tmp_path / "ext" / "more.rules").new_game(players=1).state.vars == {"v": 3, "w": 4}
 
 
@@ -488,13 +609,20 @@ def test_a_huge_record_is_refused(tmp_path: Path) -> None:
         read_record(path)
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ("[" * 100_000 + "]" * 100_000, "not a record: JSON nested too deeply"),
-    (json.dumps({"format": 1, "rulebook": {"name": "/etc/passwd"}, "players": 2, "answers": []}),
-     "the record names rulebook '/etc/passwd', which is neither bundled nor a .rules file"),
-    (json.dumps({"format": 1, "rulebook": {"name": "x.rules"}, "players": 2, "answers": [], "run": "os.system"}),
-     "not a valid record"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "not a record: JSON nested too deeply"),
+        (
+            json.dumps({"format": 1, "rulebook": {"name": "/etc/passwd"}, "players": 2, "answers": []}),
+            "the record names rulebook '/etc/passwd', which is neither bundled nor a .rules file",
+        ),
+        (
+            json.dumps({"format": 1, "rulebook": {"name": "x.rules"}, "players": 2, "answers": [], "run": "os.system"}),
+            "not a valid record",
+        ),
+    ],
+)
 def test_a_record_cannot_make_the_interpreter_do_anything_else(tmp_path: Path, data: str, message: str) -> None:
     """A record is data: it names a rulebook and answers; deep nesting, other files, extra keys are refused."""
     path = tmp_path / "r.json"
@@ -515,13 +643,16 @@ def test_a_pipe_named_as_a_rulebook_include_is_not_read(tmp_path: Path) -> None:
 
 def test_an_owner_zone_is_seen_by_the_player_named_in_any_key_position() -> None:
     """`zone box[int, Player]: ... owner` shows box[1,P2] to P2 and only its count to P1."""
-    rb = rulecraft.load_text("""game O players 2..2
+    rb = rulecraft.load_text(
+        """game O players 2..2
 card Chip { n: int } label "chip {n}"
 zone box[int, Player]: Chip owner
 var secret[int, Player]: int = 0 owner
 setup { create 1 Chip { n: 7 } in box[1, players[1]]  set secret[1, players[1]] = 5 }
 play { choose by players[0] { option "a" { } option "b" { } } }
-""", "o.rules")
+""",
+        "o.rules",
+    )
     game = rb.new_game(players=2)
     assert game.view("P2")["zones"]["box[1,P2]"] == ["chip 7"]
     assert game.view("P1")["zones"]["box[1,P2]"] == {"count": 1}
@@ -539,23 +670,38 @@ setup { create 2 Chip { colour: red, n: 1 } in row }
 """
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ('play { let p = players[0]  say "{p.colour}" }',
-     't.rules:8:28: error: cannot fill in "{p.colour}": a name or field there has no value of that kind'),
-    ("play { set w = seat(none) }", "t.rules:8:16: error: seat(none): not values seat can take"),
-    ('play { set w = abs("x") }', "t.rules:8:16: error: abs(x): not values abs can take"),
-    ("play { set w = key_of(row, 5) }", "t.rules:8:16: error: key_of(row, 5): not values key_of can take"),
-    ('play { set w = sorted([1, "a", red]) }', "t.rules:8:16: error: sorted([1, a, red]): not values sorted can take"),
-    ('play { set w = [1, "a"] max by it }', "t.rules:8:16: error: cannot order by these keys: max by needs keys of "
-                                            "one kind (numbers, or values of one enumeration, ...)"),
-    ("play { move first(row) to hand[none] }",
-     "t.rules:8:27: error: 'there is no zone hand[none]' failed outside any attempt or ability"),
-    ("play { set w = ord([1] group by it) }", "t.rules:8:16: error: ord([[1]]): not values ord can take"),
-    ("play { repeat last(distinct([])) { } }", "t.rules:8:15: error: a number is needed here, not none"),
-    ("play { create none Chip { colour: red, n: 1 } in row }",
-     "t.rules:8:15: error: a number is needed here, not none"),
-    ("play { set w = first(row)  set w = w.__class__ }", "t.rules:8:36: error: red 1 has no field '__class__'"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            'play { let p = players[0]  say "{p.colour}" }',
+            't.rules:8:28: error: cannot fill in "{p.colour}": a name or field there has no value of that kind',
+        ),
+        ("play { set w = seat(none) }", "t.rules:8:16: error: seat(none): not values seat can take"),
+        ('play { set w = abs("x") }', "t.rules:8:16: error: abs(x): not values abs can take"),
+        ("play { set w = key_of(row, 5) }", "t.rules:8:16: error: key_of(row, 5): not values key_of can take"),
+        (
+            'play { set w = sorted([1, "a", red]) }',
+            "t.rules:8:16: error: sorted([1, a, red]): not values sorted can take",
+        ),
+        (
+            'play { set w = [1, "a"] max by it }',
+            "t.rules:8:16: error: cannot order by these keys: max by needs keys of "
+            "one kind (numbers, or values of one enumeration, ...)",
+        ),
+        (
+            "play { move first(row) to hand[none] }",
+            "t.rules:8:27: error: 'there is no zone hand[none]' failed outside any attempt or ability",
+        ),
+        ("play { set w = ord([1] group by it) }", "t.rules:8:16: error: ord([[1]]): not values ord can take"),
+        ("play { repeat last(distinct([])) { } }", "t.rules:8:15: error: a number is needed here, not none"),
+        (
+            "play { create none Chip { colour: red, n: 1 } in row }",
+            "t.rules:8:15: error: a number is needed here, not none",
+        ),
+        ("play { set w = first(row)  set w = w.__class__ }", "t.rules:8:36: error: red 1 has no field '__class__'"),
+    ],
+)
 def test_values_of_the_wrong_kind_stop_with_a_located_error(body: str, message: str) -> None:
     """What `any` lets past the checker fails at run time at its place, never as a Python exception."""
     with pytest.raises(RulebookError) as info:
@@ -565,40 +711,53 @@ def test_values_of_the_wrong_kind_stop_with_a_located_error(body: str, message: 
 
 def test_the_table_as_a_value_survives_the_converter() -> None:
     """A variable may hold `table` (who decides next); the state still round-trips."""
-    rb = rulecraft.load_text(WRONG_KIND + 'play { set w = table  choose by players[0] { option "a" { } '
-                             'option "b" { } } }', "t.rules")
+    rb = rulecraft.load_text(
+        WRONG_KIND + 'play { set w = table  choose by players[0] { option "a" { } option "b" { } } }', "t.rules"
+    )
     assert soak.round_trip(rb.new_game(players=2)) is None
 
 
 def test_a_text_reaches_declared_fields_only() -> None:
     """A label or a `say` naming a Python attribute shows nothing of Python: '?' or a located error."""
-    rb = rulecraft.load_text("""game T players 1..1
+    rb = rulecraft.load_text(
+        """game T players 1..1
 enum Colour { red, blue }
 card Chip { colour: Colour } label "{colour} {colour.__class__.__init__.__globals__}"
 zone row: Chip public
 setup { create 1 Chip { colour: red } in row }
 play { let c = first(row)  say "{c.colour}"  say "{c.__class__}" }
-""", "t.rules")
+""",
+        "t.rules",
+    )
     with pytest.raises(RulebookError) as info:
         rb.new_game(players=1)
     assert info.value.messages == [
-        't.rules:6:46: error: cannot fill in "{c.__class__}": a name or field there has no value of that kind']
-    game = rulecraft.load_text("""game T players 1..1
+        't.rules:6:46: error: cannot fill in "{c.__class__}": a name or field there has no value of that kind'
+    ]
+    game = rulecraft.load_text(
+        """game T players 1..1
 enum Colour { red, blue }
 card Chip { colour: Colour } label "{colour} {colour.__class__.__init__.__globals__}"
 zone row: Chip public
 setup { create 1 Chip { colour: red } in row }
 play { }
-""", "t.rules").new_game(players=1)
+""",
+        "t.rules",
+    ).new_game(players=1)
     assert game.view(None)["zones"]["row"] == ["red ?"]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('card K { n: int } label "a\x00b"',
-     "s.rules:2:25: error: this string holds a NUL or an escape that cannot be read"),
-    ('play { say "\\N{nope}" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
-    ('play { say "\\x4" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'card K { n: int } label "a\x00b"',
+            "s.rules:2:25: error: this string holds a NUL or an escape that cannot be read",
+        ),
+        ('play { say "\\N{nope}" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
+        ('play { say "\\x4" }', "s.rules:2:12: error: this string holds a NUL or an escape that cannot be read"),
+    ],
+)
 def test_a_string_that_cannot_be_read_is_a_located_error(text: str, message: str) -> None:
     """A NUL or a broken escape in a string (found by the fuzzer) is a syntax error at the string."""
     with pytest.raises(RulebookError) as info:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.errors import GameError, RulebookError
@@ -166,7 +165,7 @@ play {
 
 def test_endless_loop_stops_with_a_located_error() -> None:
     """A runaway rulebook stops after a step budget, naming the rule that was running."""
-    rb = load("play { while true { say \"again\" } }")
+    rb = load('play { while true { say "again" } }')
     with pytest.raises(RulebookError, match=r"t\.rules:10:\d+: error: 200000 steps without a decision"):
         rb.new_game(players=1)
 
@@ -315,10 +314,13 @@ def test_an_extension_extends_an_enumeration_and_overrides_a_procedure(tmp_path)
     """`extend enum` adds values after the included ones; `override proc` replaces the included body."""
     (tmp_path / "base.rules").write_text(
         "game T players 1..2\nenum Suit { coins, cups }\nvar seen: int = 0 public\n"
-        "proc hook(n: int) { set seen = n }\nplay { for s in Suit { hook(ord(s)) } }\n", encoding="utf-8")
+        "proc hook(n: int) { set seen = n }\nplay { for s in Suit { hook(ord(s)) } }\n",
+        encoding="utf-8",
+    )
     (tmp_path / "ext.rules").write_text(
         'include "base.rules"\nextend enum Suit { swords }\noverride proc hook(n: int) { set seen += 10 * n }\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     base = rulecraft.load(tmp_path / "base.rules").new_game(players=1)
     ext = rulecraft.load(tmp_path / "ext.rules")
     assert base.state.vars["seen"] == 1
@@ -326,12 +328,16 @@ def test_an_extension_extends_an_enumeration_and_overrides_a_procedure(tmp_path)
     assert ext.new_game(players=1).state.vars["seen"] == 0 + 10 + 20
 
 
-@pytest.mark.parametrize(("decls", "condition", "start"), [
-    ("var target: any = none public", "len(target) >= 2", "set target = hand[players[0]]"),
-    ("const TARGET = hand[players[0]]", "len(TARGET) >= 2", ""),
-])
+@pytest.mark.parametrize(
+    ("decls", "condition", "start"),
+    [
+        ("var target: any = none public", "len(target) >= 2", "set target = hand[players[0]]"),
+        ("const TARGET = hand[players[0]]", "len(TARGET) >= 2", ""),
+    ],
+)
 def test_a_rule_reading_a_zone_through_a_variable_or_constant_is_checked_when_the_zone_changes(
-        decls: str, condition: str, start: str) -> None:
+    decls: str, condition: str, start: str
+) -> None:
     """A rule whose condition reaches a zone through a variable or a constant fires when that zone changes."""
     rb = load(f"""
 {decls}

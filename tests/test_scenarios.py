@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
 from rulecraft.scenario import run_scenario

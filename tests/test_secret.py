@@ -67,18 +67,24 @@ def test_another_players_secret_choice_is_one_line_without_prompt_or_answer() ->
     assert lines(game, Player(0))[:4] == mine
     assert lines(game, None)[:4] == mine
     assert lines(game, Player(0))[4] == "choose  P2 [a secret choice]  @ s.rules:6:3"
-    assert lines(game, None)[4:6] == ["choose  P2 Red  [Your secret colour]  @ s.rules:7:5",
-                                      "set     plan[P2] = red  @ s.rules:8:22"]
+    assert lines(game, None)[4:6] == [
+        "choose  P2 Red  [Your secret colour]  @ s.rules:7:5",
+        "set     plan[P2] = red  @ s.rules:8:22",
+    ]
 
 
 def test_the_others_cannot_tell_a_one_step_secret_from_a_two_step_one() -> None:
     """P2's trace is the same whether P1 answered in one step or in two (before the reveal)."""
     one, two = secret_game(["Red"]), secret_game(["Other", "blue"])
     assert len(one.answers) != len(two.answers)
-    assert lines(one, Player(1)) == lines(two, Player(1)) == [
-        "choose  P1 [a secret choice]  @ s.rules:6:3",
-        "set     committed[P1] = true  @ s.rules:15:3",
-    ]
+    assert (
+        lines(one, Player(1))
+        == lines(two, Player(1))
+        == [
+            "choose  P1 [a secret choice]  @ s.rules:6:3",
+            "set     committed[P1] = true  @ s.rules:15:3",
+        ]
+    )
 
 
 def test_consecutive_secret_blocks_of_two_players_are_two_lines() -> None:
@@ -149,8 +155,8 @@ def test_a_clone_inside_a_secret_block_stays_inside_it() -> None:
 
 def test_fmt_lays_out_a_secret_block_and_keeps_its_meaning() -> None:
     """fmt writes `secret {` with its statements indented, and the AST is unchanged."""
-    messy = "game F players 1..1\nvar n: int = 0 public\nplay {\n  secret {   set n = 1\n say \"x\" }\n}\n"
-    canonical = "game F players 1..1\nvar n: int = 0 public\nplay {\n  secret {\n    set n = 1\n    say \"x\"\n  }\n}\n"
+    messy = 'game F players 1..1\nvar n: int = 0 public\nplay {\n  secret {   set n = 1\n say "x" }\n}\n'
+    canonical = 'game F players 1..1\nvar n: int = 0 public\nplay {\n  secret {\n    set n = 1\n    say "x"\n  }\n}\n'
     assert format_text(messy) == canonical
     assert parse(canonical) == parse(messy)
     assert format_text(canonical) == canonical

@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 import pytest
-
 from rulecraft.authoring.simulate import Progress, game_seeds, report, seat_agents, simulate
 from rulecraft.cli import main
 
@@ -34,7 +33,9 @@ def test_statistics_add_up() -> None:
 def test_seats_rotate_between_games_when_agents_differ() -> None:
     """Game i gives seat s the agent (s + i) mod the number of agent kinds."""
     assert [seat_agents(["greedy", "random"], 3, i) for i in range(2)] == [
-        ("greedy", "random", "greedy"), ("random", "greedy", "random")]
+        ("greedy", "random", "greedy"),
+        ("random", "greedy", "random"),
+    ]
 
 
 def test_seeds_differ_and_are_stable() -> None:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import pytest
-
+from rulecraft import syntax as s
 from rulecraft.errors import RulebookError, Span
 from rulecraft.parser import parse
-from rulecraft import syntax as s
 
 SYNTAX_ERRORS = [
-    ("game G players 2..4\nenum C { a, b }\nproc x() { let y = = 2 }\n",
-     "bad.rules:3:20: error: unexpected '='; expected an expression or 'choose'"),
+    (
+        "game G players 2..4\nenum C { a, b }\nproc x() { let y = = 2 }\n",
+        "bad.rules:3:20: error: unexpected '='; expected an expression or 'choose'",
+    ),
     ("proc x() {\n let y = 2;\n}\n", "bad.rules:2:11: error: unexpected character ';'"),
     ("proc x() {\n  let y = 2\n", "bad.rules:2:12: error: unexpected end of file; expected a statement or '}'"),
-    ("zone hand[Player]: Card secret\n",
-     "bad.rules:1:25: error: unexpected 'secret'; expected a visibility (public, owner, hidden, top, count)"),
+    (
+        "zone hand[Player]: Card secret\n",
+        "bad.rules:1:25: error: unexpected 'secret'; expected a visibility (public, owner, hidden, top, count)",
+    ),
     ("game G players two..4\n", "bad.rules:1:16: error: unexpected 'two'; expected a number"),
     ("proc x() { y := 1 }\n", "bad.rules:1:14: error: unexpected ':'; expected '(' or an assignment ('=', '+=', '-=')"),
     ("proc x() { if a && b { } }\n", "bad.rules:1:17: error: unexpected character '&'"),

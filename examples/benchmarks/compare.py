@@ -72,8 +72,12 @@ def _rulecraft_runner(path: str) -> Callable[[int], Outcome]:
             return winner, v["turns[P1]"] + v["turns[P2]"], float(game.score(game.players[0]) or 0)
         if name == "guildhall":
             top = max(game.score(p) or 0 for p in game.players)
-            return (winner, sum(1 for by, _ in game.answers if by != "table"), None,
-                    {"rounds": float(v["rounds"]), "winning_score": float(top)})
+            return (
+                winner,
+                sum(1 for by, _ in game.answers if by != "table"),
+                None,
+                {"rounds": float(v["rounds"]), "winning_score": float(top)},
+            )
         return winner, len(game.answers), None
 
     return run
@@ -115,18 +119,32 @@ def _pyminion_runner() -> Callable[[int], Outcome]:
     from pyminion.game import Game
 
     logging.getLogger().setLevel(logging.WARNING)
-    kingdom = [base.cellar, base.market, base.merchant, base.militia, base.mine, base.moat, base.remodel,
-               base.smithy, base.village, base.workshop]
+    kingdom = [
+        base.cellar,
+        base.market,
+        base.merchant,
+        base.militia,
+        base.mine,
+        base.moat,
+        base.remodel,
+        base.smithy,
+        base.village,
+        base.workshop,
+    ]
 
     def run(seed: int) -> Outcome:
         random.seed(seed)  # pyminion draws from the global generator
         bots = [BigMoney(player_id="P1"), BigMoney(player_id="P2")]
-        game = Game(players=bots, expansions=[base.base_set], kingdom_cards=kingdom, random_order=False,
-                    log_stdout=False)
+        game = Game(
+            players=bots, expansions=[base.base_set], kingdom_cards=kingdom, random_order=False, log_stdout=False
+        )
         result = game.play()
         winners = [game.players.index(p) for p in result.winners]
-        return (winners[0] if len(winners) == 1 else None, sum(p.turns for p in game.players),
-                float(game.players[0].get_victory_points()))
+        return (
+            winners[0] if len(winners) == 1 else None,
+            sum(p.turns for p in game.players),
+            float(game.players[0].get_victory_points()),
+        )
 
     return run
 
@@ -139,14 +157,30 @@ def _guildhall_runner() -> Callable[[int], Outcome]:
 
 
 ANCHORS: dict[str, dict[str, Any]] = {
-    "tic_tac_toe": {"rules": str(GAMES_DIR / "tic_tac_toe.rules"), "reference": "OpenSpiel python_tic_tac_toe",
-                    "ref": lambda: _openspiel_runner("python_tic_tac_toe"), "same": 10000},
-    "kuhn_poker": {"rules": str(GAMES_DIR / "kuhn_poker.rules"), "reference": "OpenSpiel python_kuhn_poker",
-                   "ref": lambda: _openspiel_runner("python_kuhn_poker"), "same": 10000},
-    "dominion_first_game": {"rules": str(GAMES_DIR / "dominion_first_game.rules"),
-                            "reference": "pyminion BigMoney x2", "ref": _pyminion_runner, "same": 10000},
-    "guildhall": {"rules": "guildhall", "reference": "tests/reference/guildhall.py", "ref": _guildhall_runner,
-                  "same": 10000},
+    "tic_tac_toe": {
+        "rules": str(GAMES_DIR / "tic_tac_toe.rules"),
+        "reference": "OpenSpiel python_tic_tac_toe",
+        "ref": lambda: _openspiel_runner("python_tic_tac_toe"),
+        "same": 10000,
+    },
+    "kuhn_poker": {
+        "rules": str(GAMES_DIR / "kuhn_poker.rules"),
+        "reference": "OpenSpiel python_kuhn_poker",
+        "ref": lambda: _openspiel_runner("python_kuhn_poker"),
+        "same": 10000,
+    },
+    "dominion_first_game": {
+        "rules": str(GAMES_DIR / "dominion_first_game.rules"),
+        "reference": "pyminion BigMoney x2",
+        "ref": _pyminion_runner,
+        "same": 10000,
+    },
+    "guildhall": {
+        "rules": "guildhall",
+        "reference": "tests/reference/guildhall.py",
+        "ref": _guildhall_runner,
+        "same": 10000,
+    },
 }
 
 
@@ -165,9 +199,12 @@ def outcome_stats(outcomes: list[Outcome]) -> dict[str, Any]:
     lengths = [o[1] for o in outcomes]
     stats: dict[str, Any] = {
         "games": n,
-        "first_player_win_rate": first, "first_se": math.sqrt(first * (1 - first) / n),
-        "draw_rate": draws, "draw_se": math.sqrt(draws * (1 - draws) / n),
-        "mean_length": statistics.fmean(lengths), "length_se": statistics.stdev(lengths) / math.sqrt(n),
+        "first_player_win_rate": first,
+        "first_se": math.sqrt(first * (1 - first) / n),
+        "draw_rate": draws,
+        "draw_se": math.sqrt(draws * (1 - draws) / n),
+        "mean_length": statistics.fmean(lengths),
+        "length_se": statistics.stdev(lengths) / math.sqrt(n),
     }
     returns = [o[2] for o in outcomes if o[2] is not None]
     if returns:
@@ -187,8 +224,13 @@ EXTRA_STATS = ("rounds", "winning_score")  # the names an Outcome's fourth eleme
 def agree(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """For each statistic: the difference in standard errors (of the difference), and whether it is < 4."""
     out = {}
-    for key, se in (("first_player_win_rate", "first_se"), ("draw_rate", "draw_se"), ("mean_length", "length_se"),
-                    ("mean_first_return", "return_se"), *((f"mean_{k}", f"{k}_se") for k in EXTRA_STATS)):
+    for key, se in (
+        ("first_player_win_rate", "first_se"),
+        ("draw_rate", "draw_se"),
+        ("mean_length", "length_se"),
+        ("mean_first_return", "return_se"),
+        *((f"mean_{k}", f"{k}_se") for k in EXTRA_STATS),
+    ):
         if key not in a or key not in b:
             continue
         spread = math.hypot(a[se], b[se])
@@ -245,8 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", nargs="*", default=list(ANCHORS), help=f"anchors (default: {', '.join(ANCHORS)})")
     parser.add_argument("--quick", action="store_true", help="a tenth of the games (a smoke run)")
-    parser.add_argument("--stat-games", type=int, metavar="N",
-                        help="games per engine for the statistics (default: each anchor's own)")
+    parser.add_argument(
+        "--stat-games", type=int, metavar="N", help="games per engine for the statistics (default: each anchor's own)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per engine (default 5)")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per timed run (default 2)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
@@ -263,13 +306,17 @@ def main(argv: list[str] | None = None) -> int:
             games.append(game)
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.workers) as pool:
-        same_tasks = [(g, side, args.stat_games or max(50, int(ANCHORS[g]["same"] * scale))) for g in games
-                      for side in ("rulecraft", "reference")]
+        same_tasks = [
+            (g, side, args.stat_games or max(50, int(ANCHORS[g]["same"] * scale)))
+            for g in games
+            for side in ("rulecraft", "reference")
+        ]
         outcomes: dict[tuple[str, str], list[Outcome]] = {}
         for g, side, result in pool.imap_unordered(_same_worker, same_tasks):
             outcomes[(g, side)] = result
-        speed_tasks = [(g, side, args.seconds * scale, args.repeats) for g in games
-                       for side in ("rulecraft", "reference")]
+        speed_tasks = [
+            (g, side, args.seconds * scale, args.repeats) for g in games for side in ("rulecraft", "reference")
+        ]
         rates: dict[tuple[str, str], list[float]] = {}
         for g, side, result in pool.imap_unordered(_speed_worker, speed_tasks):
             rates[(g, side)] = result
@@ -277,10 +324,18 @@ def main(argv: list[str] | None = None) -> int:
         a, b = outcome_stats(outcomes[(g, "rulecraft")]), outcome_stats(outcomes[(g, "reference")])
         ra, rb = statistics.median(rates[(g, "rulecraft")]), statistics.median(rates[(g, "reference")])
         report["games"][g] = {
-            "reference": ANCHORS[g]["reference"], "same_game": agree(a, b), "rulecraft_stats": a,
+            "reference": ANCHORS[g]["reference"],
+            "same_game": agree(a, b),
+            "rulecraft_stats": a,
             "reference_stats": b,
-            "games_per_s": {"rulecraft": ra, "reference": rb, "ratio": ra / rb, "time_per_game_ratio": rb / ra,
-                            "rulecraft_runs": rates[(g, "rulecraft")], "reference_runs": rates[(g, "reference")]},
+            "games_per_s": {
+                "rulecraft": ra,
+                "reference": rb,
+                "ratio": ra / rb,
+                "time_per_game_ratio": rb / ra,
+                "rulecraft_runs": rates[(g, "rulecraft")],
+                "reference_runs": rates[(g, "reference")],
+            },
         }
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
@@ -293,11 +348,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{g} against {r['reference']} ({r['rulecraft_stats']['games']} games each)")
         for key, c in r["same_game"].items():
             verdict = "agree" if c["agrees"] else "DIFFER"
-            print(f"  {key:<22} rulecraft {c['rulecraft']:8.3f}   reference {c['reference']:8.3f}   "
-                  f"z {c['z']:4.1f}  {verdict}")
+            print(
+                f"  {key:<22} rulecraft {c['rulecraft']:8.3f}   reference {c['reference']:8.3f}   "
+                f"z {c['z']:4.1f}  {verdict}"
+            )
         s = r["games_per_s"]
-        print(f"  games/s                rulecraft {s['rulecraft']:8.1f}   reference {s['reference']:8.1f}   "
-              f"ratio {s['ratio']:.2f} (time per game x{s['time_per_game_ratio']:.1f})")
+        print(
+            f"  games/s                rulecraft {s['rulecraft']:8.1f}   reference {s['reference']:8.1f}   "
+            f"ratio {s['ratio']:.2f} (time per game x{s['time_per_game_ratio']:.1f})"
+        )
     return 0
 
 

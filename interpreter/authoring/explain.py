@@ -19,26 +19,55 @@ from .fmt import level
 BULLET = "- "
 NESTED = "  "
 
-COMPARE_WORDS = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
-                 ">=": "is at least"}
+COMPARE_WORDS = {
+    "==": "is",
+    "!=": "is not",
+    "<": "is less than",
+    "<=": "is at most",
+    ">": "is more than",
+    ">=": "is at least",
+}
 BINARY_WORDS = {"+": "plus", "-": "minus", "*": "times", "//": "divided by (rounded down)", "%": "modulo"}
-QUANTITY_WORDS = {"one": "one of", "exactly": "exactly {n} of", "upto": "up to {n} of", "any": "any number of",
-                  "order": "an order for all of"}
+QUANTITY_WORDS = {
+    "one": "one of",
+    "exactly": "exactly {n} of",
+    "upto": "up to {n} of",
+    "any": "any number of",
+    "order": "an order for all of",
+}
 # `len(xs) > 0` reads "xs is not empty" (True: some; False: none).
 EMPTINESS = {(">", 0): True, ("!=", 0): True, (">=", 1): True, ("==", 0): False, ("<", 1): False}
 ORDINALS = ["first", "second", "third", "fourth", "fifth"]
 # Built-in functions: how a call reads ({0}, {1}: the arguments).
 BUILTIN_WORDS = {
-    "len": "the number of {0}", "count": "the number of {0}", "sum": "the total of {0}",
-    "min": "the smallest of {0}", "max": "the largest of {0}", "abs": "the absolute value of {0}",
-    "top": "the top card of {0}", "top2": "the top {1} cards of {0}", "bottom": "the bottom card of {0}",
-    "first": "the first of {0}", "last": "the last of {0}", "unique": "the only one of {0}",
-    "distinct": "{0} without repeats", "sorted": "{0} in order", "reversed": "{0} in reverse order",
-    "flatten": "all of {0} together", "any": "any of {0} holds", "all": "all of {0} hold",
-    "next": "the one after {0}", "next2": "the {1}th after {0}", "prev": "the one before {0}",
-    "seat": "the seat of {0}", "players_from": "the players in seat order from {0}",
-    "zone_of": "the zone {0} is in", "key_of": "key {1} of {0}", "label": "the name of {0}",
-    "index_of": "the position of {1} in {0}", "ord": "the rank of {0}",
+    "len": "the number of {0}",
+    "count": "the number of {0}",
+    "sum": "the total of {0}",
+    "min": "the smallest of {0}",
+    "max": "the largest of {0}",
+    "abs": "the absolute value of {0}",
+    "top": "the top card of {0}",
+    "top2": "the top {1} cards of {0}",
+    "bottom": "the bottom card of {0}",
+    "first": "the first of {0}",
+    "last": "the last of {0}",
+    "unique": "the only one of {0}",
+    "distinct": "{0} without repeats",
+    "sorted": "{0} in order",
+    "reversed": "{0} in reverse order",
+    "flatten": "all of {0} together",
+    "any": "any of {0} holds",
+    "all": "all of {0} hold",
+    "next": "the one after {0}",
+    "next2": "the {1}th after {0}",
+    "prev": "the one before {0}",
+    "seat": "the seat of {0}",
+    "players_from": "the players in seat order from {0}",
+    "zone_of": "the zone {0} is in",
+    "key_of": "key {1} of {0}",
+    "label": "the name of {0}",
+    "index_of": "the position of {1} in {0}",
+    "ord": "the rank of {0}",
 }
 
 
@@ -70,8 +99,15 @@ def article(noun: str) -> str:
 def type_words(t: s.TypeExpr) -> str:
     match t:
         case s.NamedType(name):
-            return {"int": "a number", "bool": "yes or no", "str": "text", "Player": "a player", "any": "anything",
-                    "record": "a record", "card": "a card"}.get(name, article(name))
+            return {
+                "int": "a number",
+                "bool": "yes or no",
+                "str": "text",
+                "Player": "a player",
+                "any": "anything",
+                "record": "a record",
+                "card": "a card",
+            }.get(name, article(name))
         case s.ListType(element):
             return f"a list of {type_words(element).removeprefix('a ').removeprefix('an ')}"
         case _:
@@ -97,7 +133,7 @@ class Explainer:
             return self.possessive(keys[0], words(name))
         return f"{words(name)} ({', '.join(self.x(k) for k in keys)})"
 
-    def x(self, e: s.Expr) -> str:  # noqa: C901 -- one case per expression
+    def x(self, e: s.Expr) -> str:
         p = self.program
         match e:
             case s.IntLit(value):
@@ -164,7 +200,9 @@ class Explainer:
                 some = EMPTINESS[(op, n)]
                 if isinstance(counted, s.Query) and counted.op == "where":
                     zone = self.is_zone(counted.source)
-                    what = ("a card in " if some else "no card in ") if zone else ("one among " if some else "none among ")
+                    what = (
+                        ("a card in " if some else "no card in ") if zone else ("one among " if some else "none among ")
+                    )
                     return f"there is {what}{self.query('where', counted.source, counted.key)}"
                 if self.is_zone(counted):
                     return f"{self.x(counted)} is {'not ' if some else ''}empty"
@@ -263,7 +301,7 @@ class Explainer:
                 return self.is_zone(source)
         return False
 
-    def stmt(self, st: s.Stmt, depth: int) -> list[str]:  # noqa: C901 -- one case per statement
+    def stmt(self, st: s.Stmt, depth: int) -> list[str]:
         x, line = self.x, self.line
         match st:
             case s.Let(name, value):
@@ -272,8 +310,11 @@ class Explainer:
                     return line(depth, f"{words(value.name)} ({args}); call the result {name}")
                 return line(depth, f"let {name} be {x(value)}")
             case s.Assign(name, op, value) | s.SetVar(name, _, op, value) if True:
-                target = self.keyed(name, st.keys) if isinstance(st, s.SetVar) and st.keys else (
-                    words(name) if isinstance(st, s.SetVar) else name)
+                target = (
+                    self.keyed(name, st.keys)
+                    if isinstance(st, s.SetVar) and st.keys
+                    else (words(name) if isinstance(st, s.SetVar) else name)
+                )
                 if op == "+=":
                     return line(depth, f"add {x(value)} to {target}")
                 if op == "-=":
@@ -295,7 +336,9 @@ class Explainer:
             case s.If(condition, then, elifs, otherwise):
                 out = line(depth, f"if {self.holds(condition)}:") + self.block(then, depth + 1)
                 for clause in elifs:
-                    out += line(depth, f"otherwise, if {self.holds(clause.condition)}:") + self.block(clause.body, depth + 1)
+                    out += line(depth, f"otherwise, if {self.holds(clause.condition)}:") + self.block(
+                        clause.body, depth + 1
+                    )
                 if otherwise is not None:
                     out += line(depth, "otherwise:") + self.block(otherwise, depth + 1)
                 return out
@@ -321,8 +364,9 @@ class Explainer:
             case s.Together(body):
                 return line(depth, "all at once (rules are checked afterwards):") + self.block(body, depth + 1)
             case s.Secret(body):
-                return line(depth, "in secret (the other players see only that a secret choice was made):") \
-                    + self.block(body, depth + 1)
+                return line(
+                    depth, "in secret (the other players see only that a secret choice was made):"
+                ) + self.block(body, depth + 1)
             case s.Fail(message):
                 return line(depth, f"this fails: {quoted(message)}")
             case s.Require(condition, message):
@@ -332,8 +376,11 @@ class Explainer:
                 ask = f" ({quoted(prompt)})" if prompt else ""
                 who = self.who(by)
                 verb = "picks" if who == "chance" else "chooses"
-                return line(depth, f"{who} {verb} {how_many} {x(source)}{ask}; call that {target}",
-                            capital=not isinstance(by, s.Name))
+                return line(
+                    depth,
+                    f"{who} {verb} {how_many} {x(source)}{ask}; call that {target}",
+                    capital=not isinstance(by, s.Name),
+                )
             case s.Menu(by, prompt, options):
                 ask = f" ({quoted(prompt)})" if prompt else ""
                 out = line(depth, f"{self.who(by)} chooses one{ask}:", capital=not isinstance(by, s.Name))
@@ -342,8 +389,11 @@ class Explainer:
                     out += line(depth + 1, f"{quoted(option.label)}{when}:") + self.block(option.body, depth + 2)
                 return out
             case s.Use(ability, args, upto):
-                return line(depth, f"use the ability {words(ability)} ({', '.join(x(a) for a in args)}), "
-                                   f"any tier up to {x(upto)}, or none")
+                return line(
+                    depth,
+                    f"use the ability {words(ability)} ({', '.join(x(a) for a in args)}), "
+                    f"any tier up to {x(upto)}, or none",
+                )
             case s.CallStmt(name, args):
                 return line(depth, f"{words(name)} ({', '.join(x(a) for a in args)})" if args else words(name))
             case s.Return(value):
@@ -400,18 +450,29 @@ class Explainer:
         return [f"{head[0].upper()}{head[1:]} card has {fields or 'no fields'}{label}."]
 
     def zone(self, z: s.ZoneDecl) -> list[str]:
-        seen = {"public": "seen by everyone", "owner": "seen only by its owner", "hidden": "seen by nobody",
-                "top": "only its top card is seen", "count": "only its size is seen"}[z.visibility]
-        each = f", one per {' and '.join(str(k.name) if isinstance(k, s.NamedType) else '?' for k in z.keys)}" \
-            if z.keys else ""
+        seen = {
+            "public": "seen by everyone",
+            "owner": "seen only by its owner",
+            "hidden": "seen by nobody",
+            "top": "only its top card is seen",
+            "count": "only its size is seen",
+        }[z.visibility]
+        each = (
+            f", one per {' and '.join(str(k.name) if isinstance(k, s.NamedType) else '?' for k in z.keys)}"
+            if z.keys
+            else ""
+        )
         shuffled = ", shuffled (drawing from it is chance)" if z.shuffled else ""
         return [f"Zone {words(z.name)}{each}: {z.card_type} cards, {seen}{shuffled}."]
 
     def var(self, v: s.VarDecl) -> list[str]:
-        each = f", one per {' and '.join(k.name if isinstance(k, s.NamedType) else '?' for k in v.keys)}" \
-            if v.keys else ""
-        return [f"Variable {words(v.name)}{each}: {type_words(v.type)}, starting at {self.x(v.init)}, "
-                f"{'seen by everyone' if v.visibility == 'public' else v.visibility}."]
+        each = (
+            f", one per {' and '.join(k.name if isinstance(k, s.NamedType) else '?' for k in v.keys)}" if v.keys else ""
+        )
+        return [
+            f"Variable {words(v.name)}{each}: {type_words(v.type)}, starting at {self.x(v.init)}, "
+            f"{'seen by everyone' if v.visibility == 'public' else v.visibility}."
+        ]
 
     def explain(self, name: str | None = None) -> str:
         p = self.program

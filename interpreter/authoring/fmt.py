@@ -98,8 +98,14 @@ class _Comments:
 
 # Binding strength of each expression form, as in grammar/rules.lark (weakest first).
 TERNARY, QUERY, OR, AND, NOT, COMPARE, RANGE, SUM, PRODUCT, UNARY, POSTFIX, ATOM = range(12)
-QUERY_WORDS = {"where": "where", "sorted": "sorted by", "max": "max by", "min": "min by",
-               "group": "group by", "map": "map"}
+QUERY_WORDS = {
+    "where": "where",
+    "sorted": "sorted by",
+    "max": "max by",
+    "min": "min by",
+    "group": "group by",
+    "map": "map",
+}
 
 
 def quote(text: str) -> str:
@@ -171,8 +177,9 @@ class Formatter:
 
     # ------------------------------------------------------------ helpers
 
-    def _comment_lines(self, comments: Sequence[Comment], indent: str, last: int | None,
-                       first: bool = False) -> tuple[list[str], int | None]:
+    def _comment_lines(
+        self, comments: Sequence[Comment], indent: str, last: int | None, first: bool = False
+    ) -> tuple[list[str], int | None]:
         """Own-line comments, keeping one blank line where the source had a gap (not at the top)."""
         out: list[str] = []
         for c in comments:
@@ -182,8 +189,7 @@ class Formatter:
             last = c.line
         return out, last
 
-    def _items(self, nodes: Sequence[Any], indent: str, render: Any, last: int | None,
-               end_line: int) -> list[str]:
+    def _items(self, nodes: Sequence[Any], indent: str, render: Any, last: int | None, end_line: int) -> list[str]:
         """Lines of a sequence of nodes with their comments and kept blank lines, then the
         comments before `end_line` (the closing brace)."""
         out: list[str] = []
@@ -289,8 +295,7 @@ class Formatter:
         self.depth -= 1
         return text
 
-    def _seq(self, items: Sequence[Any], render: Any, open_: str, close: str, indent: str,
-             node_span: Any) -> str:
+    def _seq(self, items: Sequence[Any], render: Any, open_: str, close: str, indent: str, node_span: Any) -> str:
         """A bracketed, comma-separated sequence: on one line, or one item per line when the
         source wrote it over several lines, it holds comments, or one line is too long."""
         saved = list(self.comments.left)
@@ -357,7 +362,7 @@ class Formatter:
                 self.depth -= 1
         return f"({text})" if level(e) < need else text
 
-    def _expr(self, e: s.Expr, indent: str) -> str:  # noqa: C901 -- one case per expression
+    def _expr(self, e: s.Expr, indent: str) -> str:
         x = self.expr
         match e:
             case s.IntLit(value):
@@ -410,8 +415,10 @@ class Formatter:
                 # `(hand[p] group by it.v) where len(it) > 1` reads as it runs.
                 return f"{x(source, indent, POSTFIX)} {QUERY_WORDS[op]} {x(key, indent, OR)}"
             case s.CondExpr(condition, then, otherwise):
-                return (f"if {x(condition, indent, QUERY)} then {x(then, indent, QUERY)} "
-                        f"else {x(otherwise, indent, TERNARY)}")
+                return (
+                    f"if {x(condition, indent, QUERY)} then {x(then, indent, QUERY)} "
+                    f"else {x(otherwise, indent, TERNARY)}"
+                )
             case _:
                 assert_never(e)
 
@@ -440,7 +447,7 @@ class Formatter:
         finally:
             self.no_inline = no_inline
 
-    def stmt(self, st: s.Stmt, indent: str) -> str:  # noqa: C901 -- one case per statement
+    def stmt(self, st: s.Stmt, indent: str) -> str:
         x = self.expr
         match st:
             case s.Let(name, value):
@@ -474,11 +481,11 @@ class Formatter:
                 return f"repeat {x(count, indent)} {self.block(body, indent)}"
             case s.Match(subject, cases, otherwise):
                 inner = indent + INDENT
-                lines = self._items(cases, inner, lambda c, ind: f"{x(c.value, ind)} {self.block(c.body, ind)}",
-                                    st.span.line, 0)
+                lines = self._items(
+                    cases, inner, lambda c, ind: f"{x(c.value, ind)} {self.block(c.body, ind)}", st.span.line, 0
+                )
                 if otherwise is not None:
-                    lines.extend(self._items([otherwise], inner, lambda b, ind: f"else {self.block(b, ind)}",
-                                             None, 0))
+                    lines.extend(self._items([otherwise], inner, lambda b, ind: f"else {self.block(b, ind)}", None, 0))
                 lines.extend(self._comment_lines(self.comments.before(st.span.end_line), inner, None)[0])
                 return f"match {x(subject, indent)} {{\n" + "\n".join(lines) + f"\n{indent}}}"
             case s.Attempt(body, otherwise):
@@ -537,7 +544,7 @@ class Formatter:
     def params(self, params: Sequence[s.Param]) -> str:
         return ", ".join(f"{p.name}: {type_text(p.type)}" for p in params)
 
-    def decl(self, d: s.Decl, indent: str) -> str:  # noqa: C901 -- one case per declaration
+    def decl(self, d: s.Decl, indent: str) -> str:
         x = self.expr
         match d:
             case s.GameDecl(name, lo, hi):
@@ -549,8 +556,14 @@ class Formatter:
                 text = self._seq(spans, lambda m, ind: m.text, "{", "}", indent, _braces_span(d, self.lines))
                 return f"{'extend ' if d.extends else ''}enum {name} {text}"
             case s.CardDecl(name, fields, label):
-                text = self._seq(fields, lambda f, ind: f"{f.name}: {type_text(f.type)}", "{", "}", indent,
-                                 _braces_span(d, self.lines))
+                text = self._seq(
+                    fields,
+                    lambda f, ind: f"{f.name}: {type_text(f.type)}",
+                    "{",
+                    "}",
+                    indent,
+                    _braces_span(d, self.lines),
+                )
                 return f"card {name} {text}" + (f" label {quote(label)}" if label is not None else "")
             case s.ZoneDecl(name, keys, card_type, visibility, shuffled):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""

@@ -143,8 +143,15 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     play(game, make_agents(list(agents), players, seed))
     by_players = [label for by, label in game.answers if by != "table"]
     chosen = Counter(name for answer in by_players for name in cards_named(answer, game))
-    return GameResult(index, seed, agents, tuple(game.state.winners or ()), len(by_players), dict(chosen),
-                      dict(getattr(game, "moved", {})))
+    return GameResult(
+        index,
+        seed,
+        agents,
+        tuple(game.state.winners or ()),
+        len(by_players),
+        dict(chosen),
+        dict(getattr(game, "moved", {})),
+    )
 
 
 class Progress:
@@ -168,8 +175,15 @@ class Progress:
             self.stream.write(f"simulate: {done}/{self.total} games\n")
 
 
-def simulate(game: str, n: int, players: int | None = None, agents: Iterable[str] = ("random",), seed: int = 0,
-             workers: int = 1, progress: Callable[[int], None] | None = None) -> Stats:
+def simulate(
+    game: str,
+    n: int,
+    players: int | None = None,
+    agents: Iterable[str] = ("random",),
+    seed: int = 0,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Stats:
     """Play n games (in `workers` processes) and gather their statistics."""
     if n < 1:
         raise ValueError("simulate at least one game")
@@ -197,16 +211,22 @@ def simulate(game: str, n: int, players: int | None = None, agents: Iterable[str
 def report(stats: Stats, top: int = 15) -> str:
     """The statistics as text (the same whatever the number of workers)."""
     n = len(stats.results)
-    lines = [f"{stats.game}: {n} games, {stats.players} players, agents {','.join(stats.agents)}, "
-             f"master seed {stats.seed}", "", "win rate by seat (a shared win counts as a share):"]
+    lines = [
+        f"{stats.game}: {n} games, {stats.players} players, agents {','.join(stats.agents)}, master seed {stats.seed}",
+        "",
+        "win rate by seat (a shared win counts as a share):",
+    ]
     lines += [f"  {seat}  {rate:6.1%}" for seat, rate in stats.win_rate_by_seat().items()]
     lines += ["win rate by agent (share of its seats that won):"]
     lines += [f"  {name:<8} {rate:6.1%}  of {seats} seats" for name, (rate, seats) in stats.win_rate_by_agent().items()]
     mean, spread, low, high = stats.lengths()
     lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
     use = stats.card_use()
-    lines += ["", f"card use, by label (the {min(top, len(use))} most used of {len(use)}):",
-              f"  {'card':<32} {'chosen':>7} {'moved':>7}"]
+    lines += [
+        "",
+        f"card use, by label (the {min(top, len(use))} most used of {len(use)}):",
+        f"  {'card':<32} {'chosen':>7} {'moved':>7}",
+    ]
     lines += [f"  {label:<32} {chosen:>7} {moved:>7}" for label, chosen, moved in use[:top]]
     return "\n".join(lines) + "\n"
 

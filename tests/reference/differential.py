@@ -49,7 +49,7 @@ def rulecraft_game(players: int, seed: int, rulebook: Any = None) -> tuple[list[
 
 
 def _asks(by: str, prompt: str, labels: list[str]) -> str:
-    return f"{by} \"{prompt}\" with options {labels}"
+    return f'{by} "{prompt}" with options {labels}'
 
 
 def _how(ours: tuple[str, str, list[str]], theirs: tuple[str, str, list[str]]) -> str:
@@ -70,20 +70,27 @@ def first_difference(players: int, steps: list[Step], result: dict[str, Any]) ->
     for i, (by, prompt, labels, answer, weights) in enumerate(steps, 1):
         decision = ref.current_decision()
         if decision is None:
-            return (f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference's game is over "
-                    f"({ref.result()})"), ref
+            return (
+                f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference's game is over ({ref.result()})"
+            ), ref
         theirs = (decision.by, decision.prompt, decision.labels)
         if (by, prompt, labels) != theirs:
-            return (f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference asks "
-                    f"{_asks(*theirs)} ({_how((by, prompt, labels), theirs)})"), ref
+            return (
+                f"step {i}: rulecraft asks {_asks(by, prompt, labels)}; the reference asks "
+                f"{_asks(*theirs)} ({_how((by, prompt, labels), theirs)})"
+            ), ref
         if weights != decision.weights:
-            return (f"step {i}: the table's odds for \"{prompt}\" differ: {weights} in rulecraft, "
-                    f"{decision.weights} in the reference (options {labels})"), ref
+            return (
+                f'step {i}: the table\'s odds for "{prompt}" differ: {weights} in rulecraft, '
+                f"{decision.weights} in the reference (options {labels})"
+            ), ref
         ref.apply(answer)
     decision = ref.current_decision()
     if decision is not None:
-        return (f"after step {len(steps)}: rulecraft's game is over ({result}); the reference asks "
-                f"{_asks(decision.by, decision.prompt, decision.labels)}"), ref
+        return (
+            f"after step {len(steps)}: rulecraft's game is over ({result}); the reference asks "
+            f"{_asks(decision.by, decision.prompt, decision.labels)}"
+        ), ref
     if ref.result() != result:
         return f"after step {len(steps)}: rulecraft ends with {result}, the reference with {ref.result()}", ref
     return None, ref

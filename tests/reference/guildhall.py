@@ -59,8 +59,10 @@ VP_COST = [cost for _, _, cost, _, _ in VP_KINDS]
 BUY = ["buy " + label for label in VP_NAME]
 STEAL_CHAPTER, DRAW_SIX, SWAP_ONE_FOR_TWO, PLACE_ANY, TAKE_ONE, EXTRA_ACTION, PLAIN5, TWO_ACTIONS, PLAIN9 = range(9)
 
-MOVE_OF: dict[str, tuple[bool, int]] = {**{PLAY[c]: (True, c) for c in range(30)},
-                                        **{BUY[v]: (False, v) for v in range(9)}}
+MOVE_OF: dict[str, tuple[bool, int]] = {
+    **{PLAY[c]: (True, c) for c in range(30)},
+    **{BUY[v]: (False, v) for v in range(9)},
+}
 DISCARD_AND_DRAW = "discard and draw"
 DONE = "done"
 NO_ABILITY = "no ability"
@@ -137,8 +139,10 @@ class Game:
         if decision is None:
             raise ValueError("the game is over: no decision is pending")
         if label not in decision.labels:
-            raise ValueError(f"'{label}' is not a legal answer to \"{decision.prompt}\" (by {decision.by}); "
-                             f"legal: {', '.join(decision.labels)}")
+            raise ValueError(
+                f"'{label}' is not a legal answer to \"{decision.prompt}\" (by {decision.by}); "
+                f"legal: {', '.join(decision.labels)}"
+            )
         if decision.player is not None:
             self.decisions += 1
         self._advance(label)
@@ -153,8 +157,10 @@ class Game:
         return self.tokens[p] + sum(VP_VALUE[v] for v in self.vp_cards[p])
 
     def result(self) -> dict[str, Any]:
-        return {"scores": {PLAYER_LABEL[p]: self.score(p) for p in range(self.n)},
-                "winners": [PLAYER_LABEL[p] for p in self.winners]}
+        return {
+            "scores": {PLAYER_LABEL[p]: self.score(p) for p in range(self.n)},
+            "winners": [PLAYER_LABEL[p] for p in self.winners],
+        }
 
     # ------------------------------------------------------------------ asking
 
@@ -313,8 +319,13 @@ class Game:
         self.guilds[p][:], self.guilds[q][:] = gp, gq
         yield from self._settle((p, q))
 
-    def _use(self, p: int, text: str, n: int, tiers: list[tuple[int, str, Callable[[int], bool] | None,
-                                                              Callable[[int], Flow]]]) -> Flow:
+    def _use(
+        self,
+        p: int,
+        text: str,
+        n: int,
+        tiers: list[tuple[int, str, Callable[[int], bool] | None, Callable[[int], Flow]]],
+    ) -> Flow:
         """§5: any tier up to the count, or none; a tier that fails is undone and not offered again."""
         failed: list[int] = []
         while True:
@@ -335,7 +346,7 @@ class Game:
                 return
             except Fail:
                 self.undone += 1
-                failed.append(int(answer[5:answer.index(":")]))
+                failed.append(int(answer[5 : answer.index(":")]))
 
     # ------------------------------------------------------------------ profession abilities (§6)
 
@@ -343,12 +354,21 @@ class Game:
         return any(len(self.guilds[q]) >= least for q in range(self.n) if q != p)
 
     def _assassin(self, p: int, n: int) -> Flow:
-        yield from self._use(p, "Discard cards from another player's guild", n, [
-            (0, "tier 0: Discard 1 card", lambda p: self._any_other(p, 1), self._assassin_0),
-            (2, "tier 2: Discard 1 card from each of 2 different chapters",
-             lambda p: any(len(self._professions(q)) >= 2 for q in self._others(p)), self._assassin_2),
-            (4, "tier 4: Discard 2 cards, from any chapters", lambda p: self._any_other(p, 2), self._assassin_4),
-        ])
+        yield from self._use(
+            p,
+            "Discard cards from another player's guild",
+            n,
+            [
+                (0, "tier 0: Discard 1 card", lambda p: self._any_other(p, 1), self._assassin_0),
+                (
+                    2,
+                    "tier 2: Discard 1 card from each of 2 different chapters",
+                    lambda p: any(len(self._professions(q)) >= 2 for q in self._others(p)),
+                    self._assassin_2,
+                ),
+                (4, "tier 4: Discard 2 cards, from any chapters", lambda p: self._any_other(p, 2), self._assassin_4),
+            ],
+        )
 
     def _victim(self, p: int, q: int, prompt: str, cards: list[int]) -> Flow:
         c = yield from self._choose_card(p, prompt, cards)
@@ -361,8 +381,9 @@ class Game:
         yield from self._victim(p, q, "Discard which card?", self.guilds[q])
 
     def _assassin_2(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "Whose guild?",
-                                           [q for q in self._others(p) if len(self._professions(q)) >= 2])
+        q = yield from self._choose_player(
+            p, "Whose guild?", [q for q in self._others(p) if len(self._professions(q)) >= 2]
+        )
         c = yield from self._victim(p, q, "Discard which card? (1 of 2)", self.guilds[q])
         yield from self._victim(p, q, "Discard which card? (2 of 2)", [d for d in self.guilds[q] if PROF[d] != PROF[c]])
 
@@ -376,32 +397,60 @@ class Game:
             yield from self._draw_cards(p, n)
             self.actions += 1
 
-        yield from self._use(p, "Draw as many cards as the Dancers in your guild, then take one more action", n, [
-            (0, "tier 0: Draw 1 card per Dancer in your guild, then take one more action", None, draw_then_act),
-        ])
+        yield from self._use(
+            p,
+            "Draw as many cards as the Dancers in your guild, then take one more action",
+            n,
+            [
+                (0, "tier 0: Draw 1 card per Dancer in your guild, then take one more action", None, draw_then_act),
+            ],
+        )
 
     def _farmer(self, p: int, n: int) -> Flow:
         def gain(k: int) -> Callable[[int], Flow]:
             def body(p: int) -> Flow:
                 self.tokens[p] += k
                 yield from ()
+
             return body
 
-        yield from self._use(p, "You gain VP tokens", n, [
-            (1, "tier 1: Gain 1 VP token", None, gain(1)),
-            (3, "tier 3: Gain 2 VP tokens", None, gain(2)),
-        ])
+        yield from self._use(
+            p,
+            "You gain VP tokens",
+            n,
+            [
+                (1, "tier 1: Gain 1 VP token", None, gain(1)),
+                (3, "tier 3: Gain 2 VP tokens", None, gain(2)),
+            ],
+        )
 
     def _weaver(self, p: int, n: int) -> Flow:
         hand, guild = self.hands[p], self.guilds[p]
-        yield from self._use(p, "Exchange cards between your hand and your guild", n, [
-            (0, "tier 0: Place 1 card from your hand into your guild", lambda p: any(c not in guild for c in hand),
-             self._weaver_0),
-            (2, "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-             lambda p: len(hand) >= 2 and len(guild) >= 1, self._weaver_2),
-            (4, "tier 4: Exchange any number of cards from your hand for 2 cards from your guild",
-             lambda p: len(guild) >= 2, self._weaver_4),
-        ])
+        yield from self._use(
+            p,
+            "Exchange cards between your hand and your guild",
+            n,
+            [
+                (
+                    0,
+                    "tier 0: Place 1 card from your hand into your guild",
+                    lambda p: any(c not in guild for c in hand),
+                    self._weaver_0,
+                ),
+                (
+                    2,
+                    "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
+                    lambda p: len(hand) >= 2 and len(guild) >= 1,
+                    self._weaver_2,
+                ),
+                (
+                    4,
+                    "tier 4: Exchange any number of cards from your hand for 2 cards from your guild",
+                    lambda p: len(guild) >= 2,
+                    self._weaver_4,
+                ),
+            ],
+        )
 
     def _weaver_0(self, p: int) -> Flow:
         hand, guild = self.hands[p], self.guilds[p]
@@ -436,14 +485,31 @@ class Game:
 
     def _historian(self, p: int, n: int) -> Flow:
         guild, discard = self.guilds[p], self.discard
-        yield from self._use(p, "Place cards from the discard pile into your guild", n, [
-            (0, "tier 0: Place the top card of the discard pile into your guild",
-             lambda p: bool(discard) and discard[-1] not in guild, self._historian_0),
-            (2, "tier 2: Search the discard pile and place 1 card into your guild",
-             lambda p: len(discard) >= 1, self._historian_2),
-            (4, "tier 4: Search the discard pile and place 2 cards into your guild",
-             lambda p: len(discard) >= 2, self._historian_4),
-        ])
+        yield from self._use(
+            p,
+            "Place cards from the discard pile into your guild",
+            n,
+            [
+                (
+                    0,
+                    "tier 0: Place the top card of the discard pile into your guild",
+                    lambda p: bool(discard) and discard[-1] not in guild,
+                    self._historian_0,
+                ),
+                (
+                    2,
+                    "tier 2: Search the discard pile and place 1 card into your guild",
+                    lambda p: len(discard) >= 1,
+                    self._historian_2,
+                ),
+                (
+                    4,
+                    "tier 4: Search the discard pile and place 2 cards into your guild",
+                    lambda p: len(discard) >= 2,
+                    self._historian_4,
+                ),
+            ],
+        )
 
     def _historian_0(self, p: int) -> Flow:
         self.guilds[p].append(self.discard.pop())
@@ -468,11 +534,16 @@ class Game:
 
     def _trader(self, p: int, n: int) -> Flow:
         guild = self.guilds[p]
-        yield from self._use(p, "Exchange cards of your guild with cards of another player's guild", n, [
-            (0, "tier 0: Exchange 1 card", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_0),
-            (2, "tier 2: Exchange 2 cards", lambda p: len(guild) >= 2 and self._any_other(p, 2), self._trader_2),
-            (4, "tier 4: Exchange 1 chapter", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_4),
-        ])
+        yield from self._use(
+            p,
+            "Exchange cards of your guild with cards of another player's guild",
+            n,
+            [
+                (0, "tier 0: Exchange 1 card", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_0),
+                (2, "tier 2: Exchange 2 cards", lambda p: len(guild) >= 2 and self._any_other(p, 2), self._trader_2),
+                (4, "tier 4: Exchange 1 chapter", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_4),
+            ],
+        )
 
     def _trader_0(self, p: int) -> Flow:
         q = yield from self._choose_player(p, "Exchange with whom?", [q for q in self._others(p) if self.guilds[q]])
@@ -481,8 +552,9 @@ class Game:
         yield from self._swap(p, q, [mine], [theirs])
 
     def _trader_2(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "Exchange with whom?",
-                                           [q for q in self._others(p) if len(self.guilds[q]) >= 2])
+        q = yield from self._choose_player(
+            p, "Exchange with whom?", [q for q in self._others(p) if len(self.guilds[q]) >= 2]
+        )
         mine = yield from self._choose_cards(p, "Give which cards?", self.guilds[p], 2)
         theirs = yield from self._choose_cards(p, "Take which cards?", self.guilds[q], 2)
         yield from self._swap(p, q, mine, theirs)
@@ -491,34 +563,66 @@ class Game:
         q = yield from self._choose_player(p, "Exchange with whom?", [q for q in self._others(p) if self.guilds[q]])
         mine = yield from self._choose_profession(p, "Give which chapter?", self._professions(p))
         theirs = yield from self._choose_profession(p, "Take which chapter?", self._professions(q))
-        yield from self._swap(p, q, [c for c in self.guilds[p] if PROF[c] == mine],
-                              [c for c in self.guilds[q] if PROF[c] == theirs])
+        yield from self._swap(
+            p, q, [c for c in self.guilds[p] if PROF[c] == mine], [c for c in self.guilds[q] if PROF[c] == theirs]
+        )
 
     # ------------------------------------------------------------------ VP card abilities (§9.2, A17)
 
     def _vp_ability(self, p: int, v: int) -> Flow:
         if v == STEAL_CHAPTER:
-            yield from self._use(p, "Place 1 chapter from another player's guild into your guild", 0, [
-                (0, "tier 0: Take a chapter", lambda p: self._any_other(p, 1), self._steal_chapter)])
+            yield from self._use(
+                p,
+                "Place 1 chapter from another player's guild into your guild",
+                0,
+                [(0, "tier 0: Take a chapter", lambda p: self._any_other(p, 1), self._steal_chapter)],
+            )
         elif v == DRAW_SIX:
-            yield from self._use(p, "Draw 6 cards", 0, [(0, "tier 0: Draw 6 cards", None,
-                                                          lambda p: self._draw_cards(p, 6))])
+            yield from self._use(
+                p, "Draw 6 cards", 0, [(0, "tier 0: Draw 6 cards", None, lambda p: self._draw_cards(p, 6))]
+            )
         elif v == SWAP_ONE_FOR_TWO:
-            yield from self._use(p, "Exchange 1 card of your guild for 2 cards of another player's guild", 0, [
-                (0, "tier 0: Give 1 card, take 2", lambda p: len(self.guilds[p]) >= 1 and self._any_other(p, 2),
-                 self._swap_one_for_two)])
+            yield from self._use(
+                p,
+                "Exchange 1 card of your guild for 2 cards of another player's guild",
+                0,
+                [
+                    (
+                        0,
+                        "tier 0: Give 1 card, take 2",
+                        lambda p: len(self.guilds[p]) >= 1 and self._any_other(p, 2),
+                        self._swap_one_for_two,
+                    )
+                ],
+            )
         elif v == PLACE_ANY:
-            yield from self._use(p, "Place as many cards as you like from your hand into your guild", 0, [
-                (0, "tier 0: Place cards from your hand", None, self._place_any)])
+            yield from self._use(
+                p,
+                "Place as many cards as you like from your hand into your guild",
+                0,
+                [(0, "tier 0: Place cards from your hand", None, self._place_any)],
+            )
         elif v == TAKE_ONE:
-            yield from self._use(p, "Take 1 card from another player's guild into your guild", 0, [
-                (0, "tier 0: Take a card", lambda p: bool(self._takers(p)), self._take_one)])
+            yield from self._use(
+                p,
+                "Take 1 card from another player's guild into your guild",
+                0,
+                [(0, "tier 0: Take a card", lambda p: bool(self._takers(p)), self._take_one)],
+            )
         elif v == EXTRA_ACTION:
-            yield from self._use(p, "Take one more action", 0, [(0, "tier 0: Take one more action", None,
-                                                                  lambda p: self._more_actions(1))])
+            yield from self._use(
+                p,
+                "Take one more action",
+                0,
+                [(0, "tier 0: Take one more action", None, lambda p: self._more_actions(1))],
+            )
         elif v == TWO_ACTIONS:  # RECONSTRUCTED (§9.3, A27): +2 actions
-            yield from self._use(p, "Take two more actions", 0, [(0, "tier 0: Take two more actions", None,
-                                                                   lambda p: self._more_actions(2))])
+            yield from self._use(
+                p,
+                "Take two more actions",
+                0,
+                [(0, "tier 0: Take two more actions", None, lambda p: self._more_actions(2))],
+            )
         # 5 and 9 VP: no ability (RECONSTRUCTED, §9.3)
 
     def _more_actions(self, k: int) -> Flow:
@@ -537,8 +641,9 @@ class Game:
         yield from self._settle((p,))
 
     def _swap_one_for_two(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "Exchange with whom?",
-                                           [q for q in self._others(p) if len(self.guilds[q]) >= 2])
+        q = yield from self._choose_player(
+            p, "Exchange with whom?", [q for q in self._others(p) if len(self.guilds[q]) >= 2]
+        )
         mine = yield from self._choose_card(p, "Give which card?", self.guilds[p])
         theirs = yield from self._choose_cards(p, "Take which cards?", self.guilds[q], 2)
         yield from self._swap(p, q, [mine], theirs)
@@ -630,8 +735,9 @@ class Game:
         # §3: the decks, the centre row, 9 cards each, then each player's setup in turn.
         self.deck = [c for c in range(30) for _ in range(COPIES)]
         small = self.n <= 3
-        self.vp_deck = [v for v, (_, _, _, copies, fewer) in enumerate(VP_KINDS)
-                        for _ in range(copies - fewer if small else copies)]
+        self.vp_deck = [
+            v for v, (_, _, _, copies, fewer) in enumerate(VP_KINDS) for _ in range(copies - fewer if small else copies)
+        ]
         if rng is not None:
             rng.shuffle(self.deck)
             rng.shuffle(self.vp_deck)
@@ -676,8 +782,12 @@ def run(seed: int, players: int = 2) -> tuple[int | None, int, None, dict[str, f
     decisions answered by the players, no return, {rounds, winning score})."""
     game = play_random(players, seed)
     winner = game.winners[0] if len(game.winners) == 1 else None
-    return winner, game.decisions, None, {"rounds": float(game.rounds),
-                                          "winning_score": float(max(game.score(p) for p in range(players)))}
+    return (
+        winner,
+        game.decisions,
+        None,
+        {"rounds": float(game.rounds), "winning_score": float(max(game.score(p) for p in range(players)))},
+    )
 
 
 if __name__ == "__main__":
@@ -689,7 +799,9 @@ if __name__ == "__main__":
         start = time.process_time()
         games = [play_random(2, seed, chance_as_decisions=listed) for seed in range(n)]
         spent = time.process_time() - start
-        print(f"{n} games{' (chance as decisions)' if listed else ''} in {spent:.2f} s CPU ({n / spent:.1f} games/s); "
-              f"first player wins {sum(1 for g in games if g.winners == [0]) / n:.3f}; "
-              f"mean decisions {sum(g.decisions for g in games) / n:.1f}; "
-              f"mean rounds {sum(g.rounds for g in games) / n:.1f}")
+        print(
+            f"{n} games{' (chance as decisions)' if listed else ''} in {spent:.2f} s CPU ({n / spent:.1f} games/s); "
+            f"first player wins {sum(1 for g in games if g.winners == [0]) / n:.3f}; "
+            f"mean decisions {sum(g.decisions for g in games) / n:.1f}; "
+            f"mean rounds {sum(g.rounds for g in games) / n:.1f}"
+        )

@@ -58,8 +58,13 @@ def summary(game: rulecraft.Game) -> list[str]:
         lines.append(f"VP of {p}: {game.score(p)}")
     lines.append(f"actions left: {game.state.vars['actions']}")
     decision = game.current_decision()
-    lines.append("over: " + ", ".join(game.result()["winners"]) if game.over else
-                 f"waiting on {decision.by}: {decision.prompt}" if decision else "waiting on nothing")
+    lines.append(
+        "over: " + ", ".join(game.result()["winners"])
+        if game.over
+        else f"waiting on {decision.by}: {decision.prompt}"
+        if decision
+        else "waiting on nothing"
+    )
     return lines
 
 

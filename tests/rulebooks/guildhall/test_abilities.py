@@ -25,7 +25,8 @@ def test_assassin_tier_0_discards_one_card(trace_snapshot) -> None:  # type: ign
     """With no Assassin in the guild, the Assassin discards 1 card of another player's guild."""
     game, trace = scenario_trace(
         {"hand[P1]": ["red Assassin", "green Farmer"], "guild[P2]": ["blue Weaver", "yellow Weaver"]},
-        ["play red Assassin", "tier 0: Discard 1 card", "blue Weaver"])
+        ["play red Assassin", "tier 0: Discard 1 card", "blue Weaver"],
+    )
     assert zones(game)["guild[P2]"] == ["yellow Weaver"]
     assert zones(game)["discard"] == ["blue Weaver"]
     assert trace == trace_snapshot
@@ -34,9 +35,13 @@ def test_assassin_tier_0_discards_one_card(trace_snapshot) -> None:  # type: ign
 def test_assassin_tier_2_discards_from_two_different_chapters(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 2, the second card must come from another chapter: here only the Farmer is left to pick."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Assassin", "yellow Assassin"], "hand[P1]": ["red Assassin", "green Farmer"],
-         "guild[P2]": ["blue Weaver", "yellow Weaver", "red Farmer"]},
-        ["play red Assassin", "tier 2: Discard 1 card from each of 2 different chapters", "blue Weaver"])
+        {
+            "guild[P1]": ["blue Assassin", "yellow Assassin"],
+            "hand[P1]": ["red Assassin", "green Farmer"],
+            "guild[P2]": ["blue Weaver", "yellow Weaver", "red Farmer"],
+        },
+        ["play red Assassin", "tier 2: Discard 1 card from each of 2 different chapters", "blue Weaver"],
+    )
     assert zones(game)["guild[P2]"] == ["yellow Weaver"]
     assert zones(game)["discard"] == ["red Farmer", "blue Weaver"]
     assert trace == trace_snapshot
@@ -45,9 +50,13 @@ def test_assassin_tier_2_discards_from_two_different_chapters(trace_snapshot) ->
 def test_assassin_tier_4_may_discard_two_of_one_chapter(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 4, both cards may come from the same chapter; the second discarded is on top."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Assassin", "yellow Assassin", "green Assassin", "purple Assassin"],
-         "hand[P1]": ["red Assassin", "green Farmer"], "guild[P2]": ["blue Weaver", "yellow Weaver", "red Farmer"]},
-        ["play red Assassin", "tier 4: Discard 2 cards, from any chapters", "blue Weaver", "yellow Weaver"])
+        {
+            "guild[P1]": ["blue Assassin", "yellow Assassin", "green Assassin", "purple Assassin"],
+            "hand[P1]": ["red Assassin", "green Farmer"],
+            "guild[P2]": ["blue Weaver", "yellow Weaver", "red Farmer"],
+        },
+        ["play red Assassin", "tier 4: Discard 2 cards, from any chapters", "blue Weaver", "yellow Weaver"],
+    )
     assert zones(game)["guild[P2]"] == ["red Farmer"]
     assert zones(game)["discard"] == ["yellow Weaver", "blue Weaver"]
     assert trace == trace_snapshot
@@ -60,7 +69,8 @@ def test_dancer_at_count_0_draws_nothing_and_gives_an_action(trace_snapshot) -> 
     """A first Dancer draws 0 cards and gives one more action (A2); a second Dancer is not offered (P2)."""
     game, trace = scenario_trace(
         {"hand[P1]": ["red Dancer", "blue Dancer", "green Farmer"]},
-        ["play red Dancer", "tier 0: Draw 1 card per Dancer in your guild, then take one more action"])
+        ["play red Dancer", "tier 0: Draw 1 card per Dancer in your guild, then take one more action"],
+    )
     assert game.state.vars["actions"] == 1
     assert game.legal_answers() == ["play green Farmer", "discard and draw"]
     assert trace == trace_snapshot
@@ -70,7 +80,8 @@ def test_dancer_at_count_2_draws_two(trace_snapshot) -> None:  # type: ignore[no
     """With 2 Dancers in the guild, the Dancer draws 2 cards, then gives one more action."""
     game, trace = scenario_trace(
         {"guild[P1]": ["blue Dancer", "yellow Dancer"], "hand[P1]": ["red Dancer"]},
-        ["play red Dancer", "tier 0: Draw 1 card per Dancer in your guild, then take one more action"])
+        ["play red Dancer", "tier 0: Draw 1 card per Dancer in your guild, then take one more action"],
+    )
     assert len(zones(game)["hand[P1]"]) == 2
     assert game.state.vars["actions"] == 1
     assert trace == trace_snapshot
@@ -93,8 +104,10 @@ def test_farmer_tier_1_gains_a_token(trace_snapshot) -> None:  # type: ignore[no
     game = start({"guild[P1]": ["blue Farmer"], "hand[P1]": ["red Farmer", "green Dancer"]})
     game.apply("play red Farmer")
     assert game.legal_answers() == ["no ability", "tier 1: Gain 1 VP token"]
-    game, trace = scenario_trace({"guild[P1]": ["blue Farmer"], "hand[P1]": ["red Farmer", "green Dancer"]},
-                                 ["play red Farmer", "tier 1: Gain 1 VP token"])
+    game, trace = scenario_trace(
+        {"guild[P1]": ["blue Farmer"], "hand[P1]": ["red Farmer", "green Dancer"]},
+        ["play red Farmer", "tier 1: Gain 1 VP token"],
+    )
     assert game.state.vars["tokens[P1]"] == 1
     assert trace == trace_snapshot
 
@@ -103,7 +116,8 @@ def test_farmer_tier_3_gains_two_tokens(trace_snapshot) -> None:  # type: ignore
     """At count 3 the player may take tier 1 or tier 3; tier 3 gains 2 VP tokens."""
     game, trace = scenario_trace(
         {"guild[P1]": ["blue Farmer", "yellow Farmer", "green Farmer"], "hand[P1]": ["red Farmer", "green Dancer"]},
-        ["play red Farmer", "tier 3: Gain 2 VP tokens"])
+        ["play red Farmer", "tier 3: Gain 2 VP tokens"],
+    )
     assert game.state.vars["tokens[P1]"] == 2
     assert trace == trace_snapshot
 
@@ -115,7 +129,8 @@ def test_weaver_tier_0_places_one_card(trace_snapshot) -> None:  # type: ignore[
     """The Weaver at count 0 places 1 card from the hand into the guild and takes nothing back."""
     game, trace = scenario_trace(
         {"hand[P1]": ["red Weaver", "green Farmer", "blue Dancer"]},
-        ["play red Weaver", "tier 0: Place 1 card from your hand into your guild", "green Farmer"])
+        ["play red Weaver", "tier 0: Place 1 card from your hand into your guild", "green Farmer"],
+    )
     assert zones(game)["guild[P1]"] == ["green Farmer"]
     assert trace == trace_snapshot
 
@@ -123,9 +138,18 @@ def test_weaver_tier_0_places_one_card(trace_snapshot) -> None:  # type: ignore[
 def test_weaver_tier_2_the_rulebook_example(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Seed example: two Weavers in the guild, a third played: place 2 from the hand, take 1 back."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["red Weaver", "blue Weaver"], "hand[P1]": ["yellow Weaver", "green Farmer", "red Farmer", "blue Dancer"]},
-        ["play yellow Weaver", "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-         "green Farmer", "red Farmer", "blue Weaver"])
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver"],
+            "hand[P1]": ["yellow Weaver", "green Farmer", "red Farmer", "blue Dancer"],
+        },
+        [
+            "play yellow Weaver",
+            "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
+            "green Farmer",
+            "red Farmer",
+            "blue Weaver",
+        ],
+    )
     assert zones(game)["guild[P1]"] == ["red Farmer", "green Farmer", "red Weaver"]
     assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "blue Weaver"]
     assert trace == trace_snapshot
@@ -133,27 +157,42 @@ def test_weaver_tier_2_the_rulebook_example(trace_snapshot) -> None:  # type: ig
 
 def test_weaver_tier_2_cannot_be_used_in_part() -> None:
     """Seed example: placing 2 and not taking 1 back is not an answer; lower tiers stay on offer."""
-    game = start({"guild[P1]": ["red Weaver", "blue Weaver"],
-                  "hand[P1]": ["yellow Weaver", "green Farmer", "red Farmer", "blue Dancer"]})
+    game = start(
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver"],
+            "hand[P1]": ["yellow Weaver", "green Farmer", "red Farmer", "blue Dancer"],
+        }
+    )
     game.apply("play yellow Weaver")
     assert game.legal_answers() == [
-        "no ability", "tier 0: Place 1 card from your hand into your guild",
-        "tier 2: Exchange 2 cards from your hand for 1 card from your guild"]
-    for answer in ["tier 2: Exchange 2 cards from your hand for 1 card from your guild", "green Farmer",
-                   "red Farmer"]:
+        "no ability",
+        "tier 0: Place 1 card from your hand into your guild",
+        "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
+    ]
+    for answer in ["tier 2: Exchange 2 cards from your hand for 1 card from your guild", "green Farmer", "red Farmer"]:
         game.apply(answer)
     assert game.current_decision().prompt == "Take back which card?"
     assert game.legal_answers() == ["red Weaver", "blue Weaver"], "no 'done': the exchange is whole or nothing"
-    assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "green Farmer", "red Farmer"], \
+    assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "green Farmer", "red Farmer"], (
         "nothing moves before the exchange is whole"
+    )
 
 
 def test_weaver_tier_2_identical_exchange_is_legal(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """A blue Weaver from the hand may go in while the guild's blue Weaver comes out (§14)."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["red Weaver", "blue Weaver"], "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"]},
-        ["play yellow Weaver", "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-         "blue Weaver", "red Farmer", "blue Weaver"])
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver"],
+            "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"],
+        },
+        [
+            "play yellow Weaver",
+            "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
+            "blue Weaver",
+            "red Farmer",
+            "blue Weaver",
+        ],
+    )
     assert zones(game)["guild[P1]"] == ["red Farmer", "blue Weaver", "red Weaver"]
     assert trace == trace_snapshot
 
@@ -162,9 +201,19 @@ def test_weaver_exchange_leaving_a_duplicate_is_undone(trace_snapshot) -> None: 
     """An exchange whose final state has two identical cards in the guild is refused and undone whole;
     the failed tier is not offered again, a lower one or none is (§5, A12)."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["red Weaver", "blue Weaver"], "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"]},
-        ["play yellow Weaver", "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-         "blue Weaver", "red Farmer", "red Weaver", "no ability"])
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver"],
+            "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"],
+        },
+        [
+            "play yellow Weaver",
+            "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
+            "blue Weaver",
+            "red Farmer",
+            "red Weaver",
+            "no ability",
+        ],
+    )
     assert "use     weaver tier 0" not in trace
     assert zones(game)["guild[P1]"] == ["blue Weaver", "red Weaver"]
     assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "blue Weaver", "red Farmer"]
@@ -175,10 +224,20 @@ def test_weaver_exchange_leaving_a_duplicate_is_undone(trace_snapshot) -> None: 
 def test_weaver_tier_4_places_any_and_takes_two(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 4 the Weaver places any number of cards and takes 2 of the guild's cards back."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["red Weaver", "blue Weaver", "yellow Weaver", "green Weaver"],
-         "hand[P1]": ["purple Weaver", "red Farmer", "blue Farmer", "green Dancer"]},
-        ["play purple Weaver", "tier 4: Exchange any number of cards from your hand for 2 cards from your guild",
-         "red Farmer", "blue Farmer", "done", "red Weaver", "blue Weaver"])
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver", "yellow Weaver", "green Weaver"],
+            "hand[P1]": ["purple Weaver", "red Farmer", "blue Farmer", "green Dancer"],
+        },
+        [
+            "play purple Weaver",
+            "tier 4: Exchange any number of cards from your hand for 2 cards from your guild",
+            "red Farmer",
+            "blue Farmer",
+            "done",
+            "red Weaver",
+            "blue Weaver",
+        ],
+    )
     assert zones(game)["guild[P1]"] == ["blue Farmer", "red Farmer", "green Weaver", "yellow Weaver"]
     assert sorted(zones(game)["hand[P1]"]) == ["blue Weaver", "green Dancer", "red Weaver"]
     assert trace == trace_snapshot
@@ -191,7 +250,8 @@ def test_historian_tier_0_takes_the_top_card(trace_snapshot) -> None:  # type: i
     """The Historian at count 0 places the top card of the discard pile into the guild."""
     game, trace = scenario_trace(
         {"discard": ["red Trader", "blue Farmer"], "hand[P1]": ["red Historian", "green Dancer"]},
-        ["play red Historian", "tier 0: Place the top card of the discard pile into your guild"])
+        ["play red Historian", "tier 0: Place the top card of the discard pile into your guild"],
+    )
     assert zones(game)["guild[P1]"] == ["blue Farmer"]
     assert zones(game)["discard"] == ["red Trader"]
     assert trace == trace_snapshot
@@ -200,9 +260,13 @@ def test_historian_tier_0_takes_the_top_card(trace_snapshot) -> None:  # type: i
 def test_historian_tier_2_searches_for_one_card(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 2 the Historian takes any card of the pile; the rest keep their order."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Historian", "yellow Historian"], "discard": ["red Trader", "blue Farmer", "green Dancer"],
-         "hand[P1]": ["red Historian", "green Dancer"]},
-        ["play red Historian", "tier 2: Search the discard pile and place 1 card into your guild", "red Trader"])
+        {
+            "guild[P1]": ["blue Historian", "yellow Historian"],
+            "discard": ["red Trader", "blue Farmer", "green Dancer"],
+            "hand[P1]": ["red Historian", "green Dancer"],
+        },
+        ["play red Historian", "tier 2: Search the discard pile and place 1 card into your guild", "red Trader"],
+    )
     assert "red Trader" in zones(game)["guild[P1]"]
     assert zones(game)["discard"] == ["green Dancer", "blue Farmer"]
     assert trace == trace_snapshot
@@ -211,22 +275,35 @@ def test_historian_tier_2_searches_for_one_card(trace_snapshot) -> None:  # type
 def test_historian_tier_4_searches_for_two_cards(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 4 the Historian places 2 cards of the pile into the guild, in one step."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Historian", "yellow Historian", "green Historian", "purple Historian"],
-         "discard": ["red Trader", "blue Farmer", "green Dancer"], "hand[P1]": ["red Historian", "green Dancer"]},
-        ["play red Historian", "tier 4: Search the discard pile and place 2 cards into your guild",
-         "red Trader", "green Dancer"])
+        {
+            "guild[P1]": ["blue Historian", "yellow Historian", "green Historian", "purple Historian"],
+            "discard": ["red Trader", "blue Farmer", "green Dancer"],
+            "hand[P1]": ["red Historian", "green Dancer"],
+        },
+        [
+            "play red Historian",
+            "tier 4: Search the discard pile and place 2 cards into your guild",
+            "red Trader",
+            "green Dancer",
+        ],
+    )
     assert zones(game)["discard"] == ["blue Farmer"]
     assert trace == trace_snapshot
 
 
 def test_historian_completes_the_trader_chapter_then_a_red_trader_starts_anew(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Seed example (§10): the purple Trader completes the chapter at once; the red Trader is then playable."""
-    position = {"guild[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader"],
-                "hand[P1]": ["red Trader", "blue Historian"], "discard": ["purple Trader"]}
+    position = {
+        "guild[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader"],
+        "hand[P1]": ["red Trader", "blue Historian"],
+        "discard": ["purple Trader"],
+    }
     game = start(position)
     assert game.legal_answers() == ["play blue Historian", "discard and draw"], "P1: a red Trader is in the guild"
-    game, trace = scenario_trace(position, [
-        "play blue Historian", "tier 0: Place the top card of the discard pile into your guild", "play red Trader"])
+    game, trace = scenario_trace(
+        position,
+        ["play blue Historian", "tier 0: Place the top card of the discard pile into your guild", "play red Trader"],
+    )
     assert len(zones(game)["closed[P1]"]) == 5
     assert zones(game)["guild[P1]"] == ["red Trader", "blue Historian"]
     assert trace == trace_snapshot
@@ -239,7 +316,8 @@ def test_trader_tier_0_exchanges_one_card(trace_snapshot) -> None:  # type: igno
     """The Trader at count 0 exchanges 1 card of the guild for 1 of another player's guild."""
     game, trace = scenario_trace(
         {"guild[P1]": ["blue Farmer"], "hand[P1]": ["red Trader", "green Dancer"], "guild[P2]": ["green Weaver"]},
-        ["play red Trader", "tier 0: Exchange 1 card"])
+        ["play red Trader", "tier 0: Exchange 1 card"],
+    )
     assert zones(game)["guild[P1]"] == ["green Weaver"]
     assert zones(game)["guild[P2]"] == ["blue Farmer"]
     assert trace == trace_snapshot
@@ -248,9 +326,13 @@ def test_trader_tier_0_exchanges_one_card(trace_snapshot) -> None:  # type: igno
 def test_trader_identical_exchange_is_legal(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Two red Weavers may be exchanged between two guilds (§14)."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["red Weaver", "blue Farmer"], "hand[P1]": ["red Trader", "green Dancer"],
-         "guild[P2]": ["red Weaver", "green Dancer"]},
-        ["play red Trader", "tier 0: Exchange 1 card", "red Weaver", "red Weaver"])
+        {
+            "guild[P1]": ["red Weaver", "blue Farmer"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["red Weaver", "green Dancer"],
+        },
+        ["play red Trader", "tier 0: Exchange 1 card", "red Weaver", "red Weaver"],
+    )
     assert "undo" not in trace
     assert zones(game)["guild[P2]"] == ["red Weaver", "green Dancer"]
     assert trace == trace_snapshot
@@ -259,10 +341,13 @@ def test_trader_identical_exchange_is_legal(trace_snapshot) -> None:  # type: ig
 def test_trader_tier_2_exchanges_two_cards(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 2 the Trader exchanges 2 cards for 2, with one other player."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Trader", "yellow Trader", "red Weaver", "blue Farmer"],
-         "hand[P1]": ["red Trader", "green Dancer"], "guild[P2]": ["green Dancer", "purple Assassin", "yellow Farmer"]},
-        ["play red Trader", "tier 2: Exchange 2 cards", "red Weaver", "blue Farmer", "green Dancer",
-         "purple Assassin"])
+        {
+            "guild[P1]": ["blue Trader", "yellow Trader", "red Weaver", "blue Farmer"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["green Dancer", "purple Assassin", "yellow Farmer"],
+        },
+        ["play red Trader", "tier 2: Exchange 2 cards", "red Weaver", "blue Farmer", "green Dancer", "purple Assassin"],
+    )
     assert sorted(zones(game)["guild[P2]"]) == ["blue Farmer", "red Weaver", "yellow Farmer"]
     assert trace == trace_snapshot
 
@@ -270,9 +355,13 @@ def test_trader_tier_2_exchanges_two_cards(trace_snapshot) -> None:  # type: ign
 def test_trader_tier_4_exchanges_chapters_of_any_professions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """At count 4 the Trader exchanges a whole chapter for a whole chapter, of any professions (A4)."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
-         "hand[P1]": ["red Trader", "green Dancer"], "guild[P2]": ["green Farmer", "yellow Farmer", "red Dancer"]},
-        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer"])
+        {
+            "guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["green Farmer", "yellow Farmer", "red Dancer"],
+        },
+        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer"],
+    )
     assert sorted(zones(game)["guild[P2]"]) == ["blue Weaver", "red Dancer", "red Weaver"]
     assert trace == trace_snapshot
 
@@ -280,9 +369,13 @@ def test_trader_tier_4_exchanges_chapters_of_any_professions(trace_snapshot) -> 
 def test_trader_chapter_exchange_blocked_by_a_duplicate(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """A chapter whose card is already in the receiving guild cannot move: the tier is undone and only lower tiers are offered (§14, A12)."""
     game, trace = scenario_trace(
-        {"guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
-         "hand[P1]": ["red Trader", "green Dancer"], "guild[P2]": ["red Weaver", "red Farmer"]},
-        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer", "no ability"])
+        {
+            "guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["red Weaver", "red Farmer"],
+        },
+        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer", "no ability"],
+    )
     assert sorted(zones(game)["guild[P2]"]) == ["red Farmer", "red Weaver"]
     assert "undo" in trace
     assert trace == trace_snapshot
@@ -303,7 +396,8 @@ def test_vp_steal_chapter(trace_snapshot) -> None:  # type: ignore[no-untyped-de
     """2 VP: take a whole chapter of another player's guild; the price is paid and the row refills."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P2=["red Weaver", "blue Weaver", "green Dancer"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter", "Weaver"])
+        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter", "Weaver"],
+    )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Weaver", "red Weaver"]
     assert zones(game)["closed[P1]"] == []
     assert len(zones(game)["row"]) == 5
@@ -314,7 +408,8 @@ def test_vp_steal_chapter_blocked_by_a_duplicate(trace_snapshot) -> None:  # typ
     """The chapter cannot move if one of its cards is identical to one in the buyer's guild; the card stays bought."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P1=["red Weaver"], guild_P2=["red Weaver", "blue Weaver"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter"])
+        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter"],
+    )
     assert zones(game)["guild[P2]"] == ["blue Weaver", "red Weaver"]
     assert zones(game)["vp_cards[P1]"] == ["2 VP steal_chapter (cost 1)"]
     assert trace == trace_snapshot
@@ -322,8 +417,9 @@ def test_vp_steal_chapter_blocked_by_a_duplicate(trace_snapshot) -> None:  # typ
 
 def test_vp_draw_six(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: draw 6 cards."""
-    game, trace = scenario_trace(buying("3 VP draw_six (cost 1)"),
-                                 ["buy 3 VP draw_six (cost 1)", "tier 0: Draw 6 cards"])
+    game, trace = scenario_trace(
+        buying("3 VP draw_six (cost 1)"), ["buy 3 VP draw_six (cost 1)", "tier 0: Draw 6 cards"]
+    )
     assert len(zones(game)["hand[P1]"]) == 7
     assert trace == trace_snapshot
 
@@ -332,7 +428,8 @@ def test_vp_swap_one_for_two(trace_snapshot) -> None:  # type: ignore[no-untyped
     """3 VP: give 1 card of the guild, take 2 of one other player's guild."""
     game, trace = scenario_trace(
         buying("3 VP swap_one_for_two (cost 1)", guild_P1=["red Weaver"], guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 3 VP swap_one_for_two (cost 1)", "tier 0: Give 1 card, take 2", "green Dancer"])
+        ["buy 3 VP swap_one_for_two (cost 1)", "tier 0: Give 1 card, take 2", "green Dancer"],
+    )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "green Dancer"]
     assert zones(game)["guild[P2]"] == ["red Weaver"]
     assert trace == trace_snapshot
@@ -342,7 +439,8 @@ def test_vp_place_any(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: place as many cards as wanted from the hand into the guild."""
     game, trace = scenario_trace(
         buying("3 VP place_any (cost 1)", hand_P1=["red Weaver", "blue Farmer", "green Dancer"]),
-        ["buy 3 VP place_any (cost 1)", "tier 0: Place cards from your hand", "red Weaver", "blue Farmer", "done"])
+        ["buy 3 VP place_any (cost 1)", "tier 0: Place cards from your hand", "red Weaver", "blue Farmer", "done"],
+    )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "red Weaver"]
     assert trace == trace_snapshot
 
@@ -351,15 +449,17 @@ def test_vp_take_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take 1 card of another player's guild into the buyer's guild."""
     game, trace = scenario_trace(
         buying("4 VP take_one (cost 1)", guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 4 VP take_one (cost 1)", "tier 0: Take a card", "blue Farmer"])
+        ["buy 4 VP take_one (cost 1)", "tier 0: Take a card", "blue Farmer"],
+    )
     assert zones(game)["guild[P1]"] == ["blue Farmer"]
     assert trace == trace_snapshot
 
 
 def test_vp_extra_action(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take one more action this turn."""
-    game, trace = scenario_trace(buying("4 VP extra_action (cost 1)"),
-                                 ["buy 4 VP extra_action (cost 1)", "tier 0: Take one more action"])
+    game, trace = scenario_trace(
+        buying("4 VP extra_action (cost 1)"), ["buy 4 VP extra_action (cost 1)", "tier 0: Take one more action"]
+    )
     assert game.state.vars["actions"] == 1
     assert game.current_decision().by == "P1"
     assert trace == trace_snapshot
@@ -377,8 +477,10 @@ def test_vp_plain_five(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
 
 def test_vp_two_actions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """7 VP (RECONSTRUCTED ability): costs 2 completed chapters, paid in the chosen order, gives two more actions."""
-    game, trace = scenario_trace(buying("7 VP two_actions (cost 2)"),
-                                 ["buy 7 VP two_actions (cost 2)", "Dancer", "tier 0: Take two more actions"])
+    game, trace = scenario_trace(
+        buying("7 VP two_actions (cost 2)"),
+        ["buy 7 VP two_actions (cost 2)", "Dancer", "tier 0: Take two more actions"],
+    )
     assert zones(game)["closed[P1]"] == []
     assert zones(game)["discard"][:5] == FARMERS[::-1], "the Farmer chapter, paid second, is on top"
     assert game.state.vars["actions"] == 2

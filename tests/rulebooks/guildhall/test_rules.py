@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.cli import main
@@ -62,8 +61,12 @@ def test_a_tier_above_the_count_is_not_offered() -> None:
 def test_cards_added_this_turn_count_for_the_next_card() -> None:
     """A card placed in the guild earlier in the turn counts; the card just played does not (A1)."""
     game = start({"guild[P1]": ["blue Farmer"], "hand[P1]": ["red Weaver", "yellow Farmer", "green Farmer"]})
-    for answer in ["play red Weaver", "tier 0: Place 1 card from your hand into your guild", "yellow Farmer",
-                   "play green Farmer"]:
+    for answer in [
+        "play red Weaver",
+        "tier 0: Place 1 card from your hand into your guild",
+        "yellow Farmer",
+        "play green Farmer",
+    ]:
         game.apply(answer)
     assert game.current_decision().prompt == "You gain VP tokens: which tier? (count 2)"
 
@@ -73,9 +76,12 @@ def test_cards_added_this_turn_count_for_the_next_card() -> None:
 
 def test_a_fourth_completed_chapter_forces_a_discard(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Completing a fourth chapter asks its owner at once which completed chapter to discard."""
-    position = {"closed[P1]": FARMERS + DANCERS + WEAVERS,
-                "guild[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader"],
-                "discard": ["purple Trader"], "hand[P1]": ["red Historian", "green Assassin"]}
+    position = {
+        "closed[P1]": FARMERS + DANCERS + WEAVERS,
+        "guild[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader"],
+        "discard": ["purple Trader"],
+        "hand[P1]": ["red Historian", "green Assassin"],
+    }
     answers = ["play red Historian", "tier 0: Place the top card of the discard pile into your guild"]
     game = start(position)
     for answer in answers:
@@ -91,8 +97,13 @@ def test_a_fourth_completed_chapter_forces_a_discard(trace_snapshot) -> None:  #
 
 def test_completion_is_checked_in_the_other_players_guild_too() -> None:
     """A Trader exchange that completes the partner's chapter closes it at once, on the partner's side."""
-    game = start({"guild[P1]": ["purple Farmer"], "hand[P1]": ["red Trader", "green Dancer"],
-                  "guild[P2]": ["red Farmer", "blue Farmer", "yellow Farmer", "green Farmer", "red Weaver"]})
+    game = start(
+        {
+            "guild[P1]": ["purple Farmer"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["red Farmer", "blue Farmer", "yellow Farmer", "green Farmer", "red Weaver"],
+        }
+    )
     for answer in ["play red Trader", "tier 0: Exchange 1 card", "red Weaver"]:
         game.apply(answer)
     assert len(zones(game)["closed[P2]"]) == 5
@@ -102,8 +113,9 @@ def test_completion_is_checked_in_the_other_players_guild_too() -> None:
 
 def test_completed_chapters_are_hidden_from_the_other_players() -> None:
     """Others see how many cards the completed chapters hold, not which; hands likewise (§12)."""
-    game = start({"closed[P1]": FARMERS, "hand[P1]": ["red Weaver", "green Dancer"], "discard": ["red Trader",
-                  "blue Farmer"]})
+    game = start(
+        {"closed[P1]": FARMERS, "hand[P1]": ["red Weaver", "green Dancer"], "discard": ["red Trader", "blue Farmer"]}
+    )
     seen = game.view("P2")["zones"]
     assert seen["closed[P1]"] == {"count": 5}
     assert seen["hand[P1]"] == {"count": 2}
@@ -119,8 +131,17 @@ def test_setup_places_three_cards_without_duplicates() -> None:
     """At setup, once a red Weaver is placed, the second red Weaver in hand is no longer offered."""
     game = RB.new_game(players=2, seed=None)
     row = ["5 VP plain (cost 1)"] * 4 + ["9 VP plain (cost 2)"]
-    hand = ["red Weaver", "red Weaver", "blue Farmer", "green Dancer", "red Farmer", "yellow Trader",
-            "purple Assassin", "blue Historian", "green Weaver"]
+    hand = [
+        "red Weaver",
+        "red Weaver",
+        "blue Farmer",
+        "green Dancer",
+        "red Farmer",
+        "yellow Trader",
+        "purple Assassin",
+        "blue Historian",
+        "green Weaver",
+    ]
     for label in row + hand + hand:
         game.apply(label)
     game.apply("done")
@@ -142,8 +163,13 @@ def test_two_identical_cards_found_in_a_guild_are_cut_to_one() -> None:
 
 def test_completed_chapters_do_not_count_as_duplicates() -> None:
     """A red Trader in a completed chapter does not stop a red Trader from joining the guild."""
-    game = start({"closed[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader", "purple Trader"],
-                  "hand[P1]": ["red Historian", "green Dancer"], "discard": ["red Trader"]})
+    game = start(
+        {
+            "closed[P1]": ["red Trader", "blue Trader", "yellow Trader", "green Trader", "purple Trader"],
+            "hand[P1]": ["red Historian", "green Dancer"],
+            "discard": ["red Trader"],
+        }
+    )
     game.apply("play red Historian")
     game.apply("tier 0: Place the top card of the discard pile into your guild")
     assert zones(game)["guild[P1]"] == ["red Trader"]
@@ -154,17 +180,20 @@ def test_completed_chapters_do_not_count_as_duplicates() -> None:
 
 def test_a_win_reached_mid_turn_counts_only_at_the_end_of_the_turn(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Reaching 20 VP with the first action ends nothing; the game ends when that turn ends."""
-    position = {"vp_cards[P1]": ["9 VP plain (cost 2)", "9 VP plain (cost 2)"],
-                "guild[P1]": ["blue Farmer", "yellow Farmer", "green Farmer"],
-                "hand[P1]": ["red Farmer", "green Dancer", "purple Weaver"]}
+    position = {
+        "vp_cards[P1]": ["9 VP plain (cost 2)", "9 VP plain (cost 2)"],
+        "guild[P1]": ["blue Farmer", "yellow Farmer", "green Farmer"],
+        "hand[P1]": ["red Farmer", "green Dancer", "purple Weaver"],
+    }
     game = start(position)
     game.apply("play red Farmer")
     game.apply("tier 3: Gain 2 VP tokens")
     assert game.score(game.players[0]) == 20
     assert not game.over
     assert game.current_decision().by == "P1"
-    game, trace = scenario_trace(position, ["play red Farmer", "tier 3: Gain 2 VP tokens", "play green Dancer",
-                                            "no ability"])
+    game, trace = scenario_trace(
+        position, ["play red Farmer", "tier 3: Gain 2 VP tokens", "play green Dancer", "no ability"]
+    )
     assert game.over
     assert game.result()["winners"] == ["P1"]
     assert trace == trace_snapshot
@@ -173,8 +202,13 @@ def test_a_win_reached_mid_turn_counts_only_at_the_end_of_the_turn(trace_snapsho
 def test_an_incoming_duplicate_is_discarded_at_the_end_of_the_turn() -> None:
     """A card placed by an ability while its twin sits in the action area: the twin is discarded (A19)."""
     game = start({"hand[P1]": ["red Weaver", "red Weaver", "green Dancer"]})
-    for answer in ["play red Weaver", "tier 0: Place 1 card from your hand into your guild", "red Weaver",
-                   "play green Dancer", "no ability"]:
+    for answer in [
+        "play red Weaver",
+        "tier 0: Place 1 card from your hand into your guild",
+        "red Weaver",
+        "play green Dancer",
+        "no ability",
+    ]:
         game.apply(answer)
     assert zones(game)["guild[P1]"] == ["green Dancer", "red Weaver"]
     assert zones(game)["discard"] == ["red Weaver"]
@@ -221,8 +255,9 @@ def check_invariants(game: rulecraft.Game) -> None:
             assert decision.prompt == "Discard which completed chapter?"
 
 
-@pytest.mark.parametrize(("players", "seed", "agent"), [(2, 3, RandomAgent), (3, 4, RandomAgent),
-                                                        (4, 5, RandomAgent), (2, 6, GreedyAgent)])
+@pytest.mark.parametrize(
+    ("players", "seed", "agent"), [(2, 3, RandomAgent), (3, 4, RandomAgent), (4, 5, RandomAgent), (2, 6, GreedyAgent)]
+)
 def test_invariants_hold_in_seeded_games(players: int, seed: int, agent: type) -> None:
     """Cards are conserved, no guild holds a duplicate and nobody keeps 4 completed chapters, at every decision."""
     game = RB.new_game(players=players, seed=seed)
@@ -239,8 +274,12 @@ def test_invariants_hold_in_seeded_games(players: int, seed: int, agent: type) -
 def test_every_tier_and_every_vp_kind_has_a_trace_snapshot() -> None:
     """Each tier of each ability is used in at least one kept `.trace` snapshot."""
     traces = "\n".join(p.read_text(encoding="utf-8") for p in SNAPSHOTS.rglob("*.trace"))
-    missing = [f"{name} tier {tier.level}" for name, ability in RB.program.abilities.items() for tier in ability.tiers
-               if f"use     {name} tier {tier.level}:" not in traces]
+    missing = [
+        f"{name} tier {tier.level}"
+        for name, ability in RB.program.abilities.items()
+        for tier in ability.tiers
+        if f"use     {name} tier {tier.level}:" not in traces
+    ]
     assert missing == []
     game = RB.new_game(players=4, seed=1)
     cards = sorted({game.label(CardRef(c.id)) for c in game.state.cards if type(c).__name__ == "VpCard"})
@@ -259,8 +298,13 @@ def test_the_table_record_replays() -> None:
     assert not game.over, "the record stops mid-game: it has no result"
     assert (game.current_decision().by, game.current_decision().prompt) == ("P1", "Your action")
     assert game.state.vars["tokens[P1]"] == 1
-    assert zones(game)["guild[P2]"] == ["green Assassin", "purple Dancer", "yellow Farmer", "blue Trader",
-                                         "green Trader"]
+    assert zones(game)["guild[P2]"] == [
+        "green Assassin",
+        "purple Dancer",
+        "yellow Farmer",
+        "blue Trader",
+        "green Trader",
+    ]
     assert zones(game)["discard"][0] == "red Historian"
 
 

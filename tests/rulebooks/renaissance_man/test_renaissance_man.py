@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.agents import RandomAgent, play
 from rulecraft.errors import GameError
@@ -23,11 +22,11 @@ from ...conftest import run_script, scripted_trace
 
 ROOT = Path(__file__).resolve().parents[3]
 
-STAGE_HEAD = '''include "renaissance_man.rules"
+STAGE_HEAD = """include "renaissance_man.rules"
 fn spare(face: str) = first((deck + discard) where it.face == face)
 proc give(p: Player, face: str) { move spare(face) to hand[p] }
 proc put(p: Player, face: str, k: int, i: int) { move spare(face) to slot[p, k, i] }
-'''
+"""
 
 # Every player lays out Merchant, Scholar, Baker, Knight, Renaissance Man from left to right.
 FOUNDATION = ["Merchant (foundation)", "Scholar (foundation)", "Baker (foundation)", "Knight (foundation)"]
@@ -70,8 +69,10 @@ def test_a_level_2_hire_in_phase_1_calls_phase_2_the_same_round(trace_snapshot) 
 
 def test_trade_into_a_full_area_gives_up_a_token(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Trade discards the card and stores a token of its symbol; a full area first gives one up (§5.2, A-13)."""
-    game = staged(hand("Scholar coin/bread", "Knight shield/bread", "Baker bread/shield", "Scholar shield/coin")
-                  + "  set stored[P1] = [coin, shield, shield, bread]\n")
+    game = staged(
+        hand("Scholar coin/bread", "Knight shield/bread", "Baker bread/shield", "Scholar shield/coin")
+        + "  set stored[P1] = [coin, shield, shield, bread]\n"
+    )
     answers = ["Trade", "Scholar coin/bread", "shield"]
     assert scripted_trace(game, answers, scenario="Trade with four stored tokens") == trace_snapshot
     view = game.view(None)["vars"]
@@ -80,8 +81,11 @@ def test_trade_into_a_full_area_gives_up_a_token(trace_snapshot) -> None:  # typ
 
 def test_trade_with_a_stored_token_uses_it_up(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Without a Baker to give access, a stored bread token does, and goes back to the supply (§4.2)."""
-    game = staged("  put(P1, \"Merchant book/bread\", 2, 2)\n  put(P1, \"Merchant bread/shield\", 2, 3)\n"
-                  + hand("Knight shield/bread", "Scholar shield/coin") + "  set stored[P1] = [bread]\n")
+    game = staged(
+        '  put(P1, "Merchant book/bread", 2, 2)\n  put(P1, "Merchant bread/shield", 2, 3)\n'
+        + hand("Knight shield/bread", "Scholar shield/coin")
+        + "  set stored[P1] = [bread]\n"
+    )
     answers = ["Trade", "Knight shield/bread"]
     assert scripted_trace(game, answers, scenario="Trade through a stored bread token") == trace_snapshot
     assert game.view(None)["vars"]["stored[P1]"] == "[shield]"
@@ -89,8 +93,10 @@ def test_trade_with_a_stored_token_uses_it_up(trace_snapshot) -> None:  # type: 
 
 def test_teach_stores_one_token_of_each_kind(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Teach discards the card and puts a token of its symbol in the Renaissance-Man area (§5.3)."""
-    game = staged(hand("Knight shield/bread", "Scholar shield/coin", "Merchant coin/book", "Baker bread/shield")
-                  + "  set taught[P1] = [coin]\n")
+    game = staged(
+        hand("Knight shield/bread", "Scholar shield/coin", "Merchant coin/book", "Baker bread/shield")
+        + "  set taught[P1] = [coin]\n"
+    )
     game.apply("Teach")
     assert game.legal_answers() == ["Knight shield/bread", "Scholar shield/coin", "Baker bread/shield"]
     answers = ["Knight shield/bread"]
@@ -110,8 +116,11 @@ def test_recruit_places_a_knight_and_a_lone_knight_wins(trace_snapshot) -> None:
 
 def test_recruit_tie_keeps_the_knights_and_the_card(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Two players with one knight each on a position: no majority, the knights and the card stay (§6.2, A-17)."""
-    game = staged(hand("Merchant shield/bread", "Knight shield/bread")
-                  + hand("Merchant bread/book", "Baker bread/shield", who="P2"), players=2)
+    game = staged(
+        hand("Merchant shield/bread", "Knight shield/bread")
+        + hand("Merchant bread/book", "Baker bread/shield", who="P2"),
+        players=2,
+    )
     board_card = game.view(None)["zones"]["board[coin]"]
     answers = ["Recruit", "Merchant shield/bread", "Recruit", "Merchant bread/book", "Done", "Done"]
     text = scripted_trace(game, answers, scenario="a tie at the coin position is carried over")
@@ -123,9 +132,12 @@ def test_recruit_tie_keeps_the_knights_and_the_card(trace_snapshot) -> None:  # 
 
 def test_recruit_with_every_knight_out_moves_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """With all four knights on the board, Recruit moves one; leaving breaks the tie it left (§5.4, A-16)."""
-    stage = (hand("Knight shield/bread", "Baker bread/shield") + hand("Merchant bread/book", who="P2")
-             + "  set knights[P1, coin] = 2\n  set knights[P1, book] = 2\n"
-             + "  set knights[players[1], coin] = 2\n  set knights[players[1], book] = 2\n")
+    stage = (
+        hand("Knight shield/bread", "Baker bread/shield")
+        + hand("Merchant bread/book", who="P2")
+        + "  set knights[P1, coin] = 2\n  set knights[P1, book] = 2\n"
+        + "  set knights[players[1], coin] = 2\n  set knights[players[1], book] = 2\n"
+    )
     game = staged(stage, players=2)
     answers = ["Recruit", "Knight shield/bread", "coin", "Pass", "Into the hand"]
     text = scripted_trace(game, answers, scenario="a knight moved from coin to shield")
@@ -136,8 +148,11 @@ def test_recruit_with_every_knight_out_moves_one(trace_snapshot) -> None:  # typ
 
 def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """The fourth kind taught returns the tokens and puts the deck's top card face down into the pyramid (§5.3)."""
-    game = staged(hand("Knight shield/bread", "Scholar shield/coin") + "  set taught[P1] = [coin, book, bread]\n"
-                  + "  put(P1, \"Baker bread/shield\", 2, 3)\n")
+    game = staged(
+        hand("Knight shield/bread", "Scholar shield/coin")
+        + "  set taught[P1] = [coin, book, bread]\n"
+        + '  put(P1, "Baker bread/shield", 2, 3)\n'
+    )
     answers = ["Teach"]  # the Knight is the only card that teaches a new kind: it is taken at once
     run_script(game, answers)
     assert game.legal_answers() == ["{level: 2, pos: 1}", "{level: 2, pos: 2}", "{level: 2, pos: 4}"]
@@ -153,14 +168,20 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
 
 def test_a_removal_chain_uncovers_a_worker_that_grants_access(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Removing level 3, then the level-2 card it rested on, uncovers the Merchant for a Hire (§7.4, A-11a)."""
-    stage = ("  put(P1, \"Baker coin/book\", 2, 1)\n  put(P1, \"Knight book/bread\", 2, 2)\n"
-             "  put(P1, \"Scholar bread/shield\", 3, 1)\n" + hand("Knight coin/book", "Baker bread/shield"))
+    stage = (
+        '  put(P1, "Baker coin/book", 2, 1)\n  put(P1, "Knight book/bread", 2, 2)\n'
+        '  put(P1, "Scholar bread/shield", 3, 1)\n' + hand("Knight coin/book", "Baker bread/shield")
+    )
     game = staged(stage)
     assert "Hire" not in game.legal_answers()
     # The first removal has one candidate (level 3 covers both level-2 cards), so it is taken at once.
-    answers = ["Remove a worker first",
-               "Remove a worker first", "{level: 2, pos: 1, worker: Baker coin/book}",
-               "Hire", "Knight coin/book"]
+    answers = [
+        "Remove a worker first",
+        "Remove a worker first",
+        "{level: 2, pos: 1, worker: Baker coin/book}",
+        "Hire",
+        "Knight coin/book",
+    ]
     text = scripted_trace(game, answers, scenario="a removal chain")
     assert text == trace_snapshot
     zones = game.view(None)["zones"]
@@ -197,8 +218,11 @@ MASTER_STAGE = """
 
 def test_a_master_ends_the_game_and_simultaneous_masters_share_the_win(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Two players hire onto level 5 in one phase: the game ends after the phase and both win (§9, A-2, A-4)."""
-    stage = (hand("Baker coin/book", "Baker coin/shield") + hand("Merchant bread/shield", "Knight book/coin", who="P2")
-             + MASTER_STAGE)
+    stage = (
+        hand("Baker coin/book", "Baker coin/shield")
+        + hand("Merchant bread/shield", "Knight book/coin", who="P2")
+        + MASTER_STAGE
+    )
     game = staged(stage, players=2)
     answers = ["Hire", "Hire"]  # each has one card that fits level 5: it is taken at once
     text = scripted_trace(game, answers, scenario="two Masters in one phase")
@@ -208,9 +232,12 @@ def test_a_master_ends_the_game_and_simultaneous_masters_share_the_win(trace_sna
 
 def test_a_recruited_master_ends_the_game_at_once() -> None:
     """A Master placed in Recruit resolution ends the game before later positions resolve (§9.3, A-3)."""
-    stage = (hand("Merchant bread/book", "Baker coin/shield") + MASTER_STAGE
-             + "  move board[coin] to deck\n  move spare(\"Merchant coin/book\") to board[coin]\n"
-             + "  set knights[players[0], bread] = 1\n  set stored[P1] = [shield]\n")
+    stage = (
+        hand("Merchant bread/book", "Baker coin/shield")
+        + MASTER_STAGE
+        + '  move board[coin] to deck\n  move spare("Merchant coin/book") to board[coin]\n'
+        + "  set knights[players[0], bread] = 1\n  set stored[P1] = [shield]\n"
+    )
     game = staged(stage)
     run_script(game, ["Recruit", "Merchant bread/book", "Pass", "Pass", "Pass", "Into the pyramid"])
     assert game.over and game.result()["winners"] == ["P1"]
@@ -221,28 +248,41 @@ def test_a_recruited_master_ends_the_game_at_once() -> None:
 
 
 REFUSALS = [
-    ("a Hire whose symbols do not match in order",
-     hand("Merchant book/coin", "Knight shield/bread", "Baker bread/shield"), ["Hire"], "Merchant book/coin",
-     "'Merchant book/coin' is not a legal answer to \"Which hand card?\" (by P1); "
-     "legal: Knight shield/bread, Baker bread/shield"),
-    ("an action without access",
-     "  put(P1, \"Merchant coin/book\", 2, 1)\n  put(P1, \"Merchant book/bread\", 2, 2)\n"
-     + hand("Knight shield/bread", "Scholar coin/book"), [], "Teach",
-     "'Teach' is not a legal answer to \"Your secret commitment for this action phase\" (by P1); "
-     "legal: Remove a worker first, Recruit, Pass"),
-    ("a second token of a kind in the Renaissance-Man area",
-     hand("Knight shield/bread", "Scholar coin/book", "Baker bread/shield") + "  set taught[P1] = [shield]\n",
-     ["Teach"], "Knight shield/bread",
-     "'Knight shield/bread' is not a legal answer to \"Which hand card?\" (by P1); "
-     "legal: Scholar coin/book, Baker bread/shield"),
-    ("a removal of a covered worker",
-     "  put(P1, \"Baker coin/book\", 2, 1)\n  put(P1, \"Knight book/bread\", 2, 2)\n"
-     "  put(P1, \"Scholar bread/shield\", 3, 1)\n  put(P1, \"Knight shield/coin\", 2, 4)\n"
-     + hand("Knight coin/book"),
-     ["Remove a worker first"], "{level: 2, pos: 1, worker: Baker coin/book}",
-     "'{level: 2, pos: 1, worker: Baker coin/book}' is not a legal answer to \"Remove which worker first?\" "
-     "(by P1); legal: {level: 2, pos: 4, worker: Knight shield/coin}, "
-     "{level: 3, pos: 1, worker: Scholar bread/shield}"),
+    (
+        "a Hire whose symbols do not match in order",
+        hand("Merchant book/coin", "Knight shield/bread", "Baker bread/shield"),
+        ["Hire"],
+        "Merchant book/coin",
+        "'Merchant book/coin' is not a legal answer to \"Which hand card?\" (by P1); "
+        "legal: Knight shield/bread, Baker bread/shield",
+    ),
+    (
+        "an action without access",
+        '  put(P1, "Merchant coin/book", 2, 1)\n  put(P1, "Merchant book/bread", 2, 2)\n'
+        + hand("Knight shield/bread", "Scholar coin/book"),
+        [],
+        "Teach",
+        "'Teach' is not a legal answer to \"Your secret commitment for this action phase\" (by P1); "
+        "legal: Remove a worker first, Recruit, Pass",
+    ),
+    (
+        "a second token of a kind in the Renaissance-Man area",
+        hand("Knight shield/bread", "Scholar coin/book", "Baker bread/shield") + "  set taught[P1] = [shield]\n",
+        ["Teach"],
+        "Knight shield/bread",
+        "'Knight shield/bread' is not a legal answer to \"Which hand card?\" (by P1); "
+        "legal: Scholar coin/book, Baker bread/shield",
+    ),
+    (
+        "a removal of a covered worker",
+        '  put(P1, "Baker coin/book", 2, 1)\n  put(P1, "Knight book/bread", 2, 2)\n'
+        '  put(P1, "Scholar bread/shield", 3, 1)\n  put(P1, "Knight shield/coin", 2, 4)\n' + hand("Knight coin/book"),
+        ["Remove a worker first"],
+        "{level: 2, pos: 1, worker: Baker coin/book}",
+        "'{level: 2, pos: 1, worker: Baker coin/book}' is not a legal answer to \"Remove which worker first?\" "
+        "(by P1); legal: {level: 2, pos: 4, worker: Knight shield/coin}, "
+        "{level: 3, pos: 1, worker: Scholar bread/shield}",
+    ),
 ]
 
 
@@ -276,8 +316,11 @@ def test_no_view_shows_another_players_secret_commitment() -> None:
 def test_another_players_trace_shows_a_commitment_as_one_secret_line() -> None:
     """P2's trace of P1's commitment is one line: no prompt of its steps, and the same for a
     three-step Trade as for a one-step Pass, up to the reveal (§4.1)."""
-    stage = (hand("Scholar coin/bread", "Knight shield/bread") + hand("Baker bread/shield", who="P2")
-             + "  set stored[P1] = [coin, shield, shield, bread]\n")
+    stage = (
+        hand("Scholar coin/bread", "Knight shield/bread")
+        + hand("Baker bread/shield", who="P2")
+        + "  set stored[P1] = [coin, shield, shield, bread]\n"
+    )
 
     def seen_by_p2(p1_answers: list[str]) -> list[str]:
         game = run_script(staged(stage, players=2), [*p1_answers, "Pass"])
@@ -286,9 +329,15 @@ def test_another_players_trace_shows_a_commitment_as_one_secret_line() -> None:
 
     trade = seen_by_p2(["Trade", "Scholar coin/bread", "shield"])
     assert [line.split("  @ ")[0] for line in trade if "P1" in line] == [
-        "choose  P1 [a secret choice]", "set     committed[P1] = true"]
-    assert not any(prompt in line for line in trade if "P2" not in line for prompt in (
-        "Your secret commitment", "Which hand card?", "Give up which stored token?", "(hidden)"))
+        "choose  P1 [a secret choice]",
+        "set     committed[P1] = true",
+    ]
+    assert not any(
+        prompt in line
+        for line in trade
+        if "P2" not in line
+        for prompt in ("Your secret commitment", "Which hand card?", "Give up which stored token?", "(hidden)")
+    )
     assert seen_by_p2(["Pass"]) == trade
 
 
@@ -340,6 +389,11 @@ def test_table_record_replays() -> None:
     zones = game.view(None)["zones"]
     assert zones["slot[P1,2,1]"] == ["Merchant coin/book"]
     assert [zones[f"slot[P2,1,{i}]"][0].split(" ")[0] for i in range(1, 6)] == [
-        "RenaissanceMan", "Knight", "Baker", "Scholar", "Merchant"]
+        "RenaissanceMan",
+        "Knight",
+        "Baker",
+        "Scholar",
+        "Merchant",
+    ]
     assert "Baker shield/book" in zones["hand[P2]"] and zones["board[shield]"] == ["Merchant shield/coin"]
     assert game.state.vars["round"] == 2 and game.current_decision().by == "P1"

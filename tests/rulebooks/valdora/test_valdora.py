@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.cli import main
@@ -63,7 +62,7 @@ def played(game: rulecraft.Game, answers: list[str | int], title: str) -> str:
     """Run the answers and render the trace from the first round on (the setup is not repeated)."""
     start = next(i for i, e in enumerate(game.events) if e.text == "round = 1")
     first = game.current_decision()
-    offered = f"# {first.by} is first asked \"{first.prompt}\": {', '.join(first.labels)}"
+    offered = f'# {first.by} is first asked "{first.prompt}": {", ".join(first.labels)}'
     run_script(game, answers)
     lines = [f"# {title}", f"# players: {game.state.players}", offered, f"# answers: {answers}", ""]
     lines += trace_lines(game, game.events[start:])
@@ -96,8 +95,9 @@ LOADING = """
 def test_loading_example(trace_snapshot) -> None:
     """Ruby and sapphire go on their tools, the emerald on the cart for 2 silver; no room for gold."""
     game = scenario(LOADING)
-    text = played(game, ["g9", "Load gems", "ruby", "E02 pickaxe", "sapphire", "E04 chisel", "emerald"],
-                  "§5.2 loading example")
+    text = played(
+        game, ["g9", "Load gems", "ruby", "E02 pickaxe", "sapphire", "E04 chisel", "emerald"], "§5.2 loading example"
+    )
     assert text == trace_snapshot
     assert zone(game, "site[g9]") == ["sapphire", "gold", "gold"], "the second sapphire has no card either"
     assert var(game, "silver[P1]") == "1"
@@ -119,9 +119,17 @@ def test_page_turning_example(trace_snapshot) -> None:
     game = scenario(PAGES)
     book = game.view(None)["zones"]["eq_right[A]"]
     assert len(book) == 17
-    answers = ["A", "Buy equipment", "Buy the right page", 0,
-               "Turn a right page", "Turn a right page", "Buy the right page",
-               "Turn a right page", "Turn a left page"]
+    answers = [
+        "A",
+        "Buy equipment",
+        "Buy the right page",
+        0,
+        "Turn a right page",
+        "Turn a right page",
+        "Buy the right page",
+        "Turn a right page",
+        "Turn a left page",
+    ]
     text = played(game, answers, "§5.1 page-turning example")
     assert text == trace_snapshot
     assert var(game, "silver[P1]") == "0"
@@ -148,8 +156,11 @@ WORKSHOP = """
 def test_workshop_example(trace_snapshot) -> None:
     """Bea opens purple, earns a bonus with the second purple commission, gets blue and opens blue."""
     game = scenario(WORKSHOP)
-    text = played(game, ["hf", "Fulfil commissions", "K24 purple [amethyst] 4 VP", 0,
-                         "K10 purple [amethyst] 3 VP"], "§5.3 workshop example")
+    text = played(
+        game,
+        ["hf", "Fulfil commissions", "K24 purple [amethyst] 4 VP", 0, "K10 purple [amethyst] 3 VP"],
+        "§5.3 workshop example",
+    )
     assert text == trace_snapshot
     assert zone(game, "opened[P1]") == ["blue workshop (2 needed, 5 VP)", "purple workshop (2 needed, 5 VP)"]
     assert var(game, "bonus[P1]") == "1"
@@ -174,8 +185,7 @@ def test_two_red_commissions_fall_back_to_blue_then_green(trace_snapshot) -> Non
     """The first craftsman is the next colour clockwise (blue); blue is then empty, so green."""
     game = scenario(RED)
     first, second = list(zone(game, "held[P1]"))
-    text = played(game, ["ha", "Fulfil commissions", second, 0, first],
-                  "§5.3 fallback example")
+    text = played(game, ["ha", "Fulfil commissions", second, 0, first], "§5.3 fallback example")
     assert text == trace_snapshot
     assert zone(game, "hired[P1]") == ["green craftsman", "blue craftsman"]
 
@@ -198,8 +208,11 @@ def test_buying_a_fourth_commission_returns_one_to_this_book(trace_snapshot) -> 
     decision = game.current_decision()
     assert decision.prompt == "Return which commission to the book?"
     assert sorted(decision.labels) == sorted(old), "only one of the 3 old commissions, and no way to keep all 4"
-    text = played(scenario(COMMISSIONS_FULL), ["C", "Buy commissions", "Buy the right page", old[0],
-                                               "The left side", "Close the book"], "§5.1 buying commissions")
+    text = played(
+        scenario(COMMISSIONS_FULL),
+        ["C", "Buy commissions", "Buy the right page", old[0], "The left side", "Close the book"],
+        "§5.1 buying commissions",
+    )
     assert text == trace_snapshot
 
 
@@ -217,8 +230,7 @@ PORT = """
 def test_loading_at_a_harbour_takes_at_most_its_ships_from_the_pool(trace_snapshot) -> None:
     """The south harbour has 2 ships: two gems come from the used-gem pool, the horse costs 3 silver."""
     game = scenario(PORT)
-    text = played(game, ["h2", "Load gems from the pool", "emerald", "E01 shovel", "ruby"],
-                  "§5.2 loading at a harbour")
+    text = played(game, ["h2", "Load gems from the pool", "emerald", "E01 shovel", "ruby"], "§5.2 loading at a harbour")
     assert text == trace_snapshot
     assert zone(game, "pool") == ["gold"]
 
@@ -234,8 +246,11 @@ def test_mining_silver_refills_to_six(trace_snapshot) -> None:
 def test_provisions_let_a_move_pass_one_town_and_are_used_up(trace_snapshot) -> None:
     """P1 takes provisions in town C; next turn a walk from C through A ends beyond it and flips the card back."""
     game = scenario("")
-    text = played(game, ["C", "Take provisions", "g9", "Do nothing", "g10", "Do nothing", "g8"],
-                  "§4.1, §5.5 taking provisions, then a move with provisions")
+    text = played(
+        game,
+        ["C", "Take provisions", "g9", "Do nothing", "g10", "Do nothing", "g8"],
+        "§4.1, §5.5 taking provisions, then a move with provisions",
+    )
     assert text == trace_snapshot
     assert var(game, "fed[P1]") == "false"
     assert "g8" not in scenario("set at[P1] = C").legal_answers(), "without provisions g8 is beyond town A"
@@ -249,8 +264,9 @@ def test_a_move_without_provisions(trace_snapshot) -> None:
 def test_a_move_without_provisions_stops_at_the_first_town() -> None:
     """From the port city a move reaches the central spaces and the four towns, never beyond (§9.2 counts)."""
     game = scenario("")
-    assert sorted(game.legal_answers()) == sorted(["g9", "he", "g10", "hf", "g11", "g12", "hg", "g13",
-                                                   "A", "B", "C", "D"])
+    assert sorted(game.legal_answers()) == sorted(
+        ["g9", "he", "g10", "hf", "g11", "g12", "hg", "g13", "A", "B", "C", "D"]
+    )
     assert len(scenario("set fed[P1] = true").legal_answers()) == 29
     assert sorted(scenario("set at[P1] = g1").legal_answers()) == ["A", "C", "g2", "h1", "ha"]
 
@@ -293,21 +309,36 @@ PAN = "first(gear[P1] where tool(it) == pan)"
 PICKAXES_ON_TOP = "while tool(top(eq_right[A])) != pickaxe { move top(eq_right[A]) to bottom of eq_right[A] }"
 
 
-@pytest.mark.parametrize(("allowed", "refused", "script", "answer"), [
-    # a second equipment of one type: with a pickaxe, a pickaxe page cannot be bought
-    (f"move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}",
-     f"""equip(P1, "E02", recto)  move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}""",
-     ["A", "Buy equipment"], "Buy the right page"),
-    # a move ending where it began (P is reachable from g9, not from P itself)
-    ("set at[P1] = g9  give_coins(P1, 3)", "", [], "P"),
-    # a space you cannot pay for: two figures on g9 and only 1 silver
-    ("set at[P2] = g9  set at[P3] = g9  give_coins(P1, 2)", "set at[P2] = g9  set at[P3] = g9  give_coins(P1, 1)",
-     [], "g9"),
-    # loading without capacity: the pan holds a gold and the deposit holds only gold
-    ("move site[g9] to site[g1]  for i in 1..3 { move gem_from(gold, g9) to site[g9] }",
-     f"""move site[g9] to site[g1]  for i in 1..3 {{ move gem_from(gold, g9) to site[g9] }}
-         move gem_from(gold, g9) to load[{PAN}]""", ["g9"], "Load gems"),
-], ids=["second-equipment-of-a-type", "end-where-it-began", "cannot-pay", "no-capacity"])
+@pytest.mark.parametrize(
+    ("allowed", "refused", "script", "answer"),
+    [
+        # a second equipment of one type: with a pickaxe, a pickaxe page cannot be bought
+        (
+            f"move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}",
+            f"""equip(P1, "E02", recto)  move gem_from(gold, g9) to load[{PAN}]  {PICKAXES_ON_TOP}""",
+            ["A", "Buy equipment"],
+            "Buy the right page",
+        ),
+        # a move ending where it began (P is reachable from g9, not from P itself)
+        ("set at[P1] = g9  give_coins(P1, 3)", "", [], "P"),
+        # a space you cannot pay for: two figures on g9 and only 1 silver
+        (
+            "set at[P2] = g9  set at[P3] = g9  give_coins(P1, 2)",
+            "set at[P2] = g9  set at[P3] = g9  give_coins(P1, 1)",
+            [],
+            "g9",
+        ),
+        # loading without capacity: the pan holds a gold and the deposit holds only gold
+        (
+            "move site[g9] to site[g1]  for i in 1..3 { move gem_from(gold, g9) to site[g9] }",
+            f"""move site[g9] to site[g1]  for i in 1..3 {{ move gem_from(gold, g9) to site[g9] }}
+         move gem_from(gold, g9) to load[{PAN}]""",
+            ["g9"],
+            "Load gems",
+        ),
+    ],
+    ids=["second-equipment-of-a-type", "end-where-it-began", "cannot-pay", "no-capacity"],
+)
 def test_refusals(allowed: str, refused: str, script: list[str], answer: str) -> None:
     """What the rules forbid is never offered; the same answer is offered when the rules allow it."""
     game = scenario(allowed)
@@ -338,8 +369,11 @@ def test_the_last_colour_ends_the_game_after_the_round(trace_snapshot) -> None:
     """When one craftsman colour is left the round is finished; then each player's score is totalled."""
     game = scenario(ENDING)
     assert zone(game, "opened[P2]") == ["red workshop (2 needed, 5 VP)"]
-    text = played(game, ["hc", "Fulfil commissions", "K19 yellow [gold] 3 VP", "g9", "g10", "Do nothing"],
-                  "§6-7 the end of the game")
+    text = played(
+        game,
+        ["hc", "Fulfil commissions", "K19 yellow [gold] 3 VP", "g9", "g10", "Do nothing"],
+        "§6-7 the end of the game",
+    )
     assert text == trace_snapshot
     assert game.over
     assert game.result() == {"scores": {"P1": 3 + 10, "P2": 10 + 5 + 1, "P3": 0}, "winners": ["P2"]}
@@ -349,7 +383,8 @@ def test_the_last_colour_ends_the_game_after_the_round(trace_snapshot) -> None:
 def test_a_tie_goes_to_more_silver_then_is_shared(coins: tuple[int, int, int], winners: list[str]) -> None:
     """Equal scores: the player with more silver wins; equal silver too: all of them win."""
     setup = "for k in Craft { leave_in_guild(k, if k == grey then 1 else 0) }\n" + "\n".join(
-        f"give_coins(P{i + 1}, {n})" for i, n in enumerate(coins))
+        f"give_coins(P{i + 1}, {n})" for i, n in enumerate(coins)
+    )
     game = scenario(setup)
     for to in ["g9", "g10", "hf"]:
         run_script(game, [to])
@@ -403,7 +438,6 @@ def test_greedy_players_decide_from_few_options() -> None:
 
 def test_the_table_record_replays() -> None:
     """A hand-written record without a seed (the table's answers are what was revealed) replays step by step."""
-
 
     record = read_record(ROOT / "examples" / "records" / "valdora_table.json")
     assert record.seed is None

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from .errors import GameError
+from .information import sample_hidden
 from .runtime import MASK64, Decision, Game, splitmix
 from .values import Player
 
@@ -33,8 +34,11 @@ class GreedyAgent(RandomAgent):
     """One ply: try each answer on a clone (with its own chance), keep the best `heuristic(p)`.
 
     A finished game counts as a large win or loss. Ties go to a seeded random choice, so greedy
-    players differ between seeds. The clone's chance is reseeded from the agent's own generator,
-    so the agent cannot peek at the real order of a shuffled deck.
+    players differ between seeds. The agent looks ahead only in a world its seat could be in:
+    before it tries the answers, every card it cannot identify is dealt anew at random among the
+    places it cannot see (`sample_hidden`), and the clone's chance is reseeded from the agent's
+    own generator. So it never peeks at another hand or the real order of a shuffled deck, and
+    it decides alike in two games that differ only in what it cannot see.
     """
 
     WIN = 1_000_000
@@ -45,8 +49,9 @@ class GreedyAgent(RandomAgent):
         best: list[str] = []
         best_value: float = float("-inf")
         salt = self._below(1 << 62)
+        world = sample_hidden(game, me, salt)
         for option in decision.options:
-            trial = game.clone()
+            trial = world.clone()
             trial.reseed(salt)
             trial.apply(option.label)
             value = self._value(trial, me)

@@ -1,0 +1,112 @@
+"""What a player cannot see: the places of the cards they cannot identify, and worlds that differ only there.
+
+The soak's hidden-information check exchanges the cards at those places and asks whether the
+player could tell; the agents sample such a world before they look ahead, so that they decide
+from what their seat may know, never from the real order of a deck or another player's hand.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import attrs
+
+from .runtime import AskFrame, Game
+from .values import CardRef, Player, Record
+
+
+def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
+    """The places (zone key, index) whose card `viewer` cannot identify now.
+
+    The cards of another player's `owner` zone, of a `hidden` or `count` zone, and of a `top`
+    zone below its top (a batch of cards landing on such a pile shows others only the new top).
+    Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
+    zone, the cards named by a variable the viewer sees (its value shows in the view), and the
+    cards the pending decision of `viewer` offers (a search shows the searcher what it offers).
+    """
+    shown: set[int] = set()
+    decision = game.current_decision()
+    frame = game.frames[-1] if game.frames else None
+    if decision is not None and decision.player == viewer and isinstance(frame, AskFrame):
+        shown = {v.id for v in (*frame.pool, *frame.picked) if isinstance(v, CardRef)}
+    for key, value in game.state.vars.items():
+        vdecl = game.program.vars[key.split("[", 1)[0]]
+        if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game._owned_by(key, viewer)):
+            shown |= _cards_in(value)
+    out: list[tuple[str, int]] = []
+    for key in sorted(game.state.zones):
+        ids = game.state.zones[key]
+        decl = game.program.zones[key.split("[", 1)[0]]
+        if decl.visibility == "public" or (decl.visibility == "owner" and game._owned_by(key, viewer)):
+            continue
+        below = len(ids) - 1 if decl.visibility == "top" else len(ids)
+        out.extend((key, i) for i in range(below) if ids[i] not in shown)
+    return out
+
+
+def _cards_in(value: Any) -> set[int]:
+    if isinstance(value, CardRef):
+        return {value.id}
+    if isinstance(value, tuple | list):
+        return set().union(*(_cards_in(v) for v in value)) if value else set()
+    if isinstance(value, Record):
+        return set().union(*(_cards_in(v) for _, v in value.items()))
+    return set()
+
+
+def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
+    """A clone whose state differs from the game's only in what `viewer` cannot see.
+
+    The *contents* of the cards at the hidden positions are shuffled among themselves (within
+    each card type); card ids, zones, sizes and everything the viewer sees stay as they are.
+    """
+    twin = game.clone()
+    by_type: dict[type, list[int]] = {}
+    for key, i in hidden_positions(game, viewer):
+        cid = game.state.zones[key][i]
+        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
+    for cids in by_type.values():
+        contents = [game.state.cards[c] for c in cids]
+        rng.shuffle(contents)
+        for cid, card in zip(cids, contents, strict=True):
+            twin.state.cards[cid] = attrs.evolve(card, id=cid)
+    twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
+    return twin
+
+
+def ask_again(game: Game) -> None:
+    """Ask the pending decision again from the (changed) state, as the rules would have."""
+    frame = game.frames[-1]
+    assert isinstance(frame, AskFrame)
+    game.pending = None
+    frame.step(game)
+
+
+def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
+    """A clone in which the cards `viewer` cannot identify are dealt anew, at random, among their places.
+
+    The draw depends only on what `viewer` may know: the cards at the hidden places are put in a
+    canonical order (by content) before the seeded shuffle, so two games that differ only in what
+    `viewer` cannot see give the same clone for the same seed. What the viewer saw of a card that
+    has since gone out of sight is not kept (the sample knows less than the player might, never
+    more). The clone's chance is not reseeded here: a caller that plays on must `reseed` it.
+    """
+    twin = game.clone()
+    by_type: dict[type, list[int]] = {}
+    for key, i in hidden_positions(game, viewer):
+        cid = game.state.zones[key][i]
+        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
+    rng = random.Random(seed)
+    for cids in by_type.values():
+        contents = sorted((game.state.cards[c] for c in cids), key=_content_key)
+        rng.shuffle(contents)
+        for cid, card in zip(cids, contents, strict=True):
+            twin.state.cards[cid] = attrs.evolve(card, id=cid)
+    twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
+    return twin
+
+
+def _content_key(card: Any) -> str:
+    """A total order on cards by what they hold, their id left out."""
+    return repr(attrs.evolve(card, id=0))

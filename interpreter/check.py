@@ -466,6 +466,20 @@ class Checker:
         if not t.compatible(have, want):
             self.error(span, f"{what} must be {want}, not {have}")
 
+    def _compound(self, target: t.T, op: str, vt: t.T, changed: tuple[Span, str], value: tuple[Span, str]) -> None:
+        """`x += v`, `x -= v`: numbers add and subtract, lists take `+` and `-`, texts take `+`.
+
+        `changed` and `value` locate and name the thing changed and the value, for the messages.
+        """
+        if target.kind == "list":
+            verb = "added to" if op == "+=" else "taken from"
+            self._expect(vt, target, value[0], f"the value {verb} {value[1]}")
+        elif target.kind == "str" and op == "+=":
+            self._expect(vt, t.STR, value[0], f"the value added to {value[1]}")
+        else:
+            self._expect(target, t.INT, changed[0], f"{changed[1]} used with {op}")
+            self._expect(vt, t.INT, value[0], f"the value added to {value[1]}")
+
     def _collection(self, have: t.T, span: Span, what: str = "this") -> t.T:
         elem = t.element_of(have)
         if elem is None:
@@ -500,8 +514,7 @@ class Checker:
                         st.span, f"unknown local name '{name}'{did_you_mean(name, self.scope.names())}", hint=hint
                     )
                 elif op != "=":
-                    self._expect(have, t.INT, st.span, f"'{name}' used with {op}")
-                    self._expect(vt, t.INT, value.span, f"the value added to '{name}'")
+                    self._compound(have, op, vt, (st.span, f"'{name}'"), (value.span, f"'{name}'"))
             case s.SetVar(name, keys, op, value):
                 if name not in self.vars and name in self.consts:
                     self.error(
@@ -524,16 +537,17 @@ class Checker:
                 vt = self.expr(value)
                 want = self.var_types[name]
                 if op != "=":
-                    self._expect(want, t.INT, st.span, f"variable {name} used with {op}")
-                    self._expect(vt, t.INT, value.span, f"the value added to {name}")
+                    self._compound(want, op, vt, (st.span, f"variable {name}"), (value.span, name))
                 else:
                     self._expect(vt, want, value.span, f"the value of {name}")
             case s.SetField(obj, field, op, value):
                 ot = self.expr(obj)
                 vt = self.expr(value)
                 ft = self._field_type(ot, field, st.span)
-                if ft is not None:
-                    self._expect(vt, ft if op == "=" else t.INT, value.span, f"the value of field {field}")
+                if ft is not None and op == "=":
+                    self._expect(vt, ft, value.span, f"the value of field {field}")
+                elif ft is not None:
+                    self._compound(ft, op, vt, (st.span, f"field {field}"), (value.span, f"field {field}"))
             case s.Move(what, to, _):
                 wt = self.expr(what)
                 if wt.kind not in ("card", "any", "list", "zone"):
@@ -795,6 +809,9 @@ class Checker:
                 lt, rt = self.expr(left), self.expr(right)
                 if op == "+" and (lt.kind in ("list", "zone") or rt.kind in ("list", "zone")):
                     return t.list_of(t.join(t.element_of(lt) or t.ANY, t.element_of(rt) or t.ANY))
+                if op == "-" and lt.kind in ("list", "zone"):
+                    self._collection(rt, right.span, "the right side of '-' on a list")
+                    return t.list_of(t.element_of(lt) or t.ANY)
                 if op == "+" and lt.kind == "str":
                     return t.STR
                 self._expect(lt, t.INT, left.span, f"a side of '{op}'")

@@ -840,8 +840,7 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if op != "=":
-            old = g._var(name, key)
-            v = old + v if op == "+=" else old - v
+            v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
         g._set_var(name, key, v, span)
 
     return set_var
@@ -891,7 +890,7 @@ def _assign(st: s.Assign, cache: CodeCache) -> Code:
 
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
-        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+        env[name] = v if op == "=" else g._arith(op[0], env[name], v, st.value, st.value, st)
 
     return assign
 

@@ -716,15 +716,14 @@ class Game:
     def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
         name, op, value = st.name, st.op, st.value
         v = self._eval(value, env)
-        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+        env[name] = v if op == "=" else self._arith(op[0], env[name], v, value, value, st)
 
     def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
         name, keys, op, value = st.name, st.keys, st.op, st.value
         key = zone_key(name, tuple(self._eval(k, env) for k in keys))
         v = self._eval(value, env)
         if op != "=":
-            old = self._var(name, key)
-            v = old + v if op == "+=" else old - v
+            v = self._arith(op[0], self._var(name, key), v, value, value, st)
         self._set_var(name, key, v, st.span)
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
@@ -734,8 +733,7 @@ class Game:
         if not isinstance(card, CardRef):
             raise RuntimeFailure(f"no card to set {field} on", st.span)
         if op != "=":
-            old = getattr(self.state.cards[card.id], field)
-            v = old + v if op == "+=" else old - v
+            v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
 
     def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
@@ -1485,19 +1483,24 @@ class Game:
     def _eval_binary(self, e: s.Binary, env: dict[str, Any]) -> Any:
         op, left, right = e.op, e.left, e.right
         a, b = _EVAL[left.__class__](self, left, env), _EVAL[right.__class__](self, right, env)
-        if op == "+":
-            if isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef):
-                xs, ys = self._as_list(a, left), self._as_list(b, right)
-                size = len(xs) + len(ys)
-                return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
-            if isinstance(a, str) and isinstance(b, str):
-                if len(a) + len(b) > TEXT_BUDGET:
-                    raise self._runaway(
-                        e.span,
-                        f"a text of {len(a) + len(b)} characters is more than a "
-                        f"rulebook may build ({TEXT_BUDGET}): a runaway computation?",
-                    )
-                return a + b
+        return self._arith(op, a, b, left, right, e)
+
+    def _arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
+        """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
+        if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
+            xs, ys = self._as_list(a, left), self._as_list(b, right)
+            if op == "-":
+                return _without(xs, ys)
+            size = len(xs) + len(ys)
+            return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
+        if op == "+" and isinstance(a, str) and isinstance(b, str):
+            if len(a) + len(b) > TEXT_BUDGET:
+                raise self._runaway(
+                    e.span,
+                    f"a text of {len(a) + len(b)} characters is more than a "
+                    f"rulebook may build ({TEXT_BUDGET}): a runaway computation?",
+                )
+            return a + b
         if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
             raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
         if op == "+":
@@ -1561,7 +1564,7 @@ class Game:
             raise self._runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
         return v
 
-    def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr, size: int) -> tuple[Any, ...]:
+    def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
         """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
         if value is None or len(value) > LIST_BUDGET:
             raise self._runaway(
@@ -1570,7 +1573,7 @@ class Game:
             )
         return value
 
-    def _number(self, value: int, e: s.Expr) -> int:
+    def _number(self, value: int, e: s.Expr | s.Stmt) -> int:
         if -INT_BUDGET <= value <= INT_BUDGET:
             return value
         raise self._runaway(_span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
@@ -2152,6 +2155,19 @@ def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
         env.pop(name, None)
     else:
         env[name] = saved
+
+
+def _without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there)."""
+    left = list(ys)
+    out = []
+    for x in xs:
+        i = next((i for i, y in enumerate(left) if _same(x, y)), None)
+        if i is None:
+            out.append(x)
+        else:
+            del left[i]
+    return tuple(out)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -369,3 +369,44 @@ play {
 """)
     game = rb.new_game(players=1)
     assert game.state.vars["alarms"] == 1
+
+
+COMPOUND = """game C players 2..2
+var seen[Player]: list of int = [] public
+var names: str = "" public
+var total: int = 0 public
+play {
+  set seen[players[0]] += [3, 4, 3]
+  set seen[players[0]] -= [3, 7]
+  set names += "ab"
+  set names += "c"
+  let xs = [1, 2]
+  xs += [5]
+  xs -= [1]
+  set total += len(xs) + len([1, 2, 2, 1] - [2, 1])
+}
+"""
+
+
+def test_compound_assignment_adds_and_takes_from_lists_and_texts() -> None:
+    """`+=` and `-=` mean `x = x + v` and `x = x - v`: a list gains and loses elements, a text grows."""
+    game = rulecraft.load_text(COMPOUND, "c.rules").new_game(players=2, seed=1)
+    assert game.state.vars["seen[P1]"] == (4, 3)  # one 3 taken out, the first; 7 was not there
+    assert game.state.vars["names"] == "abc"
+    assert game.state.vars["total"] == 4  # [2, 5] and [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("set seen[players[0]] += 3", "the value added to seen must be list of int, not int"),
+        ('set seen[players[0]] -= ["x"]', "the value taken from seen must be list of int, not list of str"),
+        ('set names -= "a"', "variable names used with -= must be int, not str"),
+    ],
+)
+def test_compound_assignment_checks_its_value(statement: str, message: str) -> None:
+    """A list takes a list of its elements; a text takes `+=` only."""
+    source = COMPOUND.split("play {")[0] + "play {\n  " + statement + "\n}\n"
+    with pytest.raises(RulebookError) as caught:
+        rulecraft.load_text(source, "c.rules")
+    assert message in str(caught.value)

@@ -390,3 +390,14 @@ def test_view_of_a_damaged_record_names_the_step(tmp_path: Path, capsys: pytest.
     record.write_text(text.replace('"answer": "gold"', '"answer": "nothing"', 1))
     assert main(["view", str(record)]) == 1
     assert capsys.readouterr().err.startswith(f"{record}: step 1: the table drew 'nothing' from bag")
+
+
+def test_the_docs_show_each_bundled_game_in_the_viewer() -> None:
+    """docs/VIEWER.md shows a screenshot of each bundled game's page, each a small PNG."""
+    doc = (ROOT / "docs" / "VIEWER.md").read_text(encoding="utf-8")
+    images = re.findall(r"!\[[^]]*\]\((images/[^)]+\.png)\)", doc)
+    for name in rulecraft.bundled_names():
+        assert any(name.replace("_", "-") in image for image in images), name
+    for image in images:
+        png = (ROOT / "docs" / image).read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) < 200_000, image

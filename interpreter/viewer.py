@@ -243,9 +243,10 @@ def build(
 def page(data: dict[str, Any]) -> str:
     """The whole HTML file: the template with the data in it (no network, nothing else to load)."""
     template = resources.files("rulecraft").joinpath("viewer.html").read_text(encoding="utf-8")
-    # `<` is written \u003c inside the JSON, so no text in it can close the script element.
+    # `<` is written \u003c inside the JSON, so no text in it can close the script element. The data
+    # goes in first: the title's mark comes before it, so no text in the data can be taken for it.
     data_text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return template.replace(_TITLE_MARK, html.escape(data["title"]), 1).replace(_DATA_MARK, data_text, 1)
+    return template.replace(_DATA_MARK, data_text, 1).replace(_TITLE_MARK, html.escape(data["title"]), 1)
 
 
 def register(sub: Any) -> None:

@@ -153,13 +153,11 @@ def _score_visibility(program: Program) -> tuple[bool, bool]:
 
     def walk(node: Any) -> None:
         if isinstance(node, s.Name):
-            if node.id in program.zones:
-                decl = program.zones[node.id]
-                kinds.add("public" if decl.visibility == "public" and not decl.shuffled else decl.visibility)
+            if node.id in program.zones:  # a shuffled public zone's cards are public, in no order
+                kinds.add(program.zones[node.id].visibility)
             elif node.id in program.vars:
-                var = program.vars[node.id]
-                kinds.add(var.visibility)
-                if var.type is None or _may_hold_zone(program, node.id):
+                kinds.add(program.vars[node.id].visibility)
+                if _may_hold_zone(program, node.id):
                     kinds.add("any")
             elif node.id in program.consts and node.id not in seen:
                 seen.add(node.id)

@@ -24,7 +24,7 @@ from rulecraft.cli import main
 from rulecraft.records import read_record, record_text, replay
 from rulecraft.render import result_lines, trace_lines
 from rulecraft.values import CardRef, Player
-from rulecraft.viewer import build, page
+from rulecraft.viewer import _score_visibility, build, page
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "viewer"
@@ -401,3 +401,34 @@ def test_the_docs_show_each_bundled_game_in_the_viewer() -> None:
     for image in images:
         png = (ROOT / "docs" / image).read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) < 200_000, image
+
+
+SCORED = """game S players 2..2
+card Chip { value: int } label "chip {value}"
+zone pile[Player]: Chip public
+zone stash[Player]: Chip owner
+zone bag: Chip hidden
+var bank[Player]: int = 0 public
+var secret_bank[Player]: int = 0 owner
+var held: any = none public
+play { end game winners [] }
+"""
+
+
+@pytest.mark.parametrize(
+    ("score", "shown"),
+    [
+        ("len(pile[p]) + bank[p]", (True, True)),  # public only: every score, every step
+        ("bank[p] + secret_bank[p]", (False, True)),  # an owner variable: one's own score
+        ("len(stash[p])", (False, True)),  # an owner zone, the same
+        ("total(p)", (False, True)),  # read through another function
+        ("len(bag)", (False, False)),  # a hidden zone: no score before the end
+        ("len(held)", (False, False)),  # a zone held in a variable may be any zone
+    ],
+)
+def test_which_scores_a_player_sees_follows_what_score_reads(score: str, shown: tuple[bool, bool]) -> None:
+    """Every score shows when `score` reads only public zones and variables; one's own also through `owner` ones."""
+    rulebook = rulecraft.load_text(
+        SCORED + f"fn total(p: Player) = len(stash[p])\nfn score(p: Player) = {score}\n", "s.rules"
+    )
+    assert _score_visibility(rulebook.program) == shown

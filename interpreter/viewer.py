@@ -101,9 +101,8 @@ class _Pages:
         for text in trace_lines(game, game.events[start:], viewer=self.viewer):
             m = _LINE.fullmatch(text)
             assert m is not None, text
-            place = None
-            if m["file"] is not None:
-                place = [self.files.get(m["file"], 0), int(m["line"]), int(m["col"])]
+            file = self.files.get(m["file"]) if m["file"] is not None else None
+            place = None if file is None else [file, int(m["line"]), int(m["col"])]
             lines.append([m["verb"], m["text"], place])
         return lines
 
@@ -277,6 +276,8 @@ def _command(args: argparse.Namespace) -> int:
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
     out = Path(args.output) if args.output else path.with_suffix(".html")
+    if out.resolve() == path.resolve():  # never write the page over the record
+        out = path.with_name(path.name + ".html")
     try:
         out.write_text(page(data), encoding="utf-8")
     except OSError as exc:

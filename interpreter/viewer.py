@@ -1,0 +1,286 @@
+"""`rulecraft view`: a record as one self-contained HTML page, to step through in a browser.
+
+The page holds the game as data, one entry a step (the decision, its trace lines, what changed in
+the zones and variables, the scores), and the rulebook's source; the script in `viewer.html`
+draws it. Nothing here re-implements the game: the record is re-run by `records.replay`, a state
+is `Game.view`, a step's lines are `render.trace_lines`.
+
+With a viewer (`--as P2`) every part of the data is what P2 may see, as `replay --as P2` shows it:
+P2's view of each state, P2's trace, the options and answers of P2's own decisions only, the
+scores only where the score reads nothing P2 cannot see, and another player's run of a `secret`
+block as one step (as P2's trace folds it into one line), so that not even the number of its
+steps shows. The rulebook's source is in every page: a rulebook is public, it says which cards
+exist, not where they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+from importlib import resources
+from pathlib import Path, PurePath
+from typing import Any
+
+import attrs
+
+from . import syntax as s
+from .check import Program
+from .errors import NO_SPAN, GameError, RecordError, RulecraftError
+from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
+from .render import result_lines, trace_lines
+from .rulebook import Rulebook, load
+from .runtime import Decision, Event, Game, SecretRun, _as_player
+from .values import Player
+
+# `verb text  @ file:line:col`, as render.trace_lines writes a line (the place is optional).
+_LINE = re.compile(r"(?P<verb>\S+) +(?P<text>.*?)(?:  @ (?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+))?")
+_DATA_MARK = "__GAME_DATA__"
+_TITLE_MARK = "__TITLE__"
+
+
+@attrs.define
+class _Open:
+    """The step being gathered: where its events begin, what was decided, whether the viewer saw it."""
+
+    start: int
+    decision: dict[str, Any] | None
+    secret: SecretRun | None = None  # the run of a `secret` block the viewer does not see, if any
+
+
+class _Pages:
+    """Gathers the steps of a replay, as the viewer may see them."""
+
+    def __init__(self, program: Program, viewer: Player | None):
+        self.viewer = viewer
+        self.files = {PurePath(f).name: i for i, f in reversed(list(enumerate(program.files)))}
+        self.zones: dict[str, Any] = {}
+        self.vars: dict[str, Any] = {}
+        self.steps: list[dict[str, Any]] = []
+        self.open = _Open(0, None)
+        self.public_scores, self.own_score = _score_visibility(program)
+
+    def on_step(self, game: Game, decision: Decision, answer: Any) -> None:
+        """Before an answer is applied: close the step before it (unless it goes on), open this one."""
+        hidden = self.viewer is not None and game.secret_run is not None and decision.by != str(self.viewer)
+        if hidden and self.open.secret is not None and self.open.secret == game.secret_run:
+            return  # another step of a secret run the viewer sees as one step
+        self.close(game)
+        if hidden:
+            self.open = _Open(len(game.events), {"by": decision.by, "secret": True}, game.secret_run)
+        else:
+            self.open = _Open(len(game.events), self._decision(game, decision, answer.answer))
+
+    def close(self, game: Game) -> None:
+        """Write the open step: its decision, its trace lines, and the state after it (what changed)."""
+        view = game.view(self.viewer)
+        step: dict[str, Any] = {"decision": self.open.decision, "trace": self._trace(game, self.open.start)}
+        step.update(_diff("zones", self.zones, view["zones"]))
+        step.update(_diff("vars", self.vars, view["vars"]))
+        self.zones, self.vars = view["zones"], view["vars"]
+        step["scores"] = self._scores(game)
+        self.steps.append(step)
+
+    def _decision(self, game: Game, decision: Decision, answer: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"by": decision.by}
+        draw = pending_draw(game)
+        if draw is not None:
+            out["draw"] = list(draw)
+        elif decision.prompt:
+            out["prompt"] = decision.prompt
+        if self.viewer is None or decision.by == str(self.viewer):
+            out["options"] = decision.labels
+            out["chosen"] = answer
+        elif draw is not None and _sees_draw(game, draw, self.viewer):
+            out["chosen"] = answer  # the card lands where the viewer sees it (in the viewer's own hand)
+        return out
+
+    def _trace(self, game: Game, start: int) -> list[list[Any]]:
+        lines = []
+        for text in trace_lines(game, game.events[start:], viewer=self.viewer):
+            m = _LINE.fullmatch(text)
+            assert m is not None, text
+            file = self.files.get(m["file"]) if m["file"] is not None else None
+            place = None if file is None else [file, int(m["line"]), int(m["col"])]
+            lines.append([m["verb"], m["text"], place])
+        return lines
+
+    def _scores(self, game: Game) -> list[int | None]:
+        if "score" not in game.program.fns:
+            return []
+        if game.over:  # the result is announced to everyone
+            return list(game.result()["scores"].values())
+        out: list[int | None] = []
+        for p in game.players:
+            shown = self.viewer is None or self.public_scores or (self.own_score and p == self.viewer)
+            try:
+                out.append(game.score(p) if shown else None)
+            except RulecraftError:  # a score that cannot be computed yet (mid-setup, say)
+                out.append(None)
+        return out
+
+
+def _diff(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What changed from one view's zones (or variables) to the next: new values, and keys gone."""
+    out: dict[str, Any] = {kind: {k: v for k, v in after.items() if before.get(k) != v}}
+    gone = [k for k in before if k not in after]
+    if gone:
+        out[f"{kind}_gone"] = gone
+    return out
+
+
+def _sees_draw(game: Game, draw: tuple[str, str], viewer: Player) -> bool:
+    """Whether the viewer sees the card a draw moves, by the rule a trace's move line follows."""
+    probe = Event("move", "seen", NO_SPAN, zones=draw, hidden_text="")
+    return game.visible_to(probe, viewer) == "seen"
+
+
+def _score_visibility(program: Program) -> tuple[bool, bool]:
+    """(every player may see every score, a player may see their own) from what `score` reads.
+
+    Every zone and variable the function reads (through other functions and constants) decides
+    it: all public, every score is public; public or `owner`, a player sees their own score (a
+    score is taken to read its own player's owned zones). A zone held in a variable, or `zone_of`,
+    may be any zone: the scores are then shown only when the game is over.
+    """
+    fn = program.fns.get("score")
+    if fn is None:
+        return True, True
+    seen: set[str] = set()
+    kinds: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, s.Name):
+            if node.id in program.zones:  # a shuffled public zone's cards are public, in no order
+                kinds.add(program.zones[node.id].visibility)
+            elif node.id in program.vars:
+                kinds.add(program.vars[node.id].visibility)
+                if _may_hold_zone(program, node.id):
+                    kinds.add("any")
+            elif node.id in program.consts and node.id not in seen:
+                seen.add(node.id)
+                walk(program.consts[node.id].value)
+        elif isinstance(node, s.Call) and node.name in program.fns and node.name not in seen:
+            seen.add(node.name)
+            walk(program.fns[node.name].body)
+        elif isinstance(node, s.Call) and node.name == "zone_of":
+            kinds.add("any")
+        if attrs.has(type(node)):
+            for f in attrs.fields(type(node)):
+                walk(getattr(node, f.name))
+        elif isinstance(node, tuple):
+            for item in node:
+                walk(item)
+
+    walk(fn.body)
+    return kinds <= {"public"}, kinds <= {"public", "owner"}
+
+
+def _may_hold_zone(program: Program, var: str) -> bool:
+    type_ = program.var_types.get(var)
+    while type_ is not None and type_.kind == "list":
+        type_ = type_.element
+    return type_ is None or type_.kind in ("any", "zone", "record")
+
+
+def _owners(program: Program, keys: list[str]) -> dict[str, str]:
+    """The player each zone or variable key belongs to (its first Player key), for the page's areas."""
+    out = {}
+    for key in keys:
+        name, _, rest = key.partition("[")
+        decl = program.zones.get(name) or program.vars.get(name)
+        if decl is None or not rest:
+            continue
+        for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
+            if isinstance(type_, s.NamedType) and type_.name == "Player":
+                out[key] = raw
+                break
+    return out
+
+
+def build(
+    record: GameRecord,
+    *,
+    viewer: Player | None = None,
+    rulebook: Rulebook | None = None,
+    base: Path | None = None,
+    check_hash: bool = True,
+) -> dict[str, Any]:
+    """The page's data: every step of the record as `viewer` may see it (None: everything)."""
+    rb = rulebook or rulebook_of(record, base)
+    if viewer is not None and viewer.index >= record.players:
+        raise RulecraftError(f"--as {viewer}: there is no {viewer} in a game of {record.players}")
+    pages = _Pages(rb.program, viewer)
+    game = replay(record, rb, trace=True, check_hash=check_hash, base=base, on_step=pages.on_step)
+    pages.close(game)
+    program = rb.program
+    keys = sorted({k for step in pages.steps for kind in ("zones", "vars") for k in step[kind]})
+    pending = game.current_decision()
+    end: dict[str, Any] = {}
+    if game.over:
+        end["result"] = result_lines(game)
+    elif pending is not None:
+        end["waits"] = pending.by
+        if viewer is None or pending.player == viewer:
+            end["prompt"] = pending.prompt
+    return {
+        "title": f"{program.name}: {rb.name}" + (f", as {viewer}" if viewer else ""),
+        "game": program.name,
+        "rulebook": rb.name,
+        "as": str(viewer) if viewer else None,
+        "players": [str(p) for p in game.players],
+        "owners": _owners(program, keys),
+        "steps": pages.steps,
+        "end": end,
+        "files": [{"name": PurePath(f).name, "text": program.sources[f]} for f in program.files],
+    }
+
+
+def page(data: dict[str, Any]) -> str:
+    """The whole HTML file: the template with the data in it (no network, nothing else to load)."""
+    template = resources.files("rulecraft").joinpath("viewer.html").read_text(encoding="utf-8")
+    # `<` is written \u003c inside the JSON, so no text in it can close the script element. The data
+    # goes in first: the title's mark comes before it, so no text in the data can be taken for it.
+    data_text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return template.replace(_DATA_MARK, data_text, 1).replace(_TITLE_MARK, html.escape(data["title"]), 1)
+
+
+def register(sub: Any) -> None:
+    """Add `rulecraft view` to the command line."""
+    p = sub.add_parser(
+        "view",
+        help="write a record as one HTML page to step through in a browser",
+        description="Replay a record and write one self-contained HTML file: a step slider, the decision, "
+        "the state, the trace linked to the rulebook's source, a score chart. With --as P2, the file "
+        "holds only what P2 may see.",
+    )
+    p.add_argument("record", help="a record file (JSON)")
+    p.add_argument("--as", dest="as_player", metavar="P", help="only what this player may see")
+    p.add_argument("-o", "--output", metavar="FILE", help="the HTML file to write (default: the record's name .html)")
+    p.add_argument("--rulebook", metavar="FILE", help="the rulebook to use instead of the one the record names")
+    p.add_argument("--ignore-hash", action="store_true", help="replay even if the rulebook's text has changed")
+    p.set_defaults(func=_command)
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
+        viewer = _as_player(args.as_player) if args.as_player else None
+    except GameError as exc:
+        raise RulecraftError(f"--as {args.as_player}: {exc}") from None
+    path = Path(args.record)
+    record = read_record(path)
+    rb = load(args.rulebook) if args.rulebook else None
+    try:
+        data = build(record, viewer=viewer, rulebook=rb, base=path.parent, check_hash=not args.ignore_hash)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    out = Path(args.output) if args.output else path.with_suffix(".html")
+    if out.resolve() == path.resolve():  # never write the page over the record
+        out = path.with_name(path.name + ".html")
+    try:
+        out.write_text(page(data), encoding="utf-8")
+    except OSError as exc:
+        raise RulecraftError(f"{out}: cannot write the page: {exc.strerror or exc}") from None
+    print(f"{out}: {len(data['steps']) - 1} steps" + (f", as {viewer}" if viewer else ""))
+    return 0

@@ -1,0 +1,434 @@
+"""`rulecraft view`: a record as one HTML page, opened and stepped through in a real browser.
+
+The browser is headless Chromium (Debian's `chromium` package; `.ci/run` installs it) driven by
+Playwright with the system browser. Without a browser these tests fail: they never skip. One
+browser serves the whole module. A screenshot of each bundled game's page is kept in
+build/viewer/ (docs/VIEWER.md shows them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import rulecraft
+from playwright.sync_api import Browser, Page, sync_playwright
+from rulecraft.cli import main
+from rulecraft.records import read_record, record_text, replay
+from rulecraft.render import result_lines, trace_lines
+from rulecraft.values import CardRef, Player
+from rulecraft.viewer import _score_visibility, build, page
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "build" / "viewer"
+TABLE_RECORDS = sorted((ROOT / "examples" / "records").glob("*.json"))
+CHROMIUM = os.environ.get("RULECRAFT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+# Every zone the page shows at its current step, in the shape of `Game.view`: a list of labels
+# (a chip with a count stands for that many equal cards), `{count}` hidden, `{top, count}` a pile.
+SHOWN_ZONES = """() => {
+  const out = {};
+  for (const z of document.querySelectorAll(".zone")) {
+    const labels = [];
+    for (const c of z.querySelectorAll(".card"))
+      for (let i = 0; i < Number(c.dataset.n); i++) labels.push(c.querySelector(".label").textContent);
+    if (z.dataset.kind === "list") out[z.dataset.zone] = labels;
+    else if (z.dataset.kind === "top") out[z.dataset.zone] = {top: labels.length ? labels[0] : null, count: Number(z.dataset.count)};
+    else out[z.dataset.zone] = {count: Number(z.dataset.count)};
+  }
+  return out;
+}"""
+SHOWN_VARS = """() => Object.fromEntries([...document.querySelectorAll("tr[data-var]")].map(
+  (tr) => [tr.dataset.var, tr.children[1].textContent]))"""
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The table-played records (one per game), a seeded game of random agents and its first quarter.
+
+    (A seeded game of Renaissance Man or Valdora takes 700 to 900 answers: a second each to
+    replay, too slow for here; their table records are long enough to hold every kind of step.)
+    """
+    folder = tmp_path_factory.mktemp("records")
+    out = {path.stem: path for path in TABLE_RECORDS}
+    out["guildhall"] = folder / "guildhall.json"
+    assert main(["play", "guildhall", "--seed", "1", "--agents", "random", "--record", str(out["guildhall"])]) == 0
+    record = read_record(out["guildhall"])
+    out["guildhall_early"] = folder / "guildhall_early.json"
+    early = attrs.evolve(record, answers=record.answers[: len(record.answers) // 4], result=None)
+    out["guildhall_early"].write_text(record_text(early))
+    # An extension: its trace has lines in two files, the extension and the game it includes.
+    out["jester"] = folder / "jester.json"
+    jester = str(ROOT / "examples" / "extensions" / "tutorial_jester.rules")
+    assert main(["play", jester, "--seed", "4", "--agents", "random", "--record", str(out["jester"])]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if CHROMIUM is None:
+        pytest.fail(
+            "no Chromium to test the viewer in: install Debian's package (apt-get install chromium) "
+            "or name a Chromium binary in RULECRAFT_CHROMIUM"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield chromium
+        chromium.close()
+
+
+def write_page(record: Path, folder: Path, viewer: str | None = None) -> Path:
+    out = folder / f"{record.stem}{'.' + viewer if viewer else ''}.html"
+    args = ["view", str(record), "-o", str(out)] + (["--as", viewer] if viewer else [])
+    assert main(args) == 0
+    return out
+
+
+def open_page(browser: Browser, path: Path) -> Page:
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(path.as_uri())
+    assert errors == []
+    return tab
+
+
+def step_shown(tab: Page) -> int:
+    return int(tab.input_value("#jump"))
+
+
+def state_at(record: Path, step: int, viewer: str | None = None) -> dict[str, Any]:
+    """What `replay --until STEP` reaches, as `viewer` sees it."""
+    return replay(read_record(record), until=step, base=record.parent).view(viewer)
+
+
+def page_data(html: str) -> dict[str, Any]:
+    found = re.search(r'<script id="game-data" type="application/json">(.*?)</script>', html, re.S)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+# ---------------------------------------------------------------------------- in the browser
+
+
+# Each bundled game, and the tutorial played on a table; named by game for the screenshots.
+STEPPED = {
+    "guildhall": "guildhall",
+    "renaissance_man": "renaissance_man_table",
+    "valdora": "valdora_table",
+    "tutorial": "tutorial_table",
+}
+
+
+@pytest.mark.parametrize("name", STEPPED)
+def test_stepping_shows_the_state_replay_reaches(
+    name: str, records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """→, ←, Home, End and a typed step move through the game; each step shows replay --until's zones and variables."""
+    record = records[STEPPED[name]]
+    answers = len(read_record(record).answers)
+    tab = open_page(browser, write_page(record, tmp_path))
+    assert step_shown(tab) == 0
+    assert tab.evaluate(SHOWN_ZONES) == state_at(record, 0)["zones"]
+    tab.keyboard.press("End")
+    assert step_shown(tab) == answers
+    tab.keyboard.press("ArrowLeft")
+    tab.keyboard.press("ArrowLeft")
+    assert step_shown(tab) == answers - 2
+    assert tab.evaluate(SHOWN_ZONES) == state_at(record, answers - 2)["zones"]
+    tab.keyboard.press("Home")
+    tab.keyboard.press("ArrowRight")
+    assert step_shown(tab) == 1
+    middle = answers // 2
+    tab.fill("#jump", str(middle))
+    tab.press("#jump", "Enter")
+    assert step_shown(tab) == middle
+    expected = state_at(record, middle)
+    assert tab.evaluate(SHOWN_ZONES) == expected["zones"]
+    assert tab.evaluate(SHOWN_VARS) == expected["vars"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    tab.close()
+
+
+def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """Moving the slider shows that step; the zones whose cards changed since the step before are marked."""
+    record = records["tutorial_table"]
+    tab = open_page(browser, write_page(record, tmp_path))
+    step = 13  # P1 stocks the 5 of swords: it leaves P1's hand for P1's stall
+    tab.fill("#slider", str(step))
+    assert step_shown(tab) == step
+    before, after = state_at(record, step - 1)["zones"], state_at(record, step)["zones"]
+    changed = sorted(k for k in after if before.get(k) != after[k])
+    assert changed and len(changed) < len(after)
+    assert sorted(tab.eval_on_selector_all(".zone.changed", "zs => zs.map(z => z.dataset.zone)")) == changed
+    tab.close()
+
+
+def test_the_decision_shows_its_options_the_answer_and_who_chose(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """Step N shows the decision answered at step N: who answered, every option, the recorded answer marked."""
+    record = records["tutorial_table"]
+    answer = read_record(record).answers[8]  # step 9
+    game = replay(read_record(record), until=8, base=record.parent)
+    tab = open_page(browser, write_page(record, tmp_path))
+    tab.fill("#jump", "9")
+    tab.press("#jump", "Enter")
+    assert tab.inner_text("#decision .who") == answer.by
+    assert tab.eval_on_selector_all("#decision .options li", "ls => ls.map(l => l.textContent)") == game.legal_answers()
+    assert tab.inner_text("#decision .options li.chosen") == answer.answer
+    tab.close()
+
+
+def test_a_trace_line_links_to_the_rulebook_line_that_caused_it(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """Clicking a trace line's place highlights that line of the rulebook, in the included file too."""
+    record = records["jester"]
+    tab = open_page(browser, write_page(record, tmp_path))
+    files = tab.eval_on_selector_all("#tabs button", "bs => bs.map(b => b.textContent)")
+    assert sorted(files) == ["tutorial.rules", "tutorial_jester.rules"]
+    sources = {name: (ROOT / "examples" / ("extensions" if "jester" in name else "") / name) for name in files}
+    seen = set()
+    for step in range(1, len(read_record(record).answers) + 1):
+        # The events of this step, with the spans the runtime gave them: the truth the links must match.
+        events = replay(read_record(record), until=step, base=record.parent).events
+        events = events[len(replay(read_record(record), until=step - 1, base=record.parent).events) :]
+        moves = [e for e in events if e.verb in ("set", "move") and Path(e.span.file).name not in seen]
+        if not moves:
+            continue
+        event = moves[0]
+        file = Path(event.span.file).name
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        item = tab.locator("#trace li", has_text=event.text).first
+        item.locator("a.src").click()
+        highlighted = tab.locator(".line.hl")
+        assert highlighted.count() == 1
+        assert highlighted.get_attribute("id") == f"L{files.index(file)}-{event.span.line}"
+        assert tab.inner_text("#tabs button.on") == file
+        line = sources[file].read_text(encoding="utf-8").splitlines()[event.span.line - 1]
+        assert highlighted.evaluate("l => l.childNodes[1].textContent") == line
+        seen.add(file)
+        if len(seen) == 2:
+            break
+    assert seen == {"tutorial.rules", "tutorial_jester.rules"}
+    tab.close()
+
+
+def test_as_p2_the_page_shows_p2s_hand_and_only_counts_of_the_others(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """With --as P2, each step shows P2's view: P2's hand by label, P1's hand as a count."""
+    record = records["guildhall"]
+    tab = open_page(browser, write_page(record, tmp_path, "P2"))
+    assert "as P2" in tab.inner_text("h1")
+    tab.fill("#jump", "40")
+    tab.press("#jump", "Enter")
+    shown = tab.evaluate(SHOWN_ZONES)
+    assert shown == state_at(record, 40, "P2")["zones"]
+    assert set(shown["hand[P1]"]) == {"count"}
+    assert isinstance(shown["hand[P2]"], list) and shown["hand[P2]"]
+    tab.close()
+
+
+# ---------------------------------------------------------------------------- the page's data
+
+
+def labels_p2_never_sees(record: Path) -> tuple[set[str], rulecraft.Game]:
+    """The labels of cards that P2 sees nowhere in the whole game: no view, trace line, own decision or result shows them."""
+    seen: list[str] = []
+    p2 = Player(1)
+
+    def look(game: rulecraft.Game, decision: Any, answer: Any) -> None:
+        seen.append(json.dumps(game.view(p2), ensure_ascii=False))
+        if decision.by == "P2":
+            seen.extend(decision.labels)
+
+    game = replay(read_record(record), base=record.parent, on_step=look)
+    seen.append(json.dumps(game.view(p2), ensure_ascii=False))
+    seen.extend(trace_lines(game, viewer=p2))
+    if game.over:
+        seen.extend(result_lines(game))
+    visible = "\n".join(seen)
+    labels = {game.label(CardRef(i)) for i in range(len(game.state.cards))}
+    return {label for label in labels if label not in visible}, game
+
+
+# A whole game shows P2 most cards in the end, so the first quarter of a game is searched too.
+# (In Valdora every card is dealt face up onto a pile before anyone takes it: P2 sees every label,
+# and the test after this one covers it, step by step.)
+@pytest.mark.parametrize(
+    "name", ["guildhall", "guildhall_early", "guildhall_table", "renaissance_man_table", "tutorial_table"]
+)
+def test_as_p2_the_file_holds_no_card_hidden_from_p2(name: str, records: dict[str, Path]) -> None:
+    """No label of a card P2 never sees is anywhere in P2's file, but in the rulebook's source (which is public)."""
+    record = records[name]
+    hidden, game = labels_p2_never_sees(record)
+    assert hidden, "a game where P2 sees every card tests nothing here"
+    text = page(build(read_record(record), viewer=Player(1), base=record.parent))
+    for source in game.program.sources.values():
+        text = text.replace(json.dumps(source, ensure_ascii=False)[1:-1].replace("<", "\\u003c"), "")
+    assert [label for label in sorted(hidden) if json.dumps(label, ensure_ascii=False)[1:-1] in text] == []
+    # The full page has them: the search above would find them.
+    full = page(build(read_record(record), base=record.parent))
+    assert any(json.dumps(label, ensure_ascii=False)[1:-1] in full for label in hidden)
+
+
+def states(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each step's zones and variables, rebuilt from what changed, as the page's script rebuilds them."""
+    zones: dict[str, Any] = {}
+    vars_: dict[str, Any] = {}
+    out = []
+    for step in data["steps"]:
+        zones = {k: v for k, v in {**zones, **step["zones"]}.items() if k not in step.get("zones_gone", [])}
+        vars_ = {k: v for k, v in {**vars_, **step["vars"]}.items() if k not in step.get("vars_gone", [])}
+        out.append({"zones": zones, "vars": vars_})
+    return out
+
+
+def p2_steps(record: Path) -> list[dict[str, Any]]:
+    """P2's view after each step as P2 counts steps: another player's run of a `secret` block is one step."""
+    views: list[dict[str, Any]] = []
+    runs: list[Any] = [None]  # the secret run of the step before, when P2 did not see it
+
+    def look(game: rulecraft.Game, decision: Any, answer: Any) -> None:
+        unseen = game.secret_run if game.secret_run is not None and decision.by != "P2" else None
+        if unseen is None or unseen != runs[-1]:
+            views.append(game.view("P2"))
+        runs.append(unseen)
+
+    game = replay(read_record(record), base=record.parent, on_step=look)
+    return [*views, game.view("P2")]
+
+
+@pytest.mark.parametrize("name", ["guildhall", *(p.stem for p in TABLE_RECORDS)])
+def test_as_p2_every_step_is_p2s_view_of_that_step(name: str, records: dict[str, Path]) -> None:
+    """Each step of P2's page holds P2's view of the game then, and no option or answer of another player."""
+    record = records[name]
+    data = page_data(page(build(read_record(record), viewer=Player(1), base=record.parent)))  # as the file holds it
+    assert states(data) == [{"zones": v["zones"], "vars": v["vars"]} for v in p2_steps(record)]
+    for step in data["steps"][1:]:
+        decision = step["decision"]
+        if decision["by"] != "P2":
+            assert "options" not in decision
+        if decision["by"] not in ("P2", "table"):
+            assert "chosen" not in decision
+
+
+def test_as_p2_another_players_secret_run_is_one_step(records: dict[str, Path]) -> None:
+    """Another player's steps in a `secret` block are one step for P2, with neither prompt nor answer; P2's own are all there."""
+    record = records["renaissance_man_table"]
+    full = build(read_record(record), base=record.parent)
+    mine = build(read_record(record), viewer=Player(1), base=record.parent)
+    secret = [s["decision"] for s in mine["steps"][1:] if s["decision"].get("secret")]
+    assert secret and all(d == {"by": "P1", "secret": True} for d in secret)
+    assert len(mine["steps"]) < len(full["steps"])
+    own = [s["decision"]["chosen"] for s in mine["steps"][1:] if s["decision"]["by"] == "P2"]
+    assert own == [a.answer for a in read_record(record).answers if a.by == "P2"]
+    # The fold of a secret run is exactly what P2's trace shows of it.
+    lines = [text for step in mine["steps"] for _, text, _ in step["trace"]]
+    assert "P1 [a secret choice]" in lines
+
+
+def test_scores_that_read_a_hidden_zone_are_only_the_players_own(records: dict[str, Path]) -> None:
+    """A score that reads an `owner` zone (Valdora's fulfilled commissions) shows P2 only P2's own; the full page shows all."""
+    record = records["valdora_table"]
+    steps = build(read_record(record), viewer=Player(1), base=record.parent)["steps"]
+    assert all(step["scores"][0] is None and step["scores"][2] is None for step in steps)
+    assert all(step["scores"][1] is not None for step in steps)
+    full = build(read_record(record), base=record.parent)["steps"]
+    assert all(None not in step["scores"] for step in full)
+
+
+def test_view_writes_the_page_beside_the_record(
+    records: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without -o the page is the record's name with .html; the file needs nothing else (no link, no script from elsewhere)."""
+    record = tmp_path / "r.json"
+    record.write_text(
+        records["tutorial_table"].read_text().replace('"../tutorial.rules"', f'"{ROOT}/examples/tutorial.rules"')
+    )
+    assert main(["view", str(record)]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'r.html'}: 36 steps\n"
+    html = (tmp_path / "r.html").read_text()
+    assert not re.search(r"""(src|href)=["'](?!#)""", html)
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--as", "P3"], "--as P3: there is no P3 in a game of 2"),
+        (["--as", "X"], "--as X: 'X' is not a seat: seats are P1, P2, ..."),
+    ],
+)
+def test_view_refuses_a_seat_the_game_does_not_have(
+    args: list[str], message: str, records: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A seat that is not in the game is a located message and exit 1, and no file is written."""
+    assert main(["view", str(records["tutorial_table"]), "-o", str(tmp_path / "p.html"), *args]) == 1
+    assert capsys.readouterr().err.strip() == message
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_view_of_a_damaged_record_names_the_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record that the rules refuse is refused as replay refuses it: the file and the step."""
+    text = TABLE_RECORDS[-1].read_text()
+    record = tmp_path / "r.json"
+    record.write_text(text.replace('"answer": "gold"', '"answer": "nothing"', 1))
+    assert main(["view", str(record)]) == 1
+    assert capsys.readouterr().err.startswith(f"{record}: step 1: the table drew 'nothing' from bag")
+
+
+def test_the_docs_show_each_bundled_game_in_the_viewer() -> None:
+    """docs/VIEWER.md shows a screenshot of each bundled game's page, each a small PNG."""
+    doc = (ROOT / "docs" / "VIEWER.md").read_text(encoding="utf-8")
+    images = re.findall(r"!\[[^]]*\]\((images/[^)]+\.png)\)", doc)
+    for name in rulecraft.bundled_names():
+        assert any(name.replace("_", "-") in image for image in images), name
+    for image in images:
+        png = (ROOT / "docs" / image).read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) < 200_000, image
+
+
+SCORED = """game S players 2..2
+card Chip { value: int } label "chip {value}"
+zone pile[Player]: Chip public
+zone stash[Player]: Chip owner
+zone bag: Chip hidden
+var bank[Player]: int = 0 public
+var secret_bank[Player]: int = 0 owner
+var held: any = none public
+play { end game winners [] }
+"""
+
+
+@pytest.mark.parametrize(
+    ("score", "shown"),
+    [
+        ("len(pile[p]) + bank[p]", (True, True)),  # public only: every score, every step
+        ("bank[p] + secret_bank[p]", (False, True)),  # an owner variable: one's own score
+        ("len(stash[p])", (False, True)),  # an owner zone, the same
+        ("total(p)", (False, True)),  # read through another function
+        ("len(bag)", (False, False)),  # a hidden zone: no score before the end
+        ("len(held)", (False, False)),  # a zone held in a variable may be any zone
+    ],
+)
+def test_which_scores_a_player_sees_follows_what_score_reads(score: str, shown: tuple[bool, bool]) -> None:
+    """Every score shows when `score` reads only public zones and variables; one's own also through `owner` ones."""
+    rulebook = rulecraft.load_text(
+        SCORED + f"fn total(p: Player) = len(stash[p])\nfn score(p: Player) = {score}\n", "s.rules"
+    )
+    assert _score_visibility(rulebook.program) == shown

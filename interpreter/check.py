@@ -6,6 +6,7 @@ The checker walks every declaration once, collects *all* problems as located dia
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterable, Iterator
 from typing import Any, assert_never
 
@@ -16,6 +17,8 @@ from . import types as t
 from .errors import Diagnostic, RulebookError, Span, did_you_mean
 from .values import EnumValue
 
+MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
+MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
@@ -173,6 +176,18 @@ class Checker:
 
     # ------------------------------------------------------------ reporting
 
+    def _field_name(self, card: str, f: s.FieldDecl, before: list[tuple[str, t.T]]) -> None:
+        """A card's fields become attributes of a Python object: a name Python reserves is refused."""
+        if any(name == f.name for name, _ in before):
+            self.error(f.span, f"card type {card} has two fields named '{f.name}'")
+        elif f.name in ("id", "self") or f.name.startswith("_") or keyword.iskeyword(f.name):
+            self.error(
+                f.span,
+                f"a card field may not be named '{f.name}'",
+                hint="'id' and 'self' are taken, and a field name may not start with _ nor be a word "
+                "of Python (class, lambda, None, …)",
+            )
+
     def error(self, span: Span, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(span, message, hint=hint))
 
@@ -278,6 +293,8 @@ class Checker:
                         self.game = d
                         if not 1 <= d.min_players <= d.max_players:
                             self.error(d.span, f"players {d.min_players}..{d.max_players} is not a range of seats")
+                        elif d.max_players > MAX_PLAYERS:
+                            self.error(d.span, f"a game of more than {MAX_PLAYERS} players is more than a game may seat")
                 case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl():
                     pass
                 case _:
@@ -290,7 +307,10 @@ class Checker:
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
                 fields = []
-                for f in d.fields:
+                if len(d.fields) > MAX_FIELDS:
+                    self.error(d.span, f"card type {d.name} has {len(d.fields)} fields, more than a card may have ({MAX_FIELDS})")
+                for f in d.fields[:MAX_FIELDS]:
+                    self._field_name(d.name, f, fields)
                     fields.append((f.name, self._type(f.type)))
                 self.cards[d.name] = CardType(d.name, tuple(fields), d.label, d)
                 if d.label:

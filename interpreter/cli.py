@@ -12,7 +12,7 @@ from typing import Any
 
 from . import agents as agents_mod
 from .errors import GameError, RecordError, RulecraftError
-from .records import Answer, RecordWriter, read_record, replay, roll
+from .records import Answer, RecordWriter, read_record, replay, roll, startable
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime import Decision, Game, _as_player
@@ -213,6 +213,10 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     """
     path = Path(args.resume)
     record = read_record(path)
+    try:  # every field of the record is checked before a seat's agent is built
+        rulebook = startable(record, path.parent)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
     recorded = record.options.get("agents")
     if isinstance(recorded, list) and all(isinstance(a, str) for a in recorded):
         recorded = ",".join(recorded)
@@ -231,7 +235,7 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
             agents[decision.player.index].choose(probe, decision)
 
     try:
-        game = replay(record, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
+        game = replay(record, rulebook, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
     game.auto_chance = game.seed is not None

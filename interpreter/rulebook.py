@@ -12,6 +12,7 @@ from . import syntax as s
 from .check import Checker, Program
 from .closures import CodeCache
 from .errors import Diagnostic, RulebookError, RulecraftError, Span
+from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import parse
 from .runtime import Game
 from .state import card_class, make_converter
@@ -114,15 +115,16 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 body = text
             elif from_bundle:
                 body = _read_bundled(file)
-            else:
-                with open(file, "rb") as f:  # never more than the limit, even from a device or a pipe
-                    data = f.read(MAX_RULEBOOK_BYTES + 1)
-                if len(data) > MAX_RULEBOOK_BYTES:
-                    raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be")
-                body = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            where = via or Span(file, 0, 0)
-            errors.append(Diagnostic(where, f"cannot read {file}: {exc.__class__.__name__}: {exc}"))
+            else:  # a regular file only (a pipe or a device could block or never end), read with a bound
+                body = decode(read_regular(file, MAX_RULEBOOK_BYTES, "a rulebook"), file, "a rulebook")
+        except InputProblem as exc:
+            if exc.too_large:
+                raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be") from None
+            # Line 1 at the least: every diagnostic names a place in a file.
+            errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.message}"))
+            return
+        except OSError as exc:
+            errors.append(Diagnostic(via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.strerror or exc}"))
             return
         total[0] += len(body)
         if len(body) > MAX_RULEBOOK_BYTES or total[0] > MAX_RULEBOOK_BYTES:
@@ -144,7 +146,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             _remember(_parsed, key, tree)
         for decl in tree.decls:
             if isinstance(decl, s.IncludeDecl):
-                target, target_bundled = _resolve_include(file, from_bundle, decl.path)
+                target, target_bundled = _resolve_include(file, from_bundle, decl.path, roots)
                 if target is None or target.startswith("!"):
                     errors.append(
                         Diagnostic(decl.span, target[1:] if target else f"cannot find included rulebook '{decl.path}'")
@@ -154,6 +156,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
         files.append((file, tree))
 
     total = [0]
+    roots = [Path.cwd(), Path(first).resolve().parent.parent]
     read(first, bundled, None)
     if errors:
         raise RulebookError(errors, sources)
@@ -174,13 +177,15 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     return rulebook
 
 
-def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:
+def _resolve_include(including: str, from_bundle: bool, path: str, roots: list[Path]) -> tuple[str | None, bool]:
     """Where an include leads: (file, bundled?), (None, _) if nowhere, ("!why", _) if it may not go there.
 
     An include reads only rulebook files: a bundled rulebook by name, or a relative path ending
     in `.rules` to a regular file (an extension beside a game may say `include "../game.rules"`).
-    Never a device, a pipe, a folder or a file of another kind. A bundled rulebook includes only
-    bundled rulebooks.
+    Never a device, a pipe, a folder or a file of another kind, nor a symlink to one. Its real
+    path lies inside the `roots`: the current folder, or the folder that holds the first
+    rulebook's folder (so a part below the rulebook or beside its folder is read, and nothing
+    farther away). A bundled rulebook includes only bundled rulebooks.
     """
     if from_bundle:
         return (path, True) if path in {f"{n}.rules" for n in bundled_names()} else (None, False)
@@ -197,6 +202,14 @@ def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str 
         resolved = candidate.resolve()
         if not resolved.is_file():
             return f"!'{path}' is not a regular file", False
+        if not resolved.name.endswith(".rules"):  # a symlink named .rules to some other file
+            return f"!'{path}' leads to {resolved.name}, which is not a .rules file", False
+        if not within(resolved, roots):
+            return (
+                f"!'{path}' lies outside the folders a rulebook may include from "
+                f"({', '.join(str(r) for r in roots)})",
+                False,
+            )
         return str(candidate), False
     bare = path[: -len(".rules")] if path.endswith(".rules") else path
     if bare in bundled_names():

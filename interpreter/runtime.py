@@ -29,6 +29,7 @@ from . import syntax as s
 from .check import Program
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
+from .inputs import clip
 from .state import State, make_converter
 from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
 
@@ -482,9 +483,11 @@ class Game:
         for option in decision.options:
             if option.label == answer:
                 return option
+        legal = ", ".join(clip(label) for label in decision.labels[:12])
+        more = f" and {len(decision.labels) - 12} more" if len(decision.labels) > 12 else ""
         raise GameError(
-            f"'{answer}' is not a legal answer to \"{decision.prompt}\" "
-            f"(by {decision.by}); legal: {', '.join(decision.labels)}"
+            f"'{clip(str(answer))}' is not a legal answer to \"{clip(decision.prompt)}\" "
+            f"(by {decision.by}); legal: {legal}{more}"
         )
 
     def result(self) -> dict[str, Any]:

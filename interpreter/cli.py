@@ -12,7 +12,7 @@ from typing import Any
 
 from . import agents as agents_mod
 from .errors import GameError, RecordError, RulecraftError
-from .records import Answer, RecordWriter, read_record, replay, roll, startable
+from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime import Decision, Game, _as_player
@@ -162,7 +162,13 @@ def cmd_play(args: argparse.Namespace) -> int:
                 "--resume goes on with the record's game: its rulebook, players and seed come "
                 "from the record (give only --agents, --record, --trace, --table)"
             )
-        game, agents, writer = _resume(args)
+        out = Path(args.record or args.resume)
+        lock = lock_record(out)  # before the record is read: no other game writes it meanwhile
+        try:
+            game, agents, writer = _resume(args, lock)
+        except BaseException:
+            unlock_record(out, lock)
+            raise
         if game.seed is None and writer.template.options.get("table"):
             table = table or agents_mod.HumanAgent()
     else:
@@ -203,7 +209,7 @@ def _seed_text(seed: int | None) -> str:
     return "none (a table record)" if seed is None else str(seed)
 
 
-def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
+def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
     """Replay a record, bring the agents' own generators to where they were, and continue the game.
 
     Agents are seeded from the record's `agent_seed` and shown every recorded decision of their
@@ -249,7 +255,7 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     if record.rulebook.file is not None:
         rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
     options = {**record.options, "agents": names, "agent_seed": agent_seed}
-    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record)
+    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record, lock=lock)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -44,7 +44,7 @@ def read_regular(path: str | Path, limit: int, what: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
-        raise InputProblem(f"cannot read {what}: {exc.strerror or exc}") from None
+        raise InputProblem(f"cannot read {_the(what)}: {exc.strerror or exc}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -64,12 +64,16 @@ def read_regular(path: str | Path, limit: int, what: str) -> bytes:
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        raise InputProblem(f"cannot read {what}: {exc.strerror or exc}") from None
+        raise InputProblem(f"cannot read {_the(what)}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
     if len(data) > limit:
         raise InputProblem(f"larger than {what} may be ({limit} bytes)", too_large=True)
     return data
+
+
+def _the(what: str) -> str:
+    return "the " + what[2:] if what.startswith("a ") else what
 
 
 def decode(data: bytes, file: str, what: str) -> str:

@@ -12,6 +12,8 @@ table is written down as the answers given and the cards revealed, with no seed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -530,8 +532,11 @@ class RecordWriter:
         rulebook_file: str | None = None,
         options: dict[str, Any] | None = None,
         resumed: GameRecord | None = None,
+        lock: int | None = None,
     ):
         self.path = Path(path)
+        # One game writes a record at a time (`lock`: the lock of this path, taken already).
+        self.lock: int | None = lock if lock is not None else lock_record(self.path)
         self.template = record_of(game, rulebook_file=rulebook_file, options=options)
         self.lines: list[str] = []
         if resumed is not None:  # a resumed record keeps its notes (its answers are the game's first ones)
@@ -541,7 +546,11 @@ class RecordWriter:
         self.tail_at = -1  # byte offset of the closing `]}` in the file, when an append may go there
         self.fd: int | None = None
         self.rewrites = 0
-        self.update(game)
+        try:
+            self.update(game)
+        except BaseException:
+            self._unlock()
+            raise
 
     def update(self, game: Game, sync: bool = False) -> None:
         """Write the record if the game has moved since the last write."""
@@ -578,6 +587,55 @@ class RecordWriter:
             self.fd = None
 
     def close(self, game: Game) -> None:
-        """Write the last answers, durably."""
-        self.update(game, sync=True)
-        self._close_fd()
+        """Write the last answers, durably, and let another game write the record."""
+        try:
+            self.update(game, sync=True)
+        finally:
+            self._close_fd()
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self.lock is not None:
+            unlock_record(self.path, self.lock)
+            self.lock = None
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+def lock_record(path: Path) -> int:
+    """Take the lock of a record (a file beside it, locked with flock): a second game that would
+    write the same record is refused at once instead of overwriting the first one's answers.
+
+    The lock file, not the record, is locked: the record is replaced by renames, so a lock on the
+    record's file would be left behind on the old file. A lock dies with its process, so a killed
+    game leaves no lock held.
+    """
+    lock = _lock_path(path)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise RecordError(f"{clip(str(path))}: cannot lock the record: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RecordError(
+                f"{clip(str(path))}: another game is writing this record (its lock {lock.name} is held): "
+                "one game at a time plays into a record"
+            ) from None
+        try:  # the game that held the lock may have removed its file meanwhile: hold the one on disk
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def unlock_record(path: Path, fd: int) -> None:
+    """Give the lock of a record back, and remove its file (while still holding it)."""
+    with contextlib.suppress(OSError):
+        _lock_path(path).unlink()
+    os.close(fd)

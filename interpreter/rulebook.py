@@ -121,7 +121,8 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             if exc.too_large:
                 raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be") from None
             # Line 1 at the least: every diagnostic names a place in a file.
-            errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.message}"))
+            message = exc.message if via is None else f"{clip(file)}: {exc.message}"
+            errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), message))
             return
         except OSError as exc:
             errors.append(Diagnostic(via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.strerror or exc}"))

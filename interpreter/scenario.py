@@ -38,7 +38,7 @@ KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book
 MAX_SCENARIO_LINES = 5_000
 MAX_DIGITS = 30  # of a player count or a seed
-_NUMBER = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
+_NUMBER = re.compile("[0-9]+")  # ASCII digits (str.isdigit takes '²' too)
 
 
 @attrs.frozen
@@ -139,7 +139,9 @@ def read_scenario(path: Path) -> Scenario:
                 if keyword == "seed" and value == "none":
                     seed = None
                 elif not _NUMBER.fullmatch(value):
-                    raise fail(f"'{keyword}' takes a number of at most {MAX_DIGITS} digits, not '{clip(value)}'")
+                    raise fail(f"'{keyword}' takes a number, not '{clip(value)}'")
+                elif len(value) > MAX_DIGITS:
+                    raise fail(f"'{keyword}' takes a number of at most {MAX_DIGITS} digits, not {len(value)}")
                 elif keyword == "players":
                     players = int(value)
                 else:

@@ -19,6 +19,7 @@ from .values import EnumValue
 
 MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
+MAX_CARD_TYPES = 1000  # card types of one rulebook: each is a Python class, made in about a millisecond
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
@@ -248,6 +249,7 @@ class Checker:
         return True
 
     def _declare(self, decls: list[s.Decl]) -> None:
+        card_types = 0
         for d in decls:
             match d:
                 case s.EnumDecl(name, members, extends=True):
@@ -263,7 +265,10 @@ class Checker:
                             seen.add(v.name)
                             self.members.setdefault(v.name, []).append(v)
                 case s.CardDecl(name):
-                    self._claim(name, "card type", d.span)
+                    if self._claim(name, "card type", d.span):
+                        card_types += 1
+                        if card_types == MAX_CARD_TYPES + 1:
+                            self.error(d.span, f"more than {MAX_CARD_TYPES} card types is more than a rulebook may declare")
                 case s.ZoneDecl(name):
                     if self._claim(name, "zone", d.span):
                         self.zones[name] = d

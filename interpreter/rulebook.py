@@ -11,16 +11,20 @@ from typing import Any
 from . import syntax as s
 from .check import Checker, Program
 from .closures import CodeCache
-from .errors import Diagnostic, RulebookError, RulecraftError, Span
+from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span
 from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import parse
 from .runtime import Game
 from .state import card_class, make_converter
 
-# A rulebook (all its files together) larger than this is refused before parsing: parsing takes
-# about 200 bytes of memory per byte of text, so this bounds a load to some 200 MB.
-MAX_RULEBOOK_BYTES = 1_000_000
+# A rulebook (all its files together) larger than this is refused before parsing. Parsing takes
+# about 200 bytes of memory per byte of text, and time: some 15 KB a second for the slowest text
+# measured (a list literal of one-digit numbers, on this project's loaded 2-core machine; a
+# bundled rulebook parses ten times faster), so this bounds a load to some 7 s. The largest
+# bundled rulebook is 30 KB.
+MAX_RULEBOOK_BYTES = 100_000
 MAX_RULEBOOK_FILES = 64  # files in one rulebook, includes counted
+GAME_OPTIONS = ("trace", "auto_chance", "check_invariants")  # new_game's keyword options, each True or False
 CACHE_SIZE = 32  # checked rulebooks (and parsed files) kept in memory, the least recently used dropped first
 
 # Parsing and checking depend only on the text of the files, so both are kept in memory, keyed by
@@ -47,7 +51,20 @@ class Rulebook:
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
         """Start a game (setup runs at once, up to the first decision)."""
-        return Game(self, players if players is not None else self.program.min_players, seed, **options)
+        program = self.program
+        if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+            raise GameError(
+                f"players is a whole number of seats ({program.min_players} to {program.max_players}), "
+                f"not {clip(repr(players))}"
+            )
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise GameError(f"seed is a whole number (or None: chance is answered from outside), not {clip(repr(seed))}")
+        for key, value in options.items():
+            if key not in GAME_OPTIONS:
+                raise GameError(f"new_game has no option {clip(key)!r}: its options are {', '.join(GAME_OPTIONS)}")
+            if not isinstance(value, bool):
+                raise GameError(f"the option {key} is True or False, not {clip(repr(value))}")
+        return Game(self, players if players is not None else program.min_players, seed, **options)
 
     def __repr__(self) -> str:
         players = f"{self.program.min_players}-{self.program.max_players} players"

@@ -268,7 +268,9 @@ class Checker:
                     if self._claim(name, "card type", d.span):
                         card_types += 1
                         if card_types == MAX_CARD_TYPES + 1:
-                            self.error(d.span, f"more than {MAX_CARD_TYPES} card types is more than a rulebook may declare")
+                            self.error(
+                                d.span, f"more than {MAX_CARD_TYPES} card types is more than a rulebook may declare"
+                            )
                 case s.ZoneDecl(name):
                     if self._claim(name, "zone", d.span):
                         self.zones[name] = d
@@ -299,7 +301,9 @@ class Checker:
                         if not 1 <= d.min_players <= d.max_players:
                             self.error(d.span, f"players {d.min_players}..{d.max_players} is not a range of seats")
                         elif d.max_players > MAX_PLAYERS:
-                            self.error(d.span, f"a game of more than {MAX_PLAYERS} players is more than a game may seat")
+                            self.error(
+                                d.span, f"a game of more than {MAX_PLAYERS} players is more than a game may seat"
+                            )
                 case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl():
                     pass
                 case _:
@@ -311,9 +315,12 @@ class Checker:
         # Card types after enums, since fields name enums and other card types.
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
-                fields = []
+                fields: list[tuple[str, t.T]] = []
                 if len(d.fields) > MAX_FIELDS:
-                    self.error(d.span, f"card type {d.name} has {len(d.fields)} fields, more than a card may have ({MAX_FIELDS})")
+                    self.error(
+                        d.span,
+                        f"card type {d.name} has {len(d.fields)} fields, more than a card may have ({MAX_FIELDS})",
+                    )
                 for f in d.fields[:MAX_FIELDS]:
                     self._field_name(d.name, f, fields)
                     fields.append((f.name, self._type(f.type)))

@@ -255,7 +255,11 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
     if record.rulebook.file is not None:
         rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
     options = {**record.options, "agents": names, "agent_seed": agent_seed}
-    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record, lock=lock)
+    return (
+        game,
+        agents,
+        RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record, lock=lock),
+    )
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

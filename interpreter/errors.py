@@ -99,7 +99,11 @@ def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
             column = max(diag.span.column, 1)
             if len(line) > MAX_SHOWN:  # a window of a long line around the column, so the caret still points
                 start = max(0, min(column - 1 - MAX_SHOWN // 3, len(line) - MAX_SHOWN))
-                line = ("…" if start else "") + line[start : start + MAX_SHOWN] + ("…" if start + MAX_SHOWN < len(line) else "")
+                line = (
+                    ("…" if start else "")
+                    + line[start : start + MAX_SHOWN]
+                    + ("…" if start + MAX_SHOWN < len(line) else "")
+                )
                 column -= start - (1 if start else 0)
             lines.append(f"    {line}")
             width = 1

@@ -58,7 +58,9 @@ def _unquote(token: Token) -> str:
         # neither printed nor saved
         return text.encode("utf-16", "surrogatepass").decode("utf-16") if _SURROGATE.search(text) else text
     except UnicodeDecodeError as exc:
-        raise _SyntaxProblem(span, "this string holds half a surrogate pair (an escape \\ud800 to \\udfff), not a character") from exc
+        raise _SyntaxProblem(
+            span, "this string holds half a surrogate pair (an escape \\ud800 to \\udfff), not a character"
+        ) from exc
 
 
 @v_args(meta=True, inline=True)

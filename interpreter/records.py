@@ -27,9 +27,9 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from . import syntax as s
+from .check import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import InputProblem, clip, decode, position, read_regular
-from .check import MAX_PLAYERS
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import AskFrame, Decision, Game, splitmix
 from .values import CardRef
@@ -165,7 +165,9 @@ def read_record(path: str | Path) -> GameRecord:
     lone = _lone_surrogate(text) if not _encodable(data) else None
     if lone is not None:
         line, column = position(text, lone)
-        raise RecordError(f"{path}:{line}:{column}: a text holds a lone surrogate ({text[lone : lone + 6]}), not a character")
+        raise RecordError(
+            f"{path}:{line}:{column}: a text holds a lone surrogate ({text[lone : lone + 6]}), not a character"
+        )
     return parse_record(data, str(path))
 
 
@@ -320,7 +322,8 @@ def replay(
         decision = game.current_decision()
         if decision is None:
             raise RecordError(
-                f"step {step}: the record has {answer.by} answering '{clip(answer.answer)}', but the game is already over"
+                f"step {step}: the record has {answer.by} answering '{clip(answer.answer)}', "
+                "but the game is already over"
             )
         if decision.by != answer.by:
             raise RecordError(

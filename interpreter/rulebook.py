@@ -58,7 +58,9 @@ class Rulebook:
                 f"not {clip(repr(players))}"
             )
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise GameError(f"seed is a whole number (or None: chance is answered from outside), not {clip(repr(seed))}")
+            raise GameError(
+                f"seed is a whole number (or None: chance is answered from outside), not {clip(repr(seed))}"
+            )
         for key, value in options.items():
             if key not in GAME_OPTIONS:
                 raise GameError(f"new_game has no option {clip(key)!r}: its options are {', '.join(GAME_OPTIONS)}")
@@ -136,7 +138,9 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 body = decode(read_regular(file, MAX_RULEBOOK_BYTES, "a rulebook"), file, "a rulebook")
         except InputProblem as exc:
             if exc.too_large:
-                raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be") from None
+                raise RulecraftError(
+                    f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be"
+                ) from None
             # Line 1 at the least: every diagnostic names a place in a file.
             message = exc.message if via is None else f"{clip(file)}: {exc.message}"
             errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), message))
@@ -224,8 +228,7 @@ def _resolve_include(including: str, from_bundle: bool, path: str, roots: list[P
             return f"!'{path}' leads to {resolved.name}, which is not a .rules file", False
         if not within(resolved, roots):
             return (
-                f"!'{path}' lies outside the folders a rulebook may include from "
-                f"({', '.join(str(r) for r in roots)})",
+                f"!'{path}' lies outside the folders a rulebook may include from ({', '.join(str(r) for r in roots)})",
                 False,
             )
         return str(candidate), False

@@ -682,9 +682,10 @@ class Game:
         while level:
             if depth > VALUE_DEPTH:
                 raise self._runaway(
-                    span, f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?"
+                    span,
+                    f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?",
                 )
-            inner = []
+            inner: list[Any] = []
             for v in level:
                 items = [x for _, x in v.items()] if v.__class__ is Record else v
                 kinds = set(map(type, items))
@@ -2237,7 +2238,9 @@ def _as_player(player: Player | int | str | None) -> Player | None:
             raise GameError(f"'{clip(player)}' is not a seat: seats are P1, P2, ...")
         return Player(int(player[1:]) - 1)
     if not isinstance(player, int) or isinstance(player, bool) or player < 0:
-        raise GameError(f"a seat is 'P1', 'P2', ... (or its index 0, 1, ..., or None for everything), not {clip(repr(player))}")
+        raise GameError(
+            f"a seat is 'P1', 'P2', ... (or its index 0, 1, ..., or None for everything), not {clip(repr(player))}"
+        )
     return Player(player)
 
 

@@ -112,7 +112,9 @@ def read_scenario(path: Path) -> Scenario:
         raise RulecraftError(f"{clip(file)}: {exc.message}") from None
     lines = [raw.rstrip("\r") for raw in text.split("\n")]  # lines as the parser counts them
     if len(lines) > MAX_SCENARIO_LINES:
-        raise RulecraftError(f"{clip(file)}: {len(lines)} lines is more than a scenario may have ({MAX_SCENARIO_LINES})")
+        raise RulecraftError(
+            f"{clip(file)}: {len(lines)} lines is more than a scenario may have ({MAX_SCENARIO_LINES})"
+        )
     game = players = None
     game_line: Line | None = None
     seed: int | None = 0

@@ -164,7 +164,7 @@ def read_scenario(path: Path) -> Scenario:
             case "expect":
                 st = _statement(file, text, line, raw, line.rest, "let _expect =")
                 if not isinstance(st, s.Let):
-                    raise fail("an 'expect' line holds one condition: expect gold[P1] == 6")
+                    raise fail("an 'expect' line holds one condition: expect points[P1] == 6")
                 expects.append((line, st.value))
             case _:
                 shown = clip(keyword, 40)

@@ -620,7 +620,7 @@ def lock_record(path: Path) -> int:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         except OSError as exc:
-            raise RecordError(f"{clip(str(path))}: cannot lock the record: {exc.strerror or exc}") from None
+            raise RecordError(f"{clip(str(path))}: cannot write the record: {exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

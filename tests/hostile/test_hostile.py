@@ -9,6 +9,7 @@ process. The inputs are built by the table below (the large ones are too large t
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.agents import HumanAgent
 from rulecraft.cli import main
 from rulecraft.errors import GameError, RulebookError
 from rulecraft.records import lock_record, read_record, unlock_record
@@ -487,3 +489,25 @@ def test_a_value_nested_a_hundred_deep_is_viewed_and_saved() -> None:
     game = rb.new_game()
     assert game.view("P1")["vars"]["v"] == "[" * 99 + "0" + "]" * 99
     assert rb.converter.structure(json.loads(json.dumps(rb.converter.unstructure(game.state)))) == game.state
+
+
+# ---------------------------------------------------------------------------- a person at the terminal
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("²", "'²' is not an answer"),
+        ("9" * 5000, "'" + "9" * 80 + "… (5000 characters)' is not an answer"),
+        ("\udcff", "'\\udcff' is not an answer"),
+    ],
+    ids=["a superscript digit", "5,000 digits", "a byte that is not UTF-8"],
+)
+def test_what_a_person_types_is_asked_again(typed: str, shown: str) -> None:
+    """A superscript digit, a 5,000-digit number or an undecodable byte is not an answer: asked again."""
+    game = rulecraft.load(TUTORIAL).new_game(players=2, seed=1)
+    out = io.StringIO()
+    person = HumanAgent(io.StringIO(f"{typed}\n2\n"), out)
+    assert person.choose(game, game.current_decision()) == "Pass"
+    assert f"{shown}: type a number from 1 to 2, or an option's label" in out.getvalue()
+    out.getvalue().encode("utf-8")  # it can be printed

@@ -80,6 +80,8 @@ def _source_line(source: str, number: int) -> str | None:
         start = source.find("\n", start) + 1
         if start == 0:
             return None
+    if start >= len(source):  # after the last newline, as str.splitlines has it: no line
+        return None
     end = source.find("\n", start)
     line = source[start:] if end < 0 else source[start:end]
     return line.rstrip("\r")

@@ -511,3 +511,15 @@ def test_what_a_person_types_is_asked_again(typed: str, shown: str) -> None:
     assert person.choose(game, game.current_decision()) == "Pass"
     assert f"{shown}: type a number from 1 to 2, or an option's label" in out.getvalue()
     out.getvalue().encode("utf-8")  # it can be printed
+
+
+def test_a_long_line_is_shown_as_a_window_around_the_caret() -> None:
+    """An error on a 4,000-character line shows 160 characters of it, the caret under the culprit."""
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text(
+            "game G players 1..1\nvar v: any = [" + "1," * 2_000 + "oops] public\nplay { }\n", "w.rules"
+        )
+    head, line, caret = str(info.value).splitlines()[:3]
+    assert head.startswith("w.rules:2:4015: error: unknown name 'oops'")
+    assert len(line) <= 4 + 2 + 160 and line.startswith("    …1,1,")
+    assert line[caret.index("^") :].startswith("oops]")

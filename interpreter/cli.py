@@ -179,8 +179,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.table and args.seed is not None:
             raise RulecraftError("--table is a game with no seed: every chance outcome is typed in")
         seed = args.seed if args.seed is not None else 0
+        game = rb.new_game(players=players, seed=None if args.table else seed)  # checks players first
         names = _agent_names(args.agents, players)
-        game = rb.new_game(players=players, seed=None if args.table else seed)
         agents = agents_mod.make_agents(names, players, seed)
         writer = None
         if args.record:

@@ -45,6 +45,8 @@ def read_regular(path: str | Path, limit: int, what: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
         raise InputProblem(f"cannot read {_the(what)}: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL in the name
+        raise InputProblem(f"cannot read {_the(what)}: its name holds a NUL") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -39,6 +39,7 @@ FORMAT = 1
 # so this bounds reading a record to some 300 MB; a game of 6000 answers is 200 KB.
 MAX_RECORD_BYTES = 8_000_000
 MAX_DIGITS = 30  # digits of a number in a record: seeds and counts need fewer
+MAX_NESTING = 16  # of the free-form fields (options, result)
 MAX_ERRORS = 3  # a record's answers are checked up to this many wrong ones
 _SEAT = re.compile(r"P[1-9][0-9]*")
 
@@ -189,6 +190,8 @@ def _encodable(data: Any) -> bool:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return False
+    except RecursionError:  # nested deeper than a record is read (parse_record says so)
+        return True
     return True
 
 
@@ -220,6 +223,9 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
         raise RecordError(f"{where}: not a valid record: {details[0]}{more}") from None
     except (AttributeError, TypeError, ValueError) as exc:  # a list where an object belongs, and the like
         raise RecordError(f"{where}: not a valid record: {exc}") from None
+    for key in ("options", "result"):  # free-form fields: written back as they were read, so bounded
+        if _deeper_than(data.get(key), MAX_NESTING):
+            raise RecordError(f"{where}: not a valid record: {key} nested more than {MAX_NESTING} deep")
     if not 1 <= record.players <= MAX_PLAYERS:
         raise RecordError(f"{where}: not a valid record: {record.players} players (a game seats 1 to {MAX_PLAYERS})")
     for step, answer in enumerate(record.answers, 1):
@@ -231,6 +237,17 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
                 "game (P1, P2, … or table)"
             )
     return record
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON data nests lists and objects more than `limit` deep (looked at without recursion)."""
+    level, depth = [value], 0
+    while level:
+        level = [x for v in level if isinstance(v, list | dict) for x in (v.values() if isinstance(v, dict) else v)]
+        depth += 1
+        if depth >= limit and any(isinstance(v, list | dict) for v in level):
+            return True
+    return False
 
 
 def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:

@@ -22,7 +22,7 @@ import pytest
 import rulecraft
 from rulecraft.agents import HumanAgent
 from rulecraft.cli import main
-from rulecraft.errors import GameError, RulebookError
+from rulecraft.errors import GameError, RecordError, RulebookError
 from rulecraft.records import lock_record, read_record, unlock_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
 from rulecraft.scenario import run_scenario
@@ -177,6 +177,12 @@ CASES: list[tuple[str, dict[str, object], list[str], str]] = [
         {"g.rules": "game G players 1..1\ncard K {" + ", ".join(f"f{i}: int" for i in range(60_000)) + "}\n"},
         ["check", "g.rules"],
         f"g.rules: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be\n",
+    ),
+    (
+        "a hundred million players asked of a game of 2 to 4 are refused before a seat is built",
+        {},
+        ["play", "tutorial.rules", "--players", "100000000"],
+        "Market is played by 2 to 4 players, not 100000000\n",
     ),
     (
         "a game of ten million players is refused at its declaration",
@@ -523,3 +529,14 @@ def test_a_long_line_is_shown_as_a_window_around_the_caret() -> None:
     assert head.startswith("w.rules:2:4015: error: unknown name 'oops'")
     assert len(line) <= 4 + 2 + 160 and line.startswith("    …1,1,")
     assert line[caret.index("^") :].startswith("oops]")
+
+
+def test_a_record_s_free_form_fields_are_bounded_in_depth(tmp_path: Path) -> None:
+    """Options nested 500 deep are refused: the record would be written back as it was read."""
+    path = tmp_path / "r.json"
+    path.write_text(
+        record().replace('"answers"', '"options": ' + '{"a": ' * 500 + "1" + "}" * 500 + ', "answers"'), "utf-8"
+    )
+    with pytest.raises(RecordError) as info:
+        read_record(path)
+    assert str(info.value) == f"{path}: not a valid record: options nested more than 16 deep"

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import agents as agents_mod
 from .errors import GameError, RecordError, RulecraftError
+from .inputs import clip
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
@@ -143,7 +144,7 @@ def _agent_names(text: str | None, players: int) -> list[str]:
     names = [a.strip() for a in (text or "random").split(",") if a.strip()] or ["random"]
     for name in names:
         if name not in agents_mod.AGENTS:
-            raise RulecraftError(f"unknown agent '{name}': choose from {', '.join(agents_mod.AGENTS)}")
+            raise RulecraftError(f"unknown agent '{clip(name)}': choose from {', '.join(agents_mod.AGENTS)}")
     return [names[min(i, len(names) - 1)] for i in range(players)]
 
 

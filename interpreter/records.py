@@ -325,8 +325,8 @@ def replay(
     rb = rulebook or rulebook_of(record, base)
     if check_hash and record.rulebook.hash and record.rulebook.hash != rb.digest:
         raise RecordError(
-            f"the record was made with a different text of rulebook '{record.rulebook.name}' "
-            f"(hash {record.rulebook.hash}, this text has {rb.digest}); "
+            f"the record was made with a different text of rulebook '{clip(record.rulebook.name)}' "
+            f"(hash {clip(record.rulebook.hash)}, this text has {rb.digest}); "
             "replay with --ignore-hash to try its answers on this text"
         )
     try:
@@ -449,9 +449,12 @@ def _few(labels: list[str], n: int = 12) -> str:
 
 
 def _result_text(result: dict[str, Any]) -> str:
-    winners = " ".join(result.get("winners", [])) or "none"
-    scores = ", ".join(f"{p} {v}" for p, v in result.get("scores", {}).items() if v is not None)
-    return f"winners {winners}" + (f" (scores {scores})" if scores else "")
+    listed, scored = result.get("winners", []), result.get("scores", {})
+    if not (isinstance(listed, list) and isinstance(scored, dict)):  # a record's result is data from anywhere
+        return clip(json.dumps(result, ensure_ascii=False), 200)
+    winners = " ".join(str(w) for w in listed) or "none"
+    scores = ", ".join(f"{p} {v}" for p, v in scored.items() if v is not None)
+    return clip(f"winners {winners}" + (f" (scores {scores})" if scores else ""), 200)
 
 
 # ---------------------------------------------------------------------------- writing

@@ -540,3 +540,20 @@ def test_a_record_s_free_form_fields_are_bounded_in_depth(tmp_path: Path) -> Non
     with pytest.raises(RecordError) as info:
         read_record(path)
     assert str(info.value) == f"{path}: not a valid record: options nested more than 16 deep"
+
+
+def test_a_record_s_result_of_another_shape_is_quoted_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished record whose result is not winners and scores is quoted, clipped, in the disagreement."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", str(TUTORIAL), "--seed", "2", "--agents", "greedy", "--record", "r.json"]) == 0
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    data["result"] = {"winners": 5, "scores": ["x" * 1000]}
+    (tmp_path / "r.json").write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["replay", "r.json"]) == 1
+    assert capsys.readouterr().err == (
+        "r.json: the replay ends with winners P2 (scores P1 4, P2 17), but the record says "
+        '{"winners": 5, "scores": ["' + "x" * 173 + "… (1030 characters)\n"
+    )

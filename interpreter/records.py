@@ -35,8 +35,9 @@ from .runtime import AskFrame, Decision, Game, splitmix
 from .values import CardRef
 
 FORMAT = 1
-# JSON parses into objects of some 25 times the size of its text (a record of `[[]]` answers),
-# so this bounds reading a record to some 300 MB; a game of 6000 answers is 200 KB.
+# JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`
+# answers), so this bounds reading a record to some 320 MB, measured; a game of 6000 answers is
+# 200 KB.
 MAX_RECORD_BYTES = 8_000_000
 MAX_DIGITS = 30  # digits of a number in a record: seeds and counts need fewer
 MAX_NESTING = 16  # of the free-form fields (options, result)

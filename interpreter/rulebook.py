@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
@@ -24,7 +26,6 @@ from .state import card_class, make_converter
 # bundled rulebook is 30 KB.
 MAX_RULEBOOK_BYTES = 100_000
 MAX_RULEBOOK_FILES = 64  # files in one rulebook, includes counted
-GAME_OPTIONS = ("trace", "auto_chance", "check_invariants")  # new_game's keyword options, each True or False
 CACHE_SIZE = 32  # checked rulebooks (and parsed files) kept in memory, the least recently used dropped first
 
 # Parsing and checking depend only on the text of the files, so both are kept in memory, keyed by
@@ -61,16 +62,24 @@ class Rulebook:
             raise GameError(
                 f"seed is a whole number (or None: chance is answered from outside), not {clip(repr(seed))}"
             )
+        known = _game_options()
         for key, value in options.items():
-            if key not in GAME_OPTIONS:
-                raise GameError(f"new_game has no option {clip(key)!r}: its options are {', '.join(GAME_OPTIONS)}")
-            if not isinstance(value, bool):
+            if key not in known:
+                raise GameError(f"new_game has no option {clip(key)!r}: its options are {', '.join(known)}")
+            if isinstance(known[key], bool) and not isinstance(value, bool):
                 raise GameError(f"the option {key} is True or False, not {clip(repr(value))}")
         return Game(self, players if players is not None else program.min_players, seed, **options)
 
     def __repr__(self) -> str:
         players = f"{self.program.min_players}-{self.program.max_players} players"
         return f"<Rulebook {self.name} ({self.program.name}, {players})>"
+
+
+@functools.cache
+def _game_options() -> dict[str, Any]:
+    """The keyword options of a game (`trace=`, `check_invariants=`, ...) and their defaults."""
+    params = inspect.signature(Game.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_")}
 
 
 def bundled_names() -> list[str]:
@@ -178,7 +187,10 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
         files.append((file, tree))
 
     total = [0]
-    roots = [Path.cwd(), Path(first).resolve().parent.parent]
+    try:
+        roots = [Path.cwd(), Path(first).resolve().parent.parent]
+    except (OSError, RuntimeError):  # a symlink loop: reading it fails below, with its message
+        roots = [Path.cwd()]
     read(first, bundled, None)
     if errors:
         raise RulebookError(errors, sources)

@@ -8,6 +8,7 @@ from typing import Any, Protocol, TextIO
 
 from .errors import GameError
 from .information import sample_hidden
+from .inputs import clip
 from .runtime import MASK64, Decision, Game, splitmix
 from .values import Player
 
@@ -107,16 +108,21 @@ class HumanAgent:
         while True:
             out.write("> ")
             out.flush()
-            line = self.stdin.readline()
+            try:
+                line = self.stdin.readline()
+            except UnicodeDecodeError:
+                raise GameError("input that is not UTF-8 text: the game is left unfinished") from None
             if not line:
                 raise GameError("no more input: the game is left unfinished")
             text = line.strip()
-            if text.isdigit() and 1 <= int(text) <= len(decision.options):
+            # ASCII digits only ('²' is a digit to str.isdigit), and few: int() refuses 4300 of them
+            if text.isascii() and text.isdigit() and len(text) < 10 and 1 <= int(text) <= len(decision.options):
                 return decision.options[int(text) - 1].label
             if text in decision.labels:
                 return text
+            shown = clip(text).encode("utf-8", "backslashreplace").decode("utf-8")  # no half surrogate pairs
             out.write(
-                f"'{text}' is not an answer: type a number from 1 to {len(decision.options)}, or an option's label\n"
+                f"'{shown}' is not an answer: type a number from 1 to {len(decision.options)}, or an option's label\n"
             )
 
 

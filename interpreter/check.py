@@ -6,6 +6,7 @@ The checker walks every declaration once, collects *all* problems as located dia
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterable, Iterator
 from typing import Any, assert_never
 
@@ -16,6 +17,9 @@ from . import types as t
 from .errors import Diagnostic, RulebookError, Span, did_you_mean
 from .values import EnumValue
 
+MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
+MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
+MAX_CARD_TYPES = 1000  # card types of one rulebook: each is a Python class, made in about a millisecond
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
@@ -173,6 +177,18 @@ class Checker:
 
     # ------------------------------------------------------------ reporting
 
+    def _field_name(self, card: str, f: s.FieldDecl, before: list[tuple[str, t.T]]) -> None:
+        """A card's fields become attributes of a Python object: a name Python reserves is refused."""
+        if any(name == f.name for name, _ in before):
+            self.error(f.span, f"card type {card} has two fields named '{f.name}'")
+        elif f.name in ("id", "self") or f.name.startswith("_") or keyword.iskeyword(f.name):
+            self.error(
+                f.span,
+                f"a card field may not be named '{f.name}'",
+                hint="'id' and 'self' are taken, and a field name may not start with _ nor be a word "
+                "of Python (class, lambda, None, …)",
+            )
+
     def error(self, span: Span, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(span, message, hint=hint))
 
@@ -233,6 +249,7 @@ class Checker:
         return True
 
     def _declare(self, decls: list[s.Decl]) -> None:
+        card_types = 0
         for d in decls:
             match d:
                 case s.EnumDecl(name, members, extends=True):
@@ -248,7 +265,12 @@ class Checker:
                             seen.add(v.name)
                             self.members.setdefault(v.name, []).append(v)
                 case s.CardDecl(name):
-                    self._claim(name, "card type", d.span)
+                    if self._claim(name, "card type", d.span):
+                        card_types += 1
+                        if card_types == MAX_CARD_TYPES + 1:
+                            self.error(
+                                d.span, f"more than {MAX_CARD_TYPES} card types is more than a rulebook may declare"
+                            )
                 case s.ZoneDecl(name):
                     if self._claim(name, "zone", d.span):
                         self.zones[name] = d
@@ -278,6 +300,10 @@ class Checker:
                         self.game = d
                         if not 1 <= d.min_players <= d.max_players:
                             self.error(d.span, f"players {d.min_players}..{d.max_players} is not a range of seats")
+                        elif d.max_players > MAX_PLAYERS:
+                            self.error(
+                                d.span, f"a game of more than {MAX_PLAYERS} players is more than a game may seat"
+                            )
                 case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl():
                     pass
                 case _:
@@ -289,8 +315,14 @@ class Checker:
         # Card types after enums, since fields name enums and other card types.
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
-                fields = []
-                for f in d.fields:
+                fields: list[tuple[str, t.T]] = []
+                if len(d.fields) > MAX_FIELDS:
+                    self.error(
+                        d.span,
+                        f"card type {d.name} has {len(d.fields)} fields, more than a card may have ({MAX_FIELDS})",
+                    )
+                for f in d.fields[:MAX_FIELDS]:
+                    self._field_name(d.name, f, fields)
                     fields.append((f.name, self._type(f.type)))
                 self.cards[d.name] = CardType(d.name, tuple(fields), d.label, d)
                 if d.label:

@@ -12,7 +12,8 @@ from typing import Any
 
 from . import agents as agents_mod
 from .errors import GameError, RecordError, RulecraftError
-from .records import Answer, RecordWriter, read_record, replay, roll
+from .inputs import clip
+from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime import Decision, Game, _as_player
@@ -146,7 +147,7 @@ def _agent_names(text: str | None, players: int) -> list[str]:
     names = [a.strip() for a in (text or "random").split(",") if a.strip()] or ["random"]
     for name in names:
         if name not in agents_mod.AGENTS:
-            raise RulecraftError(f"unknown agent '{name}': choose from {', '.join(agents_mod.AGENTS)}")
+            raise RulecraftError(f"unknown agent '{clip(name)}': choose from {', '.join(agents_mod.AGENTS)}")
     return [names[min(i, len(names) - 1)] for i in range(players)]
 
 
@@ -165,7 +166,13 @@ def cmd_play(args: argparse.Namespace) -> int:
                 "--resume goes on with the record's game: its rulebook, players and seed come "
                 "from the record (give only --agents, --record, --trace, --table)"
             )
-        game, agents, writer = _resume(args)
+        out = Path(args.record or args.resume)
+        lock = lock_record(out)  # before the record is read: no other game writes it meanwhile
+        try:
+            game, agents, writer = _resume(args, lock)
+        except BaseException:
+            unlock_record(out, lock)
+            raise
         if game.seed is None and writer.template.options.get("table"):
             table = table or agents_mod.HumanAgent()
     else:
@@ -176,8 +183,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.table and args.seed is not None:
             raise RulecraftError("--table is a game with no seed: every chance outcome is typed in")
         seed = args.seed if args.seed is not None else 0
+        game = rb.new_game(players=players, seed=None if args.table else seed)  # checks players first
         names = _agent_names(args.agents, players)
-        game = rb.new_game(players=players, seed=None if args.table else seed)
         agents = agents_mod.make_agents(names, players, seed)
         writer = None
         if args.record:
@@ -206,7 +213,7 @@ def _seed_text(seed: int | None) -> str:
     return "none (a table record)" if seed is None else str(seed)
 
 
-def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
+def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.Agent], RecordWriter]:
     """Replay a record, bring the agents' own generators to where they were, and continue the game.
 
     Agents are seeded from the record's `agent_seed` and shown every recorded decision of their
@@ -216,6 +223,10 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     """
     path = Path(args.resume)
     record = read_record(path)
+    try:  # every field of the record is checked before a seat's agent is built
+        rulebook = startable(record, path.parent)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
     recorded = record.options.get("agents")
     if isinstance(recorded, list) and all(isinstance(a, str) for a in recorded):
         recorded = ",".join(recorded)
@@ -234,7 +245,7 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
             agents[decision.player.index].choose(probe, decision)
 
     try:
-        game = replay(record, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
+        game = replay(record, rulebook, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
     game.auto_chance = game.seed is not None
@@ -248,7 +259,11 @@ def _resume(args: argparse.Namespace) -> tuple[Game, list[agents_mod.Agent], Rec
     if record.rulebook.file is not None:
         rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
     options = {**record.options, "agents": names, "agent_seed": agent_seed}
-    return game, agents, RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record)
+    return (
+        game,
+        agents,
+        RecordWriter(out, game, rulebook_file=rulebook_file, options=options, resumed=record, lock=lock),
+    )
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

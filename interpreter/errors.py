@@ -69,19 +69,49 @@ class RecordError(RulecraftError):
     """A record that cannot be read or does not hold against the rules."""
 
 
+MAX_MESSAGE = 1000  # characters of a message shown
+MAX_SHOWN = 160  # characters of a source line shown under a message
+
+
+def _source_line(source: str, number: int) -> str | None:
+    """Line `number` (from 1) of a text, found without splitting the whole text."""
+    start = 0
+    for _ in range(number - 1):
+        start = source.find("\n", start) + 1
+        if start == 0:
+            return None
+    if start >= len(source):  # after the last newline, as str.splitlines has it: no line
+        return None
+    end = source.find("\n", start)
+    line = source[start:] if end < 0 else source[start:end]
+    return line.rstrip("\r")
+
+
 def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
     """Render one diagnostic as `file:line:col: severity: message`, the line and a caret."""
-    head = f"{diag.span}: {diag.severity}: {diag.message}"
+    message = diag.message
+    if len(message) > MAX_MESSAGE:  # a message that quotes a huge token or answer: its head says enough
+        message = f"{message[:MAX_MESSAGE]}… ({len(message)} characters)"
+    head = f"{diag.span}: {diag.severity}: {message}"
     lines = [head]
     if source is not None and diag.span.line > 0:
-        text_lines = source.splitlines()
-        if diag.span.line <= len(text_lines):
-            line = text_lines[diag.span.line - 1].rstrip("\n").replace("\t", " ")
+        line = _source_line(source, diag.span.line)
+        if line is not None:
+            line = line.replace("\t", " ")
+            column = max(diag.span.column, 1)
+            if len(line) > MAX_SHOWN:  # a window of a long line around the column, so the caret still points
+                start = max(0, min(column - 1 - MAX_SHOWN // 3, len(line) - MAX_SHOWN))
+                line = (
+                    ("…" if start else "")
+                    + line[start : start + MAX_SHOWN]
+                    + ("…" if start + MAX_SHOWN < len(line) else "")
+                )
+                column -= start - (1 if start else 0)
             lines.append(f"    {line}")
             width = 1
             if diag.span.end_line == diag.span.line and diag.span.end_column > diag.span.column:
                 width = diag.span.end_column - diag.span.column
-            lines.append("    " + " " * (diag.span.column - 1) + "^" * max(1, min(width, 60)))
+            lines.append("    " + " " * (column - 1) + "^" * max(1, min(width, 60, len(line) - column + 1)))
     if diag.hint:
         lines.append(f"    hint: {diag.hint}")
     return "\n".join(lines)

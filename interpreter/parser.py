@@ -44,13 +44,23 @@ class _SyntaxProblem(Exception):
         self.span, self.message = span, message
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _unquote(token: Token) -> str:
     """The text of a string token; an escape that cannot be read (or a NUL) is a located error."""
+    span = Span("", token.line or 0, token.column or 0, token.end_line or 0, token.end_column or 0)
     try:
-        return str(_pyast.literal_eval(str(token)))
+        text = str(_pyast.literal_eval(str(token)))
     except (SyntaxError, ValueError) as exc:  # what literal_eval says of a NUL or a broken escape
-        span = Span("", token.line or 0, token.column or 0, token.end_line or 0, token.end_column or 0)
         raise _SyntaxProblem(span, "this string holds a NUL or an escape that cannot be read") from exc
+    try:  # a pair of surrogate escapes is one character; half a pair ("\ud800") is none, and could be
+        # neither printed nor saved
+        return text.encode("utf-16", "surrogatepass").decode("utf-16") if _SURROGATE.search(text) else text
+    except UnicodeDecodeError as exc:
+        raise _SyntaxProblem(
+            span, "this string holds half a surrogate pair (an escape \\ud800 to \\udfff), not a character"
+        ) from exc
 
 
 @v_args(meta=True, inline=True)

@@ -12,6 +12,8 @@ table is written down as the answers given and the cards revealed, with no seed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -25,13 +27,21 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from . import syntax as s
+from .check import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
+from .inputs import InputProblem, clip, decode, position, read_regular
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import AskFrame, Decision, Game, splitmix
 from .values import CardRef
 
 FORMAT = 1
-MAX_RECORD_BYTES = 20_000_000
+# JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`
+# answers), so this bounds reading a record to some 320 MB, measured; a game of 6000 answers is
+# 200 KB.
+MAX_RECORD_BYTES = 8_000_000
+MAX_DIGITS = 30  # digits of a number in a record: seeds and counts need fewer
+MAX_NESTING = 16  # of the free-form fields (options, result)
+MAX_ERRORS = 3  # a record's answers are checked up to this many wrong ones
 _SEAT = re.compile(r"P[1-9][0-9]*")
 
 
@@ -67,10 +77,14 @@ class GameRecord:
     result: dict[str, Any] | None = None  # present once the game is over
 
 
+def _shown(value: Any) -> str:
+    return clip(json.dumps(value, ensure_ascii=False), 40)
+
+
 def _strict(kind: type, what: str) -> Callable[[Any, type], Any]:
     def structure(value: Any, _: type) -> Any:
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{what} expected, not {json.dumps(value)[:40]}")
+            raise ValueError(f"{what} expected, not {_shown(value)}")
         return value
 
     return structure
@@ -86,7 +100,7 @@ def _object(cls: type) -> Callable[[Any, type], Any]:
 
     def structure(value: Any, _: type) -> Any:
         if not isinstance(value, dict):
-            raise ValueError(f"an object expected, not {json.dumps(value)[:40]}")
+            raise ValueError(f"an object expected, not {_shown(value)}")
         return fields(value, cls)
 
     return structure
@@ -95,7 +109,7 @@ def _object(cls: type) -> Callable[[Any, type], Any]:
 def _list_of(cls: type) -> Callable[[Any, type], Any]:
     def structure(value: Any, _: type) -> Any:
         if not isinstance(value, list):
-            raise ValueError(f"a list expected, not {json.dumps(value)[:40]}")
+            raise ValueError(f"a list expected, not {_shown(value)}")
         errors: list[Exception] = []
         items: list[Any] = []
         for i, item in enumerate(value):
@@ -107,6 +121,8 @@ def _list_of(cls: type) -> Callable[[Any, type], Any]:
                     cattrs.errors.IterableValidationNote(f"Structuring {cls.__name__} @ index {i}", i, cls),
                 ]
                 errors.append(exc)
+                if len(errors) == MAX_ERRORS:  # enough to say what is wrong; the rest is not read
+                    break
         if errors:
             raise cattrs.IterableValidationError(f"While structuring a list of {cls.__name__}", errors, list)
         return items
@@ -127,32 +143,68 @@ def read_record(path: str | Path) -> GameRecord:
     """Read and validate a record file; every problem is a RecordError naming what is wrong."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_RECORD_BYTES:
-            raise RecordError(f"{path}: {size} bytes is larger than a record may be ({MAX_RECORD_BYTES})")
-        with open(path, "rb") as f:  # never more than the limit, even from a device or a pipe
-            raw = f.read(MAX_RECORD_BYTES + 1)
-        if len(raw) > MAX_RECORD_BYTES:
-            raise RecordError(f"{path}: larger than a record may be ({MAX_RECORD_BYTES} bytes)")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read the record: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordError(f"{path}: not a record: the file is not UTF-8 text") from None
+        text = decode(read_regular(path, MAX_RECORD_BYTES, "a record"), str(path), "a record")
+    except InputProblem as exc:
+        raise RecordError(f"{exc.span or path}: {exc.message}") from None
     if not text.strip():
         raise RecordError(f"{path}: not a record: the file is empty")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_whole_number)
     except RecursionError:
         raise RecordError(f"{path}: not a record: JSON nested too deeply") from None
+    except _HugeNumber as exc:
+        line, column = position(text, max(text.find(exc.digits), 0))
+        raise RecordError(
+            f"{path}:{line}:{column}: a number of {len(exc.digits)} digits is larger than a record holds "
+            f"(at most {MAX_DIGITS})"
+        ) from None
     except json.JSONDecodeError as exc:
         if not text[exc.pos :].strip() or not text.rstrip().endswith("}"):
             raise RecordError(
                 f"{path}:{exc.lineno}:{exc.colno}: the record ends too early (a truncated file?)"
             ) from None
         raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not a valid record (corrupt JSON): {exc.msg}") from None
+    lone = _lone_surrogate(text) if not _encodable(data) else None
+    if lone is not None:
+        line, column = position(text, lone)
+        raise RecordError(
+            f"{path}:{line}:{column}: a text holds a lone surrogate ({text[lone : lone + 6]}), not a character"
+        )
     return parse_record(data, str(path))
+
+
+class _HugeNumber(Exception):
+    def __init__(self, digits: str):
+        self.digits = digits
+
+
+def _whole_number(digits: str) -> int:
+    """A JSON integer; one longer than any record needs is refused before Python converts it."""
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _HugeNumber(digits)
+    return int(digits)
+
+
+def _encodable(data: Any) -> bool:
+    """Whether every text in the data is UTF-8 (JSON's \\ud800 escapes can make texts that are not)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    except RecursionError:  # nested deeper than a record is read (parse_record says so)
+        return True
+    return True
+
+
+_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(text: str) -> int | None:
+    """The offset of the first escape of half a surrogate pair (a pair of halves is one character)."""
+    for m in _SURROGATE.finditer(text):
+        if len(m.group()) == 6:
+            return m.start()
+    return None
 
 
 def parse_record(data: Any, where: str = "record") -> GameRecord:
@@ -172,42 +224,83 @@ def parse_record(data: Any, where: str = "record") -> GameRecord:
         raise RecordError(f"{where}: not a valid record: {details[0]}{more}") from None
     except (AttributeError, TypeError, ValueError) as exc:  # a list where an object belongs, and the like
         raise RecordError(f"{where}: not a valid record: {exc}") from None
+    for key in ("options", "result"):  # free-form fields: written back as they were read, so bounded
+        if _deeper_than(data.get(key), MAX_NESTING):
+            raise RecordError(f"{where}: not a valid record: {key} nested more than {MAX_NESTING} deep")
+    if not 1 <= record.players <= MAX_PLAYERS:
+        raise RecordError(f"{where}: not a valid record: {record.players} players (a game seats 1 to {MAX_PLAYERS})")
     for step, answer in enumerate(record.answers, 1):
-        if answer.by != "table" and not (_SEAT.fullmatch(answer.by) and int(answer.by[1:]) <= record.players):
+        if answer.by != "table" and not (
+            len(answer.by) <= 5 and _SEAT.fullmatch(answer.by) and int(answer.by[1:]) <= record.players
+        ):
             raise RecordError(
-                f"{where}: step {step}: '{answer.by}' is not a seat of this {record.players}-player "
+                f"{where}: step {step}: '{clip(answer.by)}' is not a seat of this {record.players}-player "
                 "game (P1, P2, … or table)"
             )
     return record
 
 
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON data nests lists and objects more than `limit` deep (looked at without recursion)."""
+    level, depth = [value], 0
+    while level:
+        level = [x for v in level if isinstance(v, list | dict) for x in (v.values() if isinstance(v, dict) else v)]
+        depth += 1
+        if depth >= limit and any(isinstance(v, list | dict) for v in level):
+            return True
+    return False
+
+
 def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
     """The rulebook a record names: its file (relative to the record's folder), else the bundled name.
 
-    A record is data from anywhere: it may name a bundled rulebook or a `.rules` file, nothing else.
+    A record is data from anywhere: it may name a bundled rulebook or a `.rules` file, nothing else
+    (a symlink named `.rules` must lead to a `.rules` file: its real path counts).
     """
     ref, base = record.rulebook, base or Path(".")
     if ref.file is not None:
-        if not ref.file.endswith(".rules"):
+        if not _is_rules_file(base / ref.file, ref.file):
             raise RecordError(
-                f"the record names rulebook file '{ref.file}', which is not a .rules file "
+                f"the record names rulebook file '{clip(ref.file)}', which is not a .rules file "
                 "(give the rulebook with --rulebook)"
             )
         if (base / ref.file).is_file():
             return load(base / ref.file)
     if ref.name in bundled_names():
         return load(ref.name)
-    if ref.name.endswith(".rules") and (base / ref.name).is_file():
+    if _is_rules_file(base / ref.name, ref.name) and (base / ref.name).is_file():
         return load(base / ref.name)
     if ref.file is not None:
         raise RecordError(
-            f"the record's rulebook file {base / ref.file} is not found, and '{ref.name}' is not "
+            f"the record's rulebook file {clip(str(base / ref.file))} is not found, and '{clip(ref.name)}' is not "
             "bundled (give the rulebook with --rulebook)"
         )
     raise RecordError(
-        f"the record names rulebook '{ref.name}', which is neither bundled nor a .rules file "
+        f"the record names rulebook '{clip(ref.name)}', which is neither bundled nor a .rules file "
         "(give the rulebook with --rulebook)"
     )
+
+
+def startable(record: GameRecord, base: Path | None = None) -> Rulebook:
+    """The record's rulebook, once the record's player count is one it seats (checked before anything is built)."""
+    rb = rulebook_of(record, base)
+    program = rb.program
+    if not program.min_players <= record.players <= program.max_players:
+        raise RecordError(
+            f"the record cannot start: {program.name} is played by {program.min_players} to "
+            f"{program.max_players} players, not {record.players}"
+        )
+    return rb
+
+
+def _is_rules_file(path: Path, named: str) -> bool:
+    """Whether a record's name for a rulebook, and the file it leads to, both end in .rules."""
+    if not named.endswith(".rules") or "\0" in named:
+        return False
+    try:
+        return not path.exists() or path.resolve().name.endswith(".rules")
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long
+        return False
 
 
 # ---------------------------------------------------------------------------- replaying
@@ -233,8 +326,8 @@ def replay(
     rb = rulebook or rulebook_of(record, base)
     if check_hash and record.rulebook.hash and record.rulebook.hash != rb.digest:
         raise RecordError(
-            f"the record was made with a different text of rulebook '{record.rulebook.name}' "
-            f"(hash {record.rulebook.hash}, this text has {rb.digest}); "
+            f"the record was made with a different text of rulebook '{clip(record.rulebook.name)}' "
+            f"(hash {clip(record.rulebook.hash)}, this text has {rb.digest}); "
             "replay with --ignore-hash to try its answers on this text"
         )
     try:
@@ -247,12 +340,13 @@ def replay(
         decision = game.current_decision()
         if decision is None:
             raise RecordError(
-                f"step {step}: the record has {answer.by} answering '{answer.answer}', but the game is already over"
+                f"step {step}: the record has {answer.by} answering '{clip(answer.answer)}', "
+                "but the game is already over"
             )
         if decision.by != answer.by:
             raise RecordError(
                 f"step {step}: the game asks {_asked(game, decision)}, but the record has "
-                f"{answer.by} answering '{answer.answer}'"
+                f"{answer.by} answering '{clip(answer.answer)}'"
             )
         if answer.answer not in decision.labels:
             raise RecordError(f"step {step}: {_why_not(game, decision, answer.answer)}")
@@ -262,7 +356,7 @@ def replay(
             game.apply(answer.answer)
         except RulecraftError as exc:
             raise RecordError(
-                f"step {step}: after {answer.by} answered '{answer.answer}', the rules fail:\n{exc}"
+                f"step {step}: after {answer.by} answered '{clip(answer.answer)}', the rules fail:\n{exc}"
             ) from None
     if until is None and record.result is not None:
         pending = game.current_decision()
@@ -317,24 +411,25 @@ def _asked(game: Game, decision: Decision) -> str:
 
 def _why_not(game: Game, decision: Decision, label: str) -> str:
     """Why an answer is not one of the pending decision's options, as one sentence."""
+    shown = clip(label)
     draw = pending_draw(game)
     if draw is not None:
         src, dst = draw
         drawer = _owner(dst)
-        who = f"{drawer} drew '{label}' from {src}" if drawer else f"the table drew '{label}' from {src} to {dst}"
+        who = f"{drawer} drew '{shown}' from {src}" if drawer else f"the table drew '{shown}' from {src} to {dst}"
         left = len(game.state.zones.get(src, []))
         where = sorted(
             {game.state.location[i] for i in range(len(game.state.cards)) if game.label(CardRef(i)) == label}
         )
-        elsewhere = f"; '{label}' is in {', '.join(where)}" if where else ""
+        elsewhere = f"; '{shown}' is in {', '.join(where)}" if where else ""
         return (
-            f"{who}, but no '{label}' is left in {src} ({left} card{' is' if left == 1 else 's are'} left{elsewhere})"
+            f"{who}, but no '{shown}' is left in {src} ({left} card{' is' if left == 1 else 's are'} left{elsewhere})"
         )
     frame = game.frames[-1] if game.frames else None
     asked = f'"{decision.prompt}"'
     if decision.player is None:
         return (
-            f"the table revealed '{label}' for {asked}, but that is not possible now; possible: {_few(decision.labels)}"
+            f"the table revealed '{shown}' for {asked}, but that is not possible now; possible: {_few(decision.labels)}"
         )
     reason = "which is not legal"
     if isinstance(frame, AskFrame) and frame.kind == "menu":
@@ -346,18 +441,21 @@ def _why_not(game: Game, decision: Decision, label: str) -> str:
         reason = "which is not legal now: that tier is above the count or its condition does not hold"
     elif isinstance(frame, AskFrame) and frame.kind == "choose":
         reason = f"which is not among the {len(decision.options)} choices"
-    return f"{decision.by} answered '{label}' to {asked}, {reason}; legal answers: {_few(decision.labels)}"
+    return f"{decision.by} answered '{shown}' to {asked}, {reason}; legal answers: {_few(decision.labels)}"
 
 
 def _few(labels: list[str], n: int = 12) -> str:
-    shown = ", ".join(f"'{x}'" for x in labels[:n])
+    shown = ", ".join(f"'{clip(x)}'" for x in labels[:n])
     return shown + (f" and {len(labels) - n} more" if len(labels) > n else "")
 
 
 def _result_text(result: dict[str, Any]) -> str:
-    winners = " ".join(result.get("winners", [])) or "none"
-    scores = ", ".join(f"{p} {v}" for p, v in result.get("scores", {}).items() if v is not None)
-    return f"winners {winners}" + (f" (scores {scores})" if scores else "")
+    listed, scored = result.get("winners", []), result.get("scores", {})
+    if not (isinstance(listed, list) and isinstance(scored, dict)):  # a record's result is data from anywhere
+        return clip(json.dumps(result, ensure_ascii=False), 200)
+    winners = " ".join(str(w) for w in listed) or "none"
+    scores = ", ".join(f"{p} {v}" for p, v in scored.items() if v is not None)
+    return clip(f"winners {winners}" + (f" (scores {scores})" if scores else ""), 200)
 
 
 # ---------------------------------------------------------------------------- writing
@@ -458,8 +556,11 @@ class RecordWriter:
         rulebook_file: str | None = None,
         options: dict[str, Any] | None = None,
         resumed: GameRecord | None = None,
+        lock: int | None = None,
     ):
         self.path = Path(path)
+        # One game writes a record at a time (`lock`: the lock of this path, taken already).
+        self.lock: int | None = lock if lock is not None else lock_record(self.path)
         self.template = record_of(game, rulebook_file=rulebook_file, options=options)
         self.lines: list[str] = []
         if resumed is not None:  # a resumed record keeps its notes (its answers are the game's first ones)
@@ -469,7 +570,11 @@ class RecordWriter:
         self.tail_at = -1  # byte offset of the closing `]}` in the file, when an append may go there
         self.fd: int | None = None
         self.rewrites = 0
-        self.update(game)
+        try:
+            self.update(game)
+        except BaseException:
+            self._unlock()
+            raise
 
     def update(self, game: Game, sync: bool = False) -> None:
         """Write the record if the game has moved since the last write."""
@@ -506,6 +611,55 @@ class RecordWriter:
             self.fd = None
 
     def close(self, game: Game) -> None:
-        """Write the last answers, durably."""
-        self.update(game, sync=True)
-        self._close_fd()
+        """Write the last answers, durably, and let another game write the record."""
+        try:
+            self.update(game, sync=True)
+        finally:
+            self._close_fd()
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self.lock is not None:
+            unlock_record(self.path, self.lock)
+            self.lock = None
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+def lock_record(path: Path) -> int:
+    """Take the lock of a record (a file beside it, locked with flock): a second game that would
+    write the same record is refused at once instead of overwriting the first one's answers.
+
+    The lock file, not the record, is locked: the record is replaced by renames, so a lock on the
+    record's file would be left behind on the old file. A lock dies with its process, so a killed
+    game leaves no lock held.
+    """
+    lock = _lock_path(path)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise RecordError(f"{clip(str(path))}: cannot write the record: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RecordError(
+                f"{clip(str(path))}: another game is writing this record (its lock {lock.name} is held): "
+                "one game at a time plays into a record"
+            ) from None
+        try:  # the game that held the lock may have removed its file meanwhile: hold the one on disk
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def unlock_record(path: Path, fd: int) -> None:
+    """Give the lock of a record back, and remove its file (while still holding it)."""
+    with contextlib.suppress(OSError):
+        _lock_path(path).unlink()
+    os.close(fd)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
@@ -11,14 +13,18 @@ from typing import Any
 from . import syntax as s
 from .check import Checker, Program
 from .closures import CodeCache
-from .errors import Diagnostic, RulebookError, RulecraftError, Span
+from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span
+from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import parse
 from .runtime import Game
 from .state import card_class, make_converter
 
-# A rulebook (all its files together) larger than this is refused before parsing: parsing takes
-# about 200 bytes of memory per byte of text, so this bounds a load to some 200 MB.
-MAX_RULEBOOK_BYTES = 1_000_000
+# A rulebook (all its files together) larger than this is refused before parsing. Parsing takes
+# about 200 bytes of memory per byte of text, and time: some 15 KB a second for the slowest text
+# measured (a list literal of one-digit numbers, on this project's loaded 2-core machine; a
+# bundled rulebook parses ten times faster), so this bounds a load to some 7 s. The largest
+# bundled rulebook is 30 KB.
+MAX_RULEBOOK_BYTES = 100_000
 MAX_RULEBOOK_FILES = 64  # files in one rulebook, includes counted
 CACHE_SIZE = 32  # checked rulebooks (and parsed files) kept in memory, the least recently used dropped first
 
@@ -46,11 +52,34 @@ class Rulebook:
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:
         """Start a game (setup runs at once, up to the first decision)."""
-        return Game(self, players if players is not None else self.program.min_players, seed, **options)
+        program = self.program
+        if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+            raise GameError(
+                f"players is a whole number of seats ({program.min_players} to {program.max_players}), "
+                f"not {clip(repr(players))}"
+            )
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise GameError(
+                f"seed is a whole number (or None: chance is answered from outside), not {clip(repr(seed))}"
+            )
+        known = _game_options()
+        for key, value in options.items():
+            if key not in known:
+                raise GameError(f"new_game has no option {clip(key)!r}: its options are {', '.join(known)}")
+            if isinstance(known[key], bool) and not isinstance(value, bool):
+                raise GameError(f"the option {key} is True or False, not {clip(repr(value))}")
+        return Game(self, players if players is not None else program.min_players, seed, **options)
 
     def __repr__(self) -> str:
         players = f"{self.program.min_players}-{self.program.max_players} players"
         return f"<Rulebook {self.name} ({self.program.name}, {players})>"
+
+
+@functools.cache
+def _game_options() -> dict[str, Any]:
+    """The keyword options of a game (`trace=`, `check_invariants=`, ...) and their defaults."""
+    params = inspect.signature(Game.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_")}
 
 
 def bundled_names() -> list[str]:
@@ -114,15 +143,19 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 body = text
             elif from_bundle:
                 body = _read_bundled(file)
-            else:
-                with open(file, "rb") as f:  # never more than the limit, even from a device or a pipe
-                    data = f.read(MAX_RULEBOOK_BYTES + 1)
-                if len(data) > MAX_RULEBOOK_BYTES:
-                    raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be")
-                body = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            where = via or Span(file, 0, 0)
-            errors.append(Diagnostic(where, f"cannot read {file}: {exc.__class__.__name__}: {exc}"))
+            else:  # a regular file only (a pipe or a device could block or never end), read with a bound
+                body = decode(read_regular(file, MAX_RULEBOOK_BYTES, "a rulebook"), file, "a rulebook")
+        except InputProblem as exc:
+            if exc.too_large:
+                raise RulecraftError(
+                    f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be"
+                ) from None
+            # Line 1 at the least: every diagnostic names a place in a file.
+            message = exc.message if via is None else f"{clip(file)}: {exc.message}"
+            errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), message))
+            return
+        except OSError as exc:
+            errors.append(Diagnostic(via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.strerror or exc}"))
             return
         total[0] += len(body)
         if len(body) > MAX_RULEBOOK_BYTES or total[0] > MAX_RULEBOOK_BYTES:
@@ -144,7 +177,7 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
             _remember(_parsed, key, tree)
         for decl in tree.decls:
             if isinstance(decl, s.IncludeDecl):
-                target, target_bundled = _resolve_include(file, from_bundle, decl.path)
+                target, target_bundled = _resolve_include(file, from_bundle, decl.path, roots)
                 if target is None or target.startswith("!"):
                     errors.append(
                         Diagnostic(decl.span, target[1:] if target else f"cannot find included rulebook '{decl.path}'")
@@ -154,6 +187,10 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
         files.append((file, tree))
 
     total = [0]
+    try:
+        roots = [Path.cwd(), Path(first).resolve().parent.parent]
+    except (OSError, RuntimeError):  # a symlink loop: reading it fails below, with its message
+        roots = [Path.cwd()]
     read(first, bundled, None)
     if errors:
         raise RulebookError(errors, sources)
@@ -174,13 +211,15 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     return rulebook
 
 
-def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str | None, bool]:
+def _resolve_include(including: str, from_bundle: bool, path: str, roots: list[Path]) -> tuple[str | None, bool]:
     """Where an include leads: (file, bundled?), (None, _) if nowhere, ("!why", _) if it may not go there.
 
     An include reads only rulebook files: a bundled rulebook by name, or a relative path ending
     in `.rules` to a regular file (an extension beside a game may say `include "../game.rules"`).
-    Never a device, a pipe, a folder or a file of another kind. A bundled rulebook includes only
-    bundled rulebooks.
+    Never a device, a pipe, a folder or a file of another kind, nor a symlink to one. Its real
+    path lies inside the `roots`: the current folder, or the folder that holds the first
+    rulebook's folder (so a part below the rulebook or beside its folder is read, and nothing
+    farther away). A bundled rulebook includes only bundled rulebooks.
     """
     if from_bundle:
         return (path, True) if path in {f"{n}.rules" for n in bundled_names()} else (None, False)
@@ -197,6 +236,13 @@ def _resolve_include(including: str, from_bundle: bool, path: str) -> tuple[str 
         resolved = candidate.resolve()
         if not resolved.is_file():
             return f"!'{path}' is not a regular file", False
+        if not resolved.name.endswith(".rules"):  # a symlink named .rules to some other file
+            return f"!'{path}' leads to {resolved.name}, which is not a .rules file", False
+        if not within(resolved, roots):
+            return (
+                f"!'{path}' lies outside the folders a rulebook may include from ({', '.join(str(r) for r in roots)})",
+                False,
+            )
         return str(candidate), False
     bare = path[: -len(".rules")] if path.endswith(".rules") else path
     if bare in bundled_names():

@@ -29,6 +29,7 @@ from . import syntax as s
 from .check import Program
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
+from .inputs import clip
 from .state import State, make_converter
 from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
 
@@ -42,6 +43,9 @@ TEXT_BUDGET = 100_000  # characters of one text value
 INT_BUDGET = 1 << 63  # the magnitude of a number
 OPTION_BUDGET = 10_000  # options of one decision
 CARD_BUDGET = 100_000  # cards in a game
+# Lists and records nested in a value the state holds: views, the converter and JSON recurse
+# into them (JSON cannot do otherwise), so the state holds none deeper than this.
+VALUE_DEPTH = 100
 LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
 
 
@@ -482,9 +486,11 @@ class Game:
         for option in decision.options:
             if option.label == answer:
                 return option
+        legal = ", ".join(clip(label) for label in decision.labels[:12])
+        more = f" and {len(decision.labels) - 12} more" if len(decision.labels) > 12 else ""
         raise GameError(
-            f"'{answer}' is not a legal answer to \"{decision.prompt}\" "
-            f"(by {decision.by}); legal: {', '.join(decision.labels)}"
+            f"'{clip(str(answer))}' is not a legal answer to \"{clip(decision.prompt)}\" "
+            f"(by {decision.by}); legal: {legal}{more}"
         )
 
     def result(self) -> dict[str, Any]:
@@ -668,6 +674,24 @@ class Game:
             if isinstance(frame, BlockFrame) and frame.i > 0:
                 return _span_of(frame.stmts[frame.i - 1])
         return NO_SPAN
+
+    def _shallow(self, value: Any, span: Span) -> None:
+        """Refuse a value nested deeper than VALUE_DEPTH before the state holds it (looked at level
+        by level, without recursion; a level of plain values costs one pass in C)."""
+        level, depth = [value], 1
+        while level:
+            if depth > VALUE_DEPTH:
+                raise self._runaway(
+                    span,
+                    f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?",
+                )
+            inner: list[Any] = []
+            for v in level:
+                items = [x for _, x in v.items()] if v.__class__ is Record else v
+                kinds = set(map(type, items))
+                if tuple in kinds or Record in kinds:
+                    inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
+            level, depth = inner, depth + 1
 
     def _runaway(self, span: Span, message: str) -> RulebookError:
         return self._runtime_error(span, message)
@@ -1011,6 +1035,8 @@ class Game:
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
         old = st.vars.get(key)
+        if value.__class__ is tuple or value.__class__ is Record:
+            self._shallow(value, span)
         st.vars[key] = value
         if self.tracing and old != value:
             self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
@@ -1024,6 +1050,8 @@ class Game:
             self.journal.append(("field", card.id, old))
         # The trace names the card as it was, since the change may alter its label.
         before = self.label(card) if self.tracing else ""
+        if value.__class__ is tuple or value.__class__ is Record:
+            self._shallow(value, span)
         st.cards[card.id] = attrs.evolve(old, **{field: value})
         if self.tracing:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
@@ -1036,6 +1064,9 @@ class Game:
             raise self._runaway(
                 span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
             )
+        for value in values.values():
+            if value.__class__ is tuple or value.__class__ is Record:
+                self._shallow(value, span)
         cls = self.classes[card_type]
         key = zone.key
         dst = st.zones.setdefault(key, [])
@@ -1872,6 +1903,8 @@ class Game:
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
         """What `player` may see (None: everything), as plain data; hidden cards become counts."""
         who = _as_player(player)
+        if who is not None and who.index >= self.state.players:
+            raise GameError(f"there is no {who} in a game of {self.state.players} players")
         owner = str(who) if who is not None else None
         info = self._key_info
         zones: dict[str, Any] = {}
@@ -2217,9 +2250,13 @@ def _as_player(player: Player | int | str | None) -> Player | None:
     if player is None or isinstance(player, Player):
         return player
     if isinstance(player, str):
-        if not re.fullmatch(r"P[1-9][0-9]*", player):
-            raise GameError(f"'{player}' is not a seat: seats are P1, P2, ...")
+        if not re.fullmatch(r"P[1-9][0-9]{0,5}", player):
+            raise GameError(f"'{clip(player)}' is not a seat: seats are P1, P2, ...")
         return Player(int(player[1:]) - 1)
+    if not isinstance(player, int) or isinstance(player, bool) or player < 0:
+        raise GameError(
+            f"a seat is 'P1', 'P2', ... (or its index 0, 1, ..., or None for everything), not {clip(repr(player))}"
+        )
     return Player(player)
 
 

@@ -19,6 +19,7 @@ seats named `P1`, `P2`, …; a card is named by its label and taken from whereve
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,18 @@ import attrs
 
 from . import syntax as s
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
+from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import comment_start, parse
 from .render import trace_text, where
-from .rulebook import Rulebook, load
+from .rulebook import Rulebook, bundled_names, load
 from .runtime import BlockFrame, Frame, Game
 from .values import CardRef, Player
 
 KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
+MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book
+MAX_SCENARIO_LINES = 5_000
+MAX_DIGITS = 30  # of a player count or a seed
+_NUMBER = re.compile("[0-9]+")  # ASCII digits (str.isdigit takes '²' too)
 
 
 @attrs.frozen
@@ -56,6 +62,7 @@ class Scenario:
     edits: tuple[tuple[Line, s.Stmt], ...]
     answers: tuple[tuple[Line, str], ...]
     expects: tuple[tuple[Line, s.Expr], ...]
+    game_line: Line | None = None
 
     def error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
         return RulebookError([Diagnostic(span, message, hint=hint)], {self.file: self.text})
@@ -66,10 +73,11 @@ def _strip_comment(line: str) -> str:
     return line if i < 0 else line[:i]
 
 
-def _statement(file: str, text: str, line: Line, source: str, lead: str = "", tail: str = "") -> s.Stmt:
+def _statement(file: str, text: str, line: Line, raw: str, source: str, lead: str = "", tail: str = "") -> s.Stmt:
     """Parse `lead source tail` as one statement of the rulebook language, with `source` located
-    at its place in the scenario file (newlines carry no meaning, so `lead` goes on the line before)."""
-    raw = text.splitlines()[line.span.line - 1]
+    at its place in the scenario file (newlines carry no meaning, so `lead` goes on the line before).
+
+    `raw` is the scenario's line that holds `source`."""
     column = raw.index(source) if source in raw else line.span.column - 1
     before = max(line.span.line - 2, 0)
     padded = (
@@ -87,8 +95,8 @@ def _statement(file: str, text: str, line: Line, source: str, lead: str = "", ta
     except RulebookError as exc:
         raise RulebookError(exc.diagnostics, {file: text}) from None
     decl = tree.decls[0]
-    assert isinstance(decl, s.ProcDecl)
-    if len(decl.body.stmts) != 1:
+    # A line may not close the statement and go on (`answer "a"] + ["b"`, `expect 1 } play { ... `).
+    if len(tree.decls) != 1 or not isinstance(decl, s.ProcDecl) or len(decl.body.stmts) != 1:
         raise RulebookError([Diagnostic(line.span, f"one statement per '{line.keyword}' line")], {file: text})
     return decl.body.stmts[0]
 
@@ -97,15 +105,23 @@ def read_scenario(path: Path) -> Scenario:
     """Parse a scenario file; errors are located in it."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulecraftError(f"cannot read scenario {file}: {exc.strerror or exc}") from None
+        text = decode(read_regular(path, MAX_SCENARIO_BYTES, "a scenario"), file, "a scenario")
+    except InputProblem as exc:
+        if exc.span is not None:
+            raise RulebookError([Diagnostic(exc.span, exc.message)]) from None
+        raise RulecraftError(f"{clip(file)}: {exc.message}") from None
+    lines = [raw.rstrip("\r") for raw in text.split("\n")]  # lines as the parser counts them
+    if len(lines) > MAX_SCENARIO_LINES:
+        raise RulecraftError(
+            f"{clip(file)}: {len(lines)} lines is more than a scenario may have ({MAX_SCENARIO_LINES})"
+        )
     game = players = None
+    game_line: Line | None = None
     seed: int | None = 0
     edits: list[tuple[Line, s.Stmt]] = []
     answers: list[tuple[Line, str]] = []
     expects: list[tuple[Line, s.Expr]] = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(lines, 1):
         code = _strip_comment(raw).rstrip()
         if not code.strip():
             continue
@@ -119,39 +135,44 @@ def read_scenario(path: Path) -> Scenario:
 
         match keyword:
             case "game":
-                game = line.rest.strip('"')
+                game, game_line = line.rest.strip('"'), line
             case "players" | "seed":
                 value = line.rest
                 if keyword == "seed" and value == "none":
                     seed = None
-                elif not value.isdigit():
-                    raise fail(f"'{keyword}' takes a number, not '{value}'")
+                elif not _NUMBER.fullmatch(value):
+                    raise fail(f"'{keyword}' takes a number, not '{clip(value)}'")
+                elif len(value) > MAX_DIGITS:
+                    raise fail(f"'{keyword}' takes a number of at most {MAX_DIGITS} digits, not {len(value)}")
                 elif keyword == "players":
                     players = int(value)
                 else:
                     seed = int(value)
             case "move" | "set":
-                st = _statement(file, text, line, code.strip())
+                st = _statement(file, text, line, raw, code.strip())
                 if not isinstance(st, s.Move | s.SetVar | s.SetField):
                     raise fail(f"a '{keyword}' line must be a {keyword} statement")
                 edits.append((line, st))
             case "answer":
-                st = _statement(file, text, line, line.rest, "let _answers = [", "]")
-                assert isinstance(st, s.Let) and isinstance(st.value, s.ListLit)
+                st = _statement(file, text, line, raw, line.rest, "let _answers = [", "]")
+                if not (isinstance(st, s.Let) and isinstance(st.value, s.ListLit)):
+                    raise fail('an answer is the label of an option, in quotes: answer "Pass"')
                 for item in st.value.items:
                     if not isinstance(item, s.StrLit):
                         raise fail('an answer is the label of an option, in quotes: answer "Pass"')
                     answers.append((line, item.value))
             case "expect":
-                st = _statement(file, text, line, line.rest, "let _expect =")
-                assert isinstance(st, s.Let)
+                st = _statement(file, text, line, raw, line.rest, "let _expect =")
+                if not isinstance(st, s.Let):
+                    raise fail("an 'expect' line holds one condition: expect points[P1] == 6")
                 expects.append((line, st.value))
             case _:
+                shown = clip(keyword, 40)
                 raise fail(
-                    f"unknown scenario line '{keyword}'{did_you_mean(keyword, KEYWORDS)}",
+                    f"unknown scenario line '{shown}'{did_you_mean(shown, KEYWORDS)}",
                     hint="a scenario line starts with one of: " + ", ".join(KEYWORDS),
                 )
-    return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects))
+    return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects), game_line)
 
 
 class _ScenarioFrame(Frame):
@@ -238,7 +259,7 @@ def start(sc: Scenario, rb: Rulebook) -> Game:
         try:
             game.apply(answer)
         except GameError as exc:
-            guess = did_you_mean(answer, decision.labels)
+            guess = did_you_mean(answer, decision.labels) if len(answer) <= 200 else ""
             raise sc.error(line.span, f"{exc}{guess}") from None
     return game
 
@@ -249,8 +270,8 @@ def run_scenario(game_name: str | None, path: Path) -> str:
     name = game_name or sc.game
     if not name:
         raise RulecraftError(f"{sc.file}: name the game: a 'game NAME' line, or `rulecraft trace GAME --scenario`")
-    if game_name is None and sc.game and not Path(sc.game).is_absolute() and sc.game.endswith(".rules"):
-        name = str(path.parent / sc.game)
+    if game_name is None and sc.game is not None:
+        name = _game_file(sc, path)
     rb = load(name)
     game = start(sc, rb)
     header = {"scenario": path.name, "players": game.state.players, "seed": sc.seed, "answers": len(sc.answers)}
@@ -270,8 +291,43 @@ def run_scenario(game_name: str | None, path: Path) -> str:
     return text + ("\n" + "\n".join(lines) + "\n" if lines else "")
 
 
+def _game_file(sc: Scenario, path: Path) -> str:
+    """The rulebook a `game` line names: a bundled name, or a `.rules` file relative to the scenario.
+
+    A scenario is data from anywhere, so the file must really be a `.rules` file (a symlink's
+    target counts) inside the current folder or the folder that holds the scenario's folder
+    (`game ../tutorial.rules` from examples/scenarios/): nothing that is not a rulebook is read.
+    """
+    assert sc.game is not None and sc.game_line is not None
+    name, span = sc.game, sc.game_line.span
+    if name in bundled_names():
+        return name
+    if not name.endswith(".rules") or "\0" in name or Path(name).is_absolute():
+        raise sc.error(
+            span,
+            f"the game is a bundled rulebook ({', '.join(bundled_names())}) or a relative path to a .rules file, "
+            f"not '{clip(name)}'",
+        )
+    file = path.parent / name
+    try:
+        real = file.resolve()
+        ok = real.is_file()
+    except (OSError, RuntimeError):
+        ok = False
+    if not ok:
+        raise sc.error(span, f"no rulebook file '{clip(name)}' beside this scenario")
+    if not real.name.endswith(".rules"):
+        raise sc.error(span, f"'{clip(name)}' leads to {clip(real.name)}, which is not a .rules file")
+    roots = [Path.cwd(), path.resolve().parent.parent]
+    if not within(real, roots):
+        raise sc.error(
+            span, f"'{clip(name)}' lies outside the folders a scenario may name ({', '.join(str(r) for r in roots)})"
+        )
+    return str(file)
+
+
 def _source(sc: Scenario, e: s.Expr) -> str:
-    line = sc.text.splitlines()[e.span.line - 1]
+    line = sc.text.split("\n")[e.span.line - 1]
     if e.span.end_line == e.span.line:
         return line[e.span.column - 1 : e.span.end_column - 1]
     return "it"

@@ -354,7 +354,7 @@ CORRUPT = [
         r"r\.json:\d+:\d+: not a valid record \(corrupt JSON\): Expecting ':' delimiter",
     ),
     ("empty", lambda t: "", r"r\.json: not a record: the file is empty"),
-    ("not text", lambda t: "\udcff", r"r\.json: not a record: the file is not UTF-8 text"),
+    ("not text", lambda t: "\udcff", r"r\.json:1:1: a record is UTF-8 text, and byte 0xff is not UTF-8 here"),
     ("a list", lambda t: "[1, 2]", r"r\.json: not a record: a record is a JSON object, not list"),
     (
         "answers not a list",

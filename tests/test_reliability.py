@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from rulecraft import cli, fuzz, soak
 from rulecraft.errors import RecordError, RulebookError, RulecraftError
 from rulecraft.records import read_record, replay
+from rulecraft.rulebook import MAX_RULEBOOK_BYTES
 from rulecraft.runtime import LIST_BUDGET, OPTION_BUDGET
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -590,7 +591,7 @@ def test_a_huge_rulebook_is_refused_before_parsing(tmp_path: Path) -> None:
     lines += [f"  set v += {i}" for i in range(100_000)] + ["}"]
     path = tmp_path / "big.rules"
     path.write_text("\n".join(lines), encoding="utf-8")
-    with pytest.raises(RulecraftError, match="more than 1000000 bytes is more than a rulebook may be"):
+    with pytest.raises(RulecraftError, match=f"more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be"):
         rulecraft.load(path)
 
 

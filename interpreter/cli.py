@@ -102,6 +102,9 @@ def _extend(sub: argparse._SubParsersAction) -> None:
 
     fuzz.register(sub)
     soak.register(sub)
+    from .editor import lsp
+
+    lsp.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -102,9 +102,11 @@ def _extend(sub: argparse._SubParsersAction) -> None:
 
     fuzz.register(sub)
     soak.register(sub)
+    from . import coverage
     from .editor import lsp
 
     lsp.register(sub)
+    coverage.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import html
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -34,7 +35,13 @@ from .check import Program
 from .errors import RulecraftError
 from .runtime import BlockFrame, Game
 
+if TYPE_CHECKING:
+    from .rulebook import Rulebook
+
 Key = tuple[str, int, int]  # file, line, column of a node
+# A place as counted: the hash of its file's text (not the file's name, which depends on the path it was
+# loaded by), then the line and column (and an arm's kind). Two texts under one name never mix.
+Tagged = tuple[Any, ...]
 
 
 def _key(node: Any) -> Key:
@@ -68,6 +75,7 @@ class Structure:
         self.empty: dict[int, list[Arm]] = {}  # id(stmt) -> its arms with an empty block
         self.falls: dict[Key, tuple[Arm, list[Arm]]] = {}  # an `if` with no else: its fall-through, its arms
         self.lines = {file: text.splitlines() for file, text in program.sources.items()}
+        self.tags = {file: hashlib.sha256(text.encode()).hexdigest()[:16] for file, text in program.sources.items()}
         for block in program.setup:
             self._arm(block, Arm("setup", "setup", *_key(block)), None)
         if program.play is not None:
@@ -130,6 +138,14 @@ class Structure:
         text = text.split("{")[0].strip() or text.strip()
         return text if len(text) <= 60 else text[:57] + "..."
 
+    def at(self, key: Key) -> Tagged:
+        """Where a statement stands, as counted."""
+        return (self.tags.get(key[0], ""), key[1], key[2])
+
+    def of(self, arm: Arm) -> Tagged:
+        """An arm, as counted."""
+        return (self.tags.get(arm.file, ""), arm.kind, arm.line, arm.column)
+
     def arm_of_empty(self, g: Game) -> Arm | None:
         """The arm an empty block belongs to: the one empty arm of the statement running now, if one."""
         for frame in reversed(g.frames[:-1]):
@@ -146,8 +162,8 @@ class Recorder:
 
     def __init__(self) -> None:
         self.structures: dict[int, Structure] = {}
-        self.statement_runs: Counter[Key] = Counter()
-        self.arm_runs: Counter[tuple[str, str, int, int]] = Counter()
+        self.statement_runs: Counter[Tagged] = Counter()
+        self.arm_runs: Counter[Tagged] = Counter()
         self.pending: list[tuple[Structure, BlockFrame]] = []
 
     def structure(self, program: Program) -> Structure:
@@ -160,7 +176,7 @@ class Recorder:
         st = self.structure(g.program)
         arm = st.by_block.get(id(frame.stmts)) if frame.stmts else st.arm_of_empty(g)
         if arm is not None:
-            self.arm_runs[arm.key] += 1
+            self.arm_runs[st.of(arm)] += 1
         if frame.stmts:
             self.pending.append((st, frame))
 
@@ -170,7 +186,7 @@ class Recorder:
             for stmt in frame.stmts[: frame.i]:
                 key = st.statements.get(id(stmt))
                 if key is not None:
-                    self.statement_runs[key] += 1
+                    self.statement_runs[st.at(key)] += 1
         self.pending.clear()
 
 
@@ -238,24 +254,25 @@ SUMMARY = (
 
 
 def report(recorder: Recorder, program: Program, name: str) -> Report:
-    """Gather what the recorder saw of the rulebook's files (from every Program of the same text)."""
+    """What the recorder saw of a rulebook's files.
+
+    Counts are kept by place in a file's text (by a hash of that text), so what every game ran
+    there counts: a Program loaded again from the same text (by another path), and an extension
+    that includes it.
+    """
     recorder.flush()
-    files = set(program.sources)
-    structures = [Structure(program)] + [
-        st for st in recorder.structures.values() if st.program is not program and set(st.program.sources) == files
-    ]
-    # Keys are places in the text, so every Program loaded from the same files counts together.
+    st = Structure(program)
     lines: dict[str, dict[int, int]] = {f: {} for f in program.sources}
-    for key in structures[0].statements.values():
+    for key in st.statements.values():
         file, line, _ = key
-        lines[file][line] = lines[file].get(line, 0) + recorder.statement_runs[key]
+        lines[file][line] = lines[file].get(line, 0) + recorder.statement_runs[st.at(key)]
     arms: list[tuple[Arm, int]] = []
-    for arm in structures[0].arms:
-        runs = recorder.arm_runs[arm.key]
+    for arm in st.arms:
+        runs = recorder.arm_runs[st.of(arm)]
         if arm.kind == "fallthrough":
-            _, taken = structures[0].falls[(arm.file, arm.line, arm.column)]
-            started = recorder.statement_runs[(arm.file, arm.line, arm.column)]
-            runs = max(0, started - sum(recorder.arm_runs[a.key] for a in taken))
+            where = (arm.file, arm.line, arm.column)
+            _, taken = st.falls[where]
+            runs = max(0, recorder.statement_runs[st.at(where)] - sum(recorder.arm_runs[st.of(a)] for a in taken))
         arms.append((arm, runs))
     return Report(name, dict(program.sources), lines, arms)
 
@@ -361,7 +378,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "match arms, ability tiers, rules, menu options and procedures ran, and the lines that never did.",
     )
     p.add_argument("game", help="a bundled rulebook or a path")
-    p.add_argument("--scenarios", metavar="DIR", help="run the scenario files (*.scenario) here that play this game")
+    p.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        help="run the scenario files (*.scenario) in this folder that play this game or an extension of it",
+    )
     p.add_argument("--games", type=int, default=0, metavar="N", help="also play N seeded games (default 0)")
     p.add_argument("--agents", default="random", help="comma-separated agents for the games (default random)")
     p.add_argument("--players", type=int, help="players per game (default: every count the game allows, in turn)")
@@ -370,12 +391,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_coverage)
 
 
-def scenarios_of(folder: Path, digest: str) -> tuple[list[Path], list[Path]]:
-    """The scenario files in a folder that play the rulebook with this digest, and the others."""
+def scenarios_of(folder: Path, program: Program) -> tuple[list[tuple[Path, Rulebook]], list[Path]]:
+    """The scenario files in a folder that play this rulebook, or an extension that includes it
+    (each with the rulebook it names), and the others."""
     from .rulebook import load
     from .scenario import read_scenario
 
-    mine: list[Path] = []
+    mine: list[tuple[Path, Rulebook]] = []
     others: list[Path] = []
     for path in sorted(folder.rglob("*.scenario")):
         sc = read_scenario(path)
@@ -383,10 +405,14 @@ def scenarios_of(folder: Path, digest: str) -> tuple[list[Path], list[Path]]:
         if name.endswith(".rules") and not Path(name).is_absolute():
             name = str(path.parent / name)
         try:
-            same = bool(name) and load(name).digest == digest
+            rb = load(name) if name else None
         except RulecraftError:
-            same = False
-        (mine if same else others).append(path)
+            rb = None
+        texts = set(rb.program.sources.values()) if rb is not None else set()
+        if rb is not None and set(program.sources.values()) <= texts:
+            mine.append((path, rb))
+        else:
+            others.append(path)
     return mine, others
 
 
@@ -416,10 +442,11 @@ def cmd_coverage(args: argparse.Namespace) -> int:
             folder = Path(args.scenarios)
             if not folder.is_dir():
                 raise RulecraftError(f"--scenarios {args.scenarios}: not a folder")
-            ran, skipped = scenarios_of(folder, rb.digest)
-            for path in ran:
-                start(read_scenario(path), rb)
+            found, skipped = scenarios_of(folder, program)
+            for path, its_rulebook in found:
+                start(read_scenario(path), its_rulebook)
                 recorder.flush()
+            ran = [path for path, _ in found]
         for i in range(args.games):
             players = counts[i % len(counts)]
             seed = args.seed + i

@@ -164,7 +164,7 @@ class Recorder:
         self.structures: dict[int, Structure] = {}
         self.statement_runs: Counter[Tagged] = Counter()
         self.arm_runs: Counter[Tagged] = Counter()
-        self.pending: list[tuple[Structure, BlockFrame]] = []
+        self.pending: list[list[Any]] = []  # [structure, frame, statements already counted]
 
     def structure(self, program: Program) -> Structure:
         found = self.structures.get(id(program))
@@ -178,16 +178,27 @@ class Recorder:
         if arm is not None:
             self.arm_runs[st.of(arm)] += 1
         if frame.stmts:
-            self.pending.append((st, frame))
+            self.pending.append([st, frame, 0])
 
-    def flush(self) -> None:
-        """Count the statements the frames seen so far have started (a frame's `i` only grows)."""
-        for st, frame in self.pending:
-            for stmt in frame.stmts[: frame.i]:
+    KEEP = 100_000  # unfinished frames kept between partial flushes (a game left waiting is dropped first)
+
+    def flush(self, final: bool = True) -> None:
+        """Count the statements the frames seen so far have started (a frame's `i` only grows).
+
+        `final=False` keeps the frames that have statements left, for a game that goes on later
+        (a test fixture's game); the games that `rulecraft coverage` plays are over when it flushes.
+        """
+        kept = []
+        for entry in self.pending:
+            st, frame, counted = entry
+            for stmt in frame.stmts[counted : frame.i]:
                 key = st.statements.get(id(stmt))
                 if key is not None:
                     self.statement_runs[st.at(key)] += 1
-        self.pending.clear()
+            entry[2] = frame.i
+            if not final and frame.i < len(frame.stmts):
+                kept.append(entry)
+        self.pending = kept[-self.KEEP :]
 
 
 _UNOBSERVED = "_coverage_unobserved"

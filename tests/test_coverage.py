@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,3 +171,47 @@ def test_bad_arguments_are_located_errors(argv: list[str], message: str, capsys:
     """Each misuse exits 1 with a sentence, never a traceback."""
     assert main(argv) == 1
     assert message in capsys.readouterr().err
+
+
+def test_the_pytest_plugin_reports_what_the_tests_ran(tally: Path) -> None:
+    """`pytest --rulecraft-cov` observes the games of a test run and reports the rulebooks named."""
+    (tally / "test_tally.py").write_text(
+        "import rulecraft\n\n"
+        "def test_pass_twice():\n"
+        "    game = rulecraft.load('tally.rules').new_game(players=1, seed=0)\n"
+        "    game.apply('Pass')\n"
+        "    game.apply('Pass')\n"
+        "    assert game.over\n",
+        encoding="utf-8",
+    )
+    argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--rulecraft-cov", "--rulecraft-cov-rulebook"]
+    result = subprocess.run(
+        [sys.executable, *argv, "tally.rules", "--rulecraft-cov-html", "html", "test_tally.py"],
+        cwd=tally,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "coverage of tally by the tests" in out
+    assert "  menu options chosen                  1 / 3      33.3%" in out
+    assert "  rules fired                          0 / 2       0.0%" in out
+    assert (tally / "html" / "tally" / "index.html").exists()
+
+
+def test_without_the_option_the_plugin_observes_nothing(tally: Path) -> None:
+    """The plugin is always installed; without --rulecraft-cov it leaves the runtime alone."""
+    (tally / "test_plain.py").write_text(
+        "import rulecraft\nfrom rulecraft.runtime import Game\n\n"
+        "def test_push_is_the_runtimes():\n"
+        "    assert Game._push.__module__ == 'rulecraft.runtime'\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_plain.py"],
+        cwd=tally,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "rulecraft coverage" not in result.stdout

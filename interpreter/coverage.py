@@ -33,7 +33,7 @@ import attrs
 from . import syntax as s
 from .check import Program
 from .errors import RulecraftError
-from .runtime import BlockFrame, Game
+from .runtime import BlockFrame, CallFrame, Game
 
 if TYPE_CHECKING:
     from .rulebook import Rulebook
@@ -74,6 +74,7 @@ class Structure:
         self.by_block: dict[int, Arm] = {}  # id(block.stmts) -> the arm it is
         self.empty: dict[int, list[Arm]] = {}  # id(stmt) -> its arms with an empty block
         self.falls: dict[Key, tuple[Arm, list[Arm]]] = {}  # an `if` with no else: its fall-through, its arms
+        self.empty_procs: dict[str, Arm] = {}  # a procedure with an empty body, by name
         self.lines = {file: text.splitlines() for file, text in program.sources.items()}
         self.tags = {file: hashlib.sha256(text.encode()).hexdigest()[:16] for file, text in program.sources.items()}
         for block in program.setup:
@@ -82,6 +83,8 @@ class Structure:
             self._arm(program.play, Arm("play", "play", *_key(program.play)), None)
         for name, proc in program.procs.items():
             self._arm(proc.body, Arm("proc", f"proc {name}", *_key(proc), name), None)
+            if not proc.body.stmts:
+                self.empty_procs[name] = self.arms[-1]
         for name, ability in program.abilities.items():
             for tier in ability.tiers:
                 self._arm(tier.body, Arm("tier", f"{name} tier {tier.level}", *_key(tier), name), None)
@@ -147,7 +150,11 @@ class Structure:
         return (self.tags.get(arm.file, ""), arm.kind, arm.line, arm.column)
 
     def arm_of_empty(self, g: Game) -> Arm | None:
-        """The arm an empty block belongs to: the one empty arm of the statement running now, if one."""
+        """The arm an empty block belongs to: the procedure just called, or the one empty arm of the
+        statement running now (if it has one only)."""
+        below = g.frames[-2] if len(g.frames) > 1 else None
+        if isinstance(below, CallFrame):
+            return self.empty_procs.get(below.name)
         for frame in reversed(g.frames[:-1]):
             if isinstance(frame, BlockFrame):
                 if frame.i == 0:

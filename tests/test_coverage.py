@@ -29,11 +29,16 @@ rule never(p in players) when points[p] < -5 {
   set points[p] = 0
 }
 
+proc rest(p: Player) { }
+
 play {
   repeat rounds {
     for p in players {
       choose by p prompt "Your turn" {
-        option "Good" { use gain(p) upto 2 }
+        option "Good" {
+          use gain(p) upto 2
+          rest(p)
+        }
         option "Bad" {
           set points[p] -= 1
           say "ouch"
@@ -84,6 +89,7 @@ def test_a_scenario_covers_what_it_plays_and_the_report_names_the_rest(
     assert "  ability tiers resolved               1 / 2      50.0%" in out
     assert "  rules fired                          0 / 2       0.0%" in out
     assert "  menu options chosen                  2 / 3      66.7%" in out
+    assert "  procedures called                    1 / 1     100.0%" in out  # an empty one, called by "Good"
     assert "  gain  1:1  2:0" in out
     bad = line_of('option "Bad"')
     never = out.split("never run\n")[1].split("\n\n")[0].splitlines()

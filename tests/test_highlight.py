@@ -112,3 +112,14 @@ def test_the_textmate_grammar_gives_every_grammar_word_one_keyword_scope() -> No
         scopes = [p["name"] for p in patterns if re.fullmatch(p["match"], word)]
         assert len(scopes) == 1, (word, scopes)
     assert not any(re.fullmatch(p["match"], "hand") for p in patterns)
+
+
+def test_the_vscode_extension_uses_the_generated_grammar_and_the_language_server() -> None:
+    """editors/vscode/ names the generated grammar's file and scope, and starts `rulecraft lsp`."""
+    package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
+    (grammar,) = package["contributes"]["grammars"]
+    assert (ROOT / "editors" / Path(grammar["path"]).name).exists()  # copied beside package.json to install
+    assert grammar["scopeName"] == textmate.grammar()["scopeName"]
+    (language,) = package["contributes"]["languages"]
+    assert {".rules", ".scenario"} == set(language["extensions"])
+    assert package["contributes"]["configuration"]["properties"]["rulecraft.command"]["default"] == ["rulecraft", "lsp"]

@@ -279,6 +279,9 @@ def server() -> Any:
     def refresh(uri: str) -> None:
         doc = ls.workspace.get_text_document(uri)
         path = path_of(uri)
+        if path.endswith(".scenario"):  # a scenario is lines of its own, not a rulebook: no diagnostics
+            documents[uri] = Analysis()
+            return
         analysis = documents[uri] = analyse(path, doc.source, documents.get(uri))
         found = []
         for d in analysis.diagnostics:

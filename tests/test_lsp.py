@@ -233,3 +233,26 @@ def test_navigation_across_every_construct() -> None:
     assert list(diagnostics) == []
     assert lucky.range.start == at(text, "lucky = choose")
     assert blue.range.start == at(text, "blue, green")
+
+
+def test_definition_and_hover_reach_into_an_included_bundled_rulebook(tmp_path: Path) -> None:
+    """In an extension, a name the included game declares leads to its line in the bundled file."""
+    path = tmp_path / "longer.rules"
+    text = 'include "valdora.rules"\n\nrule longer() when round > 99 {\n  set round = 0\n}\n'
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, text)
+        await wait_for(uri)
+        where = at(text, "round > 99")
+        found = await client.text_document_definition_async(lsp.DefinitionParams(doc(uri), where))
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), where))
+        return published[uri], found, hover
+
+    diagnostics, found, hover = session(body)
+    assert list(diagnostics) == []
+    bundled = (ROOT / "rulebooks" / "valdora.rules").read_text(encoding="utf-8")
+    assert found.uri == (ROOT / "rulebooks" / "valdora.rules").resolve().as_uri()
+    assert found.range.start == at(bundled, "round: int")
+    assert hover.contents.value.startswith("```text\nVariable round:")

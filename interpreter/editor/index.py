@@ -24,12 +24,10 @@ import bisect
 from collections.abc import Iterator
 
 import attrs
-from lark import Token
-from lark.exceptions import LarkError
 
 from .. import syntax as s
 from ..errors import Span
-from ..parser import _lark
+from ..parser import Lexeme
 
 # The kind of what the NAME after each declaration word declares.
 DECLARATION_WORDS = {
@@ -68,42 +66,33 @@ class Occurrence:
     target: Symbol | None
 
 
-def _span(file: str, tok: Token) -> Span:
-    return Span(file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
-
-
 class NameIndex:
     """Declarations and uses of names in one parsed file (see the module docstring for the rules)."""
 
-    def __init__(self, file: str, text: str, tree: s.Rulebook):
+    def __init__(self, file: str, tree: s.Rulebook, tokens: list[Lexeme]):
+        """Index a parsed file from its AST and the tokens the parser read (`parser.parse_lexemes`)."""
         self.file = file
         self.tree = tree
+        self._decl_starts = [(d.span.line, d.span.column) for d in tree.decls]
         self.globals: dict[str, list[Symbol]] = {}
         self.fields: dict[str, list[Symbol]] = {}
         self.members: dict[str, list[Symbol]] = {}  # by member name
         self.locals: list[Symbol] = []
         self.occurrences: list[Occurrence] = []
-        tokens = self._tokens(text)
         self._index(tokens)
         self.occurrences.sort(key=lambda o: (o.span.line, o.span.column))
         self._starts = [(o.span.line, o.span.column) for o in self.occurrences]
 
-    @staticmethod
-    def _tokens(text: str) -> list[Token]:
-        try:
-            return list(_lark().parse_interactive(text).iter_parse())
-        except LarkError:  # the text parsed once already; a second failure leaves the index empty
-            return []
-
-    def _decl_of(self, tok: Token) -> s.Decl | None:
-        for decl in self.tree.decls:
-            sp = decl.span
-            if (sp.line, sp.column) <= (tok.line, tok.column) < (sp.end_line, sp.end_column):
+    def _decl_of(self, tok: Lexeme) -> s.Decl | None:
+        """The top-level declaration a token stands in (declarations are in file order)."""
+        k = bisect.bisect_right(self._decl_starts, (tok.span.line, tok.span.column)) - 1
+        if k >= 0:
+            decl = self.tree.decls[k]
+            if (tok.span.line, tok.span.column) < (decl.span.end_line, decl.span.end_column):
                 return decl
         return None
 
-    def _index(self, tokens: list[Token]) -> None:
-        file = self.file
+    def _index(self, tokens: list[Lexeme]) -> None:
         declared: dict[int, Symbol] = {}  # token index -> the symbol it declares
         container: str | None = None
         enum_name: str | None = None
@@ -120,46 +109,45 @@ class NameIndex:
                     enum_name = card_name = None
             if tok.type != "NAME":
                 continue
-            span = _span(file, tok)
+            name, span = tok.text, tok.span
             decl = self._decl_of(tok)
             if prev is not None and prev.type in DECLARATION_WORDS:
                 kind = DECLARATION_WORDS[prev.type]
-                sym = Symbol(str(tok), kind, span, None, decl)
-                self.globals.setdefault(str(tok), []).append(sym)
+                sym = Symbol(name, kind, span, None, decl)
+                self.globals.setdefault(name, []).append(sym)
                 declared[i] = sym
-                container = str(tok)
+                container = name
                 if kind == "enum":
-                    enum_name, depth = str(tok), 0
+                    enum_name, depth = name, 0
                 elif kind == "card":
-                    card_name, depth = str(tok), 0
+                    card_name, depth = name, 0
                 continue
             if enum_name is not None and depth == 1:
-                sym = Symbol(str(tok), "member", span, enum_name, decl)
-                self.members.setdefault(str(tok), []).append(sym)
+                sym = Symbol(name, "member", span, enum_name, decl)
+                self.members.setdefault(name, []).append(sym)
                 declared[i] = sym
                 continue
             if card_name is not None and depth == 1 and nxt is not None and nxt.type == "COLON":
-                sym = Symbol(str(tok), "field", span, card_name, decl)
-                self.fields.setdefault(str(tok), []).append(sym)
+                sym = Symbol(name, "field", span, card_name, decl)
+                self.fields.setdefault(name, []).append(sym)
                 declared[i] = sym
                 continue
             local = self._binding_kind(prev, nxt, decl)
             if local is not None:
-                sym = Symbol(str(tok), local, span, container, decl)
+                sym = Symbol(name, local, span, container, decl)
                 self.locals.append(sym)
                 declared[i] = sym
         # Uses: every NAME token, resolved by the rules of the module docstring.
         for i, tok in enumerate(tokens):
             if tok.type != "NAME":
                 continue
-            span = _span(file, tok)
             if i in declared:
-                self.occurrences.append(Occurrence(str(tok), span, declared[i]))
+                self.occurrences.append(Occurrence(tok.text, tok.span, declared[i]))
                 continue
-            self.occurrences.append(Occurrence(str(tok), span, self._resolve(tokens, i, span)))
+            self.occurrences.append(Occurrence(tok.text, tok.span, self._resolve(tokens, i, tok.span)))
 
     @staticmethod
-    def _binding_kind(prev: Token | None, nxt: Token | None, decl: s.Decl | None) -> str | None:
+    def _binding_kind(prev: Lexeme | None, nxt: Lexeme | None, decl: s.Decl | None) -> str | None:
         """Whether this NAME binds a local: a parameter, a rule binding, `let`, `for` (and `[x for x in …]`)."""
         if prev is None or nxt is None:
             return None
@@ -177,10 +165,10 @@ class NameIndex:
             return "binding"
         return None
 
-    def _resolve(self, tokens: list[Token], i: int, span: Span) -> Symbol | None:
-        name = str(tokens[i])
+    def _resolve(self, tokens: list[Lexeme], i: int, span: Span) -> Symbol | None:
+        name = tokens[i].text
         if i >= 2 and tokens[i - 1].type == "DOT":
-            before = str(tokens[i - 2])
+            before = tokens[i - 2].text
             for member in self.members.get(name, []):
                 if member.container == before:
                     return member

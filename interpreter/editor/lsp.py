@@ -19,6 +19,7 @@ completion then use the last version of it that did.
 from __future__ import annotations
 
 import sys
+from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,8 @@ import attrs
 from .. import syntax as s
 from ..check import BUILTINS, Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
-from ..parser import parse
-from ..rulebook import load_text
+from ..parser import parse_lexemes
+from ..rulebook import load_text, remember_parse
 from .index import LOCAL_KINDS, NameIndex, Symbol
 from .words import words
 
@@ -56,11 +57,12 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
     out = Analysis(index=previous.index if previous else None, program=previous.program if previous else None)
     out.others = dict(previous.others) if previous else {}
     try:
-        tree = parse(text, path)
+        tree, lexemes = parse_lexemes(text, path)
     except RulebookError as exc:
         out.diagnostics = exc.diagnostics
         return out
-    out.index = NameIndex(path, text, tree)
+    out.index = NameIndex(path, tree, lexemes)
+    remember_parse(path, text, tree)  # load_text below checks it without parsing it again
     try:
         rulebook = load_text(text, path)
     except RulebookError as exc:
@@ -74,7 +76,7 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
     for file, source in rulebook.program.sources.items():
         if file != path:
             try:
-                out.others[file] = NameIndex(file, source, parse(source, file))
+                out.others[file] = NameIndex(file, *parse_lexemes(source, file))
             except RulebookError:
                 continue
     return out
@@ -274,7 +276,11 @@ def server() -> Any:
         return to_fs_path(uri) or uri
 
     def uri_of(file: str, fallback: str) -> str:
-        return Path(file).resolve().as_uri() if Path(file).exists() else fallback
+        """The URI of a file a span names: a path, or a bundled rulebook (named without a folder)."""
+        if Path(file).exists():
+            return Path(file).resolve().as_uri()
+        bundled = resources.files("rulecraft.rulebooks").joinpath(file)
+        return Path(str(bundled)).resolve().as_uri() if bundled.is_file() else fallback
 
     def refresh(uri: str) -> None:
         doc = ls.workspace.get_text_document(uri)

@@ -21,16 +21,12 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 
 import attrs
-from lark.grammar import Terminal
-from lark.lexer import Pattern, PatternStr
 
 from ..check import BASIC_TYPES, BUILTIN_NAMES, BUILTINS
-from ..parser import _lark
+from ..parser import grammar_words
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECLARATION_ALIASES = re.compile(r".*(_decl|_extension|_override)$|^tier$")
 _CONSTANT_ALIASES = {"true_lit", "false_lit", "none_lit"}
 
@@ -55,48 +51,22 @@ class Words:
         return tuple(sorted({*self.declarations, *self.constants, *self.operators, *self.modifiers, *self.keywords}))
 
 
-def _terminal_words(pattern: Pattern) -> list[str]:
-    """The words a keyword terminal matches: `"game"`, or the alternatives of `public | owner`."""
-    if isinstance(pattern, PatternStr):
-        return [pattern.value] if _WORD.fullmatch(pattern.value) else []
-    text = pattern.value
-    if "[" in text:  # a character class: NAME, INT, STRING, COMMENT, WS, not keywords
-        return []
-    return _WORD.findall(re.sub(r"\\.", " ", text))
-
-
 @functools.cache
 def words() -> Words:
     """Read the keywords of the language from the grammar, and the builtins from the checker."""
-    parser = _lark()
-    patterns = {t.name: t.pattern for t in parser.terminals}
-    grammar = resources.files("rulecraft.grammar").joinpath("rules.lark").read_text(encoding="utf-8")
-    named = set(re.findall(r"^([A-Z_][A-Z0-9_]*)(?:\.\d+)?\s*:", grammar, re.MULTILINE))
     kinds: dict[str, set[str]] = {}
-    for rule in parser.rules:
-        alias = str(rule.alias or rule.origin.name)
-        leading = True
-        for symbol in rule.expansion:
-            if not isinstance(symbol, Terminal) or symbol.name not in patterns:
-                leading = False
-                continue
-            pattern = patterns[symbol.name]
-            found = _terminal_words(pattern)
-            if not found:
-                leading = False
-                continue
-            if symbol.name in named:
-                kind = "modifier"
-            elif alias in _CONSTANT_ALIASES:
-                kind = "constant"
-            elif leading and _DECLARATION_ALIASES.match(alias):
-                kind = "declaration"
-            elif alias.endswith("_op"):
-                kind = "operator"
-            else:
-                kind = "keyword"
-            for word in found:
-                kinds.setdefault(word, set()).add(kind)
+    for word, alias, leading, named in grammar_words():
+        if named:
+            kind = "modifier"
+        elif alias in _CONSTANT_ALIASES:
+            kind = "constant"
+        elif leading and _DECLARATION_ALIASES.match(alias):
+            kind = "declaration"
+        elif alias.endswith("_op"):
+            kind = "operator"
+        else:
+            kind = "keyword"
+        kinds.setdefault(word, set()).add(kind)
     order = ("constant", "declaration", "operator", "keyword", "modifier")
     chosen = {word: next(k for k in order if k in ks) for word, ks in kinds.items()}
 

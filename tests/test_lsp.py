@@ -256,3 +256,12 @@ def test_definition_and_hover_reach_into_an_included_bundled_rulebook(tmp_path: 
     assert found.uri == (ROOT / "rulebooks" / "valdora.rules").resolve().as_uri()
     assert found.range.start == at(bundled, "round: int")
     assert hover.contents.value.startswith("```text\nVariable round:")
+
+
+def test_without_pygls_the_command_says_what_to_install(monkeypatch: Any, capsys: Any) -> None:
+    """`rulecraft lsp` with the editor extra missing exits 1 with the pip command, not a traceback."""
+    from rulecraft.cli import main
+
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # import fails as if not installed
+    assert main(["lsp"]) == 1
+    assert "pip install 'rulecraft[editor]'" in capsys.readouterr().err

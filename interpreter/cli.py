@@ -103,9 +103,12 @@ def _extend(sub: argparse._SubParsersAction) -> None:
 
     fuzz.register(sub)
     soak.register(sub)
-    from . import viewer
+    from . import coverage, viewer
+    from .editor import lsp
 
     viewer.register(sub)
+    lsp.register(sub)
+    coverage.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -643,6 +643,71 @@ def parse(text: str, file: str = "<string>") -> s.Rulebook:
     except UnexpectedInput as exc:
         setattr(exc, "_source_text", text)  # noqa: B010 -- lets the EOF case find the last line
         raise RulebookError([_syntax_diagnostic(file, exc)], {file: text}) from None
+    return _ast(tree, file, text)
+
+
+@attrs.frozen
+class Lexeme:
+    """A token the parser read: its terminal's name in the grammar (`NAME`, `LBRACE`, `GAME`), its text and place."""
+
+    type: str
+    text: str
+    span: Span
+
+
+def parse_lexemes(text: str, file: str = "<string>") -> tuple[s.Rulebook, list[Lexeme]]:
+    """Parse as `parse` does, and also return every token the parser read (for the editor tools).
+
+    The tokens are the parser's own (its lexer is contextual: `order` in `let order = …` is a NAME,
+    in `choose order from …` a keyword), so a tool that reads them agrees with the parser.
+    """
+    interactive = _lark().parse_interactive(text)
+    lexemes: list[Lexeme] = []
+    try:
+        for tok in interactive.iter_parse():
+            span = Span(file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+            lexemes.append(Lexeme(tok.type, str(tok), span))
+        tree = interactive.feed_eof()
+    except UnexpectedInput:
+        return parse(text, file), []  # raises the located syntax error
+    return _ast(tree, file, text), lexemes
+
+
+def grammar_words() -> list[tuple[str, str, bool, bool]]:
+    """Every word the grammar spells, where: (word, alias of the rule, first symbols of the rule?, named terminal?).
+
+    `extend enum` gives ("extend", "enum_extension", True, False) and ("enum", …, True, False);
+    `zone … hidden` gives ("hidden", "zone_decl", False, True). The editor tools sort words by it.
+    """
+    parser = _lark()
+    patterns = {t.name: t.pattern for t in parser.terminals}
+    grammar = resources.files("rulecraft.grammar").joinpath("rules.lark").read_text(encoding="utf-8")
+    named = set(re.findall(r"^([A-Z_][A-Z0-9_]*)(?:\.\d+)?\s*:", grammar, re.MULTILINE))
+    out: list[tuple[str, str, bool, bool]] = []
+    for rule in parser.rules:
+        alias = str(rule.alias or rule.origin.name)
+        leading = True
+        for symbol in rule.expansion:
+            pattern = patterns.get(symbol.name) if symbol.is_term else None
+            found = _words_of(pattern) if pattern is not None else []
+            if not found:
+                leading = False
+                continue
+            out.extend((word, alias, leading, symbol.name in named) for word in found)
+    return out
+
+
+def _words_of(pattern: Any) -> list[str]:
+    """The words a terminal matches: `"game"`, or the alternatives of `"public" | "owner"`."""
+    if isinstance(pattern, lark.lexer.PatternStr):
+        return [pattern.value] if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", pattern.value) else []
+    if "[" in pattern.value:  # a character class: NAME, INT, STRING, COMMENT, WS are not words
+        return []
+    return re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"\\.", " ", pattern.value))
+
+
+def _ast(tree: Tree[Token], file: str, text: str) -> s.Rulebook:
+    """The AST of a parse tree (deep nesting refused first)."""
     _check_nesting(tree, file, text)
     try:
         return _Builder(file).transform(tree)

@@ -109,6 +109,11 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         cache.popitem(last=False)
 
 
+def remember_parse(file: str, text: str, tree: s.Rulebook) -> None:
+    """Keep a file's parse for the next load of the same text (the language server parses first)."""
+    _remember(_parsed, (file, _text_hash(file, text)), tree)
+
+
 def _text_hash(file: str, body: str) -> str:
     return hashlib.sha256(f"{file}\0{body}".encode()).hexdigest()
 

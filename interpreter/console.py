@@ -8,6 +8,7 @@ that depend on a rulebook (a player count the game does not allow) are `UsageErr
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,11 +36,12 @@ class Whole:
 
     def __call__(self, text: str) -> int:
         try:
-            value = int(text.strip(), 10)
+            value = int(text.strip(), 10) if len(text) <= 100 else None  # int() of 5,000 digits raises
         except ValueError:
             value = None
         if value is None or not self.low <= value <= self.high:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from {self.low} to {self.high:,}")
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "…"
+            raise argparse.ArgumentTypeError(f"{shown} is not a whole number from {self.low} to {self.high:,}")
         return value
 
     def __repr__(self) -> str:
@@ -95,7 +97,19 @@ def progress(total: int, unit: str, what: str, quiet: bool = False) -> Iterator[
     from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
     # `delay`: work that ends within a second never draws a bar; `leave=False`: a finished bar is erased.
-    bar = tqdm(total=total, unit=f" {unit}", desc=what, file=sys.stderr, leave=False, dynamic_ncols=True, delay=1.0)
+    # A terminal that does not know its size (0 x 0: a new pseudo-terminal) is taken as 80 x 24 (tqdm
+    # would hide the bar below a screen of 0 lines).
+    size = shutil.get_terminal_size((80, 24))
+    bar = tqdm(
+        total=total,
+        unit=f" {unit}",
+        desc=what,
+        file=sys.stderr,
+        leave=False,
+        ncols=size.columns,
+        nrows=size.lines,
+        delay=1.0,
+    )
 
     def advance(n: int = 1) -> None:
         bar.update(n)

@@ -501,7 +501,7 @@ def _command(args: argparse.Namespace) -> int:
     failed = False
     for name in names:
         start = time.monotonic()
-        with progress(args.count, "games", f"soak {name}", args.quiet) as advance:
+        with progress(args.count, "games", f"soak {Path(name).name}", args.quiet) as advance:
             summary = soak(
                 name,
                 args.count,

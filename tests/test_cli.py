@@ -41,7 +41,7 @@ def numeric_flags() -> Iterator[tuple[str, argparse.Action]]:
 
 def bad_values(action: argparse.Action) -> list[str]:
     assert isinstance(action.type, Whole)
-    return [str(action.type.low - 1), str(action.type.high + 1), "many", "1.5"]
+    return [str(action.type.low - 1), str(action.type.high + 1), "many", "1.5", "9" * 5000]
 
 
 def positionals(p: argparse.ArgumentParser) -> list[str]:
@@ -81,9 +81,10 @@ def test_a_numeric_flag_out_of_range_is_a_usage_error(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert isinstance(action.type, Whole)
+    shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
     assert err.splitlines()[-1] == (
         f"rulecraft {command}: error: argument {'/'.join(action.option_strings)}: "
-        f"{value!r} is not a whole number from {action.type.low} to {action.type.high:,}"
+        f"{shown} is not a whole number from {action.type.low} to {action.type.high:,}"
     )
 
 

@@ -41,7 +41,7 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
         nonlocal pending_create
         if pending_create is not None:
             span, n, text = pending_create
-            out.append(_line("create", text if n == 1 else f"{n} statements: {text}", span))
+            out.append(_line("create", text if n == 1 else f"{n} {text}", span))
             pending_create = None
 
     for event, text in zip(events, texts, strict=True):

@@ -71,14 +71,31 @@ class GreedyAgent(RandomAgent):
         return game.heuristic(me)
 
 
+class Quit(Exception):
+    """A person typed `quit`: the game stops where it is (its record keeps every answer so far)."""
+
+
+HELP = """\
+  a number from 1 to {n}, or an option's label: answer
+  view: show {whose} again
+  help or ?: this help
+  quit: stop here; {saved}
+"""
+
+
 class HumanAgent:
     """A person at a terminal: shows what happened since their last turn and their view, then the
-    decision with numbered options; reads a number or a label and asks again until it is one."""
+    decision with numbered options; reads a number or a label and asks again until it is one.
+
+    At any prompt `?` or `help` lists what may be typed, `view` shows the view again and `quit`
+    stops the game (raises `Quit`; the record, if one is kept, has every answer so far).
+    """
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None):
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.seen = 0  # events of the game already shown
+        self.record: str | None = None  # the record being kept, named when the person quits
 
     def choose(self, game: Game, decision: Decision) -> str:
         from .render import trace_lines, view_text
@@ -90,21 +107,26 @@ class HumanAgent:
 
             draw = pending_draw(game)
             what = f"a card drawn from {draw[0]} to {draw[1]}" if draw else decision.prompt
-            return self._ask(decision, f"table: {what}: what was revealed?")
+            return self._ask(decision, f"table: {what}: what was revealed?", None)
         # What happened since this seat last answered, as it may see it (without the rule spans).
         news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen :], viewer=me)]
         self.seen = len(game.events)
         if news:
             out.write("\n" + "\n".join(news) + "\n")
-        out.write("\n" + view_text(game, me) + "\n")
-        return self._ask(decision, f"{decision.by}: {decision.prompt}")
+        view = "\n" + view_text(game, me, order=decision.labels) + "\n"
+        out.write(view)
+        return self._ask(decision, f"{decision.by}: {decision.prompt}", view)
 
-    def _ask(self, decision: Decision, question: str) -> str:
-        """Show the numbered options and read until the answer is one of them."""
+    def _ask(self, decision: Decision, question: str, view: str | None) -> str:
+        """Show the numbered options and read until the answer is one of them (or a command)."""
         out = self.stdout
-        out.write(question + "\n")
-        for i, option in enumerate(decision.options, 1):
-            out.write(f"  {i}. {option.label}\n")
+
+        def show_question() -> None:
+            out.write(question + "\n")
+            for i, option in enumerate(decision.options, 1):
+                out.write(f"  {i}. {option.label}\n")
+
+        show_question()
         while True:
             out.write("> ")
             out.flush()
@@ -120,10 +142,27 @@ class HumanAgent:
                 return decision.options[int(text) - 1].label
             if text in decision.labels:
                 return text
-            shown = clip(text).encode("utf-8", "backslashreplace").decode("utf-8")  # no half surrogate pairs
-            out.write(
-                f"'{shown}' is not an answer: type a number from 1 to {len(decision.options)}, or an option's label\n"
-            )
+            match text.lower():  # an option's own label wins over a command of the same name
+                case "?" | "help":
+                    saved = (
+                        f"the record {self.record} keeps the game (go on with: rulecraft play --resume {self.record})"
+                        if self.record
+                        else "the game is not recorded (play with --record FILE to keep it)"
+                    )
+                    whose = "your view" if view is not None else "the question"
+                    out.write(HELP.format(n=len(decision.options), whose=whose, saved=saved))
+                case "view":
+                    if view is not None:
+                        out.write(view)
+                    show_question()
+                case "quit":
+                    raise Quit
+                case _:
+                    shown = clip(text).encode("utf-8", "backslashreplace").decode("utf-8")  # no half surrogate pairs
+                    out.write(
+                        f"'{shown}' is not an answer: type a number from 1 to {len(decision.options)}, "
+                        "or an option's label (? for help)\n"
+                    )
 
 
 AGENTS: dict[str, Callable[[int], Any]] = {

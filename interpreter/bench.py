@@ -25,6 +25,7 @@ from typing import Any
 
 from . import rulebook as rulebook_mod
 from .agents import RandomAgent, play
+from .console import PLAYERS, add_quiet, players_for, progress, whole
 from .runtime import Game
 
 
@@ -48,7 +49,14 @@ def _time(fn: Callable[[], Any]) -> float:
     return time.process_time() - start
 
 
-def measure_load(name: str, repeats: int) -> dict[str, Any]:
+Advance = Callable[[int], None]
+
+
+def _nothing(n: int = 1) -> None:
+    pass
+
+
+def measure_load(name: str, repeats: int, advance: Advance = _nothing) -> dict[str, Any]:
     """Seconds to parse and check a rulebook: cold (cache emptied) and cached."""
     rulebook_mod.load(name)  # the parser generator itself is built once per process: not counted
     cold, cached = [], []
@@ -56,11 +64,18 @@ def measure_load(name: str, repeats: int) -> dict[str, Any]:
         rulebook_mod.clear_cache()
         cold.append(_time(lambda: rulebook_mod.load(name)))
         cached.append(_time(lambda: rulebook_mod.load(name)))
+        advance(1)
     return {"cold_s": _summary(cold), "cached_s": _summary(cached)}
 
 
 def measure_play(
-    rb: rulebook_mod.Rulebook, players: int, games: int, repeats: int, trace: bool, first_seed: int = 0
+    rb: rulebook_mod.Rulebook,
+    players: int,
+    games: int,
+    repeats: int,
+    trace: bool,
+    first_seed: int = 0,
+    advance: Advance = _nothing,
 ) -> dict[str, Any]:
     """Games and decisions per second over `repeats` runs of `games` seeded games each."""
     games_per_s, decisions_per_s = [], []
@@ -70,6 +85,7 @@ def measure_play(
         start = time.process_time()
         for seed in range(first_seed, first_seed + games):
             decisions += len(play_random(rb, players, seed, trace).answers)
+            advance(1)
         elapsed = time.process_time() - start
         games_per_s.append(games / elapsed)
         decisions_per_s.append(decisions / elapsed)
@@ -115,19 +131,28 @@ def measure_memory(rb: rulebook_mod.Rulebook, players: int) -> dict[str, Any]:
     return {"peak_kib": out}
 
 
-def bench_game(name: str, players: int | None = None, games: int = 20, repeats: int = 5) -> dict[str, Any]:
+def steps(games: int, repeats: int) -> int:
+    """The units of work of `bench_game`, for a progress bar: loads, then games with and without trace."""
+    return repeats + 2 * games * repeats
+
+
+def bench_game(
+    name: str, players: int | None = None, games: int = 20, repeats: int = 5, advance: Advance = _nothing
+) -> dict[str, Any]:
     """Every figure for one rulebook (a bundled name or a path)."""
-    load = measure_load(name, repeats)
+    if games < 1 or repeats < 1:
+        raise ValueError("bench at least one game, at least once")
+    load = measure_load(name, repeats, advance)
     rb = rulebook_mod.load(name)
-    n = players or rb.program.min_players
+    n = players_for(rb, players)
     return {
         "game": name,
         "players": n,
         "games_per_run": games,
         "repeats": repeats,
         "load": load,
-        "play_trace": measure_play(rb, n, games, repeats, True),
-        "play_no_trace": measure_play(rb, n, games, repeats, False),
+        "play_trace": measure_play(rb, n, games, repeats, True, advance=advance),
+        "play_no_trace": measure_play(rb, n, games, repeats, False, advance=advance),
         "clone": measure_clone(rb, n, repeats),
         "memory": measure_memory(rb, n),
     }
@@ -213,9 +238,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not names:
         print("no rulebooks to measure: name a rulebook path", file=sys.stderr)
         return 2
+    for name in names:  # every rulebook and player count is checked before the first measure
+        players_for(rulebook_mod.load(name), args.players)
     report: dict[str, Any] = {"python": sys.version.split()[0], "games": []}
-    for name in names:
-        report["games"].append(bench_game(name, args.players, args.games_per_run, args.repeats))
+    total = len(names) * steps(args.games_per_run, args.repeats)
+    with progress(total, "steps", "bench", args.quiet) as advance:
+        for name in names:
+            report["games"].append(bench_game(name, args.players, args.games_per_run, args.repeats, advance))
     report["all_loads"] = bench_all_loads(names, args.repeats)
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
@@ -234,8 +263,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: every bundled rulebook).",
     )
     p.add_argument("games", nargs="*", metavar="GAME", help="bundled rulebook names or paths")
-    p.add_argument("--players", type=int, help="number of players (default: the fewest each game allows)")
-    p.add_argument("--games-per-run", type=int, default=20, metavar="N", help="games per timed run (default 20)")
-    p.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per figure (default 5)")
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest each game allows)")
+    p.add_argument(
+        "--games-per-run", type=whole(1, 100_000), default=20, metavar="N", help="games per timed run (default 20)"
+    )
+    p.add_argument("--repeats", type=whole(1, 1000), default=5, metavar="R", help="timed runs per figure (default 5)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON (machine-readable)")
+    add_quiet(p)
     p.set_defaults(func=cmd_bench)

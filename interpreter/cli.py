@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import agents as agents_mod
+from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import clip
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
@@ -25,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="rulecraft",
         description="Rules as data: check, play, trace and replay tabletop games written as rulebooks.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
@@ -40,14 +43,25 @@ def _parser() -> argparse.ArgumentParser:
         description="Play a whole game with agents; prints the scores and, last, 'winner: P2' or 'winners: P1 P3'.",
     )
     p.add_argument("game", nargs="?", help=f"a bundled rulebook ({', '.join(bundled_names())}) or a path")
-    p.add_argument("--players", type=int, help="number of players (default: the fewest the game allows)")
-    p.add_argument("--seed", type=int, help="seed of the game's chance (default 0)")
+    p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest the game allows)")
+    p.add_argument(
+        "--seed",
+        type=SEED,
+        help="seed of the game's chance, for tests and reproducible games (default: 128 random bits "
+        "from the operating system, kept in the record; a small seed lets a player work out the deck)",
+    )
     p.add_argument(
         "--agents",
         help="comma-separated agents per seat: random, greedy, human; the last repeats "
         "(default random; with --resume, the record's)",
     )
-    p.add_argument("--record", metavar="FILE", help="write a record of the game, kept valid after every answer")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write a record of the game, kept valid after every answer (an existing file is never "
+        "replaced, unless it is a record of this game and --force is given)",
+    )
+    p.add_argument("--force", action="store_true", help="with --record: replace an existing record of this game")
     p.add_argument(
         "--resume",
         metavar="FILE",
@@ -75,17 +89,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("record", help="a record file (JSON)")
     p.add_argument("--trace", action="store_true", help="print the trace")
-    p.add_argument("--until", type=int, metavar="STEP", help="stop after this many answers")
+    p.add_argument("--until", type=whole(0, 10**9), metavar="STEP", help="stop after this many answers")
     p.add_argument("--as", dest="as_player", metavar="P", help="show the game as this player sees it")
     p.add_argument("--rulebook", metavar="FILE", help="the rulebook to use instead of the one the record names")
     p.add_argument("--ignore-hash", action="store_true", help="replay even if the rulebook's text has changed")
+    add_quiet(p)
 
-    p = sub.add_parser("trace", help="print the resolution trace of a game")
+    p = sub.add_parser(
+        "trace",
+        help="print the resolution trace of a game",
+        description="Play a seeded game with agents (or run a scenario) and print its trace: one line "
+        "per event, each with the rulebook line that caused it.",
+    )
     p.add_argument("game", nargs="?", help="a bundled rulebook or a path (with --scenario: default, its 'game' line)")
     p.add_argument("--scenario", metavar="FILE", help="a scenario file (state and scripted answers)")
-    p.add_argument("--players", type=int)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--agents", default="random")
+    p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest the game allows)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the game's chance and of the agents (default 0)")
+    p.add_argument(
+        "--agents", default="random", help="comma-separated agents per seat: random, greedy (default random)"
+    )
 
     _extend(sub)
     return parser
@@ -111,11 +133,27 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     coverage.register(sub)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rulecraft")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (argparse's exit for bad usage and --help is returned too)."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # bad usage (2), or --help/--version (0): argparse has printed why
+        return exc.code if isinstance(exc.code, int) else 1
     try:
         return int(args.func(args) if hasattr(args, "func") else COMMANDS[args.command](args))
+    except UsageError as exc:
+        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except RulecraftError as exc:
         print(str(exc), file=sys.stderr)
         return 1
@@ -150,7 +188,7 @@ def _agent_names(text: str | None, players: int) -> list[str]:
     names = [a.strip() for a in (text or "random").split(",") if a.strip()] or ["random"]
     for name in names:
         if name not in agents_mod.AGENTS:
-            raise RulecraftError(f"unknown agent '{clip(name)}': choose from {', '.join(agents_mod.AGENTS)}")
+            raise UsageError(f"--agents: unknown agent '{clip(name)}': choose from {', '.join(agents_mod.AGENTS)}")
     return [names[min(i, len(names) - 1)] for i in range(players)]
 
 
@@ -165,7 +203,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     table = agents_mod.HumanAgent() if args.table else None
     if args.resume:
         if args.game or args.players is not None or args.seed is not None:
-            raise RulecraftError(
+            raise UsageError(
                 "--resume goes on with the record's game: its rulebook, players and seed come "
                 "from the record (give only --agents, --record, --trace, --table)"
             )
@@ -180,23 +218,42 @@ def cmd_play(args: argparse.Namespace) -> int:
             table = table or agents_mod.HumanAgent()
     else:
         if not args.game:
-            raise RulecraftError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
-        rb = load(args.game)
-        players = args.players or rb.program.min_players
+            raise UsageError(f"name a game to play: {', '.join(bundled_names())}, or a rulebook path")
         if args.table and args.seed is not None:
-            raise RulecraftError("--table is a game with no seed: every chance outcome is typed in")
-        seed = args.seed if args.seed is not None else 0
-        game = rb.new_game(players=players, seed=None if args.table else seed)  # checks players first
+            raise UsageError("--table is a game with no seed: every chance outcome is typed in")
+        rb = load(args.game)
+        players = players_for(rb, args.players)
         names = _agent_names(args.agents, players)
-        agents = agents_mod.make_agents(names, players, seed)
+        if args.record:
+            _may_write_record(Path(args.record), rb.name, args.force)
+        # Without --seed the seed is a secret: 128 bits from the operating system (a small seed can be
+        # found by trying seeds against a player's view, and with it every hidden card). The agents get
+        # their own random seed, so that their answers, which the other players see, do not reveal it.
+        seed = args.seed if args.seed is not None else secrets.randbits(128)
+        agent_seed = args.seed if args.seed is not None else secrets.randbits(64)
+        game = rb.new_game(players=players, seed=None if args.table else seed)
+        agents = agents_mod.make_agents(names, players, agent_seed)
         writer = None
         if args.record:
-            options = {"agents": names, "agent_seed": seed, **({"table": True} if args.table else {})}
+            options = {"agents": names, "agent_seed": agent_seed, **({"table": True} if args.table else {})}
             writer = RecordWriter(
                 args.record, game, rulebook_file=_rulebook_file(args.game, args.record), options=options
             )
+    for agent in agents:
+        if isinstance(agent, agents_mod.HumanAgent):
+            agent.record = str(writer.path) if writer is not None else None
     try:
         agents_mod.play(game, agents, writer.update if writer else None, table=table)
+    except agents_mod.Quit:
+        if writer is None:
+            print("quit: the game is left unfinished (it was not recorded: play with --record FILE to keep it)")
+        else:
+            writer.close(game)
+            print(
+                f"quit: the game is saved in {writer.path} ({len(game.answers)} answers so far); "
+                f"go on with: rulecraft play --resume {writer.path}"
+            )
+        return 0
     finally:
         if writer is not None:
             writer.close(game)
@@ -210,6 +267,24 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         print("\n".join(result_lines(game)))
     return 0
+
+
+def _may_write_record(path: Path, rulebook: str, force: bool) -> None:
+    """Refuse to replace a file that is not a record of this game, or a record without --force."""
+    if not path.exists() and not path.is_symlink():
+        return
+    try:
+        old = read_record(path)
+    except RecordError:
+        raise UsageError(
+            f"--record {path}: the file exists and is not a record; it is left as it is (choose another name)"
+        ) from None
+    if old.rulebook.name != rulebook:
+        raise UsageError(
+            f"--record {path}: the file is a record of another game ({old.rulebook.name}); it is left as it is"
+        )
+    if not force:
+        raise UsageError(f"--record {path}: a record of this game is there already; give --force to replace it")
 
 
 def _seed_text(seed: int | None) -> str:
@@ -258,6 +333,8 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
     if args.table and game.seed is not None:
         raise RulecraftError(f"{path}: --table goes on a game with no seed; this record has seed {game.seed}")
     out = args.record or args.resume
+    if args.record and Path(args.record).resolve() != path.resolve():
+        _may_write_record(Path(args.record), game.rulebook.name, args.force)
     rulebook_file = None
     if record.rulebook.file is not None:
         rulebook_file = _rulebook_file(str(path.parent / record.rulebook.file), out)
@@ -270,8 +347,6 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.until is not None and args.until < 0:
-        raise RulecraftError(f"--until {args.until}: a step is a number of answers, 0 or more")
     record = read_record(args.record)
     rb = load(args.rulebook) if args.rulebook else None
     viewer = None
@@ -279,18 +354,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             viewer = _as_player(args.as_player)
         except GameError as exc:
-            raise RulecraftError(f"--as {args.as_player}: {exc}") from None
+            raise UsageError(f"--as {args.as_player}: {exc}") from None
         if viewer is not None and viewer.index >= record.players:
-            raise RulecraftError(f"--as {args.as_player}: there is no {args.as_player} in a game of {record.players}")
+            raise UsageError(f"--as {args.as_player}: there is no {args.as_player} in a game of {record.players}")
+    total = len(record.answers) if args.until is None else min(args.until, len(record.answers))
     try:
-        game = replay(
-            record,
-            rulebook=rb,
-            until=args.until,
-            trace=True,
-            check_hash=not args.ignore_hash,
-            base=Path(args.record).parent,
-        )
+        with progress(total, "answers", "replay", args.quiet) as advance:
+            game = replay(
+                record,
+                rulebook=rb,
+                until=args.until,
+                trace=True,
+                check_hash=not args.ignore_hash,
+                base=Path(args.record).parent,
+                on_step=lambda game, decision, answer: advance(1),
+            )
     except RecordError as exc:
         raise RecordError(f"{args.record}: {exc}") from None
     done = min(len(record.answers), len(record.answers) if args.until is None else args.until)
@@ -323,15 +401,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     if args.scenario:
-        from .scenario import run_scenario
+        from .scenario import ScenarioFailure, run_scenario
 
-        sys.stdout.write(run_scenario(args.game, Path(args.scenario)))
+        try:
+            sys.stdout.write(run_scenario(args.game, Path(args.scenario)))
+        except ScenarioFailure as exc:
+            sys.stdout.write(exc.trace)  # the trace up to the failing line, then the error on stderr
+            sys.stdout.flush()
+            raise
         return 0
     if not args.game:
-        raise RulecraftError(f"name a game to trace: {', '.join(bundled_names())}, or a rulebook path")
+        raise UsageError(f"name a game to trace: {', '.join(bundled_names())}, or a rulebook path")
     rb = load(args.game)
-    game = rb.new_game(players=args.players or rb.program.min_players, seed=args.seed)
-    agents = agents_mod.make_agents(args.agents.split(","), game.state.players, args.seed)
+    game = rb.new_game(players=players_for(rb, args.players), seed=args.seed)
+    agents = agents_mod.make_agents(_agent_names(args.agents, game.state.players), game.state.players, args.seed)
     agents_mod.play(game, agents)
     sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": args.seed, "agents": args.agents}))
     return 0

@@ -28,7 +28,8 @@ from typing import Any
 
 import attrs
 
-from .errors import GameError, RulebookError
+from .console import SEED, add_quiet, progress, whole
+from .errors import GameError, RulebookError, RulecraftError
 from .rulebook import bundled_names, load_text
 
 # ---------------------------------------------------------------------------- the corpus
@@ -40,10 +41,15 @@ def corpus(extra: Iterable[str | Path] = ()) -> dict[str, str]:
     root = resources.files("rulecraft.rulebooks")
     for name in bundled_names():
         texts[f"{name}.rules"] = root.joinpath(f"{name}.rules").read_text(encoding="utf-8")
-    paths = [*sorted(Path("examples").glob("*.rules")), *(Path(p) for p in extra)]
-    for path in paths:
+    for path in sorted(Path("examples").glob("*.rules")):
         if path.is_file():
             texts[path.name] = path.read_text(encoding="utf-8")
+    for path in map(Path, extra):  # a file named on the command line must be there
+        try:
+            texts[path.name] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            raise RulecraftError(f"--corpus {path}: cannot read the file: {why}") from None
     return texts
 
 
@@ -631,21 +637,19 @@ def register(sub: Any) -> None:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cases", type=int, default=1000, help="how many cases (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the run (case k is reproducible from seed and k)")
+    p.add_argument("--cases", type=whole(1, 100_000_000), default=1000, help="how many cases (default 1000)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the run (case k is reproducible from seed and k)")
     p.add_argument("--corpus", nargs="*", default=[], metavar="FILE", help="more rulebook files to mutate")
     p.add_argument("--out", default="fuzz-crashes", help="folder for the texts of crashing cases")
+    add_quiet(p)
 
 
 def _command(args: argparse.Namespace) -> int:
     texts = corpus(args.corpus)
     start = time.monotonic()
 
-    def progress(k: int, summary: Summary) -> None:
-        if (k + 1) % 1000 == 0:
-            print(f"  {k + 1} cases, {len(summary.crashes)} crashes", file=sys.stderr)
-
-    summary = fuzz(args.cases, args.seed, texts, Path(args.out), progress)
+    with progress(args.cases, "cases", "fuzz", args.quiet) as advance:
+        summary = fuzz(args.cases, args.seed, texts, Path(args.out), lambda k, summary: advance(1))
     for k, how, detail in summary.crashes[:20]:
         print(f"CRASH case {k} (seed {args.seed}; {how}); text in {args.out}/crash-{args.seed}-{k}.rules\n{detail}")
     print(
@@ -657,9 +661,10 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rulecraft.fuzz", description=__doc__.split("\n")[0])
-    _arguments(parser)
-    return _command(parser.parse_args(argv))
+    """`python -m rulecraft.fuzz ...` is `rulecraft fuzz ...` (the same errors and exit codes)."""
+    from .cli import main as cli_main
+
+    return cli_main(["fuzz", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -41,7 +41,7 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
         nonlocal pending_create
         if pending_create is not None:
             span, n, text = pending_create
-            out.append(_line("create", text if n == 1 else f"{n} statements: {text}", span))
+            out.append(_line("create", text if n == 1 else f"{n} {text}", span))
             pending_create = None
 
     for event, text in zip(events, texts, strict=True):
@@ -103,12 +103,19 @@ def result_lines(game: Game) -> list[str]:
     return lines
 
 
-def view_text(game: Game, viewer: Player | None) -> str:
-    """A player's view as a few readable lines."""
+def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> str:
+    """A player's view as a few readable lines.
+
+    With `order` (the labels of the options of a decision), the cards of a zone that are options
+    are listed first, in the order of the options, so that a hand reads like the numbered choices.
+    """
     view = game.view(viewer)
+    rank = {label: i for i, label in enumerate(order)}
     lines = [f"-- view of {view['as']} --"]
     for key, value in view["zones"].items():
         if isinstance(value, list):
+            if rank:
+                value = sorted(value, key=lambda label: rank.get(label, len(rank)))
             shown = ", ".join(value) if value else "(empty)"
         elif "top" in value:
             shown = f"{value['count']} cards, top: {value['top'] or '-'}"

@@ -401,7 +401,7 @@ class Game:
                 f"{self.program.max_players} players, not {players}"
             )
         self.classes: dict[str, type] = rulebook.card_classes
-        self.state = State(players=players, rng=(seed or 0) & MASK64)
+        self.state = State(players=players, rng=_fold(seed or 0))
         self.seed = seed
         self.auto_chance = auto_chance and seed is not None
         self.tracing = trace
@@ -2244,6 +2244,18 @@ def _sort_key(v: Any) -> Any:
 
 def _span_of(node: Any) -> Span:
     return getattr(node, "span", NO_SPAN)
+
+
+def _fold(seed: int) -> int:
+    """The chance generator's 64-bit state from a seed: a seed of more bits (play draws 128) is
+    folded in whole, so that every bit of it counts; a seed of 64 bits or fewer is its own state."""
+    state = seed & MASK64
+    if seed > MASK64:
+        seed >>= 64
+        while seed:
+            state ^= seed & MASK64
+            seed >>= 64
+    return state
 
 
 def _as_player(player: Player | int | str | None) -> Player | None:

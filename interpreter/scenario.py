@@ -234,8 +234,23 @@ def _cards_by_label(sc: Scenario, g: Game, st: s.Move, env: dict[str, Any]) -> l
     return [c for c in taken if g.state.location[c.id] != destination]
 
 
+class ScenarioFailure(RulebookError):
+    """An `answer` or `expect` line that fails, with the trace up to that point (what the author needs to see)."""
+
+    def __init__(self, error: RulebookError, trace: str):
+        super().__init__(error.diagnostics, error.sources)
+        self.trace = trace
+
+
 def start(sc: Scenario, rb: Rulebook) -> Game:
     """Set up a game, apply the scenario's changes before play, and answer its scripted answers."""
+    game = set_up(sc, rb)
+    answer(sc, game)
+    return game
+
+
+def set_up(sc: Scenario, rb: Rulebook) -> Game:
+    """Set up a game and apply the scenario's changes before play."""
     players = sc.players or rb.program.min_players
 
     class ScenarioGame(Game):
@@ -252,6 +267,11 @@ def start(sc: Scenario, rb: Rulebook) -> Game:
         game: Game = ScenarioGame(rb, players, sc.seed)
     except GameError as exc:
         raise RulecraftError(f"{sc.file}: {exc}") from None
+    return game
+
+
+def answer(sc: Scenario, game: Game) -> None:
+    """Answer the scenario's scripted answers in order."""
     for line, answer in sc.answers:
         decision = game.current_decision()
         if decision is None:
@@ -261,7 +281,6 @@ def start(sc: Scenario, rb: Rulebook) -> Game:
         except GameError as exc:
             guess = did_you_mean(answer, decision.labels) if len(answer) <= 200 else ""
             raise sc.error(line.span, f"{exc}{guess}") from None
-    return game
 
 
 def run_scenario(game_name: str | None, path: Path) -> str:
@@ -273,10 +292,17 @@ def run_scenario(game_name: str | None, path: Path) -> str:
     if game_name is None and sc.game is not None:
         name = _game_file(sc, path)
     rb = load(name)
-    game = start(sc, rb)
+    game = set_up(sc, rb)
     header = {"scenario": path.name, "players": game.state.players, "seed": sc.seed, "answers": len(sc.answers)}
-    text = trace_text(game, header)
-    lines = []
+    lines: list[str] = []
+
+    def text() -> str:
+        return trace_text(game, header) + ("\n" + "\n".join(lines) + "\n" if lines else "")
+
+    try:
+        answer(sc, game)
+    except RulebookError as exc:  # a failing line still shows the trace up to it
+        raise ScenarioFailure(exc, text()) from None
     decision = game.current_decision()
     if decision is not None:
         lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
@@ -286,9 +312,9 @@ def run_scenario(game_name: str | None, path: Path) -> str:
             shown = ""
             if isinstance(expr, s.Compare):
                 shown = f", but {_source(sc, expr.left)} is {game.label(game._eval(expr.left, dict(env)))}"
-            raise sc.error(expr.span, f"expected {line.rest}{shown}")
+            raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
         lines.append(f"expect  {line.rest}: holds  @ {where(line.span)}")
-    return text + ("\n" + "\n".join(lines) + "\n" if lines else "")
+    return text()
 
 
 def _game_file(sc: Scenario, path: Path) -> str:

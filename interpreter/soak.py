@@ -31,6 +31,7 @@ from typing import Any
 
 import attrs
 
+from .console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
 from .errors import RulebookError, RulecraftError
 from .information import ask_again, hidden_positions, permute_hidden
 from .records import write_record
@@ -372,19 +373,34 @@ def register(sub: Any) -> None:
 
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("games", nargs="*", help="bundled rulebooks or paths (default: every bundled one)")
-    p.add_argument("--games", dest="count", type=int, default=100, help="games per rulebook (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (game k has seed + k)")
+    p.add_argument(
+        "--games", dest="count", type=whole(1, 100_000_000), default=100, help="games per rulebook (default 100)"
+    )
+    p.add_argument("--seed", type=SEED, default=0, help="first seed (game k has seed + k)")
     p.add_argument(
         "--players",
-        type=int,
+        type=PLAYERS,
         nargs="*",
         help="player counts to cycle through, by seed (default: all allowed; the game of seed s has the (s mod n)th)",
     )
-    p.add_argument("--max-decisions", type=int, default=3000, help="stop a game after this many decisions")
-    p.add_argument("--hidden-every", type=int, default=10, help="check hidden information every N decisions (0: never)")
+    p.add_argument(
+        "--max-decisions",
+        type=whole(1, 10_000_000),
+        default=3000,
+        help="stop a game after this many decisions (default 3000)",
+    )
+    p.add_argument(
+        "--hidden-every",
+        type=whole(0, 1_000_000),
+        default=10,
+        help="check hidden information every N decisions (0: never; default 10)",
+    )
     p.add_argument("--out", default="soak-findings", help="folder for records of violations")
     p.add_argument(
-        "--workers", type=int, default=1, help="processes to use (the games, findings and figures do not depend on it)"
+        "--workers",
+        type=WORKERS,
+        default=1,
+        help="processes to use, at most one a game (the games, findings and figures do not depend on it)",
     )
     p.add_argument(
         "--json",
@@ -398,6 +414,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         help="print the totals of the runs appended to FILE by --json, "
         "by rulebook and settings, and refuse overlapping seed ranges; play nothing",
     )
+    add_quiet(p)
 
 
 def _stop(signum: int, frame: Any) -> None:
@@ -407,32 +424,28 @@ def _stop(signum: int, frame: Any) -> None:
 def _command(args: argparse.Namespace) -> int:
     if args.totals:
         return _print_totals(Path(args.totals))
-    if args.workers < 1:
-        raise RulecraftError(f"--workers {args.workers}: give 1 or more")
-    signal.signal(signal.SIGTERM, _stop)  # `kill` stops a long run early and still prints its figures
     names = args.games or bundled_names()
+    for name in names:  # every rulebook and player count is checked before the first game
+        rb = load(name)
+        for count in args.players or ():
+            players_for(rb, count)
+    workers = args.workers = workers_for(args.workers, args.count)
+    signal.signal(signal.SIGTERM, _stop)  # `kill` stops a long run early and still prints its figures
     failed = False
     for name in names:
         start = time.monotonic()
-
-        def progress(k: int, summary: SoakSummary, name: str = name) -> None:
-            if (k + 1) % 50 == 0:
-                print(
-                    f"  {name}: {k + 1} games, {summary.decisions} decisions, {len(summary.findings)} violations",
-                    file=sys.stderr,
-                )
-
-        summary = soak(
-            name,
-            args.count,
-            args.seed,
-            args.players,
-            max_decisions=args.max_decisions,
-            hidden_every=args.hidden_every,
-            out_dir=Path(args.out),
-            progress=progress,
-            workers=args.workers,
-        )
+        with progress(args.count, "games", f"soak {Path(name).name}", args.quiet) as advance:
+            summary = soak(
+                name,
+                args.count,
+                args.seed,
+                args.players,
+                max_decisions=args.max_decisions,
+                hidden_every=args.hidden_every,
+                out_dir=Path(args.out),
+                progress=lambda k, summary: advance(1),
+                workers=workers,
+            )
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
         print(
@@ -440,7 +453,7 @@ def _command(args: argparse.Namespace) -> int:
             f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
             f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else "")
         )
-        print(f"  seeds {summary.seeds}, {args.workers} worker(s)")
+        print(f"  seeds {summary.seeds}, {workers} worker(s)")
         if args.json:
             _append_json(Path(args.json), name, summary, args, seconds)
         if summary.interrupted:
@@ -508,10 +521,14 @@ def _print_totals(path: Path) -> int:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulecraftError(f"{path}: {exc.strerror}") from None
-    try:
-        runs = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise RulecraftError(f"{path}:{exc.lineno}: not a line of JSON: {exc.msg}") from None
+    runs = []
+    for number, line in enumerate(text.splitlines(), 1):  # each line is its own JSON text: count the lines here
+        if not line.strip():
+            continue
+        try:
+            runs.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise RulecraftError(f"{path}:{number}:{exc.colno}: not a line of JSON: {exc.msg}") from None
     try:
         print("\n".join(totals(runs)))
     except (KeyError, TypeError) as exc:
@@ -520,9 +537,10 @@ def _print_totals(path: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rulecraft.soak", description=__doc__.split("\n")[0])
-    _arguments(parser)
-    return _command(parser.parse_args(argv))
+    """`python -m rulecraft.soak ...` is `rulecraft soak ...` (the same errors and exit codes)."""
+    from .cli import main as cli_main
+
+    return cli_main(["soak", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

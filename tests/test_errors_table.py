@@ -263,25 +263,41 @@ def test_scenario_error(tmp_path: Path, text: str, message: str, hint: str | Non
 
 
 COMMAND_ERRORS = [
-    (["fmt", "no/such.rules"], "no such file or folder: no/such.rules"),
-    (["explain", "no_such_game"], "no rulebook 'no_such_game': not a file, nor a bundled rulebook (bundled: "),
-    (["simulate", "examples/tutorial.rules", "-n", "0"], "simulate at least one game (-n 1 or more)"),
+    (["fmt", "no/such.rules"], 1, "no such file or folder: no/such.rules"),
+    (["explain", "no_such_game"], 1, "no rulebook 'no_such_game': not a file, nor a bundled rulebook (bundled: "),
+    (["fuzz", "--corpus", "no/such.rules"], 1, "--corpus no/such.rules: cannot read the file: No such file"),
+    (["soak", "--totals", "no/such.jsonl"], 1, "no/such.jsonl: No such file or directory"),
+    (
+        ["simulate", "examples/tutorial.rules", "-n", "0"],
+        2,
+        "usage: rulecraft simulate",  # argparse's usage, then the one line naming the flag
+    ),
     (
         ["simulate", "examples/tutorial.rules", "-n", "1", "--agents", "greedyy"],
-        "unknown agent 'greedyy': choose from random, greedy, human",
+        2,
+        "rulecraft simulate: error: --agents: unknown agent 'greedyy': choose from random, greedy, human",
     ),
-    (["simulate", "examples/tutorial.rules", "-n", "1", "--players", "9"], "Market is played by 2 to 4 players, not 9"),
+    (
+        ["simulate", "examples/tutorial.rules", "-n", "1", "--players", "9"],
+        2,
+        "rulecraft simulate: error: --players 9: Market is played by 2 to 4 players",
+    ),
+    (["soak", "examples/tutorial.rules", "--players", "9"], 2, "rulecraft soak: error: --players 9: Market is played"),
+    (["play"], 2, "rulecraft play: error: name a game to play: "),
+    (["trace"], 2, "rulecraft trace: error: name a game to trace: "),
+    (["play", "examples/tutorial.rules", "--resume", "r.json"], 2, "rulecraft play: error: --resume goes on with"),
+    (["replay", "r.json", "--until", "-1"], 2, "usage: rulecraft replay"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"), COMMAND_ERRORS, ids=[" ".join(a[:2]) + " " + m[:20] for a, m in COMMAND_ERRORS]
+    ("argv", "code", "message"), COMMAND_ERRORS, ids=[" ".join(a[:2]) + " " + m[:20] for a, _, m in COMMAND_ERRORS]
 )
 def test_command_error(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    argv: list[str], code: int, message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Bad input to the authoring commands exits 1 with one plain line, never a traceback."""
+    """Bad input exits 1 and bad usage exits 2, with a plain message, never a traceback."""
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)
-    assert main(argv) == 1
+    assert main(argv) == code
     err = capsys.readouterr().err
     assert err.startswith(message) and "Traceback" not in err

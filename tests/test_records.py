@@ -501,10 +501,15 @@ def test_a_players_view_never_shows_another_players_hand(
 
 
 def test_as_names_a_seat_of_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--as must be a seat of the recorded game."""
+    """--as must be a seat of the recorded game: another is bad usage (exit 2)."""
     path = play_record(tmp_path, TUTORIAL, 7, "greedy")
-    assert run(capsys, "replay", path, "--as", "P5") == (1, "", "--as P5: there is no P5 in a game of 2\n")
-    assert run(capsys, "replay", path, "--as", "me") == (1, "", "--as me: 'me' is not a seat: seats are P1, P2, ...\n")
+    error = "rulecraft replay: error: "
+    assert run(capsys, "replay", path, "--as", "P5") == (2, "", error + "--as P5: there is no P5 in a game of 2\n")
+    assert run(capsys, "replay", path, "--as", "me") == (
+        2,
+        "",
+        error + "--as me: 'me' is not a seat: seats are P1, P2, ...\n",
+    )
 
 
 # ---------------------------------------------------------------------------- games on a real table
@@ -694,7 +699,7 @@ def test_a_person_plays_at_the_terminal_and_the_game_is_recorded(tmp_path: Path)
     assert "-- view of P1 --" in out[:first]
     assert "  hand[P2]: 3 cards (hidden)" in out[:first]
     assert out[first:].startswith("P1: Your turn\n  1. Stock a ware\n  2. Pass\n> ")
-    assert "'sell everything' is not an answer: type a number from 1 to 2, or an option's label\n> " in out
+    assert "'sell everything' is not an answer: type a number from 1 to 2, or an option's label (? for help)\n> " in out
     assert "'7' is not an answer" in out
     assert re.search(r"^winners?: ", out.splitlines()[-1], re.M)
     record = read_record(tmp_path / "h.json")
@@ -747,7 +752,7 @@ PLAY_ERRORS = [
     ),
     (
         lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
-        "unknown agent 'robot': choose from random, greedy, human",
+        "rulecraft play: error: --agents: unknown agent 'robot': choose from random, greedy, human",
     ),
     (
         lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],
@@ -756,16 +761,17 @@ PLAY_ERRORS = [
     ),
     (
         lambda tmp: ["play", TUTORIAL, "--table", "--seed", "3"],
-        "--table is a game with no seed: every chance outcome is typed in",
+        "rulecraft play: error: --table is a game with no seed: every chance outcome is typed in",
     ),
     (
         lambda tmp: ["play", "--resume", play_record(tmp, TUTORIAL, 7, "greedy"), "--seed", "3"],
-        "--resume goes on with the record's game: its rulebook, players and seed come from the record (give only "
+        "rulecraft play: error: --resume goes on with the record's game: its rulebook, players and seed come from "
+        "the record (give only "
         "--agents, --record, --trace, --table)",
     ),
     (
         lambda tmp: ["replay", play_record(tmp, TUTORIAL, 7, "greedy"), "--until", "-1"],
-        "--until -1: a step is a number of answers, 0 or more",
+        "rulecraft replay: error: argument --until: '-1' is not a whole number from 0 to 1,000,000,000",
     ),
 ]
 
@@ -776,9 +782,10 @@ PLAY_ERRORS = [
     ids=["unwritable", "agent", "no seed", "table and seed", "resume and seed", "until"],
 )
 def test_play_and_replay_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, expected: str) -> None:  # type: ignore[no-untyped-def]
-    """Bad input to play and replay is one clear line and exit 1."""
+    """Bad input to play and replay is one clear line and exit 1; bad usage exits 2 (after argparse's usage)."""
     code, _, err = run(capsys, *argv(tmp_path))
-    assert (code, err) == (1, expected + "\n")
+    usage = expected.startswith("rulecraft ")
+    assert (code, err.splitlines(True)[-1] if usage else err) == (2 if usage else 1, expected + "\n")
 
 
 def test_a_table_record_stopped_early_keeps_its_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -907,7 +914,9 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     )
     assert (done.returncode, done.stderr) == (1, "no more input: the game is left unfinished\n")
     assert done.stdout.startswith("table: a card drawn from deck to hand[P1]: what was revealed?\n  1. 1 of coins\n")
-    assert "'9 of cups' is not an answer: type a number from 1 to 15, or an option's label\n" in done.stdout
+    assert (
+        "'9 of cups' is not an answer: type a number from 1 to 15, or an option's label (? for help)\n" in done.stdout
+    )
     record = read_record(tmp_path / "t.json")
     assert record.seed is None and record.options["table"] is True
     assert [a.answer for a in record.answers[:3]] == ["3 of swords", "1 of coins", "2 of coins"]

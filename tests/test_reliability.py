@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import random
 import re
+import select
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -215,6 +218,9 @@ def test_any_number_of_workers_plays_the_same_games_and_finds_the_same(tmp_path:
 def test_ctrl_c_stops_a_run_of_two_workers_with_the_figures_of_the_first_seeds(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group) stops the workers; the figures cover seeds 0..n-1, no gap."""
     runs = tmp_path / "runs.jsonl"
+    # stderr is a terminal (a pseudo-terminal), so that the run draws its progress bar: it says when
+    # 50 games have been played.
+    screen, terminal = pty.openpty()
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -234,21 +240,28 @@ def test_ctrl_c_stops_a_run_of_two_workers_with_the_figures_of_the_first_seeds(t
             str(tmp_path),
         ],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=terminal,
         text=True,
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    os.close(terminal)
+    shown = ""
+    deadline = time.monotonic() + 300  # a bound for a stuck run, not a measure: no figure depends on it
     try:
-        assert proc.stderr is not None
-        first = proc.stderr.readline()  # the first progress line: 50 games have been played
+        while not any(int(done) >= 50 for done in re.findall(r"(\d+)/1000000", shown)):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                break
+            if select.select([screen], [], [], 1.0)[0]:
+                shown += os.read(screen, 4096).decode("utf-8", "replace")
         os.killpg(proc.pid, signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert first.startswith(f"  {TUTORIAL}: 50 games")
+        os.close(screen)
+    assert "soak tutorial.rules:" in shown  # the bar, drawn on the terminal, names the work
     assert proc.returncode == 0
     [line] = [json.loads(text) for text in runs.read_text(encoding="utf-8").splitlines()]
     n = line["games"]

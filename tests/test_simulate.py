@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import io
+import json
+import re
 from pathlib import Path
 
 import pytest
-from rulecraft.authoring.simulate import Progress, game_seeds, report, seat_agents, simulate
+from rulecraft.authoring.simulate import game_seeds, report, seat_agents, simulate, wilson
 from rulecraft.cli import main
 
 TUTORIAL = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
@@ -44,13 +45,12 @@ def test_seeds_differ_and_are_stable() -> None:
     assert len(set(seeds)) == 50 and seeds[:3] == game_seeds(0, 3)
 
 
-def test_progress_without_a_terminal_is_a_few_plain_lines() -> None:
-    """Off a terminal the progress bar falls back to a line at each quarter."""
-    out = io.StringIO()
-    progress = Progress(8, out)
-    for done in range(1, 9):
-        progress.update(done)
-    assert out.getvalue().splitlines() == [f"simulate: {k}/8 games" for k in (2, 4, 6, 8)]
+def test_a_win_rate_comes_with_its_wilson_interval() -> None:
+    """The 95 % Wilson interval: 8 wins in 10 games is 49.0 % to 94.3 %; it stays within 0 and 1."""
+    low, high = wilson(0.8, 10)
+    assert (round(low, 3), round(high, 3)) == (0.49, 0.943)
+    assert wilson(0.0, 5)[0] == 0.0 and wilson(1.0, 5)[1] == 1.0
+    assert wilson(0.5, 1000)[1] - wilson(0.5, 1000)[0] < wilson(0.5, 10)[1] - wilson(0.5, 10)[0]
 
 
 def test_command_line_report(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,4 +59,17 @@ def test_command_line_report(capsys: pytest.CaptureFixture[str]) -> None:
     out, err = capsys.readouterr()
     assert out.splitlines()[0] == "tutorial: 3 games, 2 players, agents random, master seed 0"
     assert "card use, by label (the 2 most used of 15):" in out
+    assert re.search(r"^  P1 +\d+\.\d% +\[ *\d+\.\d% \.\. *\d+\.\d%\]$", out, re.M)
     assert "simulate: 3 games in " in err
+
+
+def test_command_line_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--json` prints the statistics as JSON: each rate with the bounds of its interval."""
+    assert main(["simulate", TUTORIAL, "-n", "4", "--top", "1", "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["games"] == 4 and set(data["win_rate_by_seat"]) == {"P1", "P2"}
+    assert all(r["low"] <= r["rate"] <= r["high"] for r in data["win_rate_by_seat"].values())
+    assert sum(r["rate"] for r in data["win_rate_by_seat"].values()) == pytest.approx(1.0)
+    assert len(data["card_use"]) == 1 and data["cards_used"] == 15
+    assert err == ""

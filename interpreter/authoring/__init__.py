@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
+from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
 from ..errors import RulecraftError
 
 
@@ -27,12 +31,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fmt",
         help="format rulebook files canonically",
-        description="Rewrite rulebook files in the canonical layout (comments kept). With --check, "
-        "change nothing and exit 1 if a file is not in canonical form.",
+        description="Rewrite rulebook files in the canonical layout (comments kept); each file is "
+        "replaced at once (a new file renamed over it). With --check, change nothing and exit 1 if a "
+        "file is not in canonical form; with --diff, change nothing and print the changes.",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="rulebook files, or folders of them")
     p.add_argument("--check", action="store_true", help="only report files that would change (exit 1)")
-    p.add_argument("--diff", action="store_true", help="with --check, show the changes as a diff")
+    p.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the changes as a unified diff and write nothing (with --check: exit 1)",
+    )
     p.set_defaults(func=cmd_fmt)
 
     p = sub.add_parser(
@@ -42,14 +51,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "seat and by agent, game length and how often each card is chosen or moved.",
     )
     p.add_argument("game", help="a bundled rulebook or a path")
-    p.add_argument("-n", type=int, default=100, help="number of games (default 100)")
-    p.add_argument("--players", type=int, help="players per game (default: the fewest the game allows)")
+    p.add_argument("-n", type=whole(1, 10_000_000), default=100, help="number of games (default 100)")
+    p.add_argument("--players", type=PLAYERS, help="players per game (default: the fewest the game allows)")
     p.add_argument(
         "--agents", default="random", help="comma-separated agents; with several kinds, seats rotate between games"
     )
-    p.add_argument("--seed", type=int, default=0, help="the master seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes to use (results do not depend on it)")
-    p.add_argument("--top", type=int, default=15, help="how many cards to list (default 15)")
+    p.add_argument("--seed", type=SEED, default=0, help="the master seed (default 0)")
+    p.add_argument(
+        "--workers", type=WORKERS, default=1, help="processes to use, at most one a game (results do not depend on it)"
+    )
+    p.add_argument("--top", type=whole(0, 100_000), default=15, help="how many cards to list (default 15)")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON (machine-readable)")
+    add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
 
@@ -76,43 +89,79 @@ def rulebook_files(items: list[str]) -> list[Path]:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    """Format files in place; with --check or --diff (as black and ruff do) write nothing."""
     from .fmt import format_text
 
     changed = []
     for path in rulebook_files(args.files):
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulecraftError(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}") from None
         formatted = format_text(text, str(path))
         if formatted == text:
             continue
         changed.append(path)
         if args.check:
             print(f"{path}: not in canonical form (run: rulecraft fmt {path})")
-            if args.diff:
-                sys.stdout.writelines(
-                    difflib.unified_diff(
-                        text.splitlines(True), formatted.splitlines(True), str(path), f"{path} (formatted)"
-                    )
-                )
-        else:
-            path.write_text(formatted, encoding="utf-8")
+        if args.diff:
+            old, new = text.splitlines(True), formatted.splitlines(True)
+            sys.stdout.writelines(difflib.unified_diff(old, new, str(path), f"{path} (formatted)"))
+        elif not args.check:
+            replace_text(path, formatted)
             print(f"formatted {path}")
     return 1 if args.check and changed else 0
 
 
-def cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulate import report, simulate, timed
+def replace_text(path: Path, text: str) -> None:
+    """Write a file's new text to a temporary file beside it, then rename it over the file: an
+    interruption at any instant leaves the old text or the new, never half of one. The mode is kept."""
+    try:
+        mode = path.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise RulecraftError(f"{path}: cannot write the file: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
-    if args.n < 1:
-        raise RulecraftError("simulate at least one game (-n 1 or more)")
-    stats, seconds = timed(
-        lambda: simulate(
-            args.game, args.n, players=args.players, agents=args.agents.split(","), seed=args.seed, workers=args.workers
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..agents import AGENTS
+    from ..console import UsageError, players_for, progress, workers_for
+    from ..rulebook import load
+    from .simulate import report, report_data, simulate, timed
+
+    players = players_for(load(args.game), args.players)
+    for name in (a.strip() for a in args.agents.split(",")):
+        if name and name not in AGENTS:
+            raise UsageError(f"--agents: unknown agent '{name}': choose from {', '.join(AGENTS)}")
+    workers = workers_for(args.workers, args.n)
+    with progress(args.n, "games", "simulate", args.quiet) as advance:
+        stats, seconds = timed(
+            lambda: simulate(
+                args.game,
+                args.n,
+                players=players,
+                agents=args.agents.split(","),
+                seed=args.seed,
+                workers=workers,
+                progress=lambda done: advance(1),
+            )
         )
-    )
-    sys.stdout.write(report(stats, top=args.top))
+    if args.json:
+        print(json.dumps(report_data(stats, top=args.top), indent=1, sort_keys=True))
+    else:
+        sys.stdout.write(report(stats, top=args.top))
     # Timing goes to stderr: the report on stdout does not depend on the machine or on --workers.
-    print(
-        f"simulate: {args.n} games in {seconds:.2f} s with {args.workers} worker(s), {args.n / seconds:.1f} games/s",
-        file=sys.stderr,
-    )
+    if not args.quiet:
+        print(
+            f"simulate: {args.n} games in {seconds:.2f} s with {workers} worker(s), {args.n / seconds:.1f} games/s",
+            file=sys.stderr,
+        )
     return 0

@@ -15,11 +15,10 @@ from __future__ import annotations
 import math
 import multiprocessing
 import re
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from typing import Any
 
 import attrs
 
@@ -154,25 +153,17 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     )
 
 
-class Progress:
-    """A progress bar on a terminal; a few plain lines otherwise."""
+def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion `rate` observed over `n` trials (95 % for z = 1.96).
 
-    def __init__(self, total: int, stream: TextIO | None = None):
-        self.total, self.stream = total, stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.shown = 0
-
-    def update(self, done: int) -> None:
-        if self.tty:
-            width = 30
-            full = width * done // self.total
-            self.stream.write(f"\r[{'#' * full}{'.' * (width - full)}] {done}/{self.total} games")
-            if done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif done * 4 // self.total > self.shown or done == self.total:
-            self.shown = done * 4 // self.total
-            self.stream.write(f"simulate: {done}/{self.total} games\n")
+    Unlike rate ± z·sd it stays within [0, 1] and is honest for rates near 0 or 1 and for few games.
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = z * z
+    centre = (rate + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(max(rate * (1 - rate), 0.0) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def simulate(
@@ -184,7 +175,7 @@ def simulate(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> Stats:
-    """Play n games (in `workers` processes) and gather their statistics."""
+    """Play n games (in `workers` processes) and gather their statistics; `progress(done)` after each game."""
     if n < 1:
         raise ValueError("simulate at least one game")
     rb = load(game)
@@ -193,7 +184,7 @@ def simulate(
     names = tuple(a.strip() for a in agents if a.strip()) or ("random",)
     make_agents(list(names), 1, 0)  # an unknown agent is refused before any process starts
     tasks = [(game, count, seat_agents(names, count, i), s, i) for i, s in enumerate(game_seeds(seed, n))]
-    show = progress or Progress(n).update
+    show = progress or (lambda done: None)
     results: list[GameResult] = []
     if workers <= 1:
         for task in tasks:
@@ -216,9 +207,13 @@ def report(stats: Stats, top: int = 15) -> str:
         "",
         "win rate by seat (a shared win counts as a share):",
     ]
-    lines += [f"  {seat}  {rate:6.1%}" for seat, rate in stats.win_rate_by_seat().items()]
+    lines += [f"  {seat}  {rate:6.1%}  {_interval(rate, n)}" for seat, rate in stats.win_rate_by_seat().items()]
     lines += ["win rate by agent (share of its seats that won):"]
-    lines += [f"  {name:<8} {rate:6.1%}  of {seats} seats" for name, (rate, seats) in stats.win_rate_by_agent().items()]
+    lines += [
+        f"  {name:<8} {rate:6.1%}  {_interval(rate, seats)}  of {seats} seats"
+        for name, (rate, seats) in stats.win_rate_by_agent().items()
+    ]
+    lines += ["(in brackets: the 95 % Wilson interval of each rate)"]
     mean, spread, low, high = stats.lengths()
     lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
     use = stats.card_use()
@@ -229,6 +224,38 @@ def report(stats: Stats, top: int = 15) -> str:
     ]
     lines += [f"  {label:<32} {chosen:>7} {moved:>7}" for label, chosen, moved in use[:top]]
     return "\n".join(lines) + "\n"
+
+
+def _interval(rate: float, n: int) -> str:
+    low, high = wilson(rate, n)
+    return f"[{low:6.1%} ..{high:6.1%}]"
+
+
+def report_data(stats: Stats, top: int = 15) -> dict[str, Any]:
+    """The statistics as plain data (`simulate --json`): rates with their 95 % Wilson interval."""
+    n = len(stats.results)
+    mean, spread, low, high = stats.lengths()
+
+    def rate(value: float, trials: int) -> dict[str, float]:
+        lo, hi = wilson(value, trials)
+        return {"rate": value, "low": lo, "high": hi}
+
+    return {
+        "game": stats.game,
+        "games": n,
+        "players": stats.players,
+        "agents": list(stats.agents),
+        "master_seed": stats.seed,
+        "win_rate_by_seat": {seat: rate(r, n) for seat, r in stats.win_rate_by_seat().items()},
+        "win_rate_by_agent": {
+            name: {**rate(r, seats), "seats": seats} for name, (r, seats) in stats.win_rate_by_agent().items()
+        },
+        "length": {"mean": mean, "sd": spread, "min": low, "max": high},
+        "card_use": [
+            {"card": label, "chosen": chosen, "moved": moved} for label, chosen, moved in stats.card_use()[:top]
+        ],
+        "cards_used": len(stats.card_use()),
+    }
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:

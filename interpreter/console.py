@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
+from .check import MAX_PLAYERS
 from .errors import RulecraftError
 
 if TYPE_CHECKING:
     from .rulebook import Rulebook
 
 SEED_MAX = 2**128 - 1  # a seed drawn from the operating system has 128 bits
-PLAYERS_MAX = 100
+PLAYERS_MAX = MAX_PLAYERS  # as many seats as a game may declare
 WORKERS_MAX = 256
 
 

@@ -32,7 +32,9 @@ import attrs
 
 from . import syntax as s
 from .check import Program
+from .console import PLAYERS, SEED, UsageError, players_for, whole
 from .errors import RulecraftError
+from .inputs import clip
 from .runtime import BlockFrame, CallFrame, Game
 
 if TYPE_CHECKING:
@@ -401,10 +403,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="run the scenario files (*.scenario) in this folder that play this game or an extension of it",
     )
-    p.add_argument("--games", type=int, default=0, metavar="N", help="also play N seeded games (default 0)")
+    p.add_argument(
+        "--games", type=whole(0, 1_000_000), default=0, metavar="N", help="also play N seeded games (default 0)"
+    )
     p.add_argument("--agents", default="random", help="comma-separated agents for the games (default random)")
-    p.add_argument("--players", type=int, help="players per game (default: every count the game allows, in turn)")
-    p.add_argument("--seed", type=int, default=0, help="the first game's seed; game i has seed S+i (default 0)")
+    p.add_argument("--players", type=PLAYERS, help="players per game (default: every count the game allows, in turn)")
+    p.add_argument("--seed", type=SEED, default=0, help="the first game's seed; game i has seed S+i (default 0)")
     p.add_argument("--html", metavar="DIR", help="also write an annotated HTML report in this folder")
     p.set_defaults(func=cmd_coverage)
 
@@ -439,19 +443,16 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from .rulebook import load
     from .scenario import read_scenario, start
 
-    if args.games < 0:
-        raise RulecraftError("--games counts games: 0 or more")
     rb = load(args.game)
     program = rb.program
     names = [a.strip() for a in args.agents.split(",") if a.strip()] or ["random"]
     for agent in names:
         if agent not in agents_mod.AGENTS or agent == "human":
-            raise RulecraftError(f"unknown agent '{agent}': choose from random, greedy")
-    counts = [args.players] if args.players else list(range(program.min_players, program.max_players + 1))
-    if args.players and not program.min_players <= args.players <= program.max_players:
-        raise RulecraftError(
-            f"{program.name} is played by {program.min_players} to {program.max_players} players, not {args.players}"
-        )
+            raise UsageError(f"--agents: unknown agent '{clip(agent)}': choose from random, greedy")
+    if args.players:
+        counts = [players_for(rb, args.players)]
+    else:
+        counts = list(range(program.min_players, program.max_players + 1))
     recorder = Recorder()
     ran: list[Path] = []
     skipped: list[Path] = []

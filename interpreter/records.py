@@ -39,7 +39,7 @@ FORMAT = 1
 # answers), so this bounds reading a record to some 320 MB, measured; a game of 6000 answers is
 # 200 KB.
 MAX_RECORD_BYTES = 8_000_000
-MAX_DIGITS = 30  # digits of a number in a record: seeds and counts need fewer
+MAX_DIGITS = 40  # digits of a number in a record: a 128-bit seed has 39
 MAX_NESTING = 16  # of the free-form fields (options, result)
 MAX_ERRORS = 3  # a record's answers are checked up to this many wrong ones
 _SEAT = re.compile(r"P[1-9][0-9]*")

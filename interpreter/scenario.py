@@ -37,7 +37,7 @@ from .values import CardRef, Player
 KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book
 MAX_SCENARIO_LINES = 5_000
-MAX_DIGITS = 30  # of a player count or a seed
+MAX_DIGITS = 40  # of a player count or a seed (a 128-bit seed has 39)
 _NUMBER = re.compile("[0-9]+")  # ASCII digits (str.isdigit takes '²' too)
 
 

@@ -286,8 +286,9 @@ def test_soak_totals_names_the_line_of_bad_json(tmp_path: Path, capsys: pytest.C
 def test_a_failing_expect_still_prints_the_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The author sees what happened up to the line that fails, and the located error."""
     scenario = tmp_path / "s.scenario"
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())  # a scenario names a game beside it
     scenario.write_text(
-        f'game {TUTORIAL}\nplayers 2\nseed 1\nanswer "Stock a ware"\nexpect turns_left == 99\n', encoding="utf-8"
+        'game tutorial.rules\nplayers 2\nseed 1\nanswer "Stock a ware"\nexpect turns_left == 99\n', encoding="utf-8"
     )
     assert main(["trace", "--scenario", str(scenario)]) == 1
     out, err = capsys.readouterr()
@@ -299,7 +300,8 @@ def test_a_failing_expect_still_prints_the_trace(tmp_path: Path, capsys: pytest.
 def test_a_failing_answer_still_prints_the_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An answer that is not an option shows the trace up to it, then the error."""
     scenario = tmp_path / "s.scenario"
-    scenario.write_text(f'game {TUTORIAL}\nseed 1\nanswer "Stock a ware", "9 of cups"\n', encoding="utf-8")
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())
+    scenario.write_text('game tutorial.rules\nseed 1\nanswer "Stock a ware", "9 of cups"\n', encoding="utf-8")
     assert main(["trace", "--scenario", str(scenario)]) == 1
     out, err = capsys.readouterr()
     assert "choose  P1 Stock a ware  [Your turn]" in out

@@ -164,18 +164,18 @@ def test_observing_leaves_the_runtime_as_it_was() -> None:
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "code", "message"),
     [
-        (["coverage", "tutorial-none"], "no rulebook 'tutorial-none'"),
-        (["coverage", "examples/tutorial.rules", "--games", "-1"], "--games counts games: 0 or more"),
-        (["coverage", "examples/tutorial.rules", "--agents", "human"], "unknown agent 'human'"),
-        (["coverage", "examples/tutorial.rules", "--players", "9"], "played by 2 to 4 players, not 9"),
-        (["coverage", "examples/tutorial.rules", "--scenarios", "nowhere"], "--scenarios nowhere: not a folder"),
+        (["coverage", "tutorial-none"], 1, "no rulebook 'tutorial-none'"),
+        (["coverage", "examples/tutorial.rules", "--games", "-1"], 2, "'-1' is not a whole number from 0 to 1,000,000"),
+        (["coverage", "examples/tutorial.rules", "--agents", "human"], 2, "unknown agent 'human'"),
+        (["coverage", "examples/tutorial.rules", "--players", "9"], 2, "Market is played by 2 to 4 players"),
+        (["coverage", "examples/tutorial.rules", "--scenarios", "nowhere"], 1, "--scenarios nowhere: not a folder"),
     ],
 )
-def test_bad_arguments_are_located_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Each misuse exits 1 with a sentence, never a traceback."""
-    assert main(argv) == 1
+def test_bad_arguments_are_errors(argv: list[str], code: int, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each misuse exits with a sentence, never a traceback: 2 for bad usage, 1 for a missing input."""
+    assert main(argv) == code
     assert message in capsys.readouterr().err
 
 

@@ -105,13 +105,13 @@ CASES: list[tuple[str, dict[str, object], list[str], str]] = [
         "a record's 5,000-digit number is located, not converted",
         {"r.json": record(seed="9" * 5000)},
         ["replay", "r.json"],
-        "r.json:1:77: a number of 5000 digits is larger than a record holds (at most 30)\n",
+        "r.json:1:77: a number of 5000 digits is larger than a record holds (at most 40)\n",
     ),
     (
         "a 5,000-digit number deep in a record's answers is located too",
         {"r.json": record(answers='[{"by": "P1", "answer": "Pass", "note": ' + "1" * 5000 + "}]")},
         ["replay", "r.json"],
-        "r.json:1:131: a number of 5000 digits is larger than a record holds (at most 30)\n",
+        "r.json:1:131: a number of 5000 digits is larger than a record holds (at most 40)\n",
     ),
     (
         "half a surrogate pair in a record's answer is located",
@@ -246,7 +246,7 @@ SCENARIOS = [
     ),
     ('expect 1 == 1 } play { say "x"', "s.scenario:2:1: error: one statement per 'expect' line"),
     ("players ²", "s.scenario:2:1: error: 'players' takes a number, not '²'"),
-    ("seed " + "9" * 5000, "s.scenario:2:1: error: 'seed' takes a number of at most 30 digits, not 5000"),
+    ("seed " + "9" * 5000, "s.scenario:2:1: error: 'seed' takes a number of at most 40 digits, not 5000"),
     (
         "answer " + '"' + "x" * 150_000 + '"',
         "s.scenario:2:1: error: '"

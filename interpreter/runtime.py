@@ -114,12 +114,34 @@ class Event:
     secret: SecretRun | None = None
 
 
-class RuntimeFailure(Exception):
-    """A rulebook `fail` (or an impossible step) unwinding to the nearest `attempt`."""
+class RuntimeFailure(RulebookError):
+    """A step of the rules that cannot be carried out, with its place.
 
-    def __init__(self, message: str, span: Span):
-        super().__init__(message)
-        self.message, self.span = message, span
+    A `fail`, a `require` that does not hold, a choice with too few options, and every value that
+    is not there or not of the kind a step needs (no card to move, an index outside a list, a
+    field of `none`, division by zero, ...). Inside an `attempt` or an ability's tier it unwinds
+    as `fail` does (`Game._unwind`): the changes are undone and the `else` runs, or the tier is
+    withdrawn; `reason` is what the trace's undo line says. Outside both it is this located error.
+    A budget (steps, nesting, sizes) is not a failure but a plain RulebookError: a rulebook that
+    runs away is broken, so it stops the game wherever it happens.
+    """
+
+    def __init__(self, reason: str, diagnostic: Diagnostic, sources: dict[str, str]):
+        # Made often (every failure undone inside a tier), so the text is rendered only when shown.
+        Exception.__init__(self, reason)
+        self.reason, self.span = reason, diagnostic.span
+        self.diagnostics = [diagnostic]
+        self.sources = sources
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (simulate's workers) intact
+        return (RuntimeFailure, (self.reason, self.diagnostics[0], self.sources))
+
+
+# What a failure outside any attempt or ability suggests.
+FAIL_HINT = "wrap the steps in 'attempt { ... }', or check with 'when' first"
 
 
 # ---------------------------------------------------------------------------- frames
@@ -444,11 +466,52 @@ class Game:
         return self.state.over
 
     def apply(self, answer: str | int | Option) -> None:
-        """Answer the pending decision with a label, an option, or an option's index."""
+        """Answer the pending decision with a label, an option, or an option's index.
+
+        All or nothing: if the rules stop with an error on the way to the next decision, the game
+        is exactly as it was before the call (state, answers, trace, pending decision).
+        """
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")
         option = self._find_option(decision, answer)
+        saved = self._snapshot()
+        try:
+            self._apply(decision, option)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        """What `_restore` needs to put the game back as it is now (copies of all that a step changes)."""
+        envs: dict[int, dict[str, Any]] = {}
+        return (
+            self.state.copy(),
+            [f.copy(envs) for f in self.frames],
+            len(self.answers),
+            len(self.events),
+            list(self.journal),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames),
+            set(self.dirty),
+            self.pending,
+            self.steps,
+        )
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        state, frames, answers, events, journal, counts, dirty, pending, steps = saved
+        self.state = state
+        self.frames[:] = frames
+        del self.answers[answers:]
+        del self.events[events:]
+        self.journal[:] = journal
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames = counts
+        self.dirty = dirty
+        self.pending = pending
+        self.steps = steps
+        self._fn_depth = 0
+        self._memo.clear()
+
+    def _apply(self, decision: Decision, option: Option) -> None:
         self.pending = None
         if decision.player is None:
             # Keep the generator where a live game would have it, so a replayed game resumes alike.
@@ -469,7 +532,10 @@ class Game:
                 )
             )
         value = self._chance_value(frame, option) if decision.player is None else option.value
-        frame.answer(self, value)
+        try:
+            frame.answer(self, value)
+        except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
+            self._unwind(failure)
         self._run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
@@ -623,19 +689,16 @@ class Game:
                 if not frames:
                     self._finish(None, NO_SPAN)
                     break
-                frames[-1].step(self)
+                try:
+                    frames[-1].step(self)
+                except RuntimeFailure as failure:
+                    self._unwind(failure)
                 self.steps += 1
                 if self.steps > budget:
                     span = self._current_span()
                     raise self._runaway(
                         span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
                     )
-        except RuntimeFailure as failure:
-            raise self._runtime_error(
-                failure.span,
-                f"'{failure.message}' failed outside any attempt or ability",
-                hint="wrap the steps in 'attempt { ... }', or check with 'when' first",
-            ) from None
         except RecursionError:
             raise self._runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
         if (
@@ -646,7 +709,7 @@ class Game:
             broken = self.invariant_violations()
             if broken:
                 decl, where = broken[0]
-                raise self._runtime_error(decl.span, f"invariant {decl.name} does not hold{where}")
+                raise self._located(decl.span, f"invariant {decl.name} does not hold{where}")
 
     def invariant_violations(self) -> list[tuple[s.InvariantDecl, str]]:
         """The declared invariants that do not hold now, each with the binding that breaks it."""
@@ -669,11 +732,22 @@ class Game:
                 return _span_of(frame.stmts[frame.i - 1])
         return NO_SPAN
 
-    def _runaway(self, span: Span, message: str) -> RulebookError:
-        return self._runtime_error(span, message)
+    def _located(self, span: Span, message: str) -> RulebookError:
+        """A located error that stops the game wherever it happens (never undone by an attempt)."""
+        return RulebookError([Diagnostic(span, message)], self.program.sources)
 
-    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
-        return RulebookError([Diagnostic(span, message, hint=hint)], self.program.sources)
+    def _runaway(self, span: Span, message: str) -> RulebookError:
+        """A budget ran out: the rulebook runs away, which no attempt can make right."""
+        return self._located(span, message)
+
+    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
+        """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
+        return RuntimeFailure(message, Diagnostic(span, message, hint=hint), self.program.sources)
+
+    def _failure(self, span: Span, reason: str) -> RuntimeFailure:
+        """A `fail` (or the like): outside any attempt or ability, its reason is quoted as having failed."""
+        diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
+        return RuntimeFailure(reason, diagnostic, self.program.sources)
 
     def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
         if winners is None:
@@ -732,7 +806,7 @@ class Game:
         card = self._eval(obj, env)
         v = self._eval(value, env)
         if not isinstance(card, CardRef):
-            raise RuntimeFailure(f"no card to set {field} on", st.span)
+            raise self._failure(st.span, f"no card to set {field} on")
         if op != "=":
             old = getattr(self.state.cards[card.id], field)
             v = old + v if op == "+=" else old - v
@@ -819,12 +893,12 @@ class Game:
 
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
-        self._fail(message, st.span)
+        raise self._failure(st.span, message)
 
     def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
         cond, message = st.condition, st.message
         if not self._truth(cond, env):
-            self._fail(message, st.span)
+            raise self._failure(st.span, message)
 
     def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
         self._push(AskFrame("choose", st, env))
@@ -852,7 +926,7 @@ class Game:
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-        raise self._runtime_error(st.span, "'return' outside a procedure")
+        raise self._located(st.span, "'return' outside a procedure")
 
     def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
         winners = st.winners
@@ -891,8 +965,14 @@ class Game:
         self.attempts += 1
         self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
-    def _fail(self, message: str, span: Span) -> None:
-        """Undo back to the innermost attempt and continue with its `else`, or report the failure."""
+    def _unwind(self, failure: RuntimeFailure) -> None:
+        """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
+        without the tier); outside both, raise the failure, a located error.
+
+        Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
+        cannot be carried out (see RuntimeFailure).
+        """
+        message, span = failure.reason, failure.span
         while self.frames:
             frame = self.frames[-1]
             if isinstance(frame, AttemptFrame):
@@ -914,7 +994,7 @@ class Game:
                 return
             self.frames.pop()
             frame.unwind(self)
-        raise RuntimeFailure(message, span)
+        raise failure
 
     def _undo(self, mark: int) -> None:
         self._memo.clear()
@@ -1083,8 +1163,7 @@ class Game:
             menu: s.Menu = node
             options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
             if not options:
-                self._fail("no option of this choice is possible", menu.span)
-                return
+                raise self._failure(menu.span, "no option of this choice is possible")
             self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
@@ -1127,8 +1206,7 @@ class Game:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
                     what = "one" if choose.quantity == "one" else str(frame.count)
-                    self._fail(f"cannot choose {what}: only {len(source)} to choose from", choose.span)
-                    return
+                    raise self._failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
@@ -1434,7 +1512,7 @@ class Game:
                 raise self._runtime_error(e.span, f"the record has no field '{name}'")
             return v.get(name)
         if v is None:
-            raise RuntimeFailure(f"no card to read {name} of", e.span)
+            raise self._failure(e.span, f"no card to read {name} of")
         raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
 
     def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
@@ -1448,7 +1526,7 @@ class Game:
         seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-            raise RuntimeFailure(f"index {i} is outside a list of {len(seq)}", e.span)
+            raise self._failure(e.span, f"index {i} is outside a list of {len(seq)}")
         return seq[i]
 
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
@@ -1535,11 +1613,13 @@ class Game:
         element, var, source, cond = e.element, e.var, e.source, e.condition
         out = []
         saved = env.get(var, _MISSING)
-        for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
-            env[var] = v
-            if cond is None or self._truth(cond, env):
-                out.append(_EVAL[element.__class__](self, element, env))
-        _restore(env, var, saved)
+        try:  # a failure inside leaves the locals as they were (see closures.py)
+            for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
+                env[var] = v
+                if cond is None or self._truth(cond, env):
+                    out.append(_EVAL[element.__class__](self, element, env))
+        finally:
+            _restore(env, var, saved)
         return tuple(out)
 
     def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
@@ -1728,7 +1808,7 @@ class Game:
             return self._players[i:] + self._players[:i]
         if name == "zone_of":
             if not isinstance(first, CardRef):
-                raise RuntimeFailure("zone_of needs a card", e.span)
+                raise self._failure(e.span, "zone_of needs a card")
             return self._zone_of_card(first)
         if name == "key_of":
             zone = self._zone_value(first, args[0])
@@ -1784,7 +1864,7 @@ class Game:
         if isinstance(v, CardRef):
             return [v]
         if v is None:
-            raise RuntimeFailure("there is no card to move", _span_of(e))
+            raise self._failure(_span_of(e), "there is no card to move")
         items = self._as_list(v, e)
         out = []
         for item in items:
@@ -1797,7 +1877,7 @@ class Game:
         if not isinstance(v, ZoneRef):
             raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
         if None in v.keys:
-            raise RuntimeFailure(f"there is no zone {v.key}", _span_of(e))
+            raise self._failure(_span_of(e), f"there is no zone {v.key}")
         return v
 
     def label(self, v: Any) -> str:

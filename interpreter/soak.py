@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 
 from .errors import RulebookError, RulecraftError
-from .records import write_record
+from .records import Answer, record_of, write_record
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import AskFrame, Game
 from .values import CardRef, Player, Record
@@ -301,13 +301,16 @@ def soak_game(
     game: Game | None = None
     step = 0
 
-    def found(problem: str) -> Finding:
+    def found(problem: str, last: Answer | None = None) -> Finding:
         finding = Finding(name, seed, players, step, problem)
         if out_dir is not None and game is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             path = out_dir / f"{Path(name).stem}-p{players}-seed{seed}-step{step}.json"
+            record = record_of(game)
+            if last is not None:  # `apply` undid the answer that broke the rules: the record keeps it
+                record.answers.append(last)
             try:
-                write_record(game, path)
+                write_record(record, path)
                 finding.record = str(path)
             except (OSError, RulecraftError):
                 pass
@@ -337,10 +340,16 @@ def soak_game(
                 problem = hidden_leak(game, rng)
                 if problem:
                     return found(problem)
-            labels = game.legal_answers()
+            decision = game.current_decision()
+            assert decision is not None  # the game is not over
+            labels = decision.labels
             step += 1  # the step is the number of the answer being given, counting from 1
             summary.decisions += 1
-            game.apply(labels[rng.randrange(len(labels))])
+            label = labels[rng.randrange(len(labels))]
+            try:
+                game.apply(label)
+            except RulebookError as exc:
+                return found(exc.messages[0] if exc.messages else str(exc), Answer(decision.by, label))
     except RulebookError as exc:
         return found(exc.messages[0] if exc.messages else str(exc))
     except Exception as exc:  # a crash of the core is a finding too, with its record

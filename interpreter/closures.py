@@ -842,8 +842,7 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if op != "=":
-            old = g._var(name, key)
-            v = old + v if op == "+=" else old - v
+            v = g._updated(g._var(name, key), op, v, span)
         g._set_var(name, key, v, span)
 
     return set_var
@@ -889,11 +888,11 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
 
 
 def _assign(st: s.Assign, cache: CodeCache) -> Code:
-    name, op, value = st.name, st.op, cache.value(st.value)
+    name, op, value, span = st.name, st.op, cache.value(st.value), st.span
 
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
-        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+        env[name] = v if op == "=" else g._updated(env[name], op, v, span)
 
     return assign
 

@@ -790,15 +790,14 @@ class Game:
     def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
         name, op, value = st.name, st.op, st.value
         v = self._eval(value, env)
-        env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
+        env[name] = v if op == "=" else self._updated(env[name], op, v, st.span)
 
     def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
         name, keys, op, value = st.name, st.keys, st.op, st.value
         key = zone_key(name, tuple(self._eval(k, env) for k in keys))
         v = self._eval(value, env)
         if op != "=":
-            old = self._var(name, key)
-            v = old + v if op == "+=" else old - v
+            v = self._updated(self._var(name, key), op, v, st.span)
         self._set_var(name, key, v, st.span)
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
@@ -808,9 +807,16 @@ class Game:
         if not isinstance(card, CardRef):
             raise self._failure(st.span, f"no card to set {field} on")
         if op != "=":
-            old = getattr(self.state.cards[card.id], field)
-            v = old + v if op == "+=" else old - v
+            v = self._updated(getattr(self.state.cards[card.id], field), op, v, st.span)
         self._set_field(card, field, v, st.span)
+
+    def _updated(self, old: Any, op: str, v: Any, span: Span) -> Any:
+        """The new value of `x += v` or `x -= v`; values that `any` let past the checker and that do
+        not add up are a located failure, never a Python error."""
+        try:
+            return old + v if op == "+=" else old - v
+        except TypeError:
+            raise self._runtime_error(span, f"cannot compute {self.label(old)} {op[0]} {self.label(v)}") from None
 
     def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
         what, to, bottom = st.what, st.to, st.bottom
@@ -1021,6 +1027,9 @@ class Game:
                 st.zones[zone].remove(cid)
                 st.cards.pop()
                 st.location.pop()
+            elif kind == "zone":
+                _, key = entry
+                del st.zones[key]
 
     # ---------------------------------------------------------------- state changes
 
@@ -1057,7 +1066,11 @@ class Game:
             return
         st = self.state
         dst_key = zone.key
-        dst = st.zones.setdefault(dst_key, [])
+        dst = st.zones.get(dst_key)
+        if dst is None:
+            dst = st.zones[dst_key] = []
+            if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
+                self.journal.append(("zone", dst_key))
         sources: list[str] = []
         for card in cards:
             cid = card.id
@@ -1120,7 +1133,11 @@ class Game:
             )
         cls = self.classes[card_type]
         key = zone.key
-        dst = st.zones.setdefault(key, [])
+        dst = st.zones.get(key)
+        if dst is None:
+            dst = st.zones[key] = []
+            if self.attempts:
+                self.journal.append(("zone", key))
         for _ in range(n):
             cid = len(st.cards)
             st.cards.append(cls(id=cid, **values))

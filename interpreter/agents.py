@@ -57,7 +57,8 @@ class GreedyAgent(RandomAgent):
         return best[self._below(len(best))]
 
     def _value(self, game: Game, me: Player) -> float:
-        if game.over:
+        # A game a guard stopped unfinished has no winner: what counts there is the position.
+        if game.over and game.state.unfinished is None:
             winners = game.state.winners or []
             if me.index in winners:
                 return self.WIN / len(winners)

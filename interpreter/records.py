@@ -357,7 +357,8 @@ def _few(labels: list[str], n: int = 12) -> str:
 def _result_text(result: dict[str, Any]) -> str:
     winners = " ".join(result.get("winners", [])) or "none"
     scores = ", ".join(f"{p} {v}" for p, v in result.get("scores", {}).items() if v is not None)
-    return f"winners {winners}" + (f" (scores {scores})" if scores else "")
+    ending = f"unfinished ({result['unfinished']})" if "unfinished" in result else f"winners {winners}"
+    return ending + (f" (scores {scores})" if scores else "")
 
 
 # ---------------------------------------------------------------------------- writing

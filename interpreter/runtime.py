@@ -554,11 +554,14 @@ class Game:
         )
 
     def result(self) -> dict[str, Any]:
-        """Scores and winners of a finished game."""
+        """Scores and winners of a game that is over; a game a guard stopped also says why
+        (`unfinished`), and has no winner."""
         if not self.state.over:
             raise GameError("the game is not over")
         scores = {str(p): self.score(p) for p in self._players}
         winners = [str(Player(i)) for i in (self.state.winners or [])]
+        if self.state.unfinished is not None:
+            return {"scores": scores, "winners": winners, "unfinished": self.state.unfinished}
         return {"scores": scores, "winners": winners}
 
     def score(self, player: Player) -> int | None:
@@ -941,16 +944,29 @@ class Game:
             chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
         self._finish(chosen, st.span)
 
+    def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
+        why = self._filled_in(st.text, env, st.span)
+        self.state.unfinished = why
+        self.state.over = True
+        self.state.winners = []
+        self.frames.clear()
+        self.pending = None
+        if self.tracing:
+            self.events.append(Event("end", f"unfinished: {why}", st.span))
+
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.tracing:
-            try:
-                said = self._interpolate(text, env)
-            except _VALUE_ERRORS:
-                raise self._runtime_error(
-                    st.span, f'cannot fill in "{text}": a name or field there has no value of that kind'
-                ) from None
-            self._event("say", said, st.span)
+            self._event("say", self._filled_in(text, env, st.span), st.span)
+
+    def _filled_in(self, text: str, env: dict[str, Any], span: Span) -> str:
+        """A text with its `{name}` and `{name.field}` filled in, or a located failure."""
+        try:
+            return self._interpolate(text, env)
+        except _VALUE_ERRORS:
+            raise self._runtime_error(
+                span, f'cannot fill in "{text}": a name or field there has no value of that kind'
+            ) from None
 
     def _call_proc(
         self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
@@ -2154,6 +2170,7 @@ _EXEC: dict[type, Any] = {
     s.CallStmt: Game._exec_call_stmt,
     s.Return: Game._exec_return,
     s.EndGame: Game._exec_end_game,
+    s.EndUnfinished: Game._exec_end_unfinished,
     s.Say: Game._exec_say,
 }
 

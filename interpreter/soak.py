@@ -261,7 +261,8 @@ class SoakSummary:
     """What a run played: the games of seeds `first_seed` to `first_seed + games - 1`, and what it found."""
 
     games: int = 0
-    finished: int = 0
+    finished: int = 0  # ended by the rules
+    unfinished: int = 0  # stopped by a guard (`end game unfinished`): over, with no winner
     decisions: int = 0
     hidden_checks: int = 0
     findings: list[Finding] = attrs.Factory(list)
@@ -272,6 +273,7 @@ class SoakSummary:
         """Count in the games of another summary (the next seeds)."""
         self.games += other.games
         self.finished += other.finished
+        self.unfinished += other.unfinished
         self.decisions += other.decisions
         self.hidden_checks += other.hidden_checks
         self.findings.extend(other.findings)
@@ -331,7 +333,10 @@ def soak_game(
             if problem:
                 return found(problem)
             if game.over:
-                summary.finished += 1
+                if game.state.unfinished is None:
+                    summary.finished += 1
+                else:
+                    summary.unfinished += 1
                 return None
             if step >= max_decisions:
                 return None
@@ -512,7 +517,8 @@ def _command(args: argparse.Namespace) -> int:
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
         print(
-            f"soak {name}: {summary.games} games ({summary.finished} finished), {summary.decisions} decisions, "
+            f"soak {name}: {summary.games} games ({summary.finished} finished, {summary.unfinished} unfinished), "
+            f"{summary.decisions} decisions, "
             f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
             f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else "")
         )
@@ -536,6 +542,7 @@ def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Nam
         "first_seed": summary.first_seed,
         "games": summary.games,
         "finished": summary.finished,
+        "unfinished": summary.unfinished,
         "decisions": summary.decisions,
         "hidden_checks": summary.hidden_checks,
         "violations": [attrs.asdict(f) for f in summary.findings],
@@ -569,11 +576,13 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
                 spans.append([a, b])
         seeds = ", ".join(f"{a}-{b - 1}" for a, b in spans) or "none"
         figures = {k: sum(r[k] for r in runs) for k in ("games", "finished", "decisions", "hidden_checks")}
+        # Runs written before games could end unfinished have no such count (they counted them finished).
+        figures["unfinished"] = sum(r.get("unfinished", 0) for r in runs)
         found = sum(len(r["violations"]) for r in runs)
         out.append(
             f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
             f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
-            f"({figures['finished']} finished), {figures['decisions']} decisions, "
+            f"({figures['finished']} finished, {figures['unfinished']} unfinished), {figures['decisions']} decisions, "
             f"{figures['hidden_checks']} hidden-information checks, {found} violations"
         )
     return out

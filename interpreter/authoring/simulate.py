@@ -40,6 +40,7 @@ class GameResult:
     decisions: int
     chosen: dict[str, int]
     moved: dict[str, int]
+    unfinished: str | None = None  # why a guard stopped the game (it has no winner), else None
 
 
 @attrs.define
@@ -69,6 +70,10 @@ class Stats:
                 if i in r.winners:
                     wins[name] = wins.get(name, 0.0) + 1 / len(r.winners)
         return {name: (wins.get(name, 0.0) / seats[name], seats[name]) for name in sorted(seats)}
+
+    def unfinished(self) -> Counter[str]:
+        """The games a guard stopped unfinished (no winner), counted by the reason the rulebook gives."""
+        return Counter(r.unfinished for r in self.results if r.unfinished is not None)
 
     def lengths(self) -> tuple[float, float, int, int]:
         """Decisions taken by players per game: mean, standard deviation, min, max."""
@@ -151,6 +156,7 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         len(by_players),
         dict(chosen),
         dict(getattr(game, "moved", {})),
+        game.state.unfinished,
     )
 
 
@@ -219,6 +225,9 @@ def report(stats: Stats, top: int = 15) -> str:
     lines += [f"  {seat}  {rate:6.1%}" for seat, rate in stats.win_rate_by_seat().items()]
     lines += ["win rate by agent (share of its seats that won):"]
     lines += [f"  {name:<8} {rate:6.1%}  of {seats} seats" for name, (rate, seats) in stats.win_rate_by_agent().items()]
+    unfinished = stats.unfinished()
+    lines += [f"unfinished (stopped by a guard, no winner): {sum(unfinished.values())} of {n} games"]
+    lines += [f"  {count} {why}" for why, count in sorted(unfinished.items())]
     mean, spread, low, high = stats.lengths()
     lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
     use = stats.card_use()

@@ -7,10 +7,12 @@ both (a located error). A budget is not a failure: it stops the game even inside
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft import fuzz
 from rulecraft.authoring.simulate import simulate
 from rulecraft.errors import GameError, RulebookError
 from rulecraft.records import record_of
@@ -224,3 +226,16 @@ rule pickpocket(p in players) when len(stall[p]) != seen[p] {
     )
     stats = simulate(str(tmp_path / "pickpocket.rules"), 10, players=2, agents=["random"], progress=lambda done: None)
     assert len(stats.results) == 10
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_generated_failures_inside_attempts_and_tiers_are_always_undone(seed: int) -> None:
+    """`rulecraft fuzz`'s unwound cases: no failure escapes, and what failed leaves the state as it was."""
+    outcome = fuzz.run_case(fuzz.unwound(random.Random(seed)), seed=seed, unwinds=True)
+    assert outcome.kind == "loaded", outcome.detail
+
+
+def test_the_unwound_fuzz_cases_find_a_failure_that_escapes() -> None:
+    """A failure outside every attempt is what an unwound case reports as a crash."""
+    outcome = fuzz.run_case('game G players 1..1 play { fail "x" }', unwinds=True)
+    assert outcome.kind == "crash" and "was not undone" in outcome.detail

@@ -48,7 +48,7 @@ class GreedyAgent(RandomAgent):
         for option in decision.options:
             trial = game.clone()
             trial.reseed(salt)
-            trial.apply(option.label)
+            trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
             value = self._value(trial, me)
             if value > best_value:
                 best, best_value = [option.label], value

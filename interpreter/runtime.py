@@ -154,6 +154,8 @@ class Frame:
 
     __slots__ = ("env",)
     env: dict[str, Any]
+    # The slots that stepping or answering changes after the frame is made (what `Keep` saves).
+    changing: tuple[str, ...] = ()
 
     def step(self, g: Game) -> None:
         raise NotImplementedError
@@ -167,10 +169,7 @@ class Frame:
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
         cls = type(self)
         new = object.__new__(cls)
-        slots = _SLOTS.get(cls)
-        if slots is None:
-            slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
-        for slot in slots:
+        for slot in _slots_of(cls):
             if hasattr(self, slot):
                 object.__setattr__(new, slot, getattr(self, slot))
         env = self.env
@@ -180,6 +179,7 @@ class Frame:
 
 class BlockFrame(Frame):
     __slots__ = ("i", "stmts")
+    changing = ("i",)
 
     def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
         self.stmts, self.i, self.env = stmts, 0, env
@@ -201,6 +201,7 @@ class BlockFrame(Frame):
 
 class ForFrame(Frame):
     __slots__ = ("body", "i", "items", "var")
+    changing = ("i",)
 
     def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
         self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
@@ -229,6 +230,7 @@ class WhileFrame(Frame):
 
 class RepeatFrame(Frame):
     __slots__ = ("body", "left")
+    changing = ("left",)
 
     def __init__(self, left: int, body: s.Block, env: dict[str, Any]):
         self.left, self.body, self.env = left, body, env
@@ -251,11 +253,12 @@ class CallFrame(Frame):
 
     def step(self, g: Game) -> None:
         g.frames.pop()
-        if self.target is not None and self.caller_env is not None:
-            self.caller_env[self.target] = None
+        self.finish(g, None)
 
-    def finish(self, value: Any) -> None:
+    def finish(self, g: Game, value: Any) -> None:
         if self.target is not None and self.caller_env is not None:
+            if g._keep is not None:
+                g._keep.touch_env(self.caller_env)
             self.caller_env[self.target] = value
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
@@ -335,6 +338,7 @@ class RuleFrame(Frame):
     """Check the state-based rules until none applies (each firing runs the rule's body)."""
 
     __slots__ = ("firings", "pending")
+    changing = ("firings", "pending")
 
     def __init__(self, pending: set[str]):
         self.pending, self.firings, self.env = set(pending), 0, {}
@@ -369,6 +373,7 @@ class AskFrame(Frame):
     """A decision in progress. `kind` says what to do with the answer."""
 
     __slots__ = ("chance_pool", "count", "decision", "kind", "node", "picked", "pool")
+    changing = ("chance_pool", "count", "decision", "picked", "pool")
 
     def __init__(self, kind: str, node: Any, env: dict[str, Any]):
         self.kind, self.node, self.env = kind, node, env
@@ -383,6 +388,61 @@ class AskFrame(Frame):
 
     def answer(self, g: Game, value: Any) -> None:
         g._answered(self, value)
+
+
+class Keep:
+    """What `apply` needs to put a game back as it was, gathered lazily: the frames and local names
+    (envs) of the stack are saved only when a step first touches them, since most of a deep stack
+    is never touched before the next decision (copying it all would cost a quarter of a step).
+
+    A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
+    when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
+    made after the keep, need nothing: the old stack is put back.
+    """
+
+    __slots__ = ("envs", "frames", "saved_envs", "saved_frames")
+
+    def __init__(self, frames: Sequence[Frame]):
+        self.frames: set[int] = {id(f) for f in frames}  # not saved yet
+        self.envs: set[int] = set()
+        for f in frames:
+            self.envs.add(id(f.env))
+            if isinstance(f, CallFrame) and f.caller_env is not None:
+                self.envs.add(id(f.caller_env))
+            if isinstance(f, AttemptFrame) and f.retry is not None:
+                self.envs.add(id(f.retry[1]))
+        self.saved_frames: list[tuple[Frame, list[tuple[str, Any]]]] = []
+        self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def touch(self, frame: Frame) -> None:
+        if id(frame) in self.frames:
+            self.frames.discard(id(frame))
+            if frame.changing:
+                # RuleFrame.pending is the one slot changed in place: keep a copy.
+                values = [(slot, getattr(frame, slot)) for slot in frame.changing]
+                self.saved_frames.append((frame, [(k, set(v) if isinstance(v, set) else v) for k, v in values]))
+        self.touch_env(frame.env)
+
+    def touch_env(self, env: dict[str, Any]) -> None:
+        if id(env) in self.envs:
+            self.envs.discard(id(env))
+            self.saved_envs.append((env, dict(env)))
+
+    def put_back(self) -> None:
+        for frame, values in self.saved_frames:
+            for slot, value in values:
+                object.__setattr__(frame, slot, value)
+        for env, copy in self.saved_envs:
+            env.clear()
+            env.update(copy)
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    """Every slot of a frame class, its bases' included."""
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
+    return slots
 
 
 # ---------------------------------------------------------------------------- the game
@@ -435,6 +495,7 @@ class Game:
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
         self.steps = 0
+        self._keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self._fn_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
@@ -465,29 +526,37 @@ class Game:
     def over(self) -> bool:
         return self.state.over
 
-    def apply(self, answer: str | int | Option) -> None:
+    def apply(self, answer: str | int | Option, *, atomic: bool = True) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
 
         All or nothing: if the rules stop with an error on the way to the next decision, the game
-        is exactly as it was before the call (state, answers, trace, pending decision).
+        is exactly as it was before the call (state, answers, trace, pending decision). The
+        bookkeeping costs a tenth to a fifth of a step; `atomic=False` skips it for a game that
+        is thrown away on an error anyway (an agent's lookahead on a clone).
         """
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")
         option = self._find_option(decision, answer)
+        if not atomic:
+            self._apply(decision, option)
+            return
         saved = self._snapshot()
         try:
             self._apply(decision, option)
         except BaseException:
             self._restore(saved)
             raise
+        finally:
+            self._keep = None
 
     def _snapshot(self) -> tuple[Any, ...]:
-        """What `_restore` needs to put the game back as it is now (copies of all that a step changes)."""
-        envs: dict[int, dict[str, Any]] = {}
+        """What `_restore` needs to put the game back as it is now: the state, the stack (its frames
+        and envs kept as they are touched: see Keep), and the rest of what a step changes."""
+        self._keep = Keep(self.frames)
         return (
             self.state.copy(),
-            [f.copy(envs) for f in self.frames],
+            list(self.frames),
             len(self.answers),
             len(self.events),
             list(self.journal),
@@ -499,6 +568,9 @@ class Game:
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
         state, frames, answers, events, journal, counts, dirty, pending, steps = saved
+        if self._keep is not None:
+            self._keep.put_back()
+            self._keep = None
         self.state = state
         self.frames[:] = frames
         del self.answers[answers:]
@@ -532,6 +604,8 @@ class Game:
                 )
             )
         value = self._chance_value(frame, option) if decision.player is None else option.value
+        if self._keep is not None:
+            self._keep.touch(frame)
         try:
             frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
@@ -604,6 +678,7 @@ class Game:
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
+        new._keep = None
         new._fn_depth = 0
         new._memo = {}
         new.check_invariants = self.check_invariants
@@ -687,13 +762,17 @@ class Game:
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
         frames = self.frames
+        keep = self._keep
         try:
             while self.pending is None and not self.state.over:
                 if not frames:
                     self._finish(None, NO_SPAN)
                     break
+                frame = frames[-1]
+                if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
+                    keep.touch(frame)
                 try:
-                    frames[-1].step(self)
+                    frame.step(self)
                 except RuntimeFailure as failure:
                     self._unwind(failure)
                 self.steps += 1
@@ -928,7 +1007,7 @@ class Game:
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
-                frame.finish(result)
+                frame.finish(self, result)
                 return
             frame.unwind(self)
             if isinstance(frame, AttemptFrame):

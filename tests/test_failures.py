@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import rulecraft
-from rulecraft import fuzz
+from rulecraft import fuzz, runtime
 from rulecraft.authoring.simulate import simulate
 from rulecraft.errors import GameError, RulebookError
 from rulecraft.records import record_of
@@ -239,3 +239,44 @@ def test_the_unwound_fuzz_cases_find_a_failure_that_escapes() -> None:
     """A failure outside every attempt is what an unwound case reports as a crash."""
     outcome = fuzz.run_case('game G players 1..1 play { fail "x" }', unwinds=True)
     assert outcome.kind == "crash" and "was not undone" in outcome.detail
+
+
+@pytest.mark.parametrize("game", ["guildhall", "renaissance_man", "valdora"])
+def test_apply_undone_at_any_step_leaves_the_game_to_play_on_as_before(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error at any step inside `apply` (injected here) leaves a game that plays on exactly as an
+    untouched copy does: the same answers, decisions and state, whatever the step broke off."""
+    rb = rulecraft.load(game)
+    players = rb.program.min_players if game != "renaissance_man" else 2
+    live = rb.new_game(players=players, seed=3, trace=False)
+    rng = random.Random(3)
+    broken = 0
+    original_step = runtime.BlockFrame.step
+    for n in range(120):
+        if live.over:
+            break
+        label = rng.choice(live.legal_answers())
+        copy = live.clone()
+        countdown = [rng.randint(1, 12)]
+
+        def step(frame: runtime.BlockFrame, g: runtime.Game, countdown: list[int] = countdown) -> None:
+            countdown[0] -= 1
+            if countdown[0] == 0:
+                raise RuntimeError("injected")
+            original_step(frame, g)
+
+        monkeypatch.setattr(runtime.BlockFrame, "step", step)
+        try:
+            live.apply(label)
+        except RuntimeError:
+            broken += 1
+            assert live.answers == copy.answers and live.current_decision() == copy.current_decision()
+        monkeypatch.setattr(runtime.BlockFrame, "step", original_step)
+        if countdown[0] <= 0:
+            live.apply(label)
+        copy.apply(label)
+        assert live.answers == copy.answers, f"answer {n}"
+        assert rb.converter.unstructure(live.state) == rb.converter.unstructure(copy.state), f"answer {n}"
+        assert live.current_decision() == copy.current_decision()
+    assert broken > 20

@@ -12,7 +12,11 @@ How the language maps onto Python here:
   frame that asked stays on top of the stack until `apply` answers it;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
   trace event with the span of the rule that caused it, and journal the old value while an
-  `attempt` is open so that a `fail` can undo everything the attempt did.
+  `attempt` is open so that a failure can undo everything the attempt did;
+- every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
+  is a `RuntimeFailure`, raised where it happens and unwound in one place, `_unwind`: to the
+  innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
+- `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 """
 
 from __future__ import annotations

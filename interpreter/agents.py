@@ -54,7 +54,7 @@ class GreedyAgent(RandomAgent):
         for option in decision.options:
             trial = world.clone()
             trial.reseed(salt)
-            trial.apply(option.label)
+            trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
             value = self._value(trial, me)
             if value > best_value:
                 best, best_value = [option.label], value
@@ -63,7 +63,8 @@ class GreedyAgent(RandomAgent):
         return best[self._below(len(best))]
 
     def _value(self, game: Game, me: Player) -> float:
-        if game.over:
+        # A game a guard stopped unfinished has no winner: what counts there is the position.
+        if game.over and game.state.unfinished is None:
             winners = game.state.winners or []
             if me.index in winners:
                 return self.WIN / len(winners)

@@ -719,6 +719,8 @@ class Checker:
             case s.EndGame(winners):
                 if winners is not None:
                     self._expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
+            case s.EndUnfinished(text):
+                self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
             case s.Say(text):
                 self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
             case _:

@@ -731,14 +731,16 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
     def comprehension(g: Game, env: dict[str, Any]) -> Any:
         saved = env.get(var, missing)
         out = []
-        for v in source(g, env):
-            env[var] = v
-            if cond is None or cond(g, env):
-                out.append(element(g, env))
-        if saved is missing:
-            env.pop(var, None)
-        else:
-            env[var] = saved
+        try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
+            for v in source(g, env):
+                env[var] = v
+                if cond is None or cond(g, env):
+                    out.append(element(g, env))
+        finally:
+            if saved is missing:
+                env.pop(var, None)
+            else:
+                env[var] = saved
         return tuple(out)
 
     return comprehension

@@ -8,6 +8,12 @@ line >= 1); and a case that loads plays a few random decisions raising nothing b
 `RulebookError` either. Anything else (a Python exception escaping) is a crash: it is printed
 with the case number and seed, and the text is written out so it can be reproduced.
 
+An *unwound* case puts statements that often fail (values of the wrong kind, missing cards,
+indexes out of range, `fail`) inside `attempt`s and an ability's tier, after changes of every
+kind. Its promise is stronger: no failure escapes (only a budget may stop the game), and an
+attempt or tier that fails leaves the state exactly as it found it (the rulebook compares a
+fingerprint of the state and fails outside any attempt if not).
+
     python -m rulecraft.fuzz --cases 10000          # the nightly-size run
     rulecraft fuzz --cases 300                      # the same, through the command line
 """
@@ -31,6 +37,7 @@ import attrs
 from .console import SEED, add_quiet, progress, whole
 from .errors import GameError, RulebookError, RulecraftError
 from .rulebook import bundled_names, load_text
+from .runtime import RuntimeFailure
 
 # ---------------------------------------------------------------------------- the corpus
 
@@ -502,6 +509,102 @@ def _splice_expr(rng: random.Random, depth: int = 0) -> str:
     return f"({_splice_expr(rng, depth + 1)} {op} {_splice_expr(rng, depth + 1)})"
 
 
+# Changes of every kind, made inside an attempt or a tier before the statements that may fail.
+_CHANGES = (
+    "set points[p] += 1",
+    "set w = {e}",
+    "move top(row) to pile",
+    "move top(row) to heap[{k}]",
+    "create 1 Chip {{ colour: blue, n: {k} }} in heap[{k}]",
+    "set top(row).n = {k}",
+    "draw 1 from deck to hand[p]",
+    "let y = choose one from row by p",
+)
+# Values that the checker lets through (`w` is `any`) and that are often of the wrong kind, or not there.
+_RISKY = (
+    "w",
+    "none",
+    "top(heap[{k}])",
+    "first(hand[p])",
+    "(w + 1)",
+    "(1 // len(heap[{k}]))",
+    "abs(w)",
+    "[1, 2][len(heap[{k}])]",
+    "top(heap[{k}]).n",
+    "next(w)",
+    "(w where it.n > 1)",
+    "sorted([1, w])",
+    "([1, w] max by it)",
+    "{k}",
+    "[{k}, w]",
+)
+# Statements that fail for many values (and one that always does).
+_FAILING = (
+    'fail "f"',
+    'require {e} == w else "r"',
+    "set w = {e}",
+    "set points[p] += {e}",
+    "let y = [1, 2][{e}]",
+    "let y = {e}.n",
+    "let y = 1 // {e}",
+    "set w += {e}",
+    "move {e} to row",
+    "move top(row) to {e}",
+    "move top(heap[{k}]) to row",
+    "for y in {e} {{ set w = y }}",
+    "repeat {e} {{ }}",
+    "if {e} {{ set w = 1 }}",
+    "let y = choose one from {e} by p",
+    "let y = choose exactly {e} from row by p",
+    'say "{{w.n}}"',
+    "end game winners {e}",
+)
+# The state, as text: the same before an attempt and after it fails.
+_FINGERPRINT = (
+    "fn fingerprint() = label([w, [points[q] for q in players], row map label(it), pile map label(it), "
+    "deck map label(it), [hand[q] map label(it) for q in players], [heap[k] map label(it) for k in 0..3]])\n"
+)
+
+
+def _unwound_block(rng: random.Random) -> str:
+    def risky() -> str:  # typed `any` by the list with `w`, so that the checker lets it anywhere
+        return "[" + rng.choice(_RISKY).format(k=rng.randint(0, 3)) + ", w][0]"
+
+    changes = [rng.choice(_CHANGES) for _ in range(rng.randint(1, 3))]
+    failing = [rng.choice(_FAILING) for _ in range(rng.randint(1, 2))]
+    return "  ".join(s.format(e=risky(), k=rng.randint(0, 3)) for s in changes + failing)
+
+
+def unwound(rng: random.Random) -> str:
+    """Failing statements inside attempts and a tier, each checked to leave the state as it found it."""
+    steps = []
+    for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.5:
+            steps.append(
+                f"set saved = fingerprint()\n  attempt {{ {_unwound_block(rng)} }} else {{\n"
+                '    if fingerprint() != saved { fail "an attempt that failed was not undone" }\n  }'
+            )
+        else:
+            steps.append(
+                "set saved = fingerprint()  set tier_ran = false\n  use risk(p) upto 1\n"
+                '  if not tier_ran and fingerprint() != saved { fail "a tier that failed was not undone" }'
+            )
+    tier = f'tier 1 "Risk" {{ set tier_ran = true  {_unwound_block(rng)} }}'
+    ability = f'ability risk(p: Player) "Risk" {{\n  tier 0 "Nothing" {{ }}\n  {tier}\n}}\n'
+    return (
+        _PRELUDE
+        + 'zone heap[int]: Chip public\nvar saved: str = "" public\nvar tier_ran: bool = false public\n'
+        + _FINGERPRINT
+        + ability
+        + "setup { for p in players { create 2 Chip { colour: red, n: 1 } in hand[p] }\n"
+        "  create 3 Chip { colour: blue, n: 2 } in row  create 4 Chip { colour: red, n: 3 } in deck\n"
+        "  create 1 Chip { colour: blue, n: 4 } in pile }\n"
+        "play {\n  let p = first(players)  let c = top(row)  let n = 1  let x = [1, 2]\n  set w = c\n  "
+        + "\n  ".join(steps)
+        + "\n}\n"
+    )
+
+
 def splice(rng: random.Random) -> str:
     """A valid prelude and play block, with statements of values of any kind spliced in (`w` is `any`)."""
     body = "\n  ".join(rng.choice(_STATEMENTS).format(e=_splice_expr(rng)) for _ in range(rng.randint(1, 4)))
@@ -539,8 +642,14 @@ def _located(exc: RulebookError, files: set[str]) -> str | None:
     return None
 
 
-def run_case(text: str, file: str = "fuzz.rules", play_decisions: int = 30, seed: int = 0) -> Outcome:
-    """Load the text; if it loads, play a few random decisions. Never raises."""
+def run_case(
+    text: str, file: str = "fuzz.rules", play_decisions: int = 30, seed: int = 0, *, unwinds: bool = False
+) -> Outcome:
+    """Load the text; if it loads, play a few random decisions. Never raises.
+
+    With `unwinds` (an unwound case), a failure that reaches the top is a crash too: every
+    statement that may fail stands inside an attempt or a tier, which must undo it.
+    """
     files = {file}
     try:
         rb = load_text(text, file)
@@ -562,6 +671,8 @@ def run_case(text: str, file: str = "fuzz.rules", play_decisions: int = 30, seed
                 decisions += 1
     except RulebookError as exc:
         why = _located(exc, files | set(exc.sources))
+        if why is None and unwinds and isinstance(exc, RuntimeFailure):
+            why = f"a failure was not undone by its attempt or tier: {exc.messages[0]}"
         return Outcome("crash", why, decisions) if why else Outcome("error", exc.messages[0], decisions)
     except GameError as exc:
         return Outcome("crash", f"GameError while answering legal labels: {exc}", decisions)
@@ -577,6 +688,8 @@ def make_case(rng: random.Random, texts: dict[str, str]) -> tuple[str, str]:
         return "generated", generate(rng)
     if roll < 0.35:
         return "spliced", splice(rng)
+    if roll < 0.5:
+        return "unwound", unwound(rng)
     name = rng.choice(sorted(texts))
     muts = random_mutations(rng)
     return f"{name} " + ",".join(m.kind for m in muts), mutate(texts[name], muts)
@@ -604,7 +717,7 @@ def fuzz(
     for k in range(cases):
         rng = random.Random(f"{seed}:{k}")
         how, text = make_case(rng, texts)
-        outcome = run_case(text, seed=k)
+        outcome = run_case(text, seed=k, unwinds=how == "unwound")
         summary.cases += 1
         summary.decisions += outcome.decisions
         if outcome.kind == "loaded":

@@ -282,6 +282,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def end_stmt(self, meta: Any, winners: s.Expr | None) -> s.EndGame:
         return s.EndGame(winners, span=self._span(meta))
 
+    def end_unfinished(self, meta: Any, text: Token) -> s.EndUnfinished:
+        return s.EndUnfinished(_unquote(text), span=self._span(meta))
+
     def say_stmt(self, meta: Any, text: Token) -> s.Say:
         return s.Say(_unquote(text), span=self._span(meta))
 

@@ -455,7 +455,8 @@ def _result_text(result: dict[str, Any]) -> str:
         return clip(json.dumps(result, ensure_ascii=False), 200)
     winners = " ".join(str(w) for w in listed) or "none"
     scores = ", ".join(f"{p} {v}" for p, v in scored.items() if v is not None)
-    return clip(f"winners {winners}" + (f" (scores {scores})" if scores else ""), 200)
+    ending = f"unfinished ({result['unfinished']})" if "unfinished" in result else f"winners {winners}"
+    return clip(ending + (f" (scores {scores})" if scores else ""), 200)
 
 
 # ---------------------------------------------------------------------------- writing

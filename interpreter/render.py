@@ -87,14 +87,16 @@ def trace_text(game: Game, header: dict[str, Any] | None = None, viewer: Player 
 
 
 def result_lines(game: Game) -> list[str]:
-    """Scores, then `winner: P2` or `winners: P1 P3` as the last line."""
+    """Scores, then `winner: P2`, `winners: P1 P3` or `unfinished: why` as the last line."""
     result = game.result()
     lines = []
     for player, score in result["scores"].items():
         if score is not None:
             lines.append(f"{player}: {score}")
     winners = result["winners"]
-    if len(winners) == 1:
+    if "unfinished" in result:
+        lines.append(f"unfinished: {result['unfinished']}")
+    elif len(winners) == 1:
         lines.append(f"winner: {winners[0]}")
     elif winners:
         lines.append("winners: " + " ".join(winners))

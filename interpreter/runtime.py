@@ -12,7 +12,11 @@ How the language maps onto Python here:
   frame that asked stays on top of the stack until `apply` answers it;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
   trace event with the span of the rule that caused it, and journal the old value while an
-  `attempt` is open so that a `fail` can undo everything the attempt did.
+  `attempt` is open so that a failure can undo everything the attempt did;
+- every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
+  is a `RuntimeFailure`, raised where it happens and unwound in one place, `_unwind`: to the
+  innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
+- `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 """
 
 from __future__ import annotations
@@ -118,12 +122,34 @@ class Event:
     secret: SecretRun | None = None
 
 
-class RuntimeFailure(Exception):
-    """A rulebook `fail` (or an impossible step) unwinding to the nearest `attempt`."""
+class RuntimeFailure(RulebookError):
+    """A step of the rules that cannot be carried out, with its place.
 
-    def __init__(self, message: str, span: Span):
-        super().__init__(message)
-        self.message, self.span = message, span
+    A `fail`, a `require` that does not hold, a choice with too few options, and every value that
+    is not there or not of the kind a step needs (no card to move, an index outside a list, a
+    field of `none`, division by zero, ...). Inside an `attempt` or an ability's tier it unwinds
+    as `fail` does (`Game._unwind`): the changes are undone and the `else` runs, or the tier is
+    withdrawn; `reason` is what the trace's undo line says. Outside both it is this located error.
+    A budget (steps, nesting, sizes) is not a failure but a plain RulebookError: a rulebook that
+    runs away is broken, so it stops the game wherever it happens.
+    """
+
+    def __init__(self, reason: str, diagnostic: Diagnostic, sources: dict[str, str]):
+        # Made often (every failure undone inside a tier), so the text is rendered only when shown.
+        Exception.__init__(self, reason)
+        self.reason, self.span = reason, diagnostic.span
+        self.diagnostics = [diagnostic]
+        self.sources = sources
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (simulate's workers) intact
+        return (RuntimeFailure, (self.reason, self.diagnostics[0], self.sources))
+
+
+# What a failure outside any attempt or ability suggests.
+FAIL_HINT = "wrap the steps in 'attempt { ... }', or check with 'when' first"
 
 
 # ---------------------------------------------------------------------------- frames
@@ -136,6 +162,8 @@ class Frame:
 
     __slots__ = ("env",)
     env: dict[str, Any]
+    # The slots that stepping or answering changes after the frame is made (what `Keep` saves).
+    changing: tuple[str, ...] = ()
 
     def step(self, g: Game) -> None:
         raise NotImplementedError
@@ -149,10 +177,7 @@ class Frame:
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
         cls = type(self)
         new = object.__new__(cls)
-        slots = _SLOTS.get(cls)
-        if slots is None:
-            slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
-        for slot in slots:
+        for slot in _slots_of(cls):
             if hasattr(self, slot):
                 object.__setattr__(new, slot, getattr(self, slot))
         env = self.env
@@ -162,6 +187,7 @@ class Frame:
 
 class BlockFrame(Frame):
     __slots__ = ("i", "stmts")
+    changing = ("i",)
 
     def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
         self.stmts, self.i, self.env = stmts, 0, env
@@ -183,6 +209,7 @@ class BlockFrame(Frame):
 
 class ForFrame(Frame):
     __slots__ = ("body", "i", "items", "var")
+    changing = ("i",)
 
     def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
         self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
@@ -211,6 +238,7 @@ class WhileFrame(Frame):
 
 class RepeatFrame(Frame):
     __slots__ = ("body", "left")
+    changing = ("left",)
 
     def __init__(self, left: int, body: s.Block, env: dict[str, Any]):
         self.left, self.body, self.env = left, body, env
@@ -233,11 +261,12 @@ class CallFrame(Frame):
 
     def step(self, g: Game) -> None:
         g.frames.pop()
-        if self.target is not None and self.caller_env is not None:
-            self.caller_env[self.target] = None
+        self.finish(g, None)
 
-    def finish(self, value: Any) -> None:
+    def finish(self, g: Game, value: Any) -> None:
         if self.target is not None and self.caller_env is not None:
+            if g._keep is not None:
+                g._keep.touch_env(self.caller_env)
             self.caller_env[self.target] = value
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
@@ -317,6 +346,7 @@ class RuleFrame(Frame):
     """Check the state-based rules until none applies (each firing runs the rule's body)."""
 
     __slots__ = ("firings", "pending")
+    changing = ("firings", "pending")
 
     def __init__(self, pending: set[str]):
         self.pending, self.firings, self.env = set(pending), 0, {}
@@ -351,6 +381,7 @@ class AskFrame(Frame):
     """A decision in progress. `kind` says what to do with the answer."""
 
     __slots__ = ("chance_pool", "count", "decision", "kind", "node", "picked", "pool")
+    changing = ("chance_pool", "count", "decision", "picked", "pool")
 
     def __init__(self, kind: str, node: Any, env: dict[str, Any]):
         self.kind, self.node, self.env = kind, node, env
@@ -365,6 +396,61 @@ class AskFrame(Frame):
 
     def answer(self, g: Game, value: Any) -> None:
         g._answered(self, value)
+
+
+class Keep:
+    """What `apply` needs to put a game back as it was, gathered lazily: the frames and local names
+    (envs) of the stack are saved only when a step first touches them, since most of a deep stack
+    is never touched before the next decision (copying it all would cost a quarter of a step).
+
+    A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
+    when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
+    made after the keep, need nothing: the old stack is put back.
+    """
+
+    __slots__ = ("envs", "frames", "saved_envs", "saved_frames")
+
+    def __init__(self, frames: Sequence[Frame]):
+        self.frames: set[int] = {id(f) for f in frames}  # not saved yet
+        self.envs: set[int] = set()
+        for f in frames:
+            self.envs.add(id(f.env))
+            if isinstance(f, CallFrame) and f.caller_env is not None:
+                self.envs.add(id(f.caller_env))
+            if isinstance(f, AttemptFrame) and f.retry is not None:
+                self.envs.add(id(f.retry[1]))
+        self.saved_frames: list[tuple[Frame, list[tuple[str, Any]]]] = []
+        self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def touch(self, frame: Frame) -> None:
+        if id(frame) in self.frames:
+            self.frames.discard(id(frame))
+            if frame.changing:
+                # RuleFrame.pending is the one slot changed in place: keep a copy.
+                values = [(slot, getattr(frame, slot)) for slot in frame.changing]
+                self.saved_frames.append((frame, [(k, set(v) if isinstance(v, set) else v) for k, v in values]))
+        self.touch_env(frame.env)
+
+    def touch_env(self, env: dict[str, Any]) -> None:
+        if id(env) in self.envs:
+            self.envs.discard(id(env))
+            self.saved_envs.append((env, dict(env)))
+
+    def put_back(self) -> None:
+        for frame, values in self.saved_frames:
+            for slot, value in values:
+                object.__setattr__(frame, slot, value)
+        for env, copy in self.saved_envs:
+            env.clear()
+            env.update(copy)
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    """Every slot of a frame class, its bases' included."""
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
+    return slots
 
 
 # ---------------------------------------------------------------------------- the game
@@ -417,6 +503,7 @@ class Game:
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
         self.steps = 0
+        self._keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self._fn_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
@@ -447,12 +534,64 @@ class Game:
     def over(self) -> bool:
         return self.state.over
 
-    def apply(self, answer: str | int | Option) -> None:
-        """Answer the pending decision with a label, an option, or an option's index."""
+    def apply(self, answer: str | int | Option, *, atomic: bool = True) -> None:
+        """Answer the pending decision with a label, an option, or an option's index.
+
+        All or nothing: if the rules stop with an error on the way to the next decision, the game
+        is exactly as it was before the call (state, answers, trace, pending decision). The
+        bookkeeping costs a tenth to a fifth of a step; `atomic=False` skips it for a game that
+        is thrown away on an error anyway (an agent's lookahead on a clone).
+        """
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")
         option = self._find_option(decision, answer)
+        if not atomic:
+            self._apply(decision, option)
+            return
+        saved = self._snapshot()
+        try:
+            self._apply(decision, option)
+        except BaseException:
+            self._restore(saved)
+            raise
+        finally:
+            self._keep = None
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        """What `_restore` needs to put the game back as it is now: the state, the stack (its frames
+        and envs kept as they are touched: see Keep), and the rest of what a step changes."""
+        self._keep = Keep(self.frames)
+        return (
+            self.state.copy(),
+            list(self.frames),
+            len(self.answers),
+            len(self.events),
+            list(self.journal),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames),
+            set(self.dirty),
+            self.pending,
+            self.steps,
+        )
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        state, frames, answers, events, journal, counts, dirty, pending, steps = saved
+        if self._keep is not None:
+            self._keep.put_back()
+            self._keep = None
+        self.state = state
+        self.frames[:] = frames
+        del self.answers[answers:]
+        del self.events[events:]
+        self.journal[:] = journal
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames = counts
+        self.dirty = dirty
+        self.pending = pending
+        self.steps = steps
+        self._fn_depth = 0
+        self._memo.clear()
+
+    def _apply(self, decision: Decision, option: Option) -> None:
         self.pending = None
         if decision.player is None:
             # Keep the generator where a live game would have it, so a replayed game resumes alike.
@@ -473,7 +612,12 @@ class Game:
                 )
             )
         value = self._chance_value(frame, option) if decision.player is None else option.value
-        frame.answer(self, value)
+        if self._keep is not None:
+            self._keep.touch(frame)
+        try:
+            frame.answer(self, value)
+        except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
+            self._unwind(failure)
         self._run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
@@ -494,11 +638,14 @@ class Game:
         )
 
     def result(self) -> dict[str, Any]:
-        """Scores and winners of a finished game."""
+        """Scores and winners of a game that is over; a game a guard stopped also says why
+        (`unfinished`), and has no winner."""
         if not self.state.over:
             raise GameError("the game is not over")
         scores = {str(p): self.score(p) for p in self._players}
         winners = [str(Player(i)) for i in (self.state.winners or [])]
+        if self.state.unfinished is not None:
+            return {"scores": scores, "winners": winners, "unfinished": self.state.unfinished}
         return {"scores": scores, "winners": winners}
 
     def score(self, player: Player) -> int | None:
@@ -541,6 +688,7 @@ class Game:
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
+        new._keep = None
         new._fn_depth = 0
         new._memo = {}
         new.check_invariants = self.check_invariants
@@ -624,24 +772,25 @@ class Game:
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
         frames = self.frames
+        keep = self._keep
         try:
             while self.pending is None and not self.state.over:
                 if not frames:
                     self._finish(None, NO_SPAN)
                     break
-                frames[-1].step(self)
+                frame = frames[-1]
+                if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
+                    keep.touch(frame)
+                try:
+                    frame.step(self)
+                except RuntimeFailure as failure:
+                    self._unwind(failure)
                 self.steps += 1
                 if self.steps > budget:
                     span = self._current_span()
                     raise self._runaway(
                         span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
                     )
-        except RuntimeFailure as failure:
-            raise self._runtime_error(
-                failure.span,
-                f"'{failure.message}' failed outside any attempt or ability",
-                hint="wrap the steps in 'attempt { ... }', or check with 'when' first",
-            ) from None
         except RecursionError:
             raise self._runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
         if (
@@ -652,7 +801,7 @@ class Game:
             broken = self.invariant_violations()
             if broken:
                 decl, where = broken[0]
-                raise self._runtime_error(decl.span, f"invariant {decl.name} does not hold{where}")
+                raise self._located(decl.span, f"invariant {decl.name} does not hold{where}")
 
     def invariant_violations(self) -> list[tuple[s.InvariantDecl, str]]:
         """The declared invariants that do not hold now, each with the binding that breaks it."""
@@ -693,11 +842,22 @@ class Game:
                     inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
             level, depth = inner, depth + 1
 
-    def _runaway(self, span: Span, message: str) -> RulebookError:
-        return self._runtime_error(span, message)
+    def _located(self, span: Span, message: str) -> RulebookError:
+        """A located error that stops the game wherever it happens (never undone by an attempt)."""
+        return RulebookError([Diagnostic(span, message)], self.program.sources)
 
-    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
-        return RulebookError([Diagnostic(span, message, hint=hint)], self.program.sources)
+    def _runaway(self, span: Span, message: str) -> RulebookError:
+        """A budget ran out: the rulebook runs away, which no attempt can make right."""
+        return self._located(span, message)
+
+    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
+        """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
+        return RuntimeFailure(message, Diagnostic(span, message, hint=hint), self.program.sources)
+
+    def _failure(self, span: Span, reason: str) -> RuntimeFailure:
+        """A `fail` (or the like): outside any attempt or ability, its reason is quoted as having failed."""
+        diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
+        return RuntimeFailure(reason, diagnostic, self.program.sources)
 
     def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
         if winners is None:
@@ -755,7 +915,7 @@ class Game:
         card = self._eval(obj, env)
         v = self._eval(value, env)
         if not isinstance(card, CardRef):
-            raise RuntimeFailure(f"no card to set {field} on", st.span)
+            raise self._failure(st.span, f"no card to set {field} on")
         if op != "=":
             v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
@@ -841,12 +1001,12 @@ class Game:
 
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
-        self._fail(message, st.span)
+        raise self._failure(st.span, message)
 
     def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
         cond, message = st.condition, st.message
         if not self._truth(cond, env):
-            self._fail(message, st.span)
+            raise self._failure(st.span, message)
 
     def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
         self._push(AskFrame("choose", st, env))
@@ -867,14 +1027,14 @@ class Game:
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
-                frame.finish(result)
+                frame.finish(self, result)
                 return
             frame.unwind(self)
             if isinstance(frame, AttemptFrame):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-        raise self._runtime_error(st.span, "'return' outside a procedure")
+        raise self._located(st.span, "'return' outside a procedure")
 
     def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
         winners = st.winners
@@ -883,16 +1043,29 @@ class Game:
             chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
         self._finish(chosen, st.span)
 
+    def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
+        why = self._filled_in(st.text, env, st.span)
+        self.state.unfinished = why
+        self.state.over = True
+        self.state.winners = []
+        self.frames.clear()
+        self.pending = None
+        if self.tracing:
+            self.events.append(Event("end", f"unfinished: {why}", st.span))
+
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.tracing:
-            try:
-                said = self._interpolate(text, env)
-            except _VALUE_ERRORS:
-                raise self._runtime_error(
-                    st.span, f'cannot fill in "{text}": a name or field there has no value of that kind'
-                ) from None
-            self._event("say", said, st.span)
+            self._event("say", self._filled_in(text, env, st.span), st.span)
+
+    def _filled_in(self, text: str, env: dict[str, Any], span: Span) -> str:
+        """A text with its `{name}` and `{name.field}` filled in, or a located failure."""
+        try:
+            return self._interpolate(text, env)
+        except _VALUE_ERRORS:
+            raise self._runtime_error(
+                span, f'cannot fill in "{text}": a name or field there has no value of that kind'
+            ) from None
 
     def _call_proc(
         self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
@@ -913,8 +1086,14 @@ class Game:
         self.attempts += 1
         self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
-    def _fail(self, message: str, span: Span) -> None:
-        """Undo back to the innermost attempt and continue with its `else`, or report the failure."""
+    def _unwind(self, failure: RuntimeFailure) -> None:
+        """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
+        without the tier); outside both, raise the failure, a located error.
+
+        Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
+        cannot be carried out (see RuntimeFailure).
+        """
+        message, span = failure.reason, failure.span
         while self.frames:
             frame = self.frames[-1]
             if isinstance(frame, AttemptFrame):
@@ -936,7 +1115,7 @@ class Game:
                 return
             self.frames.pop()
             frame.unwind(self)
-        raise RuntimeFailure(message, span)
+        raise failure
 
     def _undo(self, mark: int) -> None:
         self._memo.clear()
@@ -963,6 +1142,9 @@ class Game:
                 st.zones[zone].remove(cid)
                 st.cards.pop()
                 st.location.pop()
+            elif kind == "zone":
+                _, key = entry
+                del st.zones[key]
 
     # ---------------------------------------------------------------- state changes
 
@@ -999,7 +1181,11 @@ class Game:
             return
         st = self.state
         dst_key = zone.key
-        dst = st.zones.setdefault(dst_key, [])
+        dst = st.zones.get(dst_key)
+        if dst is None:
+            dst = st.zones[dst_key] = []
+            if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
+                self.journal.append(("zone", dst_key))
         sources: list[str] = []
         for card in cards:
             cid = card.id
@@ -1069,7 +1255,11 @@ class Game:
                 self._shallow(value, span)
         cls = self.classes[card_type]
         key = zone.key
-        dst = st.zones.setdefault(key, [])
+        dst = st.zones.get(key)
+        if dst is None:
+            dst = st.zones[key] = []
+            if self.attempts:
+                self.journal.append(("zone", key))
         for _ in range(n):
             cid = len(st.cards)
             st.cards.append(cls(id=cid, **values))
@@ -1112,8 +1302,7 @@ class Game:
             menu: s.Menu = node
             options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
             if not options:
-                self._fail("no option of this choice is possible", menu.span)
-                return
+                raise self._failure(menu.span, "no option of this choice is possible")
             self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
@@ -1156,8 +1345,7 @@ class Game:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
                     what = "one" if choose.quantity == "one" else str(frame.count)
-                    self._fail(f"cannot choose {what}: only {len(source)} to choose from", choose.span)
-                    return
+                    raise self._failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
@@ -1463,7 +1651,7 @@ class Game:
                 raise self._runtime_error(e.span, f"the record has no field '{name}'")
             return v.get(name)
         if v is None:
-            raise RuntimeFailure(f"no card to read {name} of", e.span)
+            raise self._failure(e.span, f"no card to read {name} of")
         raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
 
     def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
@@ -1477,7 +1665,7 @@ class Game:
         seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-            raise RuntimeFailure(f"index {i} is outside a list of {len(seq)}", e.span)
+            raise self._failure(e.span, f"index {i} is outside a list of {len(seq)}")
         return seq[i]
 
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
@@ -1569,11 +1757,13 @@ class Game:
         element, var, source, cond = e.element, e.var, e.source, e.condition
         out = []
         saved = env.get(var, _MISSING)
-        for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
-            env[var] = v
-            if cond is None or self._truth(cond, env):
-                out.append(_EVAL[element.__class__](self, element, env))
-        _restore(env, var, saved)
+        try:  # a failure inside leaves the locals as they were (see closures.py)
+            for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
+                env[var] = v
+                if cond is None or self._truth(cond, env):
+                    out.append(_EVAL[element.__class__](self, element, env))
+        finally:
+            _restore(env, var, saved)
         return tuple(out)
 
     def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
@@ -1762,7 +1952,7 @@ class Game:
             return self._players[i:] + self._players[:i]
         if name == "zone_of":
             if not isinstance(first, CardRef):
-                raise RuntimeFailure("zone_of needs a card", e.span)
+                raise self._failure(e.span, "zone_of needs a card")
             return self._zone_of_card(first)
         if name == "key_of":
             zone = self._zone_value(first, args[0])
@@ -1818,7 +2008,7 @@ class Game:
         if isinstance(v, CardRef):
             return [v]
         if v is None:
-            raise RuntimeFailure("there is no card to move", _span_of(e))
+            raise self._failure(_span_of(e), "there is no card to move")
         items = self._as_list(v, e)
         out = []
         for item in items:
@@ -1831,7 +2021,7 @@ class Game:
         if not isinstance(v, ZoneRef):
             raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
         if None in v.keys:
-            raise RuntimeFailure(f"there is no zone {v.key}", _span_of(e))
+            raise self._failure(_span_of(e), f"there is no zone {v.key}")
         return v
 
     def label(self, v: Any) -> str:
@@ -2093,6 +2283,7 @@ _EXEC: dict[type, Any] = {
     s.CallStmt: Game._exec_call_stmt,
     s.Return: Game._exec_return,
     s.EndGame: Game._exec_end_game,
+    s.EndUnfinished: Game._exec_end_unfinished,
     s.Say: Game._exec_say,
 }
 

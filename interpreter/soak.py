@@ -34,7 +34,7 @@ import attrs
 from .console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
 from .errors import RulebookError, RulecraftError
 from .information import ask_again, hidden_positions, permute_hidden
-from .records import write_record
+from .records import Answer, record_of, write_record
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import Game
 
@@ -195,7 +195,8 @@ class SoakSummary:
     """What a run played: the games of seeds `first_seed` to `first_seed + games - 1`, and what it found."""
 
     games: int = 0
-    finished: int = 0
+    finished: int = 0  # ended by the rules
+    unfinished: int = 0  # stopped by a guard (`end game unfinished`): over, with no winner
     decisions: int = 0
     hidden_checks: int = 0
     findings: list[Finding] = attrs.Factory(list)
@@ -206,6 +207,7 @@ class SoakSummary:
         """Count in the games of another summary (the next seeds)."""
         self.games += other.games
         self.finished += other.finished
+        self.unfinished += other.unfinished
         self.decisions += other.decisions
         self.hidden_checks += other.hidden_checks
         self.findings.extend(other.findings)
@@ -235,13 +237,16 @@ def soak_game(
     game: Game | None = None
     step = 0
 
-    def found(problem: str) -> Finding:
+    def found(problem: str, last: Answer | None = None) -> Finding:
         finding = Finding(name, seed, players, step, problem)
         if out_dir is not None and game is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             path = out_dir / f"{Path(name).stem}-p{players}-seed{seed}-step{step}.json"
+            record = record_of(game)
+            if last is not None:  # `apply` undid the answer that broke the rules: the record keeps it
+                record.answers.append(last)
             try:
-                write_record(game, path)
+                write_record(record, path)
                 finding.record = str(path)
             except (OSError, RulecraftError):
                 pass
@@ -262,7 +267,10 @@ def soak_game(
             if problem:
                 return found(problem)
             if game.over:
-                summary.finished += 1
+                if game.state.unfinished is None:
+                    summary.finished += 1
+                else:
+                    summary.unfinished += 1
                 return None
             if step >= max_decisions:
                 return None
@@ -271,10 +279,16 @@ def soak_game(
                 problem = hidden_leak(game, rng)
                 if problem:
                     return found(problem)
-            labels = game.legal_answers()
+            decision = game.current_decision()
+            assert decision is not None  # the game is not over
+            labels = decision.labels
             step += 1  # the step is the number of the answer being given, counting from 1
             summary.decisions += 1
-            game.apply(labels[rng.randrange(len(labels))])
+            label = labels[rng.randrange(len(labels))]
+            try:
+                game.apply(label)
+            except RulebookError as exc:
+                return found(exc.messages[0] if exc.messages else str(exc), Answer(decision.by, label))
     except RulebookError as exc:
         return found(exc.messages[0] if exc.messages else str(exc))
     except Exception as exc:  # a crash of the core is a finding too, with its record
@@ -449,7 +463,8 @@ def _command(args: argparse.Namespace) -> int:
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
         print(
-            f"soak {name}: {summary.games} games ({summary.finished} finished), {summary.decisions} decisions, "
+            f"soak {name}: {summary.games} games ({summary.finished} finished, {summary.unfinished} unfinished), "
+            f"{summary.decisions} decisions, "
             f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
             f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else "")
         )
@@ -473,6 +488,7 @@ def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Nam
         "first_seed": summary.first_seed,
         "games": summary.games,
         "finished": summary.finished,
+        "unfinished": summary.unfinished,
         "decisions": summary.decisions,
         "hidden_checks": summary.hidden_checks,
         "violations": [attrs.asdict(f) for f in summary.findings],
@@ -506,11 +522,13 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
                 spans.append([a, b])
         seeds = ", ".join(f"{a}-{b - 1}" for a, b in spans) or "none"
         figures = {k: sum(r[k] for r in runs) for k in ("games", "finished", "decisions", "hidden_checks")}
+        # Runs written before games could end unfinished have no such count (they counted them finished).
+        figures["unfinished"] = sum(r.get("unfinished", 0) for r in runs)
         found = sum(len(r["violations"]) for r in runs)
         out.append(
             f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
             f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
-            f"({figures['finished']} finished), {figures['decisions']} decisions, "
+            f"({figures['finished']} finished, {figures['unfinished']} unfinished), {figures['decisions']} decisions, "
             f"{figures['hidden_checks']} hidden-information checks, {found} violations"
         )
     return out

@@ -28,6 +28,7 @@ class State:
     rng: int = 0
     over: bool = False
     winners: list[int] | None = None
+    unfinished: str | None = None  # why a guard stopped the game (`end game unfinished "..."`): no winner
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this one."""
@@ -40,6 +41,7 @@ class State:
             rng=self.rng,
             over=self.over,
             winners=None if self.winners is None else list(self.winners),
+            unfinished=self.unfinished,
         )
 
 
@@ -132,6 +134,7 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             "rng": st.rng,
             "over": st.over,
             "winners": st.winners,
+            "unfinished": st.unfinished,
         },
     )
     conv.register_structure_hook(
@@ -145,6 +148,7 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             rng=d["rng"],
             over=d["over"],
             winners=d["winners"],
+            unfinished=d.get("unfinished"),  # absent from the states of games before the construct
         ),
     )
     return Codec(conv, unvalue, value, uncard, card)

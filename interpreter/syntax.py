@@ -523,6 +523,14 @@ class EndGame:
 
 
 @attrs.frozen
+class EndUnfinished:
+    """`end game unfinished "stopped after {round} rounds"`"""
+
+    text: str
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class Say:
     """`say "{p} passes"`"""
 
@@ -554,6 +562,7 @@ Stmt = (
     | CallStmt
     | Return
     | EndGame
+    | EndUnfinished
     | Say
 )
 

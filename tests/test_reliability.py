@@ -310,7 +310,7 @@ def test_the_figures_of_runs_appended_to_a_file_add_up(tmp_path: Path, capsys: p
     assert cli.main(["soak", "--totals", str(runs)]) == 0
     assert capsys.readouterr().out == (
         f"{TUTORIAL} (players 2, max 40 decisions, hidden every 10): 2 runs, seeds 0-5: 6 games "
-        f"({whole.finished} finished), {whole.decisions} decisions, {whole.hidden_checks} hidden-information "
+        f"({whole.finished} finished, {whole.unfinished} unfinished), {whole.decisions} decisions, {whole.hidden_checks} hidden-information "
         "checks, 0 violations\n"
     )
     assert (
@@ -355,7 +355,7 @@ def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
     for line in soak.totals(runs):  # raises if two runs counted the same seeds
         name = line.split(" ", 1)[0]
         figures = re.search(
-            r"seeds ([\d, -]+): (\d+) games \((\d+) finished\), (\d+) decisions, (\d+) "
+            r"seeds ([\d, -]+): (\d+) games \((\d+) finished, 0 unfinished\), (\d+) decisions, (\d+) "
             r"hidden-information checks, (\d+) violations",
             line,
         )

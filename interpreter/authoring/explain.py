@@ -400,6 +400,8 @@ class Explainer:
                 return line(depth, "stop here" if value is None else f"the result is {x(value)}")
             case s.EndGame(winners):
                 return line(depth, "the game ends" + (f"; the winners are {x(winners)}" if winners else ""))
+            case s.EndUnfinished(text):
+                return line(depth, f"the game stops unfinished, with no winner: {quoted(text)}")
             case s.Say(text):
                 return line(depth, f"announce {quoted(text)}")
             case _:

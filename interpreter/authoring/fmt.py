@@ -526,6 +526,8 @@ class Formatter:
                 return "return" + (f" {x(value, indent)}" if value is not None else "")
             case s.EndGame(winners):
                 return "end game" + (f" winners {x(winners, indent)}" if winners is not None else "")
+            case s.EndUnfinished(text):
+                return f"end game unfinished {quote(text)}"
             case s.Say(text):
                 return f"say {quote(text)}"
             case _:

@@ -39,6 +39,7 @@ class GameResult:
     decisions: int
     chosen: dict[str, int]
     moved: dict[str, int]
+    unfinished: str | None = None  # why a guard stopped the game (it has no winner), else None
 
 
 @attrs.define
@@ -68,6 +69,10 @@ class Stats:
                 if i in r.winners:
                     wins[name] = wins.get(name, 0.0) + 1 / len(r.winners)
         return {name: (wins.get(name, 0.0) / seats[name], seats[name]) for name in sorted(seats)}
+
+    def unfinished(self) -> Counter[str]:
+        """The games a guard stopped unfinished (no winner), counted by the reason the rulebook gives."""
+        return Counter(r.unfinished for r in self.results if r.unfinished is not None)
 
     def lengths(self) -> tuple[float, float, int, int]:
         """Decisions taken by players per game: mean, standard deviation, min, max."""
@@ -150,6 +155,7 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         len(by_players),
         dict(chosen),
         dict(getattr(game, "moved", {})),
+        game.state.unfinished,
     )
 
 
@@ -214,6 +220,9 @@ def report(stats: Stats, top: int = 15) -> str:
         for name, (rate, seats) in stats.win_rate_by_agent().items()
     ]
     lines += ["(in brackets: the 95 % Wilson interval of each rate)"]
+    unfinished = stats.unfinished()
+    lines += [f"unfinished (stopped by a guard, no winner): {sum(unfinished.values())} of {n} games"]
+    lines += [f"  {count} {why}" for why, count in sorted(unfinished.items())]
     mean, spread, low, high = stats.lengths()
     lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
     use = stats.card_use()
@@ -250,6 +259,7 @@ def report_data(stats: Stats, top: int = 15) -> dict[str, Any]:
         "win_rate_by_agent": {
             name: {**rate(r, seats), "seats": seats} for name, (r, seats) in stats.win_rate_by_agent().items()
         },
+        "unfinished": dict(sorted(stats.unfinished().items())),
         "length": {"mean": mean, "sd": spread, "min": low, "max": high},
         "card_use": [
             {"card": label, "chosen": chosen, "moved": moved} for label, chosen, moved in stats.card_use()[:top]

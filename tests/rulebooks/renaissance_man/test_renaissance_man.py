@@ -375,7 +375,8 @@ def test_random_games_conserve_cards_and_keep_the_pyramid_supported(players: int
     game = rulecraft.load("renaissance_man").new_game(players=players, seed=seed, trace=False)
     agents = [RandomAgent(seed * 10 + i) for i in range(players)]
     play(game, agents, on_answer=check_invariants)
-    assert game.over and game.result()["winners"]
+    result = game.result()  # random players rarely make a Master: the round guard stops those games unfinished
+    assert game.over and (result["winners"] or result["unfinished"] == "stopped after 60 rounds")
 
 
 # ---------------------------------------------------------------- a record of a game played on a table

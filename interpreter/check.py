@@ -488,7 +488,9 @@ class Checker:
                     self._call_args(value.name, self.procs[value.name].params, value.args, value.span)
                     self.scope.bind(name, t.ANY)
                 else:
-                    self.scope.bind(name, self.expr(value))
+                    vt = self.expr(value)
+                    # A local name holds a zone's cards as they are now, not the zone (LANGUAGE.md).
+                    self.scope.bind(name, t.list_of(vt.element or t.ANY) if vt.kind == "zone" else vt)
             case s.Assign(name, op, value):
                 have = self.scope.lookup(name)
                 vt = self.expr(value)
@@ -627,7 +629,7 @@ class Checker:
                     if opt.when is not None:
                         self._cond(opt.when)
                     self.block(opt.body)
-            case s.Use(ability, args, upto):
+            case s.Use(ability, args, upto, by):
                 ab = self.abilities.get(ability)
                 if ab is None and ability in self.procs:
                     self.error(
@@ -643,7 +645,17 @@ class Checker:
                         self.expr(a)
                 else:
                     self._call_args(ability, ab.params, args, st.span)
+                    if by is None and first_player_param(ab) is None:
+                        self.error(
+                            st.span,
+                            f"ability {ability} has no Player parameter to choose its tier",
+                            hint=f"say who chooses: use {ability}(...) upto ... by PLAYER",
+                        )
                 self._expect(self.expr(upto), t.INT, upto.span, "the tier count")
+                if by is not None:
+                    bt = self.expr(by)
+                    if bt.kind not in ("player", "any"):
+                        self.error(by.span, f"a tier is chosen by a player, not by {bt}")
             case s.CallStmt(name, args):
                 if name in self.procs:
                     self._call_args(name, self.procs[name].params, args, st.span)
@@ -906,9 +918,10 @@ class Checker:
                 zone = self.zones[obj.id]
                 self._keys(zone, args, e.span)
                 return t.zone_of(self._card_type(zone.card_type))
-            if obj.id in self.vars:
+            if obj.id in self.vars and self.vars[obj.id].keys:
                 self._keys(self.vars[obj.id], args, e.span)
                 return self.var_types[obj.id]
+            # a variable without keys is indexed as the value it holds: `xs[0]` of a list
         ot = self.expr(obj)
         if len(args) != 1:
             self.error(e.span, "a list takes one index")
@@ -1035,6 +1048,14 @@ class Checker:
             if reads_fields:  # a field of a card named by a variable: a change in any zone may be it
                 found.add("*")
         return frozenset(found)
+
+
+def first_player_param(ability: s.AbilityDecl) -> str | None:
+    """The name of an ability's first parameter of type Player: who chooses its tier unless `use ... by` says."""
+    for p in ability.params:
+        if isinstance(p.type, s.NamedType) and p.type.name == "Player":
+            return p.name
+    return None
 
 
 def _may_hold_zone(type_: t.T | None) -> bool:

@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from . import syntax as s
-from .check import Program
+from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .state import State, make_converter
@@ -711,17 +711,19 @@ class Game:
         if isinstance(value, s.Call) and value.name in self.program.procs:
             self._call_proc(value.name, value.args, env, name, st.span)
         else:
-            env[name] = self._eval(value, env)
+            env[name] = self._held(self._eval(value, env), value)
 
     def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
         name, op, value = st.name, st.op, st.value
-        v = self._eval(value, env)
+        v = self._held(self._eval(value, env), value)
         env[name] = v if op == "=" else env[name] + v if op == "+=" else env[name] - v
 
     def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
         name, keys, op, value = st.name, st.keys, st.op, st.value
         key = zone_key(name, tuple(self._eval(k, env) for k in keys))
         v = self._eval(value, env)
+        if v.__class__ is ZoneRef and self.program.var_types[name].kind == "list":
+            v = self._as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
         if op != "=":
             old = self._var(name, key)
             v = old + v if op == "+=" else old - v
@@ -841,7 +843,7 @@ class Game:
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
-        result = self._eval(value, env) if value is not None else None
+        result = self._held(self._eval(value, env), value) if value is not None else None
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
@@ -876,7 +878,7 @@ class Game:
         self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
     ) -> None:
         proc = self.program.procs[name]
-        new_env = {p.name: self._eval(a, env) for p, a in zip(proc.params, args, strict=True)}
+        new_env = {p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(proc.params, args, strict=True)}
         self._push(CallFrame(name, new_env, env, target))
         self._push(BlockFrame(proc.body.stmts, new_env))
 
@@ -1090,7 +1092,9 @@ class Game:
             use: s.Use = node
             ability = self.program.abilities[use.ability]
             upto = self._number_of(use.upto, env)
-            ability_env = {p.name: self._eval(a, env) for p, a in zip(ability.params, use.args, strict=True)}
+            ability_env = {
+                p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
+            }
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
             for tier in ability.tiers:
@@ -1100,8 +1104,8 @@ class Game:
                     and (tier.when is None or self._truth(tier.when, ability_env))
                 ):
                     options.append(Option(f"tier {tier.level}: {tier.text}", tier))
-            who = ability_env.get("p") if isinstance(ability_env.get("p"), Player) else self._first_player(ability_env)
-            self._decide(frame, who, f"{ability.text}: which tier? (count {upto})", options, use.span)
+            chooser = self._tier_chooser(use, ability, env, ability_env)
+            self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
@@ -1281,6 +1285,21 @@ class Game:
             raise self._runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
         return who
 
+    def _tier_chooser(
+        self, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
+    ) -> Player:
+        """Who chooses the tier of a `use`: its `by`, else the ability's first Player parameter."""
+        if use.by is not None:
+            who = self._eval(use.by, env)
+            where = _span_of(use.by)
+        else:
+            param = first_player_param(ability)
+            who = ability_env.get(param) if param is not None else None
+            where = use.span
+        if not isinstance(who, Player):
+            raise self._runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+        return who
+
     def _first_player(self, env: dict[str, Any]) -> Player | None:
         for value in env.values():
             if isinstance(value, Player):
@@ -1442,7 +1461,7 @@ class Game:
         if obj.__class__ is s.Name and obj.id not in env:
             if obj.id in self.program.zones:
                 return ZoneRef(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
-            if obj.id in self.program.vars:
+            if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
                 key = zone_key(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
                 return self._var(obj.id, key)
         seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
@@ -1770,6 +1789,18 @@ class Game:
         return raw
 
     # ---------------------------------------------------------------- values
+
+    def _held(self, v: Any, e: s.Expr) -> Any:
+        """The value a local name holds: a zone's cards as they are now (a list that later moves do not
+        change), else the value itself (docs/LANGUAGE.md, "Zones as values")."""
+        return self._as_list(v, e) if v.__class__ is ZoneRef else v
+
+    def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
+        """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
+        cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
+        if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
+            return self._as_list(v, e)
+        return v
 
     def _as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
         if isinstance(v, tuple):

@@ -1,0 +1,175 @@
+"""Values behave as values: a zone kept in a name is its cards at that moment, a list in a variable
+is indexed like any list, keys keep their type, and a `use` names who chooses the tier."""
+
+from __future__ import annotations
+
+import pytest
+import rulecraft
+from rulecraft.authoring.explain import explain
+from rulecraft.authoring.fmt import format_text
+from rulecraft.errors import RulebookError
+from rulecraft.parser import parse
+
+from .conftest import run_script
+from .test_runtime import load
+
+SAID = "say"
+
+
+def said(game: rulecraft.Game) -> list[str]:
+    return [e.text for e in game.events if e.verb == SAID]
+
+
+# ---------------------------------------------------------------- a zone as a value
+
+ROW = """
+const P1 = players[0]
+setup {
+  create 1 Chip { colour: red, n: 1 } in row
+  create 1 Chip { colour: blue, n: 2 } in row
+}
+"""
+
+
+def test_a_zone_bound_by_let_keeps_the_cards_it_had() -> None:
+    """`let x = row` holds the cards of row at that moment; moving one away later leaves x as it was."""
+    game = load(ROW + 'play { let before = row  move top(row) to pile  say "{before}" }').new_game(players=1)
+    assert said(game) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_assigned_to_a_name_keeps_the_cards_it_had() -> None:
+    """`x = row` holds the cards of row at that moment, as `let` does."""
+    rb = load(ROW + 'play { let before = [] before = row  move top(row) to pile  say "{before}" }')
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_as_a_list_is_its_cards_at_the_call() -> None:
+    """A procedure's `list of T` parameter holds the zone's cards at the call, not a view of the zone."""
+    rb = load(
+        ROW
+        + """
+proc show(xs: list of Chip) { move top(row) to pile  say "{xs}" }
+play { show(row) }
+"""
+    )
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_to_an_ability_as_a_list_is_its_cards_at_the_use() -> None:
+    """An ability's `list of T` parameter holds the zone's cards when its tiers are offered."""
+    rb = load(
+        ROW
+        + """
+ability look(p: Player, xs: list of Chip) "Look" { tier 1 "move, then look" { move top(row) to pile  say "{xs}" } }
+play { use look(P1, row) upto 1 }
+"""
+    )
+    game = run_script(rb.new_game(players=1), ["tier 1: move, then look"])
+    assert said(game) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_as_any_stays_the_zone() -> None:
+    """A parameter of type `any` takes the zone itself: cards can be moved to it."""
+    rb = load(ROW + "proc put(z: any) { move top(row) to z }\nplay { put(pile) }")
+    assert rb.new_game(players=1).view(None)["zones"]["pile"] == ["blue 2"]
+
+
+def test_a_list_variable_set_to_a_zone_holds_its_cards() -> None:
+    """A variable of type `list of T` set to a zone holds the cards, not the zone."""
+    rb = load(ROW + "var kept: list of Chip = [] public\nplay { set kept = row  move top(row) to pile }")
+    game = rb.new_game(players=1)
+    assert game.view(None)["vars"]["kept"] == "[red 1, blue 2]"
+    assert game.state.vars["kept"].__class__ is tuple
+
+
+def test_a_procedure_returns_the_cards_of_a_zone() -> None:
+    """`return row` gives the cards of row at the return."""
+    rb = load(ROW + 'proc cards() { return row }\nplay { let xs = cards()  move top(row) to pile  say "{xs}" }')
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_name_bound_to_a_zone_is_a_list_to_the_checker() -> None:
+    """A name bound to a zone holds a list: moving cards to it is refused before the game starts."""
+    with pytest.raises(RulebookError, match="a zone is needed here, not list of Chip"):
+        load(ROW + "play { let z = pile  move top(row) to z }")
+
+
+# ---------------------------------------------------------------- a list held in a variable
+
+LISTS = """
+const P1 = players[0]
+var xs: list of int = [4, 5, 6] public
+var ys[Player]: list of int = [7, 8] public
+"""
+
+
+def test_an_element_of_a_list_held_in_a_variable() -> None:
+    """`xs[0]` is the first element of the list a variable holds; `xs[-1]` its last; keyed ones too."""
+    game = load(LISTS + "play { set points[P1] = xs[0] * 100 + xs[-1] * 10 + ys[P1][1] }").new_game(players=1)
+    assert game.view(None)["vars"]["points[P1]"] == "468"
+
+
+def test_a_variable_that_holds_no_list_cannot_be_indexed() -> None:
+    """Indexing a number held in a variable is a located error."""
+    with pytest.raises(RulebookError, match="only lists can be indexed, not int"):
+        load("var n: int = 3 public\nplay { set n = n[0] }")
+
+
+# ---------------------------------------------------------------- who chooses a tier
+
+STEAL = """
+const P1 = players[0]
+const P2 = players[1]
+ability steal(thief: Player, p: Player) "Steal a point" {
+  tier 1 "Take a point" { set points[p] -= 1  set points[thief] += 1 }
+}
+"""
+
+
+def test_the_first_player_parameter_chooses_the_tier_whatever_its_name() -> None:
+    """Without `by`, the player passed as the ability's first Player parameter chooses (not one named p)."""
+    game = load(STEAL + "play { use steal(P2, P1) upto 1 }").new_game(players=2)
+    assert game.current_decision().by == "P2"
+
+
+def test_use_by_names_who_chooses_the_tier() -> None:
+    """`use ... by q` asks q for the tier."""
+    game = load(STEAL + "play { use steal(P2, P1) upto 1 by P1 }").new_game(players=2)
+    assert game.current_decision().by == "P1"
+    game.apply("tier 1: Take a point")
+    assert game.view(None)["vars"]["points[P2]"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            'ability tally(n: int) "Tally" { tier 1 "one" { } }\nplay { use tally(1) upto 1 }',
+            "t.rules:17:8: error: ability tally has no Player parameter to choose its tier",
+        ),
+        ("play { use steal(P2, P1) upto 1 by 3 }", "t.rules:16:36: error: a tier is chosen by a player, not by int"),
+        (
+            "var who: any = none public\nplay { use steal(P2, P1) upto 1 by who }",
+            "t.rules:17:36: error: a tier is chosen by a player, not by none",
+        ),
+    ],
+)
+def test_a_tier_is_chosen_by_a_player(body: str, message: str) -> None:
+    """An ability without a Player parameter needs `by`; `by` names a player, else a located error."""
+    with pytest.raises(RulebookError) as error:
+        load(STEAL + body).new_game(players=2)
+    assert str(error.value).startswith(message)
+
+
+def test_use_by_is_formatted_and_explained() -> None:
+    """`fmt` keeps `by` (the same syntax tree) and `explain` says who chooses."""
+    text = (
+        "game T players 2..2\nvar points[Player]: int = 0 public\n"
+        + STEAL
+        + "play { use steal(P2, P1) upto 1 by P1 }\n"
+    )
+    formatted = format_text(text, "t.rules")
+    assert "use steal(P2, P1) upto 1 by P1" in formatted
+    assert parse(formatted, "t.rules") == parse(text, "t.rules")
+    english = explain(rulecraft.load_text(text, "t.rules").program)
+    assert "any tier up to 1, or none (P1 chooses)" in english

@@ -6,6 +6,7 @@ The checker walks every declaration once, collects *all* problems as located dia
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, assert_never
 
@@ -16,6 +17,7 @@ from . import types as t
 from .errors import Diagnostic, RulebookError, Span, did_you_mean
 from .values import EnumValue
 
+_SEAT = re.compile(r"P[1-9][0-9]*")  # how a seat is written; an enumeration value so named is qualified in keys
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
@@ -286,6 +288,7 @@ class Checker:
             if name in self.globals:
                 kind, span = self.globals[name]
                 self.error(span, f"'{name}' is both a {kind} and a value of enumeration {same_name[0].enum}")
+        self._qualify_keys()
         # Card types after enums, since fields name enums and other card types.
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
@@ -299,6 +302,21 @@ class Checker:
             self.var_types[name] = self._type(decl.type)
         for name in self.fns:
             self.fn_types[name] = t.ANY  # refined when its body is checked
+
+    def _qualify_keys(self) -> None:
+        """Write an enumeration value as `Enum.name` in zone and variable keys where its name alone could
+        be read as another value: a value of another enumeration, a seat (`P1`), or `true`/`false`/`none`."""
+        for enum, values in self.enums.items():
+            self.enums[enum] = tuple(
+                attrs.evolve(v, key=f"{enum}.{v.name}")
+                if len(self.members[v.name]) > 1 or v.name in ("true", "false", "none") or _SEAT.fullmatch(v.name)
+                else v
+                for v in values
+            )
+        self.members = {}
+        for values in self.enums.values():
+            for v in values:
+                self.members.setdefault(v.name, []).append(v)
 
     def _extend_enum(self, d: s.EnumDecl) -> None:
         """`extend enum E { ... }`: new values after E's own, in E's cyclic order."""

@@ -285,7 +285,7 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
                     if cls is int
                     else f"{name}[P{k.index + 1}]"
                     if cls is Player
-                    else f"{name}[{k.name}]"
+                    else f"{name}[{k.key}]"
                     if cls is EnumValue
                     else zone_key(name, (k,))
                 )
@@ -509,7 +509,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                     if cls is int
                     else f"{zone_name}[P{k.index + 1}]"
                     if cls is Player
-                    else f"{zone_name}[{k.name}]"
+                    else f"{zone_name}[{k.key}]"
                     if cls is EnumValue
                     else zone_key(zone_name, (k,))
                 )

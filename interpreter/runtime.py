@@ -30,7 +30,7 @@ from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .state import State, make_converter
-from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
+from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, parse_key, zone_key
 
 MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
@@ -1767,26 +1767,20 @@ class Game:
         raise self._runtime_error(e.span, f"unknown function '{name}'")
 
     def _zone_of_card(self, card: CardRef) -> ZoneRef:
-        key = self.state.location[card.id]
-        name = key.split("[", 1)[0]
-        if name == key:
-            return ZoneRef(name, ())
-        decl = self.program.zones[name]
-        raw = key[len(name) + 1 : -1].split(",")
-        keys = tuple(self._key_value(k, raw_value) for k, raw_value in zip(decl.keys, raw, strict=True))
-        return ZoneRef(name, keys)
+        return ZoneRef(*self._parse_key(self.state.location[card.id]))
 
-    def _key_value(self, type_: s.TypeExpr, raw: str) -> Any:
-        if isinstance(type_, s.NamedType):
-            if type_.name == "Player":
-                return Player(int(raw[1:]) - 1)
-            if type_.name == "int":
-                return int(raw)
-            if type_.name in self.program.enums:
-                return self.program.enum_value(type_.name, raw)
-            if type_.name in self.program.cards:
-                return CardRef(int(raw[1:]))
-        return raw
+    def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
+        """The name and the key values (each of its own type) of a zone or variable key such as `slot[P1,2,3]`."""
+        return parse_key(key, self._enum_word)
+
+    def _enum_word(self, word: str) -> EnumValue | None:
+        """The enumeration value a word of a key names: `red`, or `Colour.red`."""
+        enum, _, name = word.rpartition(".")
+        if not enum:
+            return self.program.members.get(word)
+        with contextlib.suppress(KeyError):
+            return self.program.enum_value(enum, name)
+        return None
 
     # ---------------------------------------------------------------- values
 
@@ -1944,14 +1938,13 @@ class Game:
 
         (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
         """
-        name, _, rest = key.partition("[")
+        name, keys = self._parse_key(key)
         decl = self.program.zones.get(name) or self.program.vars[name]
         owner = None
-        if rest:
-            for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
-                if isinstance(type_, s.NamedType) and type_.name == "Player":
-                    owner = raw
-                    break
+        for type_, value in zip(decl.keys, keys, strict=False):
+            if isinstance(type_, s.NamedType) and type_.name == "Player":
+                owner = str(value) if isinstance(value, Player) else None
+                break
         entry = self._key_info[key] = (decl, owner)
         return entry
 
@@ -1975,14 +1968,11 @@ class Game:
 
     def _owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
-        name, _, rest = key.partition("[")
-        decl = self.program.zones.get(name) or self.program.vars.get(name)
-        if decl is None or not rest:
+        name = key.split("[", 1)[0]
+        if name not in self.program.zones and name not in self.program.vars:
             return False
-        for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
-            if isinstance(type_, s.NamedType) and type_.name == "Player":
-                return raw == str(who)
-        return False
+        _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
+        return owner == str(who)
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.

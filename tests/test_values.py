@@ -11,6 +11,7 @@ from rulecraft.errors import RulebookError
 from rulecraft.parser import parse
 
 from .conftest import run_script
+from .test_closures import Differential
 from .test_runtime import load
 
 SAID = "say"
@@ -173,3 +174,84 @@ def test_use_by_is_formatted_and_explained() -> None:
     assert parse(formatted, "t.rules") == parse(text, "t.rules")
     english = explain(rulecraft.load_text(text, "t.rules").program)
     assert "any tier up to 1, or none (P1 chooses)" in english
+
+
+# ---------------------------------------------------------------- keys keep their type
+
+KEYS = """
+enum Suit { red, P2 }
+zone box[any]: Chip public
+zone shelf[str, Player]: Chip owner
+var mark[any]: int = 0 public
+const P1 = players[0]
+"""
+
+
+def keyed(body: str) -> rulecraft.Game:
+    return load(KEYS + "play {\n" + body + "\n}\n").new_game(players=2)
+
+
+def test_a_text_key_and_a_number_key_name_two_zones() -> None:
+    """The text "1" and the number 1 key two zones, each shown as it is written."""
+    game = keyed('create 1 Chip { colour: blue, n: 1 } in box["1"]  create 1 Chip { colour: blue, n: 2 } in box[1]')
+    zones = game.view(None)["zones"]
+    assert zones['box["1"]'] == ["blue 1"]
+    assert zones["box[1]"] == ["blue 2"]
+
+
+def test_a_text_key_and_a_player_key_name_two_variables() -> None:
+    """The text "P1" and the player P1 key two variables."""
+    game = keyed('set mark["P1"] = 5  set mark[P1] = 7')
+    assert game.view(None)["vars"] == {'mark["P1"]': "5", "mark[P1]": "7"}
+
+
+def test_values_of_two_enumerations_with_one_name_key_two_variables() -> None:
+    """Colour.red and Suit.red key two variables; so do Suit.P2 and the player P2."""
+    game = keyed("set mark[Colour.red] = 1  set mark[Suit.red] = 2  set mark[Suit.P2] = 3  set mark[players[1]] = 4")
+    assert game.view(None)["vars"] == {
+        "mark[Colour.red]": "1",
+        "mark[Suit.red]": "2",
+        "mark[Suit.P2]": "3",
+        "mark[P2]": "4",
+    }
+
+
+def test_the_keys_of_a_zone_are_read_back_with_their_type() -> None:
+    """`key_of(zone_of(c), i)` gives the key as it was given: a text, a number, a player."""
+    game = keyed("""
+create 1 Chip { colour: blue, n: 1 } in box["1"]
+create 1 Chip { colour: blue, n: 2 } in box[1]
+create 1 Chip { colour: blue, n: 3 } in shelf["a,b", players[1]]
+create 1 Chip { colour: blue, n: 4 } in box[[1, "x"]]
+say "{P1}"
+if key_of(zone_of(top(box["1"])), 0) == "1" { say "text" }
+if key_of(zone_of(top(box[1])), 0) == 1 { say "number" }
+if key_of(zone_of(top(shelf["a,b", players[1]])), 1) == players[1] { say "player" }
+if key_of(zone_of(top(box[[1, "x"]])), 0) == [1, "x"] { say "list" }
+""")
+    assert said(game) == ["P1", "text", "number", "player", "list"]
+
+
+def test_a_text_key_with_a_comma_leaves_the_owner_key_in_place() -> None:
+    """An `owner` zone keyed by a text and a player is seen by that player, whatever the text holds."""
+    game = keyed('create 1 Chip { colour: blue, n: 3 } in shelf["a,P1", players[1]]')
+    assert game.view("P2")["zones"]['shelf["a,P1",P2]'] == ["blue 3"]
+    assert game.view("P1")["zones"]['shelf["a,P1",P2]'] == {"count": 1}
+
+
+def test_keys_read_the_same_by_closures_and_by_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys of every kind name the same zone or variable when compiled as when evaluated by the definition."""
+    rb = load(
+        KEYS
+        + """
+play {
+  create 1 Chip { colour: blue, n: 1 } in box["1"]
+  set mark["P1"] = 5  set mark[P1] = 7  set mark[Suit.red] = 2
+  set points[P1] = mark["P1"] * 1000 + mark[P1] * 100 + mark[Suit.red] * 10 + len(box["1"]) + len(box[1])
+}
+"""
+    )
+    diff = Differential(monkeypatch, rb)
+    game = rb.new_game(players=2)
+    assert game.view(None)["vars"]["points[P1]"] == "5721"
+    assert diff.compared >= 10

@@ -564,9 +564,13 @@ class Game:
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
-        name = zone.split("[", 1)[0]
+        try:
+            name, keys = self._parse_key(zone)
+        except ValueError:
+            raise GameError(f"no zone '{zone}'") from None
         if name not in self.program.zones:
             raise GameError(f"no zone '{zone}'")
+        zone = zone_key(name, keys)  # as the rules write it (`bin[Colour.red]` is `bin[red]` where red is one value)
         moved: list[CardRef] = []
         for label in labels:
             keys = [source] if source is not None else sorted(k for k in st.zones if k != zone)
@@ -1786,7 +1790,7 @@ class Game:
 
     def _held(self, v: Any, e: s.Expr) -> Any:
         """The value a local name holds: a zone's cards as they are now (a list that later moves do not
-        change), else the value itself (docs/LANGUAGE.md, "Zones as values")."""
+        change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
         return self._as_list(v, e) if v.__class__ is ZoneRef else v
 
     def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
@@ -1938,7 +1942,11 @@ class Game:
 
         (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
         """
-        name, keys = self._parse_key(key)
+        name = key.split("[", 1)[0]
+        try:
+            _, keys = self._parse_key(key)
+        except ValueError:  # not a key the rules wrote (a state changed from outside): no owner
+            keys = ()
         decl = self.program.zones.get(name) or self.program.vars[name]
         owner = None
         for type_, value in zip(decl.keys, keys, strict=False):

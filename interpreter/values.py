@@ -133,12 +133,17 @@ def parse_key(key: str, enum_value: Any) -> tuple[str, tuple[Any, ...]]:
         return name, ()
     values: list[Any] = []
     i = 0
-    while True:
-        value, i = _parse_key_value(rest, i, enum_value)
-        values.append(value)
-        if rest[i] == "]":
-            return name, tuple(values)
-        i += 1  # the comma between keys
+    try:
+        while True:
+            value, i = _parse_key_value(rest, i, enum_value)
+            values.append(value)
+            if rest[i] == "]" and i == len(rest) - 1:
+                return name, tuple(values)
+            if rest[i] != ",":
+                raise ValueError(f"not a key: {key!r}")
+            i += 1  # the comma between keys
+    except IndexError:
+        raise ValueError(f"not a key: {key!r}") from None
 
 
 def _parse_key_value(text: str, i: int, enum_value: Any) -> tuple[Any, int]:

@@ -7,7 +7,7 @@ import pytest
 import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
-from rulecraft.errors import RulebookError
+from rulecraft.errors import GameError, RulebookError
 from rulecraft.parser import parse
 
 from .conftest import run_script
@@ -255,3 +255,14 @@ play {
     game = rb.new_game(players=2)
     assert game.view(None)["vars"]["points[P1]"] == "5721"
     assert diff.compared >= 10
+
+
+def test_arrange_names_a_zone_by_its_typed_key() -> None:
+    """`arrange` takes a key as traces write it: `box["1"]` is the text key, `box[1]` the number."""
+    game = load(
+        KEYS + 'play { create 1 Chip { colour: blue, n: 1 } in box[1]  choose by P1 { option "a" { } option "b" { } } }'
+    ).new_game(players=2)
+    game.arrange('box["1"]', ["blue 1"])
+    assert game.view(None)["zones"] == {'box["1"]': ["blue 1"], "box[1]": []}
+    with pytest.raises(GameError, match="no zone 'box\\[one\\]'"):
+        game.arrange("box[one]", ["blue 1"])

@@ -565,12 +565,12 @@ class Game:
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
         try:
-            name, keys = self._parse_key(zone)
+            name, values = self._parse_key(zone)
         except ValueError:
             raise GameError(f"no zone '{zone}'") from None
         if name not in self.program.zones:
             raise GameError(f"no zone '{zone}'")
-        zone = zone_key(name, keys)  # as the rules write it (`bin[Colour.red]` is `bin[red]` where red is one value)
+        zone = zone_key(name, values)  # as the rules write it (`bin[Colour.red]` is `bin[red]` where red is one value)
         moved: list[CardRef] = []
         for label in labels:
             keys = [source] if source is not None else sorted(k for k in st.zones if k != zone)

@@ -14,11 +14,10 @@ from .conftest import run_script
 from .test_closures import Differential
 from .test_runtime import load
 
-SAID = "say"
-
 
 def said(game: rulecraft.Game) -> list[str]:
-    return [e.text for e in game.events if e.verb == SAID]
+    """The lines the game's `say` statements wrote."""
+    return [e.text for e in game.events if e.verb == "say"]
 
 
 # ---------------------------------------------------------------- a zone as a value

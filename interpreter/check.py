@@ -7,6 +7,7 @@ The checker walks every declaration once, collects *all* problems as located dia
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, assert_never
 
@@ -20,6 +21,7 @@ from .values import EnumValue
 MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
 MAX_CARD_TYPES = 1000  # card types of one rulebook: each is a Python class, made in about a millisecond
+_SEAT = re.compile(r"P[1-9][0-9]*")  # how a seat is written; an enumeration value so named is qualified in keys
 VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
@@ -312,6 +314,7 @@ class Checker:
             if name in self.globals:
                 kind, span = self.globals[name]
                 self.error(span, f"'{name}' is both a {kind} and a value of enumeration {same_name[0].enum}")
+        self._qualify_keys()
         # Card types after enums, since fields name enums and other card types.
         for d in decls:
             if isinstance(d, s.CardDecl) and self.globals.get(d.name, ("", None))[1] == d.span:
@@ -331,6 +334,21 @@ class Checker:
             self.var_types[name] = self._type(decl.type)
         for name in self.fns:
             self.fn_types[name] = t.ANY  # refined when its body is checked
+
+    def _qualify_keys(self) -> None:
+        """Write an enumeration value as `Enum.name` in zone and variable keys where its name alone could
+        be read as another value: a value of another enumeration, a seat (`P1`), or `true`/`false`/`none`."""
+        for enum, values in self.enums.items():
+            self.enums[enum] = tuple(
+                attrs.evolve(v, key=f"{enum}.{v.name}")
+                if len(self.members[v.name]) > 1 or v.name in ("true", "false", "none") or _SEAT.fullmatch(v.name)
+                else v
+                for v in values
+            )
+        self.members = {}
+        for values in self.enums.values():
+            for v in values:
+                self.members.setdefault(v.name, []).append(v)
 
     def _extend_enum(self, d: s.EnumDecl) -> None:
         """`extend enum E { ... }`: new values after E's own, in E's cyclic order."""
@@ -534,7 +552,9 @@ class Checker:
                     self._call_args(value.name, self.procs[value.name].params, value.args, value.span)
                     self.scope.bind(name, t.ANY)
                 else:
-                    self.scope.bind(name, self.expr(value))
+                    vt = self.expr(value)
+                    # A local name holds a zone's cards as they are now, not the zone (LANGUAGE.md).
+                    self.scope.bind(name, t.list_of(vt.element or t.ANY) if vt.kind == "zone" else vt)
             case s.Assign(name, op, value):
                 have = self.scope.lookup(name)
                 vt = self.expr(value)
@@ -673,7 +693,7 @@ class Checker:
                     if opt.when is not None:
                         self._cond(opt.when)
                     self.block(opt.body)
-            case s.Use(ability, args, upto):
+            case s.Use(ability, args, upto, by):
                 ab = self.abilities.get(ability)
                 if ab is None and ability in self.procs:
                     self.error(
@@ -689,7 +709,17 @@ class Checker:
                         self.expr(a)
                 else:
                     self._call_args(ability, ab.params, args, st.span)
+                    if by is None and first_player_param(ab) is None:
+                        self.error(
+                            st.span,
+                            f"ability {ability} has no Player parameter to choose its tier",
+                            hint=f"say who chooses: use {ability}(...) upto ... by PLAYER",
+                        )
                 self._expect(self.expr(upto), t.INT, upto.span, "the tier count")
+                if by is not None:
+                    bt = self.expr(by)
+                    if bt.kind not in ("player", "any"):
+                        self.error(by.span, f"a tier is chosen by a player, not by {bt}")
             case s.CallStmt(name, args):
                 if name in self.procs:
                     self._call_args(name, self.procs[name].params, args, st.span)
@@ -957,9 +987,10 @@ class Checker:
                 zone = self.zones[obj.id]
                 self._keys(zone, args, e.span)
                 return t.zone_of(self._card_type(zone.card_type))
-            if obj.id in self.vars:
+            if obj.id in self.vars and self.vars[obj.id].keys:
                 self._keys(self.vars[obj.id], args, e.span)
                 return self.var_types[obj.id]
+            # a variable without keys is indexed as the value it holds: `xs[0]` of a list
         ot = self.expr(obj)
         if len(args) != 1:
             self.error(e.span, "a list takes one index")
@@ -1086,6 +1117,14 @@ class Checker:
             if reads_fields:  # a field of a card named by a variable: a change in any zone may be it
                 found.add("*")
         return frozenset(found)
+
+
+def first_player_param(ability: s.AbilityDecl) -> str | None:
+    """The name of an ability's first parameter of type Player: who chooses its tier unless `use ... by` says."""
+    for p in ability.params:
+        if isinstance(p.type, s.NamedType) and p.type.name == "Player":
+            return p.name
+    return None
 
 
 def _may_hold_zone(type_: t.T | None) -> bool:

@@ -259,7 +259,8 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
             return ZoneRef(name, tuple([a(g, env) for a in args]))
 
         return zone
-    if obj.__class__ is s.Name and obj.id in program.vars:
+    if obj.__class__ is s.Name and obj.id in program.vars and program.vars[obj.id].keys:
+        # a keyed variable's value (a variable without keys is indexed as its list, below)
         name = obj.id
         init = program.vars[name].init
         # A keyed variable reads its initial value until first set: a literal one is known now.
@@ -284,7 +285,7 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
                     if cls is int
                     else f"{name}[P{k.index + 1}]"
                     if cls is Player
-                    else f"{name}[{k.name}]"
+                    else f"{name}[{k.key}]"
                     if cls is EnumValue
                     else zone_key(name, (k,))
                 )
@@ -508,7 +509,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                     if cls is int
                     else f"{zone_name}[P{k.index + 1}]"
                     if cls is Player
-                    else f"{zone_name}[{k.name}]"
+                    else f"{zone_name}[{k.key}]"
                     if cls is EnumValue
                     else zone_key(zone_name, (k,))
                 )
@@ -808,10 +809,11 @@ def _compile_stmt(st: Any, cache: CodeCache) -> Code:
 
     cls, program = st.__class__, cache.program
     if cls is s.Let and not (st.value.__class__ is s.Call and st.value.name in program.procs):
-        name, value = st.name, cache.value(st.value)
+        name, value, node = st.name, cache.value(st.value), st.value
 
         def let(g: Game, env: dict[str, Any]) -> None:
-            env[name] = value(g, env)
+            v = value(g, env)
+            env[name] = v if v.__class__ is not ZoneRef else g._held(v, node)
 
         return let
     if cls is s.SetVar:
@@ -835,12 +837,15 @@ def _compile_stmt(st: Any, cache: CodeCache) -> Code:
 
 
 def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
-    name, op, span = st.name, st.op, st.span
+    name, op, span, node = st.name, st.op, st.span, st.value
     keys, value = tuple(cache.value(k) for k in st.keys), cache.value(st.value)
+    holds_list = cache.program.var_types[name].kind == "list"
 
     def set_var(g: Game, env: dict[str, Any]) -> None:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
+        if holds_list and v.__class__ is ZoneRef:
+            v = g._as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
         if op != "=":
             v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
         g._set_var(name, key, v, span)
@@ -878,9 +883,14 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
     body = proc.body.stmts
 
     make_env = _arguments(params, args)
+    # A zone passed as a `list of T` is its cards at the call (Game._argument).
+    lists = tuple((p.name, a) for p, a in zip(proc.params, st.args, strict=True) if p.type.__class__ is s.ListType)
 
     def call(g: Game, env: dict[str, Any]) -> None:
         new_env = make_env(g, env)
+        for param, arg in lists:
+            if new_env[param].__class__ is ZoneRef:
+                new_env[param] = g._as_list(new_env[param], arg)
         g._push(CallFrame(name, new_env, env, None))
         g._push(BlockFrame(body, new_env))
 
@@ -888,11 +898,13 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
 
 
 def _assign(st: s.Assign, cache: CodeCache) -> Code:
-    name, op, value = st.name, st.op, cache.value(st.value)
+    name, op, value, node = st.name, st.op, cache.value(st.value), st.value
 
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
-        env[name] = v if op == "=" else g._arith(op[0], env[name], v, st.value, st.value, st)
+        if v.__class__ is ZoneRef:
+            v = g._held(v, node)
+        env[name] = v if op == "=" else g._arith(op[0], env[name], v, node, node, st)
 
     return assign
 

@@ -270,8 +270,8 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.Option(_unquote(label), when, body, span=self._span(meta))
 
     def use_stmt(self, meta: Any, name: Token, *rest: Any) -> s.Use:
-        *args, upto = rest
-        return s.Use(str(name), tuple(a for a in args if a is not None), upto, span=self._span(meta))
+        *args, upto, by = rest
+        return s.Use(str(name), tuple(a for a in args if a is not None), upto, by, span=self._span(meta))
 
     def call_stmt(self, meta: Any, name: Token, *args: Any) -> s.CallStmt:
         return s.CallStmt(str(name), tuple(a for a in args if a is not None), span=self._span(meta))

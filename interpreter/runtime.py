@@ -30,12 +30,12 @@ from typing import Any
 import attrs
 
 from . import syntax as s
-from .check import Program
+from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .inputs import clip
 from .state import State, make_converter
-from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, zone_key
+from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, parse_key, zone_key
 
 MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
@@ -718,9 +718,13 @@ class Game:
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
-        name = zone.split("[", 1)[0]
+        try:
+            name, values = self._parse_key(zone)
+        except ValueError:
+            raise GameError(f"no zone '{zone}'") from None
         if name not in self.program.zones:
             raise GameError(f"no zone '{zone}'")
+        zone = zone_key(name, values)  # as the rules write it (`bin[Colour.red]` is `bin[red]` where red is one value)
         moved: list[CardRef] = []
         for label in labels:
             keys = [source] if source is not None else sorted(k for k in st.zones if k != zone)
@@ -895,17 +899,19 @@ class Game:
         if isinstance(value, s.Call) and value.name in self.program.procs:
             self._call_proc(value.name, value.args, env, name, st.span)
         else:
-            env[name] = self._eval(value, env)
+            env[name] = self._held(self._eval(value, env), value)
 
     def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
         name, op, value = st.name, st.op, st.value
-        v = self._eval(value, env)
+        v = self._held(self._eval(value, env), value)
         env[name] = v if op == "=" else self._arith(op[0], env[name], v, value, value, st)
 
     def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
         name, keys, op, value = st.name, st.keys, st.op, st.value
         key = zone_key(name, tuple(self._eval(k, env) for k in keys))
         v = self._eval(value, env)
+        if v.__class__ is ZoneRef and self.program.var_types[name].kind == "list":
+            v = self._as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
         if op != "=":
             v = self._arith(op[0], self._var(name, key), v, value, value, st)
         self._set_var(name, key, v, st.span)
@@ -1023,7 +1029,7 @@ class Game:
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
-        result = self._eval(value, env) if value is not None else None
+        result = self._held(self._eval(value, env), value) if value is not None else None
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
@@ -1071,7 +1077,7 @@ class Game:
         self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
     ) -> None:
         proc = self.program.procs[name]
-        new_env = {p.name: self._eval(a, env) for p, a in zip(proc.params, args, strict=True)}
+        new_env = {p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(proc.params, args, strict=True)}
         self._push(CallFrame(name, new_env, env, target))
         self._push(BlockFrame(proc.body.stmts, new_env))
 
@@ -1308,7 +1314,9 @@ class Game:
             use: s.Use = node
             ability = self.program.abilities[use.ability]
             upto = self._number_of(use.upto, env)
-            ability_env = {p.name: self._eval(a, env) for p, a in zip(ability.params, use.args, strict=True)}
+            ability_env = {
+                p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
+            }
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
             for tier in ability.tiers:
@@ -1318,8 +1326,8 @@ class Game:
                     and (tier.when is None or self._truth(tier.when, ability_env))
                 ):
                     options.append(Option(f"tier {tier.level}: {tier.text}", tier))
-            who = ability_env.get("p") if isinstance(ability_env.get("p"), Player) else self._first_player(ability_env)
-            self._decide(frame, who, f"{ability.text}: which tier? (count {upto})", options, use.span)
+            chooser = self._tier_chooser(use, ability, env, ability_env)
+            self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
@@ -1498,6 +1506,21 @@ class Game:
             raise self._runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
         return who
 
+    def _tier_chooser(
+        self, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
+    ) -> Player:
+        """Who chooses the tier of a `use`: its `by`, else the ability's first Player parameter."""
+        if use.by is not None:
+            who = self._eval(use.by, env)
+            where = _span_of(use.by)
+        else:
+            param = first_player_param(ability)
+            who = ability_env.get(param) if param is not None else None
+            where = use.span
+        if not isinstance(who, Player):
+            raise self._runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+        return who
+
     def _first_player(self, env: dict[str, Any]) -> Player | None:
         for value in env.values():
             if isinstance(value, Player):
@@ -1659,7 +1682,7 @@ class Game:
         if obj.__class__ is s.Name and obj.id not in env:
             if obj.id in self.program.zones:
                 return ZoneRef(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
-            if obj.id in self.program.vars:
+            if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
                 key = zone_key(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
                 return self._var(obj.id, key)
         seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
@@ -1972,28 +1995,34 @@ class Game:
         raise self._runtime_error(e.span, f"unknown function '{name}'")
 
     def _zone_of_card(self, card: CardRef) -> ZoneRef:
-        key = self.state.location[card.id]
-        name = key.split("[", 1)[0]
-        if name == key:
-            return ZoneRef(name, ())
-        decl = self.program.zones[name]
-        raw = key[len(name) + 1 : -1].split(",")
-        keys = tuple(self._key_value(k, raw_value) for k, raw_value in zip(decl.keys, raw, strict=True))
-        return ZoneRef(name, keys)
+        return ZoneRef(*self._parse_key(self.state.location[card.id]))
 
-    def _key_value(self, type_: s.TypeExpr, raw: str) -> Any:
-        if isinstance(type_, s.NamedType):
-            if type_.name == "Player":
-                return Player(int(raw[1:]) - 1)
-            if type_.name == "int":
-                return int(raw)
-            if type_.name in self.program.enums:
-                return self.program.enum_value(type_.name, raw)
-            if type_.name in self.program.cards:
-                return CardRef(int(raw[1:]))
-        return raw
+    def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
+        """The name and the key values (each of its own type) of a zone or variable key such as `slot[P1,2,3]`."""
+        return parse_key(key, self._enum_word)
+
+    def _enum_word(self, word: str) -> EnumValue | None:
+        """The enumeration value a word of a key names: `red`, or `Colour.red`."""
+        enum, _, name = word.rpartition(".")
+        if not enum:
+            return self.program.members.get(word)
+        with contextlib.suppress(KeyError):
+            return self.program.enum_value(enum, name)
+        return None
 
     # ---------------------------------------------------------------- values
+
+    def _held(self, v: Any, e: s.Expr) -> Any:
+        """The value a local name holds: a zone's cards as they are now (a list that later moves do not
+        change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
+        return self._as_list(v, e) if v.__class__ is ZoneRef else v
+
+    def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
+        """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
+        cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
+        if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
+            return self._as_list(v, e)
+        return v
 
     def _as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
         if isinstance(v, tuple):
@@ -2139,14 +2168,17 @@ class Game:
 
         (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
         """
-        name, _, rest = key.partition("[")
+        name = key.split("[", 1)[0]
+        try:
+            _, keys = self._parse_key(key)
+        except ValueError:  # not a key the rules wrote (a state changed from outside): no owner
+            keys = ()
         decl = self.program.zones.get(name) or self.program.vars[name]
         owner = None
-        if rest:
-            for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
-                if isinstance(type_, s.NamedType) and type_.name == "Player":
-                    owner = raw
-                    break
+        for type_, value in zip(decl.keys, keys, strict=False):
+            if isinstance(type_, s.NamedType) and type_.name == "Player":
+                owner = str(value) if isinstance(value, Player) else None
+                break
         entry = self._key_info[key] = (decl, owner)
         return entry
 
@@ -2170,14 +2202,11 @@ class Game:
 
     def _owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
-        name, _, rest = key.partition("[")
-        decl = self.program.zones.get(name) or self.program.vars.get(name)
-        if decl is None or not rest:
+        name = key.split("[", 1)[0]
+        if name not in self.program.zones and name not in self.program.vars:
             return False
-        for type_, raw in zip(decl.keys, rest[:-1].split(","), strict=False):
-            if isinstance(type_, s.NamedType) and type_.name == "Player":
-                return raw == str(who)
-        return False
+        _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
+        return owner == str(who)
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.

@@ -489,11 +489,13 @@ class Menu:
 
 @attrs.frozen
 class Use:
-    """`use sell(p) upto n`: offer every tier up to n (and none); the chosen tier is all or nothing."""
+    """`use sell(p) upto n by p`: offer every tier up to n (and none) to `by` (None: the ability's first
+    Player parameter); the chosen tier is all or nothing."""
 
     ability: str
     args: tuple[Expr, ...]
     upto: Expr
+    by: Expr | None = None
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,6 +42,9 @@ class EnumValue:
     enum: str
     index: int
     name: str = attrs.field(eq=False, order=False)
+    # How the value is written in a zone or variable key: its name, or `Enum.name` where the name
+    # alone could be read as something else (set by the checker, see `zone_key`).
+    key: str = attrs.field(eq=False, order=False, default=attrs.Factory(lambda self: self.name, takes_self=True))
 
     def __str__(self) -> str:
         return self.name
@@ -74,7 +79,14 @@ class ZoneRef:
 
 
 def zone_key(name: str, keys: tuple[Any, ...]) -> str:
-    """Render a zone or variable with its keys as a stable string: `slot[P1,2,3]`."""
+    """Render a zone or variable with its keys as a stable string: `slot[P1,2,3]`.
+
+    The text is the zone's (or variable's) key in the state and what traces and views show. Each
+    kind of value is written so that no two values share a text, and `parse_key` reads the values
+    back: a number `2`, a player `P1`, a card `#12`, an enumeration value `red` (`Colour.red` when
+    the name alone could be read as another value), a text in quotes `"P1"`, `true`, `false`,
+    `none`, and lists and records of these.
+    """
     if not keys:
         return name
     if len(keys) == 1:  # the common case, spelled out for speed: the same text as below
@@ -83,22 +95,98 @@ def zone_key(name: str, keys: tuple[Any, ...]) -> str:
         if cls is Player:
             return f"{name}[P{k.index + 1}]"
         if cls is EnumValue:
-            return f"{name}[{k.name}]"
+            return f"{name}[{k.key}]"
         if cls is int:
             return f"{name}[{k}]"
     return f"{name}[{','.join([_key_text(k) for k in keys])}]"
 
 
 def _key_text(k: Any) -> str:
-    """`label_of_plain` of one key, the common kinds first."""
+    """How one key value is written in `zone_key`, the common kinds first."""
     cls = k.__class__
     if cls is int:
         return str(k)
     if cls is Player:
         return f"P{k.index + 1}"
     if cls is EnumValue:
-        return str(k.name)
-    return label_of_plain(k)
+        return str(k.key)
+    if cls is str:
+        return json.dumps(k, ensure_ascii=False)
+    if cls is tuple:
+        return "[" + ", ".join(_key_text(x) for x in k) + "]"
+    if cls is Record:
+        return "{" + ", ".join(f"{f}: {_key_text(x)}" for f, x in k.items()) + "}"
+    return label_of_plain(k)  # a card (#12), true, false, none
+
+
+_KEY_WORD = re.compile(r"-?[0-9]+|#[0-9]+|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?")
+_SEAT = re.compile(r"P[1-9][0-9]*")
+
+
+def parse_key(key: str, enum_value: Any) -> tuple[str, tuple[Any, ...]]:
+    """The name and the key values of a zone or variable key written by `zone_key` (`slot[P1,2,3]`).
+
+    `enum_value(text)` is the enumeration value a word names (`red`, `Colour.red`), or None.
+    """
+    name, bracket, rest = key.partition("[")
+    if not bracket:
+        return name, ()
+    values: list[Any] = []
+    i = 0
+    try:
+        while True:
+            value, i = _parse_key_value(rest, i, enum_value)
+            values.append(value)
+            if rest[i] == "]" and i == len(rest) - 1:
+                return name, tuple(values)
+            if rest[i] != ",":
+                raise ValueError(f"not a key: {key!r}")
+            i += 1  # the comma between keys
+    except IndexError:
+        raise ValueError(f"not a key: {key!r}") from None
+
+
+def _parse_key_value(text: str, i: int, enum_value: Any) -> tuple[Any, int]:
+    """One value written by `_key_text`, from text[i]; the value and the index after it."""
+    ch = text[i]
+    if ch == '"':
+        return json.JSONDecoder().raw_decode(text, i)
+    if ch in "[{":
+        close, items, fields = ("]" if ch == "[" else "}"), [], {}
+        i += 1
+        while text[i] != close:
+            if close == "}":
+                field, _, _ = text[i:].partition(": ")
+                i += len(field) + 2
+            value, i = _parse_key_value(text, i, enum_value)
+            if close == "}":
+                fields[field] = value
+            else:
+                items.append(value)
+            if text.startswith(", ", i):
+                i += 2
+        return (tuple(items) if close == "]" else Record(fields)), i + 1
+    m = _KEY_WORD.match(text, i)
+    if m is None:
+        raise ValueError(f"not a key: {text!r}")
+    word = m.group()
+    literal: Any
+    if word[0] == "#":
+        literal = CardRef(int(word[1:]))
+    elif word[0] == "-" or word[0].isdigit():
+        literal = int(word)
+    elif word in _WORDS:
+        literal = _WORDS[word]
+    elif _SEAT.fullmatch(word):
+        literal = Player(int(word[1:]) - 1)
+    else:
+        literal = enum_value(word)
+        if literal is None:
+            raise ValueError(f"not a key: {word!r}")
+    return literal, m.end()
+
+
+_WORDS = {"true": True, "false": False, "none": None}
 
 
 class Record:

@@ -174,3 +174,39 @@ play {
     game.state.location[card] = "hand[P1]"
     game.state_changed()
     assert game._eval(count, {}) == 2
+
+
+KEPT_ZONES = """
+const P1 = players[0]
+var kept: list of Chip = [] public
+setup { for c in Colour { create 1 Chip { colour: c, n: 1 } in row } }
+proc show(xs: list of Chip, z: any) { move top(row) to z  say "{xs}" }
+proc cards() { return row }
+play {
+  let a = row
+  let b = []
+  b = row
+  set kept = row
+  let c = cards()
+  show(row, pile)
+  let now = row
+  say "{a} {b} {kept} {c} {now}"
+}
+"""
+
+
+def test_statements_keep_zones_as_their_definitions_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled statements keep a zone's cards (let, =, set of a list, a list argument) as `Game._exec_*` does."""
+    from rulecraft.runtime import _EXEC
+
+    def run() -> list[str]:
+        game = load(KEPT_ZONES).new_game(players=1)
+        return [e.text for e in game.events]
+
+    compiled = run()
+    monkeypatch.setattr(closures, "_compile_stmt", lambda st, cache: lambda g, env: _EXEC[st.__class__](g, st, env))
+    assert run() == compiled
+    assert compiled[-3:-1] == [
+        "[red 1, blue 1, green 1]",
+        "[red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1]",
+    ]

@@ -388,11 +388,12 @@ class Explainer:
                     when = f", only if {self.holds(option.when)}" if option.when is not None else ""
                     out += line(depth + 1, f"{quoted(option.label)}{when}:") + self.block(option.body, depth + 2)
                 return out
-            case s.Use(ability, args, upto):
+            case s.Use(ability, args, upto, by):
+                chooser = f" ({self.who(by)} chooses)" if by is not None else ""
                 return line(
                     depth,
                     f"use the ability {words(ability)} ({', '.join(x(a) for a in args)}), "
-                    f"any tier up to {x(upto)}, or none",
+                    f"any tier up to {x(upto)}, or none{chooser}",
                 )
             case s.CallStmt(name, args):
                 return line(depth, f"{words(name)} ({', '.join(x(a) for a in args)})" if args else words(name))

@@ -518,8 +518,9 @@ class Formatter:
                 inner = indent + INDENT
                 lines = self._items(options, inner, self.option, st.span.line, st.span.end_line)
                 return f"{head} {{\n" + "\n".join(lines) + f"\n{indent}}}"
-            case s.Use(ability, args, upto):
-                return f"use {ability}({', '.join(x(a, indent) for a in args)}) upto {x(upto, indent)}"
+            case s.Use(ability, args, upto, by):
+                text = f"use {ability}({', '.join(x(a, indent) for a in args)}) upto {x(upto, indent)}"
+                return text + (f" by {x(by, indent)}" if by is not None else "")
             case s.CallStmt(name, args):
                 return f"{name}({', '.join(x(a, indent) for a in args)})"
             case s.Return(value):

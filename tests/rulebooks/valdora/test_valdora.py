@@ -235,6 +235,28 @@ def test_loading_at_a_harbour_takes_at_most_its_ships_from_the_pool(trace_snapsh
     assert zone(game, "pool") == ["gold"]
 
 
+THROWN_OFF = """
+  # P1 stands next to the south harbour (2 ships) with a horse (load 3) that carries an amethyst,
+  # and 6 silver; the pool holds an emerald and a ruby.
+  equip(P1, "E05", recto)
+  move gem_from(amethyst, g9) to load[first(gear[P1] where tool(it) == horse)]
+  for g in [emerald, ruby] { move gem_from(g, g9) to pool }
+  set at[P1] = hc
+  give_coins(P1, 6)
+"""
+
+
+def test_a_gem_thrown_off_cannot_be_loaded_again_by_the_second_ship() -> None:
+    """Loading the emerald throws the amethyst off the horse into the pool; the second ship offers
+    only the gems that were in the pool when the loading began (§5.2, A-19, A-20)."""
+    game = scenario(THROWN_OFF)
+    run_script(game, ["h2", "Load gems from the pool", "emerald"])
+    assert zone(game, "pool") == ["amethyst", "ruby"], "the amethyst is in the pool now"
+    second = game.current_decision()
+    assert second.prompt == "Load which gem? (1 of 1)"
+    assert second.labels == ["ruby", "done"]
+
+
 def test_mining_silver_refills_to_six(trace_snapshot) -> None:
     """At a silver mine the action takes coins from the bank up to 6."""
     game = scenario("set at[P1] = g3")

@@ -1,0 +1,267 @@
+"""Values behave as values: a zone kept in a name is its cards at that moment, a list in a variable
+is indexed like any list, keys keep their type, and a `use` names who chooses the tier."""
+
+from __future__ import annotations
+
+import pytest
+import rulecraft
+from rulecraft.authoring.explain import explain
+from rulecraft.authoring.fmt import format_text
+from rulecraft.errors import GameError, RulebookError
+from rulecraft.parser import parse
+
+from .conftest import run_script
+from .test_closures import Differential
+from .test_runtime import load
+
+
+def said(game: rulecraft.Game) -> list[str]:
+    """The lines the game's `say` statements wrote."""
+    return [e.text for e in game.events if e.verb == "say"]
+
+
+# ---------------------------------------------------------------- a zone as a value
+
+ROW = """
+const P1 = players[0]
+setup {
+  create 1 Chip { colour: red, n: 1 } in row
+  create 1 Chip { colour: blue, n: 2 } in row
+}
+"""
+
+
+def test_a_zone_bound_by_let_keeps_the_cards_it_had() -> None:
+    """`let x = row` holds the cards of row at that moment; moving one away later leaves x as it was."""
+    game = load(ROW + 'play { let before = row  move top(row) to pile  say "{before}" }').new_game(players=1)
+    assert said(game) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_assigned_to_a_name_keeps_the_cards_it_had() -> None:
+    """`x = row` holds the cards of row at that moment, as `let` does."""
+    rb = load(ROW + 'play { let before = [] before = row  move top(row) to pile  say "{before}" }')
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_as_a_list_is_its_cards_at_the_call() -> None:
+    """A procedure's `list of T` parameter holds the zone's cards at the call, not a view of the zone."""
+    rb = load(
+        ROW
+        + """
+proc show(xs: list of Chip) { move top(row) to pile  say "{xs}" }
+play { show(row) }
+"""
+    )
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_to_an_ability_as_a_list_is_its_cards_at_the_use() -> None:
+    """An ability's `list of T` parameter holds the zone's cards when its tiers are offered."""
+    rb = load(
+        ROW
+        + """
+ability look(p: Player, xs: list of Chip) "Look" { tier 1 "move, then look" { move top(row) to pile  say "{xs}" } }
+play { use look(P1, row) upto 1 }
+"""
+    )
+    game = run_script(rb.new_game(players=1), ["tier 1: move, then look"])
+    assert said(game) == ["[red 1, blue 2]"]
+
+
+def test_a_zone_passed_as_any_stays_the_zone() -> None:
+    """A parameter of type `any` takes the zone itself: cards can be moved to it."""
+    rb = load(ROW + "proc put(z: any) { move top(row) to z }\nplay { put(pile) }")
+    assert rb.new_game(players=1).view(None)["zones"]["pile"] == ["blue 2"]
+
+
+def test_a_list_variable_set_to_a_zone_holds_its_cards() -> None:
+    """A variable of type `list of T` set to a zone holds the cards, not the zone."""
+    rb = load(ROW + "var kept: list of Chip = [] public\nplay { set kept = row  move top(row) to pile }")
+    game = rb.new_game(players=1)
+    assert game.view(None)["vars"]["kept"] == "[red 1, blue 2]"
+    assert game.state.vars["kept"].__class__ is tuple
+
+
+def test_a_procedure_returns_the_cards_of_a_zone() -> None:
+    """`return row` gives the cards of row at the return."""
+    rb = load(ROW + 'proc cards() { return row }\nplay { let xs = cards()  move top(row) to pile  say "{xs}" }')
+    assert said(rb.new_game(players=1)) == ["[red 1, blue 2]"]
+
+
+def test_a_name_bound_to_a_zone_is_a_list_to_the_checker() -> None:
+    """A name bound to a zone holds a list: moving cards to it is refused before the game starts."""
+    with pytest.raises(RulebookError, match="a zone is needed here, not list of Chip"):
+        load(ROW + "play { let z = pile  move top(row) to z }")
+
+
+# ---------------------------------------------------------------- a list held in a variable
+
+LISTS = """
+const P1 = players[0]
+var xs: list of int = [4, 5, 6] public
+var ys[Player]: list of int = [7, 8] public
+"""
+
+
+def test_an_element_of_a_list_held_in_a_variable() -> None:
+    """`xs[0]` is the first element of the list a variable holds; `xs[-1]` its last; keyed ones too."""
+    game = load(LISTS + "play { set points[P1] = xs[0] * 100 + xs[-1] * 10 + ys[P1][1] }").new_game(players=1)
+    assert game.view(None)["vars"]["points[P1]"] == "468"
+
+
+def test_a_variable_that_holds_no_list_cannot_be_indexed() -> None:
+    """Indexing a number held in a variable is a located error."""
+    with pytest.raises(RulebookError, match="only lists can be indexed, not int"):
+        load("var n: int = 3 public\nplay { set n = n[0] }")
+
+
+# ---------------------------------------------------------------- who chooses a tier
+
+STEAL = """
+const P1 = players[0]
+const P2 = players[1]
+ability steal(thief: Player, p: Player) "Steal a point" {
+  tier 1 "Take a point" { set points[p] -= 1  set points[thief] += 1 }
+}
+"""
+
+
+def test_the_first_player_parameter_chooses_the_tier_whatever_its_name() -> None:
+    """Without `by`, the player passed as the ability's first Player parameter chooses (not one named p)."""
+    game = load(STEAL + "play { use steal(P2, P1) upto 1 }").new_game(players=2)
+    assert game.current_decision().by == "P2"
+
+
+def test_use_by_names_who_chooses_the_tier() -> None:
+    """`use ... by q` asks q for the tier."""
+    game = load(STEAL + "play { use steal(P2, P1) upto 1 by P1 }").new_game(players=2)
+    assert game.current_decision().by == "P1"
+    game.apply("tier 1: Take a point")
+    assert game.view(None)["vars"]["points[P2]"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            'ability tally(n: int) "Tally" { tier 1 "one" { } }\nplay { use tally(1) upto 1 }',
+            "t.rules:17:8: error: ability tally has no Player parameter to choose its tier",
+        ),
+        ("play { use steal(P2, P1) upto 1 by 3 }", "t.rules:16:36: error: a tier is chosen by a player, not by int"),
+        (
+            "var who: any = none public\nplay { use steal(P2, P1) upto 1 by who }",
+            "t.rules:17:36: error: a tier is chosen by a player, not by none",
+        ),
+    ],
+)
+def test_a_tier_is_chosen_by_a_player(body: str, message: str) -> None:
+    """An ability without a Player parameter needs `by`; `by` names a player, else a located error."""
+    with pytest.raises(RulebookError) as error:
+        load(STEAL + body).new_game(players=2)
+    assert str(error.value).startswith(message)
+
+
+def test_use_by_is_formatted_and_explained() -> None:
+    """`fmt` keeps `by` (the same syntax tree) and `explain` says who chooses."""
+    text = (
+        "game T players 2..2\nvar points[Player]: int = 0 public\n"
+        + STEAL
+        + "play { use steal(P2, P1) upto 1 by P1 }\n"
+    )
+    formatted = format_text(text, "t.rules")
+    assert "use steal(P2, P1) upto 1 by P1" in formatted
+    assert parse(formatted, "t.rules") == parse(text, "t.rules")
+    english = explain(rulecraft.load_text(text, "t.rules").program)
+    assert "any tier up to 1, or none (P1 chooses)" in english
+
+
+# ---------------------------------------------------------------- keys keep their type
+
+KEYS = """
+enum Suit { red, P2 }
+zone box[any]: Chip public
+zone shelf[str, Player]: Chip owner
+var mark[any]: int = 0 public
+const P1 = players[0]
+"""
+
+
+def keyed(body: str) -> rulecraft.Game:
+    return load(KEYS + "play {\n" + body + "\n}\n").new_game(players=2)
+
+
+def test_a_text_key_and_a_number_key_name_two_zones() -> None:
+    """The text "1" and the number 1 key two zones, each shown as it is written."""
+    game = keyed('create 1 Chip { colour: blue, n: 1 } in box["1"]  create 1 Chip { colour: blue, n: 2 } in box[1]')
+    zones = game.view(None)["zones"]
+    assert zones['box["1"]'] == ["blue 1"]
+    assert zones["box[1]"] == ["blue 2"]
+
+
+def test_a_text_key_and_a_player_key_name_two_variables() -> None:
+    """The text "P1" and the player P1 key two variables."""
+    game = keyed('set mark["P1"] = 5  set mark[P1] = 7')
+    assert game.view(None)["vars"] == {'mark["P1"]': "5", "mark[P1]": "7"}
+
+
+def test_values_of_two_enumerations_with_one_name_key_two_variables() -> None:
+    """Colour.red and Suit.red key two variables; so do Suit.P2 and the player P2."""
+    game = keyed("set mark[Colour.red] = 1  set mark[Suit.red] = 2  set mark[Suit.P2] = 3  set mark[players[1]] = 4")
+    assert game.view(None)["vars"] == {
+        "mark[Colour.red]": "1",
+        "mark[Suit.red]": "2",
+        "mark[Suit.P2]": "3",
+        "mark[P2]": "4",
+    }
+
+
+def test_the_keys_of_a_zone_are_read_back_with_their_type() -> None:
+    """`key_of(zone_of(c), i)` gives the key as it was given: a text, a number, a player."""
+    game = keyed("""
+create 1 Chip { colour: blue, n: 1 } in box["1"]
+create 1 Chip { colour: blue, n: 2 } in box[1]
+create 1 Chip { colour: blue, n: 3 } in shelf["a,b", players[1]]
+create 1 Chip { colour: blue, n: 4 } in box[[1, "x"]]
+say "{P1}"
+if key_of(zone_of(top(box["1"])), 0) == "1" { say "text" }
+if key_of(zone_of(top(box[1])), 0) == 1 { say "number" }
+if key_of(zone_of(top(shelf["a,b", players[1]])), 1) == players[1] { say "player" }
+if key_of(zone_of(top(box[[1, "x"]])), 0) == [1, "x"] { say "list" }
+""")
+    assert said(game) == ["P1", "text", "number", "player", "list"]
+
+
+def test_a_text_key_with_a_comma_leaves_the_owner_key_in_place() -> None:
+    """An `owner` zone keyed by a text and a player is seen by that player, whatever the text holds."""
+    game = keyed('create 1 Chip { colour: blue, n: 3 } in shelf["a,P1", players[1]]')
+    assert game.view("P2")["zones"]['shelf["a,P1",P2]'] == ["blue 3"]
+    assert game.view("P1")["zones"]['shelf["a,P1",P2]'] == {"count": 1}
+
+
+def test_keys_read_the_same_by_closures_and_by_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys of every kind name the same zone or variable when compiled as when evaluated by the definition."""
+    rb = load(
+        KEYS
+        + """
+play {
+  create 1 Chip { colour: blue, n: 1 } in box["1"]
+  set mark["P1"] = 5  set mark[P1] = 7  set mark[Suit.red] = 2
+  set points[P1] = mark["P1"] * 1000 + mark[P1] * 100 + mark[Suit.red] * 10 + len(box["1"]) + len(box[1])
+}
+"""
+    )
+    diff = Differential(monkeypatch, rb)
+    game = rb.new_game(players=2)
+    assert game.view(None)["vars"]["points[P1]"] == "5721"
+    assert diff.compared >= 10
+
+
+def test_arrange_names_a_zone_by_its_typed_key() -> None:
+    """`arrange` takes a key as traces write it: `box["1"]` is the text key, `box[1]` the number."""
+    game = load(
+        KEYS + 'play { create 1 Chip { colour: blue, n: 1 } in box[1]  choose by P1 { option "a" { } option "b" { } } }'
+    ).new_game(players=2)
+    game.arrange('box["1"]', ["blue 1"])
+    assert game.view(None)["zones"] == {'box["1"]': ["blue 1"], "box[1]": []}
+    with pytest.raises(GameError, match="no zone 'box\\[one\\]'"):
+        game.arrange("box[one]", ["blue 1"])

@@ -244,6 +244,31 @@ def test_a_recruited_master_ends_the_game_at_once() -> None:
     assert not any("bread position" in e.text for e in game.events)
 
 
+def test_a_game_of_several_players_has_no_score_only_its_masters() -> None:
+    """A-28: a game of 2 or more players is won by its Master(s) and has no score: no player's
+    workers are counted as one."""
+    stage = (
+        hand("Baker coin/book", "Baker coin/shield")
+        + hand("Merchant bread/shield", "Knight book/coin", who="P2")
+        + MASTER_STAGE
+    )
+    game = run_script(staged(stage, players=2), ["Hire", "Hire"])
+    assert game.result() == {"scores": {"P1": None, "P2": None}, "winners": ["P1", "P2"]}
+
+
+def test_the_solo_game_scores_the_number_of_rounds() -> None:
+    """A-28: the solo game's result is the number of rounds played until the Master is placed."""
+    stage = (
+        hand("Merchant bread/book", "Baker coin/shield")
+        + MASTER_STAGE
+        + '  move board[coin] to deck\n  move spare("Merchant coin/book") to board[coin]\n'
+        + "  set knights[players[0], bread] = 1\n  set stored[P1] = [shield]\n"
+    )
+    game = run_script(staged(stage), ["Recruit", "Merchant bread/book", "Pass", "Pass", "Pass", "Into the pyramid"])
+    assert game.over and game.state.vars["round"] == 1
+    assert game.result() == {"scores": {"P1": 1}, "winners": ["P1"]}
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -153,7 +153,9 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
         + "  set taught[P1] = [coin, book, bread]\n"
         + '  put(P1, "Baker bread/shield", 2, 3)\n'
     )
-    answers = ["Teach"]  # the Knight is the only card that teaches a new kind: it is taken at once
+    # The Knight is the only card that teaches a new kind: it is taken at once. The builder could
+    # remove the level-2 Baker first (A-11b), but places the Renaissance Man at once.
+    answers = ["Teach", "Into the pyramid"]
     run_script(game, answers)
     assert game.legal_answers() == ["{level: 2, pos: 1}", "{level: 2, pos: 2}", "{level: 2, pos: 4}"]
     text = scripted_trace(game, ["{level: 2, pos: 4}"], scenario="a Renaissance Man built and placed", before=answers)
@@ -164,6 +166,29 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
     drawn = next(e.text.split(":")[0] for e in game.events if e.text.endswith("-> building[P1]"))
     assert drawn not in trace_text(game, viewer=Player(0)).split("round = 1")[1]
     assert game.view("P1")["zones"]["slot[P1,2,4]"] == ["face-down Renaissance Man"]
+
+
+def test_a_builder_may_remove_the_scholar_that_taught_and_put_the_renaissance_man_in_its_slot(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A player who builds a Renaissance Man may first remove workers (A-11b): here the level-2
+    Scholar that gave the Teach goes to the discard pile and the Renaissance Man takes its slot."""
+    stage = (
+        '  put(P1, "Scholar coin/book", 2, 1)\n'
+        + hand("Scholar shield/coin", "Knight shield/bread")
+        + "  set taught[P1] = [coin, bread, shield]\n"
+    )
+    game = staged(stage)
+    # Phase 1: the level-1 Scholar is covered, so no Teach; phase 2: the level-2 Scholar teaches.
+    answers = ["Pass", "Teach", "Remove a worker first"]
+    run_script(game, answers)
+    # The Scholar was the only removable worker (taken at once); nothing else can be removed now.
+    assert game.current_decision().prompt == "Place it where?"
+    assert game.legal_answers()[0] == "{level: 2, pos: 1}", "the Scholar's slot is free for the Renaissance Man"
+    assert game.view(None)["zones"]["slot[P1,2,1]"] == ["Scholar coin/book"], "removed at the reveal, not before"
+    text = scripted_trace(game, ["{level: 2, pos: 1}"], scenario="a builder's removal", before=answers)
+    assert text == trace_snapshot
+    zones = game.view(None)["zones"]
+    assert zones["slot[P1,2,1]"] == ["face-down Renaissance Man"]
+    assert "P1 removes Scholar coin/book from the pyramid" in text
 
 
 def test_a_removal_chain_uncovers_a_worker_that_grants_access(trace_snapshot) -> None:  # type: ignore[no-untyped-def]

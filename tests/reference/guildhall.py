@@ -204,6 +204,20 @@ class Game:
             picked.append(c)
         return picked
 
+    def _choose_order(self, p: int, prompt: str, cards: list[int]) -> Flow:
+        """All of `cards`, one at a time, in the order chosen (the last one left is not asked)."""
+        left = list(cards)
+        picked: list[int] = []
+        while left:
+            distinct = list(dict.fromkeys(left))
+            if len(distinct) == 1:
+                c = distinct[0]
+            else:
+                c = WORKER_OF[(yield Decision(p, f"{prompt} ({len(picked) + 1})", [WORKER[c] for c in distinct]))]
+            left.remove(c)
+            picked.append(c)
+        return picked
+
     def _choose_player(self, p: int, prompt: str, seats: list[int]) -> Flow:
         if not seats:
             raise Fail(prompt)
@@ -268,11 +282,13 @@ class Game:
                 yield from self._discard_chapter(p)
 
     def _discard_chapter(self, p: int) -> Flow:
-        """§9.1, §10: the owner picks a completed chapter; its cards go onto the pile, red at the bottom."""
+        """§9.1, §10, A7: the owner picks a completed chapter and the order its cards go onto the pile."""
         closed = self.closed[p]
         prof = yield from self._choose_profession(p, "Discard which completed chapter?", list(dict.fromkeys(closed)))
         closed.remove(prof)
-        self.discard.extend(prof * 5 + colour for colour in range(5))
+        stack = [prof * 5 + colour for colour in range(5)]
+        prompt = "Discard its cards in which order? (the last one ends on top)"
+        self.discard.extend((yield from self._choose_order(p, prompt, stack)))
 
     # ------------------------------------------------------------------ procedures
 

@@ -384,6 +384,11 @@ def test_trader_chapter_exchange_blocked_by_a_duplicate(trace_snapshot) -> None:
 # ---------------------------------------------------------------- VP cards (§9)
 
 
+# The order in which the paid Farmer chapter goes onto the discard pile (§9.1, A7): red first, so
+# purple ends on top (the fifth card is the only one left: it is not asked).
+PAID = FARMERS[:4]
+
+
 def buying(card: str, **more: list[str]) -> dict[str, list[str]]:
     """A position where P1 has one completed Farmer chapter (two for a 2-chapter card) and `card` is in the row."""
     closed = FARMERS + (DANCERS if card.endswith("(cost 2)") else [])
@@ -396,7 +401,7 @@ def test_vp_steal_chapter(trace_snapshot) -> None:  # type: ignore[no-untyped-de
     """2 VP: take a whole chapter of another player's guild; the price is paid and the row refills."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P2=["red Weaver", "blue Weaver", "green Dancer"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter", "Weaver"],
+        ["buy 2 VP steal_chapter (cost 1)", *PAID, "tier 0: Take a chapter", "Weaver"],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Weaver", "red Weaver"]
     assert zones(game)["closed[P1]"] == []
@@ -408,7 +413,7 @@ def test_vp_steal_chapter_blocked_by_a_duplicate(trace_snapshot) -> None:  # typ
     """The chapter cannot move if one of its cards is identical to one in the buyer's guild; the card stays bought."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P1=["red Weaver"], guild_P2=["red Weaver", "blue Weaver"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter"],
+        ["buy 2 VP steal_chapter (cost 1)", *PAID, "tier 0: Take a chapter"],
     )
     assert zones(game)["guild[P2]"] == ["blue Weaver", "red Weaver"]
     assert zones(game)["vp_cards[P1]"] == ["2 VP steal_chapter (cost 1)"]
@@ -418,7 +423,7 @@ def test_vp_steal_chapter_blocked_by_a_duplicate(trace_snapshot) -> None:  # typ
 def test_vp_draw_six(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: draw 6 cards."""
     game, trace = scenario_trace(
-        buying("3 VP draw_six (cost 1)"), ["buy 3 VP draw_six (cost 1)", "tier 0: Draw 6 cards"]
+        buying("3 VP draw_six (cost 1)"), ["buy 3 VP draw_six (cost 1)", *PAID, "tier 0: Draw 6 cards"]
     )
     assert len(zones(game)["hand[P1]"]) == 7
     assert trace == trace_snapshot
@@ -428,7 +433,7 @@ def test_vp_swap_one_for_two(trace_snapshot) -> None:  # type: ignore[no-untyped
     """3 VP: give 1 card of the guild, take 2 of one other player's guild."""
     game, trace = scenario_trace(
         buying("3 VP swap_one_for_two (cost 1)", guild_P1=["red Weaver"], guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 3 VP swap_one_for_two (cost 1)", "tier 0: Give 1 card, take 2", "green Dancer"],
+        ["buy 3 VP swap_one_for_two (cost 1)", *PAID, "tier 0: Give 1 card, take 2", "green Dancer"],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "green Dancer"]
     assert zones(game)["guild[P2]"] == ["red Weaver"]
@@ -439,7 +444,14 @@ def test_vp_place_any(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: place as many cards as wanted from the hand into the guild."""
     game, trace = scenario_trace(
         buying("3 VP place_any (cost 1)", hand_P1=["red Weaver", "blue Farmer", "green Dancer"]),
-        ["buy 3 VP place_any (cost 1)", "tier 0: Place cards from your hand", "red Weaver", "blue Farmer", "done"],
+        [
+            "buy 3 VP place_any (cost 1)",
+            *PAID,
+            "tier 0: Place cards from your hand",
+            "red Weaver",
+            "blue Farmer",
+            "done",
+        ],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "red Weaver"]
     assert trace == trace_snapshot
@@ -449,7 +461,7 @@ def test_vp_take_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take 1 card of another player's guild into the buyer's guild."""
     game, trace = scenario_trace(
         buying("4 VP take_one (cost 1)", guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 4 VP take_one (cost 1)", "tier 0: Take a card", "blue Farmer"],
+        ["buy 4 VP take_one (cost 1)", *PAID, "tier 0: Take a card", "blue Farmer"],
     )
     assert zones(game)["guild[P1]"] == ["blue Farmer"]
     assert trace == trace_snapshot
@@ -458,7 +470,7 @@ def test_vp_take_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
 def test_vp_extra_action(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take one more action this turn."""
     game, trace = scenario_trace(
-        buying("4 VP extra_action (cost 1)"), ["buy 4 VP extra_action (cost 1)", "tier 0: Take one more action"]
+        buying("4 VP extra_action (cost 1)"), ["buy 4 VP extra_action (cost 1)", *PAID, "tier 0: Take one more action"]
     )
     assert game.state.vars["actions"] == 1
     assert game.current_decision().by == "P1"
@@ -469,7 +481,7 @@ def test_vp_plain_five(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """5 VP: no ability; with two completed chapters the buyer chooses which pays."""
     position = buying("5 VP plain (cost 1)")
     position["closed[P1]"] = FARMERS + WEAVERS
-    game, trace = scenario_trace(position, ["buy 5 VP plain (cost 1)", "Weaver"])
+    game, trace = scenario_trace(position, ["buy 5 VP plain (cost 1)", "Weaver", *WEAVERS[:4]])
     assert zones(game)["closed[P1]"] == FARMERS[::-1]
     assert game.score(game.players[0]) == 5
     assert trace == trace_snapshot
@@ -479,7 +491,7 @@ def test_vp_two_actions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """7 VP (RECONSTRUCTED ability): costs 2 completed chapters, paid in the chosen order, gives two more actions."""
     game, trace = scenario_trace(
         buying("7 VP two_actions (cost 2)"),
-        ["buy 7 VP two_actions (cost 2)", "Dancer", "tier 0: Take two more actions"],
+        ["buy 7 VP two_actions (cost 2)", "Dancer", *DANCERS[:4], *PAID, "tier 0: Take two more actions"],
     )
     assert zones(game)["closed[P1]"] == []
     assert zones(game)["discard"][:5] == FARMERS[::-1], "the Farmer chapter, paid second, is on top"
@@ -489,7 +501,9 @@ def test_vp_two_actions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
 
 def test_vp_plain_nine(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """9 VP: no ability; costs 2 completed chapters."""
-    game, trace = scenario_trace(buying("9 VP plain (cost 2)"), ["buy 9 VP plain (cost 2)", "Farmer"])
+    game, trace = scenario_trace(
+        buying("9 VP plain (cost 2)"), ["buy 9 VP plain (cost 2)", "Farmer", *PAID, *DANCERS[:4]]
+    )
     assert game.score(game.players[0]) == 9
     assert trace == trace_snapshot
 

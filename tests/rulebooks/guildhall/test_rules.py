@@ -292,6 +292,16 @@ def test_invariants_hold_in_seeded_games(players: int, seed: int, agent: type) -
     assert game.score(Player(int(winners[0][1:]) - 1)) >= 20
 
 
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3)])
+def test_no_ability_is_lost_while_it_can_be_carried_out_in_full(players: int, seed: int) -> None:
+    """§5, §14, A17: every pick offered can complete its tier, so in random games no tier is undone,
+    except a Historian's search that finds too few cards (the pile is not known before it, §12)."""
+    game = RB.new_game(players=players, seed=seed)
+    play(game, [RandomAgent(seed * 10 + i) for i in range(players)])
+    undone = [e.text for e in game.events if e.verb == "undo" and not e.text.startswith("historian tier")]
+    assert undone == []
+
+
 # ---------------------------------------------------------------- coverage of the snapshots
 
 

@@ -1134,10 +1134,14 @@ class Game:
                     return
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
-            elif several and frame.picked:  # the list is read again: it may depend on the picks
-                frame.pool = self._as_list(self._eval(choose.source, env), choose.source)
             done = len(frame.picked) >= frame.count
-            remaining = [] if done else [v for v in frame.pool if not _contains(frame.picked, v)]
+            if done:
+                remaining = []
+            elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
+                again = self._as_list(self._eval(choose.source, env), choose.source)
+                remaining = [v for v in again if _contains(frame.pool, v) and not _contains(frame.picked, v)]
+            else:
+                remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
                 self._fail(f"cannot choose {frame.count}: only {len(frame.picked)} fit", choose.span)
                 return

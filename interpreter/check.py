@@ -673,7 +673,13 @@ class Checker:
             case s.Require(cond, _):
                 self._cond(cond)
             case s.Choose(target, quantity, count, source, by, _):
+                # While several values are chosen, the name holds those picked so far (the list
+                # chosen from is read again before each pick, so it may depend on them).
+                self.scope.push()
+                if quantity != "one":
+                    self.scope.bind(target, t.list_of(t.ANY))
                 st_type = self.expr(source)
+                self.scope.pop()
                 elem = self._collection(st_type, source.span, "what is chosen from")
                 if quantity in ("exactly", "upto") and count is None:
                     self.error(st.span, f"'choose {quantity}' needs a number: choose {quantity} 2 from ...")

@@ -1342,6 +1342,9 @@ class Game:
             self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
+            several = choose.quantity != "one"
+            if several:  # while several values are chosen, the name holds those picked so far
+                env[choose.target] = tuple(frame.picked)
             if not frame.picked and frame.count == 0 and not frame.pool:
                 source = self._as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
@@ -1357,7 +1360,16 @@ class Game:
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
-            remaining = [] if done else [v for v in frame.pool if not _contains(frame.picked, v)]
+            if done:
+                remaining = []
+            elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
+                again = self._as_list(self._eval(choose.source, env), choose.source)
+                remaining = [v for v in again if _contains(frame.pool, v) and not _contains(frame.picked, v)]
+            else:
+                remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
+            if not done and not remaining and choose.quantity == "exactly":
+                self._fail(f"cannot choose {frame.count}: only {len(frame.picked)} fit", choose.span)
+                return
             done = done or not remaining
             if done:
                 self.frames.pop()

@@ -446,6 +446,38 @@ def test_a_rulebook_that_leaks_is_caught(play: str, problem: str) -> None:
     assert True in leaks
 
 
+def test_the_later_picks_of_a_search_depend_only_on_what_it_first_offered() -> None:
+    """A choice of several that searches a hidden pile offers each later pick among the cards it
+    first offered (read again with the picks so far), so no later pick depends on a hidden card."""
+    rb = rulecraft.load_text(
+        """game S players 2..2
+enum Colour { red, blue, green }
+card Chip { colour: Colour } label "{colour}"
+zone deck: Chip hidden shuffled
+zone pile: Chip top
+setup {
+  for c in Colour { create 6 Chip { colour: c } in deck }
+  draw 5 from deck to pile
+}
+play {
+  attempt { let two = choose exactly 2 from pile where it.colour not in (two map it.colour) by players[0] }
+}
+""",
+        "search.rules",
+    )
+    checked = 0
+    for seed in range(12):
+        game = rb.new_game(players=2, seed=seed)
+        decision = game.current_decision()
+        if decision is None or len(decision.labels) < 3:
+            continue
+        game.apply(decision.labels[0])
+        checked += 1
+        assert len(game.legal_answers()) == 2
+        assert soak.hidden_leak(game, random.Random(seed)) is None
+    assert checked > 0
+
+
 def test_a_card_named_by_a_variable_the_player_sees_is_not_hidden() -> None:
     """A public variable (or one's own) naming a card shows that card: it is not a hidden position."""
     rb = rulecraft.load_text(

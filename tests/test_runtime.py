@@ -129,6 +129,49 @@ play { use take(players[0]) upto 2 }
     assert game.view(None)["zones"]["hand[P1]"] == ["red 1"]
 
 
+def test_a_choice_of_several_reads_its_list_again_with_the_values_picked_so_far() -> None:
+    """While several values are chosen, the choice's name holds those picked so far and the list
+    chosen from is read again before each pick: here the second chip must differ in colour."""
+    rb = load("""
+setup {
+  create 2 Chip { colour: red, n: 1 } in row
+  create 1 Chip { colour: red, n: 2 } in row
+  create 1 Chip { colour: blue, n: 3 } in row
+}
+play {
+  let p = players[0]
+  let two = choose exactly 2 from row where it.colour not in (two map it.colour) by p prompt "Take"
+  move two to hand[p]
+}
+""")
+    game = rb.new_game(players=1)
+    assert game.legal_answers() == ["red 1", "red 2", "blue 3"]
+    game.apply("red 2")
+    assert game.over, "only the blue chip differs in colour: it is taken at once"
+    assert game.view(None)["zones"]["hand[P1]"] == ["blue 3", "red 2"]
+
+
+def test_a_choice_of_several_fails_when_no_value_fits_the_next_pick() -> None:
+    """`choose exactly N` fails (and an attempt runs its else) if the picks so far leave nothing to pick."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: red, n: 2 } in row }
+play {
+  let p = players[0]
+  attempt {
+    let two = choose exactly 2 from row where it.colour not in (two map it.colour) by p
+    move two to hand[p]
+  } else {
+    set points[p] += 1
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    game.apply("red 1")
+    assert game.over
+    assert game.state.vars == {"points[P1]": 1}
+    assert game.view(None)["zones"]["row"] == ["red 2", "red 1"]
+
+
 def test_rules_fire_after_each_change_until_none_applies() -> None:
     """A state-based rule runs as soon as its condition holds, even in the middle of a procedure."""
     rb = load("""

@@ -173,14 +173,19 @@ class Game:
             return distinct[0]
         return WORKER_OF[(yield Decision(p, prompt, [WORKER[c] for c in distinct]))]
 
-    def _choose_cards(self, p: int, prompt: str, cards: list[int], k: int) -> Flow:
-        """Exactly k cards from `cards`, one at a time; Fail if there are fewer."""
-        if len(cards) < k:
+    def _choose_cards(
+        self, p: int, prompt: str, cards: list[int], k: int, fits: Callable[[list[int]], bool] | None = None
+    ) -> Flow:
+        """Exactly k cards from `cards`, one at a time, each only if `fits` holds for the picks with it;
+        Fail if there are fewer."""
+        if len([c for c in cards if fits is None or fits([c])]) < k:
             raise Fail(prompt)
         left = list(cards)
-        picked = []
+        picked: list[int] = []
         for i in range(k):
-            distinct = list(dict.fromkeys(left))
+            distinct = [c for c in dict.fromkeys(left) if fits is None or fits([*picked, c])]
+            if not distinct:
+                raise Fail(prompt)
             if len(distinct) == 1:
                 c = distinct[0]
             else:
@@ -189,17 +194,36 @@ class Game:
             picked.append(c)
         return picked
 
-    def _choose_any(self, p: int, prompt: str, cards: list[int]) -> Flow:
-        """Any number of cards from `cards`, one at a time, until "done" (or none is left)."""
+    def _choose_any(
+        self, p: int, prompt: str, cards: list[int], fits: Callable[[list[int]], bool] | None = None
+    ) -> Flow:
+        """Any number of cards from `cards`, one at a time (each only if `fits` holds for the picks
+        with it), until "done" (or none is left)."""
         left = list(cards)
         picked: list[int] = []
         while left:
-            labels = [WORKER[c] for c in dict.fromkeys(left)]
+            labels = [WORKER[c] for c in dict.fromkeys(left) if fits is None or fits([*picked, c])]
+            if not labels:
+                break
             labels.append(DONE)
             answer = yield Decision(p, f"{prompt} ({len(picked) + 1})", labels)
             if answer == DONE:
                 break
             c = WORKER_OF[answer]
+            left.remove(c)
+            picked.append(c)
+        return picked
+
+    def _choose_order(self, p: int, prompt: str, cards: list[int]) -> Flow:
+        """All of `cards`, one at a time, in the order chosen (the last one left is not asked)."""
+        left = list(cards)
+        picked: list[int] = []
+        while left:
+            distinct = list(dict.fromkeys(left))
+            if len(distinct) == 1:
+                c = distinct[0]
+            else:
+                c = WORKER_OF[(yield Decision(p, f"{prompt} ({len(picked) + 1})", [WORKER[c] for c in distinct]))]
             left.remove(c)
             picked.append(c)
         return picked
@@ -268,11 +292,13 @@ class Game:
                 yield from self._discard_chapter(p)
 
     def _discard_chapter(self, p: int) -> Flow:
-        """§9.1, §10: the owner picks a completed chapter; its cards go onto the pile, red at the bottom."""
+        """§9.1, §10, A7: the owner picks a completed chapter and the order its cards go onto the pile."""
         closed = self.closed[p]
         prof = yield from self._choose_profession(p, "Discard which completed chapter?", list(dict.fromkeys(closed)))
         closed.remove(prof)
-        self.discard.extend(prof * 5 + colour for colour in range(5))
+        stack = [prof * 5 + colour for colour in range(5)]
+        prompt = "Discard its cards in which order? (the last one ends on top)"
+        self.discard.extend((yield from self._choose_order(p, prompt, stack)))
 
     # ------------------------------------------------------------------ procedures
 
@@ -347,6 +373,60 @@ class Game:
             except Fail:
                 self.undone += 1
                 failed.append(int(answer[5 : answer.index(":")]))
+
+    # ------------------------------------------------------------------ picks that can complete (§5, §14, A17)
+    # As the rulebook's `can_give`, `can_take`, `chapters_fit`, `can_place`, `can_take_back`: every pick
+    # is offered only if its tier can still be completed without two identical cards in a guild.
+
+    def _twins(self, q: int, xs: Iterable[int]) -> int:
+        guild = self.guilds[q]
+        return sum(1 for c in xs if c in guild)
+
+    def _unmatched(self, q: int, xs: Iterable[int]) -> int:
+        guild = self.guilds[q]
+        return sum(1 for c in xs if c not in guild)
+
+    def _can_give(self, p: int, q: int, mine: list[int], more: int, n: int) -> bool:
+        rest = [c for c in self.guilds[p] if c not in mine]
+        twins = self._twins(q, mine)
+        low = max(twins + max(0, more - self._unmatched(q, rest)), n - self._unmatched(p, self.guilds[q]))
+        return low <= min(twins + min(more, self._twins(q, rest)), n)
+
+    def _can_take(self, p: int, q: int, mine: list[int], theirs: list[int], n: int) -> bool:
+        guild = self.guilds[p]
+        return all(c in mine for c in theirs if c in guild) and self._unmatched(p, theirs) <= n - self._twins(q, mine)
+
+    def _partners(self, p: int, give: int, take: int) -> list[int]:
+        return [q for q in self._others(p) if self._can_give(p, q, [], give, take)]
+
+    def _chapter(self, p: int, prof: int) -> list[int]:
+        return [c for c in self.guilds[p] if PROF[c] == prof]
+
+    def _chapters_fit(self, p: int, q: int, mine: int, theirs: int) -> bool:
+        return mine == theirs or (
+            self._twins(q, self._chapter(p, mine)) == 0 and self._twins(p, self._chapter(q, theirs)) == 0
+        )
+
+    def _gives_chapter(self, p: int, q: int, mine: int) -> bool:
+        return any(self._chapters_fit(p, q, mine, theirs) for theirs in self._professions(q))
+
+    def _chapter_partners(self, p: int) -> list[int]:
+        return [q for q in self._others(p) if any(self._gives_chapter(p, q, a) for a in self._professions(p))]
+
+    def _can_place(self, p: int, ins: list[int], more: int, n: int) -> bool:
+        fresh = list(dict.fromkeys(c for c in self.hands[p] if c not in ins))
+        return (
+            len(set(ins)) == len(ins)
+            and len(fresh) >= more
+            and self._twins(p, ins) + max(0, more - self._unmatched(p, fresh)) <= n
+        )
+
+    def _can_take_back(self, p: int, ins: list[int], outs: list[int], n: int) -> bool:
+        guild = self.guilds[p]
+        return sum(1 for c in ins if c in guild and c not in outs) <= n - len(outs)
+
+    def _stealable(self, p: int, q: int) -> list[int]:
+        return [prof for prof in self._professions(q) if self._twins(p, self._chapter(q, prof)) == 0]
 
     # ------------------------------------------------------------------ profession abilities (§6)
 
@@ -440,7 +520,7 @@ class Game:
                 (
                     2,
                     "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-                    lambda p: len(hand) >= 2 and len(guild) >= 1,
+                    lambda p: len(guild) >= 1 and self._can_place(p, [], 2, 1),
                     self._weaver_2,
                 ),
                 (
@@ -474,13 +554,22 @@ class Game:
         yield from self._settle((p,))
 
     def _weaver_2(self, p: int) -> Flow:
-        ins = yield from self._choose_cards(p, "Place which cards?", self.hands[p], 2)
-        out = yield from self._choose_card(p, "Take back which card?", self.guilds[p])
+        ins = yield from self._choose_cards(
+            p, "Place which cards?", self.hands[p], 2, lambda xs: self._can_place(p, xs, 2 - len(xs), 1)
+        )
+        guild = self.guilds[p]
+        out = yield from self._choose_card(
+            p, "Take back which card?", [c for c in guild if self._can_take_back(p, ins, [c], 1)]
+        )
         yield from self._exchange(p, ins, [out])
 
     def _weaver_4(self, p: int) -> Flow:
-        ins = yield from self._choose_any(p, "Place which cards?", self.hands[p])
-        outs = yield from self._choose_cards(p, "Take back which cards?", self.guilds[p], 2)
+        ins = yield from self._choose_any(
+            p, "Place which cards?", self.hands[p], lambda xs: self._can_place(p, xs, 0, 2)
+        )
+        outs = yield from self._choose_cards(
+            p, "Take back which cards?", self.guilds[p], 2, lambda xs: self._can_take_back(p, ins, xs, 2)
+        )
         yield from self._exchange(p, ins, outs)
 
     def _historian(self, p: int, n: int) -> Flow:
@@ -524,7 +613,13 @@ class Game:
 
     def _historian_4(self, p: int) -> Flow:
         guild = self.guilds[p]
-        two = yield from self._choose_cards(p, "Place which cards?", [c for c in self.discard if c not in guild], 2)
+        two = yield from self._choose_cards(
+            p,
+            "Place which cards?",
+            [c for c in self.discard if c not in guild],
+            2,
+            lambda xs: len(set(xs)) == len(xs),  # not identical to a card picked (§14)
+        )
         if two[0] == two[1]:
             raise Fail("the two cards are identical")
         for c in two:
@@ -533,36 +628,45 @@ class Game:
         yield from self._settle((p,))
 
     def _trader(self, p: int, n: int) -> Flow:
-        guild = self.guilds[p]
         yield from self._use(
             p,
             "Exchange cards of your guild with cards of another player's guild",
             n,
             [
-                (0, "tier 0: Exchange 1 card", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_0),
-                (2, "tier 2: Exchange 2 cards", lambda p: len(guild) >= 2 and self._any_other(p, 2), self._trader_2),
-                (4, "tier 4: Exchange 1 chapter", lambda p: len(guild) >= 1 and self._any_other(p, 1), self._trader_4),
+                (0, "tier 0: Exchange 1 card", lambda p: bool(self._partners(p, 1, 1)), self._trader_0),
+                (2, "tier 2: Exchange 2 cards", lambda p: bool(self._partners(p, 2, 2)), self._trader_2),
+                (4, "tier 4: Exchange 1 chapter", lambda p: bool(self._chapter_partners(p)), self._trader_4),
             ],
         )
 
     def _trader_0(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "Exchange with whom?", [q for q in self._others(p) if self.guilds[q]])
-        mine = yield from self._choose_card(p, "Give which card?", self.guilds[p])
-        theirs = yield from self._choose_card(p, "Take which card?", self.guilds[q])
+        q = yield from self._choose_player(p, "Exchange with whom?", self._partners(p, 1, 1))
+        mine = yield from self._choose_card(
+            p, "Give which card?", [c for c in self.guilds[p] if self._can_give(p, q, [c], 0, 1)]
+        )
+        theirs = yield from self._choose_card(
+            p, "Take which card?", [c for c in self.guilds[q] if self._can_take(p, q, [mine], [c], 1)]
+        )
         yield from self._swap(p, q, [mine], [theirs])
 
     def _trader_2(self, p: int) -> Flow:
-        q = yield from self._choose_player(
-            p, "Exchange with whom?", [q for q in self._others(p) if len(self.guilds[q]) >= 2]
+        q = yield from self._choose_player(p, "Exchange with whom?", self._partners(p, 2, 2))
+        mine = yield from self._choose_cards(
+            p, "Give which cards?", self.guilds[p], 2, lambda xs: self._can_give(p, q, xs, 2 - len(xs), 2)
         )
-        mine = yield from self._choose_cards(p, "Give which cards?", self.guilds[p], 2)
-        theirs = yield from self._choose_cards(p, "Take which cards?", self.guilds[q], 2)
+        theirs = yield from self._choose_cards(
+            p, "Take which cards?", self.guilds[q], 2, lambda xs: self._can_take(p, q, mine, xs, 2)
+        )
         yield from self._swap(p, q, mine, theirs)
 
     def _trader_4(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "Exchange with whom?", [q for q in self._others(p) if self.guilds[q]])
-        mine = yield from self._choose_profession(p, "Give which chapter?", self._professions(p))
-        theirs = yield from self._choose_profession(p, "Take which chapter?", self._professions(q))
+        q = yield from self._choose_player(p, "Exchange with whom?", self._chapter_partners(p))
+        mine = yield from self._choose_profession(
+            p, "Give which chapter?", [a for a in self._professions(p) if self._gives_chapter(p, q, a)]
+        )
+        theirs = yield from self._choose_profession(
+            p, "Take which chapter?", [b for b in self._professions(q) if self._chapters_fit(p, q, mine, b)]
+        )
         yield from self._swap(
             p, q, [c for c in self.guilds[p] if PROF[c] == mine], [c for c in self.guilds[q] if PROF[c] == theirs]
         )
@@ -575,7 +679,14 @@ class Game:
                 p,
                 "Place 1 chapter from another player's guild into your guild",
                 0,
-                [(0, "tier 0: Take a chapter", lambda p: self._any_other(p, 1), self._steal_chapter)],
+                [
+                    (
+                        0,
+                        "tier 0: Take a chapter",
+                        lambda p: any(self._stealable(p, q) for q in self._others(p)),
+                        self._steal_chapter,
+                    )
+                ],
             )
         elif v == DRAW_SIX:
             yield from self._use(
@@ -590,7 +701,7 @@ class Game:
                     (
                         0,
                         "tier 0: Give 1 card, take 2",
-                        lambda p: len(self.guilds[p]) >= 1 and self._any_other(p, 2),
+                        lambda p: bool(self._partners(p, 1, 2)),
                         self._swap_one_for_two,
                     )
                 ],
@@ -630,8 +741,10 @@ class Game:
         yield from ()
 
     def _steal_chapter(self, p: int) -> Flow:
-        q = yield from self._choose_player(p, "From whose guild?", [q for q in self._others(p) if self.guilds[q]])
-        prof = yield from self._choose_profession(p, "Take which chapter?", self._professions(q))
+        q = yield from self._choose_player(
+            p, "From whose guild?", [q for q in self._others(p) if self._stealable(p, q)]
+        )
+        prof = yield from self._choose_profession(p, "Take which chapter?", self._stealable(p, q))
         chapter = [c for c in self.guilds[q] if PROF[c] == prof]
         guild = self.guilds[p] + chapter
         if len(set(guild)) != len(guild):
@@ -641,15 +754,19 @@ class Game:
         yield from self._settle((p,))
 
     def _swap_one_for_two(self, p: int) -> Flow:
-        q = yield from self._choose_player(
-            p, "Exchange with whom?", [q for q in self._others(p) if len(self.guilds[q]) >= 2]
+        q = yield from self._choose_player(p, "Exchange with whom?", self._partners(p, 1, 2))
+        mine = yield from self._choose_card(
+            p, "Give which card?", [c for c in self.guilds[p] if self._can_give(p, q, [c], 0, 2)]
         )
-        mine = yield from self._choose_card(p, "Give which card?", self.guilds[p])
-        theirs = yield from self._choose_cards(p, "Take which cards?", self.guilds[q], 2)
+        theirs = yield from self._choose_cards(
+            p, "Take which cards?", self.guilds[q], 2, lambda xs: self._can_take(p, q, [mine], xs, 2)
+        )
         yield from self._swap(p, q, [mine], theirs)
 
     def _place_any(self, p: int) -> Flow:
-        ins = yield from self._choose_any(p, "Place which cards?", self.hands[p])
+        ins = yield from self._choose_any(
+            p, "Place which cards?", self.hands[p], lambda xs: self._can_place(p, xs, 0, 0)
+        )
         yield from self._exchange(p, ins, [])
 
     def _takers(self, p: int) -> list[int]:

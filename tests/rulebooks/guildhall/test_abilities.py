@@ -189,36 +189,68 @@ def test_weaver_tier_2_identical_exchange_is_legal(trace_snapshot) -> None:  # t
             "play yellow Weaver",
             "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
             "blue Weaver",
-            "red Farmer",
-            "blue Weaver",
+            "red Farmer",  # the blue Weaver of the guild is then the only card to take back
         ],
     )
     assert zones(game)["guild[P1]"] == ["red Farmer", "blue Weaver", "red Weaver"]
     assert trace == trace_snapshot
 
 
-def test_weaver_exchange_leaving_a_duplicate_is_undone(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
-    """An exchange whose final state has two identical cards in the guild is refused and undone whole;
-    the failed tier is not offered again, a lower one or none is (§5, A12)."""
-    game, trace = scenario_trace(
+def test_weaver_tier_2_takes_back_the_twin_of_a_card_placed(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A card placed whose twin is in the guild must take that twin back: after placing a blue Weaver
+    the guild's blue Weaver is the only card offered to take back, so the tier is never lost to a
+    pick that would leave two identical cards (§5, §14)."""
+    position = {
+        "guild[P1]": ["red Weaver", "blue Weaver"],
+        "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"],
+    }
+    tier = "tier 2: Exchange 2 cards from your hand for 1 card from your guild"
+    game = start(position)
+    for answer in ["play yellow Weaver", tier, "blue Weaver", "red Farmer"]:
+        game.apply(answer)
+    assert "undo" not in [e.verb for e in game.events]
+    assert zones(game)["guild[P1]"] == ["red Farmer", "blue Weaver", "red Weaver"], "the blue Weavers changed places"
+    game, trace = scenario_trace(position, ["play yellow Weaver", tier, "blue Weaver", "red Farmer"])
+    assert trace == trace_snapshot
+
+
+def test_weaver_tier_2_places_at_most_one_card_with_a_twin() -> None:
+    """Only 1 card comes back, so of the 2 cards placed at most 1 may have a twin in the guild: after
+    the red Weaver, the blue Weaver is not offered; nor is a card identical to one already picked."""
+    game = start(
         {
             "guild[P1]": ["red Weaver", "blue Weaver"],
-            "hand[P1]": ["yellow Weaver", "blue Weaver", "red Farmer", "blue Dancer"],
-        },
-        [
-            "play yellow Weaver",
-            "tier 2: Exchange 2 cards from your hand for 1 card from your guild",
-            "blue Weaver",
-            "red Farmer",
-            "red Weaver",
-            "no ability",
-        ],
+            "hand[P1]": ["yellow Weaver", "red Weaver", "blue Weaver", "red Farmer", "red Farmer"],
+        }
     )
-    assert "use     weaver tier 0" not in trace
-    assert zones(game)["guild[P1]"] == ["blue Weaver", "red Weaver"]
-    assert sorted(zones(game)["hand[P1]"]) == ["blue Dancer", "blue Weaver", "red Farmer"]
-    assert "undo" in trace
-    assert trace == trace_snapshot
+    game.apply("play yellow Weaver")
+    game.apply("tier 2: Exchange 2 cards from your hand for 1 card from your guild")
+    assert game.legal_answers() == ["red Weaver", "blue Weaver", "red Farmer"]
+    game.apply("red Weaver")  # then the red Farmer (the one card left to place) and the red Weaver back
+    assert sorted(zones(game)["guild[P1]"]) == ["blue Weaver", "red Farmer", "red Weaver"]
+    assert "undo" not in [e.verb for e in game.events]
+
+
+def test_weaver_tier_4_places_no_more_cards_with_twins_than_it_takes_back() -> None:
+    """At count 4 only 2 cards come back: at most 2 cards placed may have a twin in the guild, no two
+    cards placed are identical, and the twins are the cards taken back (§6.4, §14)."""
+    game = start(
+        {
+            "guild[P1]": ["red Weaver", "blue Weaver", "yellow Weaver", "green Weaver"],
+            "hand[P1]": ["purple Weaver", "red Weaver", "blue Weaver", "yellow Weaver", "red Farmer", "red Farmer"],
+        }
+    )
+    game.apply("play purple Weaver")
+    game.apply("tier 4: Exchange any number of cards from your hand for 2 cards from your guild")
+    for answer in ["red Farmer", "red Weaver"]:
+        game.apply(answer)
+    assert game.legal_answers() == ["blue Weaver", "yellow Weaver", "done"], "no second red Farmer"
+    game.apply("blue Weaver")  # a third card with a twin cannot go in: the placing is done
+    assert game.current_decision().prompt == "Take back which cards? (1 of 2)"
+    assert game.legal_answers() == ["red Weaver", "blue Weaver"], "the twins of the Weavers placed"
+    game.apply("red Weaver")
+    assert sorted(zones(game)["hand[P1]"]) == ["blue Weaver", "red Farmer", "red Weaver", "yellow Weaver"]
+    assert "undo" not in [e.verb for e in game.events]
 
 
 def test_weaver_tier_4_places_any_and_takes_two(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
@@ -291,6 +323,24 @@ def test_historian_tier_4_searches_for_two_cards(trace_snapshot) -> None:  # typ
     assert trace == trace_snapshot
 
 
+def test_historian_tier_4_places_two_cards_that_are_not_identical() -> None:
+    """The two cards placed must not be identical: after a red Trader, the pile's other red Trader is
+    not offered, and the green Dancer is taken at once (§6.5, §14)."""
+    game = start(
+        {
+            "guild[P1]": ["blue Historian", "yellow Historian", "green Historian", "purple Historian"],
+            "discard": ["red Trader", "red Trader", "green Dancer"],
+            "hand[P1]": ["red Historian", "blue Dancer"],
+        }
+    )
+    game.apply("play red Historian")
+    game.apply("tier 4: Search the discard pile and place 2 cards into your guild")
+    game.apply("red Trader")
+    assert sorted(zones(game)["guild[P1]"])[:2] == ["blue Historian", "green Dancer"]
+    assert zones(game)["discard"] == ["red Trader"]
+    assert "undo" not in [e.verb for e in game.events]
+
+
 def test_historian_completes_the_trader_chapter_then_a_red_trader_starts_anew(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """Seed example (§10): the purple Trader completes the chapter at once; the red Trader is then playable."""
     position = {
@@ -331,7 +381,7 @@ def test_trader_identical_exchange_is_legal(trace_snapshot) -> None:  # type: ig
             "hand[P1]": ["red Trader", "green Dancer"],
             "guild[P2]": ["red Weaver", "green Dancer"],
         },
-        ["play red Trader", "tier 0: Exchange 1 card", "red Weaver", "red Weaver"],
+        ["play red Trader", "tier 0: Exchange 1 card", "red Weaver"],  # then P2's red Weaver is the only card to take
     )
     assert "undo" not in trace
     assert zones(game)["guild[P2]"] == ["red Weaver", "green Dancer"]
@@ -366,22 +416,64 @@ def test_trader_tier_4_exchanges_chapters_of_any_professions(trace_snapshot) -> 
     assert trace == trace_snapshot
 
 
-def test_trader_chapter_exchange_blocked_by_a_duplicate(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
-    """A chapter whose card is already in the receiving guild cannot move: the tier is undone and only lower tiers are offered (§14, A12)."""
-    game, trace = scenario_trace(
-        {
-            "guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
-            "hand[P1]": ["red Trader", "green Dancer"],
-            "guild[P2]": ["red Weaver", "red Farmer"],
-        },
-        ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver", "Farmer", "no ability"],
-    )
-    assert sorted(zones(game)["guild[P2]"]) == ["red Farmer", "red Weaver"]
-    assert "undo" in trace
+def test_trader_chapter_exchange_offers_only_chapters_without_twins(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A chapter whose card is already in the receiving guild cannot move (§14, A4): giving the
+    Weavers (P2 has a red Weaver), only P2's Weavers can come back, so no pick loses the tier."""
+    position = {
+        "guild[P1]": ["blue Trader", "yellow Trader", "green Trader", "purple Trader", "red Weaver", "blue Weaver"],
+        "hand[P1]": ["red Trader", "green Dancer"],
+        "guild[P2]": ["red Weaver", "red Farmer"],
+    }
+    game = start(position)
+    game.apply("play red Trader")
+    game.apply("tier 4: Exchange 1 chapter")
+    assert game.legal_answers() == ["Trader", "Weaver"]
+    game, trace = scenario_trace(position, ["play red Trader", "tier 4: Exchange 1 chapter", "Weaver"])
+    assert sorted(zones(game)["guild[P2]"]) == ["blue Weaver", "red Farmer", "red Weaver"]
+    assert "undo" not in trace
     assert trace == trace_snapshot
 
 
+def test_trader_takes_no_card_that_would_be_a_second_copy() -> None:
+    """Giving the blue Farmer, P1 cannot take P2's red Weaver (P1 keeps one): the green Dancer is the
+    only card offered, and the exchange is made (§6.6, §14)."""
+    game = start(
+        {
+            "guild[P1]": ["red Weaver", "blue Farmer"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["red Weaver", "green Dancer"],
+        }
+    )
+    for answer in ["play red Trader", "tier 0: Exchange 1 card", "blue Farmer"]:
+        game.apply(answer)
+    assert sorted(zones(game)["guild[P1]"]) == ["green Dancer", "red Weaver"]
+    assert sorted(zones(game)["guild[P2]"]) == ["blue Farmer", "red Weaver"]
+
+
+def test_trader_tier_2_gives_a_card_with_a_twin_only_for_that_twin() -> None:
+    """A card given whose twin is in the partner's guild must be exchanged for that twin: after giving
+    the red Weaver and the blue Farmer, the red Weaver must be among the cards taken."""
+    game = start(
+        {
+            "guild[P1]": ["blue Trader", "yellow Trader", "red Weaver", "blue Farmer"],
+            "hand[P1]": ["red Trader", "green Dancer"],
+            "guild[P2]": ["red Weaver", "green Dancer", "purple Assassin"],
+        }
+    )
+    for answer in ["play red Trader", "tier 2: Exchange 2 cards", "red Weaver", "blue Farmer"]:
+        game.apply(answer)
+    assert game.legal_answers() == ["red Weaver", "green Dancer", "purple Assassin"]
+    game.apply("green Dancer")
+    assert not game.current_decision().prompt.startswith("Take"), "the red Weaver is taken at once: the only one left"
+    assert sorted(zones(game)["guild[P2]"]) == ["blue Farmer", "purple Assassin", "red Weaver"]
+
+
 # ---------------------------------------------------------------- VP cards (§9)
+
+
+# The order in which the paid Farmer chapter goes onto the discard pile (§9.1, A7): red first, so
+# purple ends on top (the fifth card is the only one left: it is not asked).
+PAID = FARMERS[:4]
 
 
 def buying(card: str, **more: list[str]) -> dict[str, list[str]]:
@@ -396,7 +488,7 @@ def test_vp_steal_chapter(trace_snapshot) -> None:  # type: ignore[no-untyped-de
     """2 VP: take a whole chapter of another player's guild; the price is paid and the row refills."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P2=["red Weaver", "blue Weaver", "green Dancer"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter", "Weaver"],
+        ["buy 2 VP steal_chapter (cost 1)", *PAID, "tier 0: Take a chapter", "Weaver"],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Weaver", "red Weaver"]
     assert zones(game)["closed[P1]"] == []
@@ -405,20 +497,38 @@ def test_vp_steal_chapter(trace_snapshot) -> None:  # type: ignore[no-untyped-de
 
 
 def test_vp_steal_chapter_blocked_by_a_duplicate(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
-    """The chapter cannot move if one of its cards is identical to one in the buyer's guild; the card stays bought."""
+    """The chapter cannot move if one of its cards is identical to one in the buyer's guild: with no
+    other chapter to take, the ability cannot be carried out and is not offered; the card stays bought."""
     game, trace = scenario_trace(
         buying("2 VP steal_chapter (cost 1)", guild_P1=["red Weaver"], guild_P2=["red Weaver", "blue Weaver"]),
-        ["buy 2 VP steal_chapter (cost 1)", "tier 0: Take a chapter"],
+        ["buy 2 VP steal_chapter (cost 1)", *PAID],
     )
+    assert "vp_steal_chapter" not in trace and "undo" not in trace
     assert zones(game)["guild[P2]"] == ["blue Weaver", "red Weaver"]
     assert zones(game)["vp_cards[P1]"] == ["2 VP steal_chapter (cost 1)"]
     assert trace == trace_snapshot
 
 
+def test_vp_steal_chapter_offers_only_chapters_without_twins() -> None:
+    """Of P2's chapters, only those without a card identical to one of the buyer's can be taken: the
+    Weavers cannot (P1 has a red Weaver), so the Dancers are taken at once (§14, A17)."""
+    game = start(
+        buying(
+            "2 VP steal_chapter (cost 1)",
+            guild_P1=["red Weaver"],
+            guild_P2=["red Weaver", "blue Weaver", "green Dancer"],
+        )
+    )
+    for answer in ["buy 2 VP steal_chapter (cost 1)", *PAID, "tier 0: Take a chapter"]:
+        game.apply(answer)
+    assert sorted(zones(game)["guild[P1]"]) == ["green Dancer", "red Weaver"]
+    assert "undo" not in [e.verb for e in game.events]
+
+
 def test_vp_draw_six(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: draw 6 cards."""
     game, trace = scenario_trace(
-        buying("3 VP draw_six (cost 1)"), ["buy 3 VP draw_six (cost 1)", "tier 0: Draw 6 cards"]
+        buying("3 VP draw_six (cost 1)"), ["buy 3 VP draw_six (cost 1)", *PAID, "tier 0: Draw 6 cards"]
     )
     assert len(zones(game)["hand[P1]"]) == 7
     assert trace == trace_snapshot
@@ -428,18 +538,64 @@ def test_vp_swap_one_for_two(trace_snapshot) -> None:  # type: ignore[no-untyped
     """3 VP: give 1 card of the guild, take 2 of one other player's guild."""
     game, trace = scenario_trace(
         buying("3 VP swap_one_for_two (cost 1)", guild_P1=["red Weaver"], guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 3 VP swap_one_for_two (cost 1)", "tier 0: Give 1 card, take 2", "green Dancer"],
+        ["buy 3 VP swap_one_for_two (cost 1)", *PAID, "tier 0: Give 1 card, take 2", "green Dancer"],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "green Dancer"]
     assert zones(game)["guild[P2]"] == ["red Weaver"]
     assert trace == trace_snapshot
 
 
+def test_vp_swap_one_for_two_gives_a_card_with_a_twin_only_for_that_twin() -> None:
+    """Giving the red Weaver, of which P2 has a copy, P1 must take P2's red Weaver as one of the two
+    cards: after the green Dancer it is the only card left to take (§14, A17)."""
+    game = start(
+        buying(
+            "3 VP swap_one_for_two (cost 1)",
+            guild_P1=["red Weaver", "blue Farmer"],
+            guild_P2=["red Weaver", "green Dancer", "yellow Farmer"],
+        )
+    )
+    for answer in ["buy 3 VP swap_one_for_two (cost 1)", *PAID, "tier 0: Give 1 card, take 2", "red Weaver"]:
+        game.apply(answer)
+    assert game.legal_answers() == ["red Weaver", "green Dancer", "yellow Farmer"]
+    game.apply("green Dancer")
+    assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "green Dancer", "red Weaver"]
+    assert zones(game)["guild[P2]"] == ["red Weaver", "yellow Farmer"]
+    assert "undo" not in [e.verb for e in game.events]
+
+
+def test_vp_place_any_places_no_card_twice_and_none_already_in_the_guild() -> None:
+    """Of two identical cards in the hand only one can be placed, and a card identical to one in the
+    guild is not offered, so no pick loses the ability (§14, A17)."""
+    game = start(
+        buying(
+            "3 VP place_any (cost 1)",
+            hand_P1=["red Weaver", "red Weaver", "blue Farmer", "green Dancer"],
+            guild_P1=["blue Farmer"],
+        )
+    )
+    for answer in ["buy 3 VP place_any (cost 1)", *PAID, "tier 0: Place cards from your hand"]:
+        game.apply(answer)
+    assert game.legal_answers() == ["red Weaver", "green Dancer", "done"]
+    game.apply("red Weaver")
+    assert game.legal_answers() == ["green Dancer", "done"]
+    game.apply("done")
+    assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "red Weaver"]
+    assert "undo" not in [e.verb for e in game.events]
+
+
 def test_vp_place_any(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """3 VP: place as many cards as wanted from the hand into the guild."""
     game, trace = scenario_trace(
         buying("3 VP place_any (cost 1)", hand_P1=["red Weaver", "blue Farmer", "green Dancer"]),
-        ["buy 3 VP place_any (cost 1)", "tier 0: Place cards from your hand", "red Weaver", "blue Farmer", "done"],
+        [
+            "buy 3 VP place_any (cost 1)",
+            *PAID,
+            "tier 0: Place cards from your hand",
+            "red Weaver",
+            "blue Farmer",
+            "done",
+        ],
     )
     assert sorted(zones(game)["guild[P1]"]) == ["blue Farmer", "red Weaver"]
     assert trace == trace_snapshot
@@ -449,7 +605,7 @@ def test_vp_take_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take 1 card of another player's guild into the buyer's guild."""
     game, trace = scenario_trace(
         buying("4 VP take_one (cost 1)", guild_P2=["green Dancer", "blue Farmer"]),
-        ["buy 4 VP take_one (cost 1)", "tier 0: Take a card", "blue Farmer"],
+        ["buy 4 VP take_one (cost 1)", *PAID, "tier 0: Take a card", "blue Farmer"],
     )
     assert zones(game)["guild[P1]"] == ["blue Farmer"]
     assert trace == trace_snapshot
@@ -458,7 +614,7 @@ def test_vp_take_one(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
 def test_vp_extra_action(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """4 VP: take one more action this turn."""
     game, trace = scenario_trace(
-        buying("4 VP extra_action (cost 1)"), ["buy 4 VP extra_action (cost 1)", "tier 0: Take one more action"]
+        buying("4 VP extra_action (cost 1)"), ["buy 4 VP extra_action (cost 1)", *PAID, "tier 0: Take one more action"]
     )
     assert game.state.vars["actions"] == 1
     assert game.current_decision().by == "P1"
@@ -469,7 +625,7 @@ def test_vp_plain_five(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """5 VP: no ability; with two completed chapters the buyer chooses which pays."""
     position = buying("5 VP plain (cost 1)")
     position["closed[P1]"] = FARMERS + WEAVERS
-    game, trace = scenario_trace(position, ["buy 5 VP plain (cost 1)", "Weaver"])
+    game, trace = scenario_trace(position, ["buy 5 VP plain (cost 1)", "Weaver", *WEAVERS[:4]])
     assert zones(game)["closed[P1]"] == FARMERS[::-1]
     assert game.score(game.players[0]) == 5
     assert trace == trace_snapshot
@@ -479,7 +635,7 @@ def test_vp_two_actions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """7 VP (RECONSTRUCTED ability): costs 2 completed chapters, paid in the chosen order, gives two more actions."""
     game, trace = scenario_trace(
         buying("7 VP two_actions (cost 2)"),
-        ["buy 7 VP two_actions (cost 2)", "Dancer", "tier 0: Take two more actions"],
+        ["buy 7 VP two_actions (cost 2)", "Dancer", *DANCERS[:4], *PAID, "tier 0: Take two more actions"],
     )
     assert zones(game)["closed[P1]"] == []
     assert zones(game)["discard"][:5] == FARMERS[::-1], "the Farmer chapter, paid second, is on top"
@@ -489,7 +645,9 @@ def test_vp_two_actions(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
 
 def test_vp_plain_nine(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
     """9 VP: no ability; costs 2 completed chapters."""
-    game, trace = scenario_trace(buying("9 VP plain (cost 2)"), ["buy 9 VP plain (cost 2)", "Farmer"])
+    game, trace = scenario_trace(
+        buying("9 VP plain (cost 2)"), ["buy 9 VP plain (cost 2)", "Farmer", *PAID, *DANCERS[:4]]
+    )
     assert game.score(game.players[0]) == 9
     assert trace == trace_snapshot
 

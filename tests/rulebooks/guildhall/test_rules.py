@@ -89,10 +89,34 @@ def test_a_fourth_completed_chapter_forces_a_discard(trace_snapshot) -> None:  #
     decision = game.current_decision()
     assert (decision.by, decision.prompt) == ("P1", "Discard which completed chapter?")
     assert decision.labels == ["Farmer", "Dancer", "Weaver", "Trader"]
-    game, trace = scenario_trace(position, [*answers, "Dancer"])
+    # §10, A7: the owner also chooses the order of the chapter's cards on the pile (purple first,
+    # so red ends on top).
+    game, trace = scenario_trace(position, [*answers, "Dancer", *DANCERS[:0:-1]])
     assert len(zones(game)["closed[P1]"]) == 15
-    assert zones(game)["discard"][:5] == DANCERS[::-1]
+    assert zones(game)["discard"][:5] == DANCERS
     assert trace == trace_snapshot
+
+
+def test_the_buyer_chooses_the_order_of_a_paid_chapter_on_the_discard_pile() -> None:
+    """§9.1, A7: the cards of a chapter paid for a VP card go onto the discard pile in the order the
+    buyer chooses, one at a time; the last one ends on top, where the next Historian's tier 0 takes it."""
+    position = {
+        "closed[P1]": FARMERS,
+        "row": ["5 VP plain (cost 1)"],
+        "hand[P1]": ["green Assassin", "red Historian"],
+    }
+    game = start(position)
+    game.apply("buy 5 VP plain (cost 1)")
+    decision = game.current_decision()
+    assert (decision.by, decision.prompt) == ("P1", "Discard its cards in which order? (the last one ends on top) (1)")
+    assert decision.labels == FARMERS
+    for label in ["yellow Farmer", "purple Farmer", "red Farmer", "blue Farmer"]:
+        game.apply(label)
+    assert zones(game)["discard"] == ["green Farmer", "blue Farmer", "red Farmer", "purple Farmer", "yellow Farmer"]
+    game.apply("play red Historian")
+    game.apply("tier 0: Place the top card of the discard pile into your guild")
+    assert "green Farmer" in zones(game)["guild[P1]"]
+    assert zones(game)["discard"][0] == "blue Farmer"
 
 
 def test_completion_is_checked_in_the_other_players_guild_too() -> None:
@@ -266,6 +290,16 @@ def test_invariants_hold_in_seeded_games(players: int, seed: int, agent: type) -
     winners = game.result()["winners"]
     assert len(winners) == 1
     assert game.score(Player(int(winners[0][1:]) - 1)) >= 20
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3)])
+def test_no_ability_is_lost_while_it_can_be_carried_out_in_full(players: int, seed: int) -> None:
+    """§5, §14, A17: every pick offered can complete its tier, so in random games no tier is undone,
+    except a Historian's search that finds too few cards (the pile is not known before it, §12)."""
+    game = RB.new_game(players=players, seed=seed)
+    play(game, [RandomAgent(seed * 10 + i) for i in range(players)])
+    undone = [e.text for e in game.events if e.verb == "undo" and not e.text.startswith("historian tier")]
+    assert undone == []
 
 
 # ---------------------------------------------------------------- coverage of the snapshots

@@ -153,7 +153,9 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
         + "  set taught[P1] = [coin, book, bread]\n"
         + '  put(P1, "Baker bread/shield", 2, 3)\n'
     )
-    answers = ["Teach"]  # the Knight is the only card that teaches a new kind: it is taken at once
+    # The Knight is the only card that teaches a new kind: it is taken at once. The builder could
+    # remove the level-2 Baker first (A-11b), but places the Renaissance Man at once.
+    answers = ["Teach", "Into the pyramid"]
     run_script(game, answers)
     assert game.legal_answers() == ["{level: 2, pos: 1}", "{level: 2, pos: 2}", "{level: 2, pos: 4}"]
     text = scripted_trace(game, ["{level: 2, pos: 4}"], scenario="a Renaissance Man built and placed", before=answers)
@@ -164,6 +166,29 @@ def test_a_fourth_kind_taught_builds_a_face_down_renaissance_man(trace_snapshot)
     drawn = next(e.text.split(":")[0] for e in game.events if e.text.endswith("-> building[P1]"))
     assert drawn not in trace_text(game, viewer=Player(0)).split("round = 1")[1]
     assert game.view("P1")["zones"]["slot[P1,2,4]"] == ["face-down Renaissance Man"]
+
+
+def test_a_builder_may_remove_the_scholar_that_taught_and_put_the_renaissance_man_in_its_slot(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A player who builds a Renaissance Man may first remove workers (A-11b): here the level-2
+    Scholar that gave the Teach goes to the discard pile and the Renaissance Man takes its slot."""
+    stage = (
+        '  put(P1, "Scholar coin/book", 2, 1)\n'
+        + hand("Scholar shield/coin", "Knight shield/bread")
+        + "  set taught[P1] = [coin, bread, shield]\n"
+    )
+    game = staged(stage)
+    # Phase 1: the level-1 Scholar is covered, so no Teach; phase 2: the level-2 Scholar teaches.
+    answers = ["Pass", "Teach", "Remove a worker first"]
+    run_script(game, answers)
+    # The Scholar was the only removable worker (taken at once); nothing else can be removed now.
+    assert game.current_decision().prompt == "Place it where?"
+    assert game.legal_answers()[0] == "{level: 2, pos: 1}", "the Scholar's slot is free for the Renaissance Man"
+    assert game.view(None)["zones"]["slot[P1,2,1]"] == ["Scholar coin/book"], "removed at the reveal, not before"
+    text = scripted_trace(game, ["{level: 2, pos: 1}"], scenario="a builder's removal", before=answers)
+    assert text == trace_snapshot
+    zones = game.view(None)["zones"]
+    assert zones["slot[P1,2,1]"] == ["face-down Renaissance Man"]
+    assert "P1 removes Scholar coin/book from the pyramid" in text
 
 
 def test_a_removal_chain_uncovers_a_worker_that_grants_access(trace_snapshot) -> None:  # type: ignore[no-untyped-def]
@@ -242,6 +267,31 @@ def test_a_recruited_master_ends_the_game_at_once() -> None:
     run_script(game, ["Recruit", "Merchant bread/book", "Pass", "Pass", "Pass", "Into the pyramid"])
     assert game.over and game.result()["winners"] == ["P1"]
     assert not any("bread position" in e.text for e in game.events)
+
+
+def test_a_game_of_several_players_has_no_score_only_its_masters() -> None:
+    """A-28: a game of 2 or more players is won by its Master(s) and has no score: no player's
+    workers are counted as one."""
+    stage = (
+        hand("Baker coin/book", "Baker coin/shield")
+        + hand("Merchant bread/shield", "Knight book/coin", who="P2")
+        + MASTER_STAGE
+    )
+    game = run_script(staged(stage, players=2), ["Hire", "Hire"])
+    assert game.result() == {"scores": {"P1": None, "P2": None}, "winners": ["P1", "P2"]}
+
+
+def test_the_solo_game_scores_the_number_of_rounds() -> None:
+    """A-28: the solo game's result is the number of rounds played until the Master is placed."""
+    stage = (
+        hand("Merchant bread/book", "Baker coin/shield")
+        + MASTER_STAGE
+        + '  move board[coin] to deck\n  move spare("Merchant coin/book") to board[coin]\n'
+        + "  set knights[players[0], bread] = 1\n  set stored[P1] = [shield]\n"
+    )
+    game = run_script(staged(stage), ["Recruit", "Merchant bread/book", "Pass", "Pass", "Pass", "Into the pyramid"])
+    assert game.over and game.state.vars["round"] == 1
+    assert game.result() == {"scores": {"P1": 1}, "winners": ["P1"]}
 
 
 # ---------------------------------------------------------------- refusals

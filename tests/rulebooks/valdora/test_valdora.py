@@ -204,16 +204,44 @@ def test_buying_a_fourth_commission_returns_one_to_this_book(trace_snapshot) -> 
     """With 3 open commissions, buying a page (1 silver) sends one of the 3 back onto either side of the book."""
     game = scenario(COMMISSIONS_FULL)
     old = zone(game, "held[P1]")
-    run_script(game, ["C", "Buy commissions", "Buy the right page"])
+    run_script(game, ["C", "Buy commissions", "Return a commission, then buy a page"])
     decision = game.current_decision()
     assert decision.prompt == "Return which commission to the book?"
     assert sorted(decision.labels) == sorted(old), "only one of the 3 old commissions, and no way to keep all 4"
     text = played(
         scenario(COMMISSIONS_FULL),
-        ["C", "Buy commissions", "Buy the right page", old[0], "The left side", "Close the book"],
+        [
+            "C",
+            "Buy commissions",
+            "Return a commission, then buy a page",
+            old[0],
+            "The left side",
+            "The right page",
+            "Close the book",
+        ],
         "§5.1 buying commissions",
     )
     assert text == trace_snapshot
+
+
+def test_with_three_open_commissions_the_page_is_chosen_after_the_return() -> None:
+    """§5.1, A-13: with 3 open commissions, one goes back first ("first return one"); the page to buy
+    is then chosen among the pages visible after the return, so a page the return covered cannot be
+    bought, and the returned card, showing that side's face, can."""
+    game = scenario(COMMISSIONS_FULL)
+    old = zone(game, "held[P1]")
+    run_script(game, ["C", "Buy commissions", "Turn a right page"])
+    assert "Buy the right page" not in game.legal_answers(), "no page is named before the return"
+    covered = zone(game, "co_right[C]")[0]
+    run_script(game, ["Return a commission, then buy a page", old[0], "The right side"])
+    decision = game.current_decision()
+    assert decision.prompt == "Buy which page?"
+    assert decision.labels == ["The right page", "The left page"]
+    assert zone(game, "co_right[C]")[0] == old[0], "the right page now shows the returned card"
+    run_script(game, ["The right page"])
+    assert covered not in zone(game, "held[P1]"), "the covered page cannot be bought"
+    assert zone(game, "co_right[C]")[0] == covered, "it stays in the book, visible again"
+    assert sorted(zone(game, "held[P1]")) == sorted(old), "the returned card, bought back"
 
 
 PORT = """

@@ -1368,8 +1368,7 @@ class Game:
             else:
                 remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
-                self._fail(f"cannot choose {frame.count}: only {len(frame.picked)} fit", choose.span)
-                return
+                raise self._failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
             done = done or not remaining
             if done:
                 self.frames.pop()

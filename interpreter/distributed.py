@@ -19,12 +19,13 @@ node of a cluster (a bundled rulebook ships with the package).
 
 from __future__ import annotations
 
+import argparse
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from .console import UsageError
+from .console import UsageError, whole
 from .errors import RulecraftError
 
 T = TypeVar("T")
@@ -32,6 +33,37 @@ R = TypeVar("R")
 
 RETRIES = 5  # how many times a batch whose worker died is run again before the run fails
 IN_FLIGHT = 4  # batches per CPU submitted ahead: enough to keep every CPU busy between two waits
+
+
+def add_backend(p: argparse.ArgumentParser) -> None:
+    """`--backend local|ray`, `--address` and `--batch`: the flags of the commands that play many games."""
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where the games run: local processes (--workers), or Ray tasks (needs pip install 'rulecraft[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the Ray cluster to join (ray://host:10001, host:6379, auto); "
+        "default: a local Ray instance started for the run",
+    )
+    p.add_argument(
+        "--batch",
+        type=whole(1, 1_000_000),
+        help="with --backend ray: games per Ray task (default: about 8 tasks per CPU, at most 64 games each)",
+    )
+
+
+def backend_for(args: argparse.Namespace) -> None:
+    """Refuse --address and --batch without --backend ray, and Ray's flags when Ray is not installed."""
+    if args.backend != "ray":
+        for flag in ("address", "batch"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag} needs --backend ray")
+        return
+    _ray()
 
 
 def _ray() -> Any:

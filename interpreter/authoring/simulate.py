@@ -340,7 +340,7 @@ def simulate(
     if backend == "ray":
         from ..distributed import ray_map
 
-        for result in ray_map(play_one, tasks, address=address, cpus=workers, batch=batch):
+        for result in ray_map(play_one, tasks, address=address, cpus=workers if workers > 0 else None, batch=batch):
             results.append(result)
             show(len(results))
     elif workers <= 1:

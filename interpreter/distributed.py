@@ -163,4 +163,6 @@ def _get(ray: Any, ref: Any) -> list[Any]:
             raise cause from None
         raise
     except ray.exceptions.WorkerCrashedError:
-        raise RulecraftError(f"a batch of games lost its Ray worker {RETRIES + 1} times; the run stops") from None
+        raise RulecraftError(
+            f"a batch of games lost its Ray worker on each of {RETRIES + 1} tries; the run stops"
+        ) from None

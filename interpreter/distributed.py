@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -57,13 +58,16 @@ def add_backend(p: argparse.ArgumentParser) -> None:
 
 
 def backend_for(args: argparse.Namespace) -> None:
-    """Refuse --address and --batch without --backend ray, and Ray's flags when Ray is not installed."""
+    """Refuse --address and --batch without --backend ray, --backend ray without Ray installed, and
+    an address where no cluster listens: before any game."""
     if args.backend != "ray":
         for flag in ("address", "batch"):
             if getattr(args, flag) is not None:
                 raise UsageError(f"--{flag} needs --backend ray")
         return
     _ray()
+    if args.address:
+        _reachable(args.address)
 
 
 def _ray() -> Any:
@@ -80,6 +84,8 @@ def connected(address: str | None = None, cpus: int | None = None) -> Iterator[i
     ray = _ray()
     started = False
     if not ray.is_initialized():
+        if address:
+            _reachable(address)
         try:
             ray.init(
                 # "local": a new instance of our own, never a cluster that happens to run on this machine
@@ -98,6 +104,20 @@ def connected(address: str | None = None, cpus: int | None = None) -> Iterator[i
     finally:
         if started:
             ray.shutdown()
+
+
+def _reachable(address: str) -> None:
+    """Refuse at once a cluster address where nothing listens (Ray itself would retry for minutes)."""
+    if address == "auto":  # the cluster `ray start` left its address for on this machine
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--address {address}: not a Ray address (ray://host:10001, host:6379 or auto)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise RulecraftError(f"cannot reach the Ray cluster at {address}: {reason}") from None
 
 
 def batch_size(tasks: int, cpus: int) -> int:

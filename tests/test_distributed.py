@@ -125,3 +125,12 @@ def test_without_ray_installed_the_backend_says_how_to_get_it(
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     assert main(["simulate", TUTORIAL, "-n", "2", "--backend", "ray"]) == 2
     assert "pip install 'rulecraft[ray]'" in capsys.readouterr().err
+
+
+def test_an_address_where_no_cluster_listens_is_refused_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """A closed port is an error naming the address (Ray alone would retry for minutes); a malformed one, bad usage."""
+    needs("ray")
+    assert main(["simulate", TUTORIAL, "-n", "2", "--backend", "ray", "--address", "127.0.0.1:1"]) == 1
+    assert "cannot reach the Ray cluster at 127.0.0.1:1: Connection refused" in capsys.readouterr().err
+    assert main(["soak", TUTORIAL, "--games", "2", "--backend", "ray", "--address", "nohost"]) == 2
+    assert "--address nohost: not a Ray address" in capsys.readouterr().err

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -86,6 +88,9 @@ def connected(address: str | None = None, cpus: int | None = None) -> Iterator[i
     if not ray.is_initialized():
         if address:
             _reachable(address)
+        # Ray's core installs its own SIGTERM handler (it dumps a stack and dies): the command's own
+        # (soak prints the figures of the games finished) is put back after it.
+        handlers = _signal_handlers()
         try:
             ray.init(
                 # "local": a new instance of our own, never a cluster that happens to run on this machine
@@ -98,12 +103,23 @@ def connected(address: str | None = None, cpus: int | None = None) -> Iterator[i
         except Exception as exc:  # Ray raises ConnectionError, ValueError, RuntimeError, ... by cause
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             raise RulecraftError(f"cannot start or reach {where}: {exc}") from None
+        finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
         started = True
     try:
         yield max(1, int(ray.cluster_resources().get("CPU", 1)))
     finally:
         if started:
             ray.shutdown()
+
+
+def _signal_handlers() -> dict[int, Any]:
+    """SIGTERM's and SIGINT's handlers now (only the main thread may set them back)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    return {signum: handler for signum, handler in handlers.items() if handler is not None}  # None: not Python's
 
 
 def _reachable(address: str) -> None:

@@ -3,7 +3,7 @@
 Six panels: win rate by seat and by agent (bars with their 95 % Wilson intervals), the
 distribution of game length, the mean score of each seat over the game (with its 95 % band),
 and, for each ability and tier, how often it was offered and chosen beside the win rate of the
-players who chose it (with its interval). matplotlib is an optional dependency
+players who chose it (the choosers' win rate, with its interval). matplotlib is an optional dependency
 (`pip install 'rulecraft[plot]'`); the figure is drawn without pyplot (no global state, no
 window), and an SVG keeps its text as text (searchable, and smaller).
 """
@@ -25,7 +25,7 @@ TITLES = (
     "game length",
     "mean score over the game",
     "abilities and tiers: offered and chosen",
-    "win rate of the players who chose it",
+    "choosers' win rate",
 )
 
 

@@ -48,8 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
         help="play many seeded games and print statistics",
-        description="Play N games (seeds derived from one master seed), then print win rates by "
-        "seat and by agent, game length and how often each card is chosen or moved.",
+        description="Play N games (seeds derived from one master seed), in local processes or as Ray "
+        "tasks, then print win rates by seat and by agent, game length, how often each ability and tier "
+        "is offered and chosen (and how its choosers fare), the score over the game and how often each "
+        "card is chosen or moved; as JSON and as a plot too.",
     )
     p.add_argument("game", help="a bundled rulebook or a path")
     p.add_argument("-n", type=whole(1, 10_000_000), default=100, help="number of games (default 100)")

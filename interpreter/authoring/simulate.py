@@ -105,23 +105,21 @@ class Stats:
 
     def ability_use(self) -> list[tuple[str, int, int, float, int]]:
         """(ability or tier, times offered, times chosen, the choosers' win rate, how many choosers),
-        in the rulebook's order. A chooser is a seat of a game that chose it at least once (a shared
-        win counts as a share), so one player taking a tier ten times is one chooser."""
+        by ability name, each ability before its tiers. A chooser is a seat of a game that chose it at
+        least once (a shared win counts as a share), so one player taking a tier ten times is one chooser."""
         offered: Counter[str] = Counter()
         chosen: Counter[str] = Counter()
         wins: dict[str, float] = {}
         choosers: Counter[str] = Counter()
-        order: dict[str, int] = {}
         for r in self.results:
             for key, (o, c) in r.abilities.items():
-                order.setdefault(key, len(order))
                 offered[key] += o
                 chosen[key] += c
             for key, seats in r.choosers.items():
                 choosers[key] += len(seats)
                 wins[key] = wins.get(key, 0.0) + sum(1 / len(r.winners) for seat in seats if seat in r.winners)
         rows = []
-        for key in sorted(order, key=_ability_order):
+        for key in sorted(offered, key=_ability_order):
             n = choosers[key]
             rows.append((key, offered[key], chosen[key], wins.get(key, 0.0) / n if n else 0.0, n))
         return rows

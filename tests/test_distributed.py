@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -134,3 +135,19 @@ def test_an_address_where_no_cluster_listens_is_refused_at_once(capsys: pytest.C
     assert "cannot reach the Ray cluster at 127.0.0.1:1: Connection refused" in capsys.readouterr().err
     assert main(["soak", TUTORIAL, "--games", "2", "--backend", "ray", "--address", "nohost"]) == 2
     assert "--address nohost: not a Ray address" in capsys.readouterr().err
+
+
+def test_a_command_keeps_its_sigterm_handler_when_it_starts_ray() -> None:
+    """Ray's core installs its own SIGTERM handler (a stack dump, then death); starting Ray for a run
+    puts the command's back, so `kill` stops a soak run that still prints its figures."""
+    needs("ray")
+    program = """
+import signal
+from rulecraft.distributed import connected
+def stop(signum, frame): pass
+signal.signal(signal.SIGTERM, stop)
+with connected(cpus=1):
+    print(signal.getsignal(signal.SIGTERM) is stop)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "True"

@@ -32,6 +32,7 @@ from typing import Any
 import attrs
 
 from .console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
+from .distributed import add_backend, backend_for
 from .errors import RulebookError, RulecraftError
 from .information import ask_again, hidden_positions, permute_hidden
 from .records import Answer, record_of, write_record
@@ -332,13 +333,19 @@ def soak(
     out_dir: Path | None = None,
     progress: Callable[[int, SoakSummary], None] | None = None,
     workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    batch: int | None = None,
 ) -> SoakSummary:
     """Play the games of seeds `seed` .. `seed + games - 1` of a rulebook, checking every decision.
 
     The game of seed s has `players_of(s, counts)` players. With `workers` > 1 the games are played
     in that many processes; the summary (counts, findings and their order) is the same for any
-    number of workers. Interrupted (Ctrl-C, SIGTERM), the summary covers the games of the first
-    seeds that were played to their end, with no gap: a later run can start at the next seed.
+    number of workers, and on Ray (`backend="ray"`: batches of `batch` games as Ray tasks, on the
+    cluster at `address` or on a local Ray instance of `workers` CPUs; see `rulecraft.distributed`;
+    the records of violations are written by the worker that found them, on its node).
+    Interrupted (Ctrl-C, SIGTERM), the summary covers the games of the first seeds that were
+    played to their end, with no gap: a later run can start at the next seed.
     """
     rb = _RULEBOOKS[name] = load(name)
     counts = list(players or range(rb.program.min_players, rb.program.max_players + 1))
@@ -357,7 +364,14 @@ def soak(
             progress(k, summary)
 
     try:
-        if workers <= 1:
+        if backend == "ray":
+            from .distributed import ray_map
+
+            # In seed order too: a batch that comes back early waits for the ones before it.
+            cpus = workers if workers > 0 else None
+            for k, one in enumerate(ray_map(_one, tasks, address=address, cpus=cpus, batch=batch, ordered=True)):
+                count_in(k, one)
+        elif workers <= 1:
             for k, task in enumerate(tasks):
                 count_in(k, _one(task))  # a game interrupted is not counted
         else:
@@ -413,9 +427,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workers",
         type=WORKERS,
-        default=1,
-        help="processes to use, at most one a game (the games, findings and figures do not depend on it)",
+        help="processes to use, at most one a game (the games, findings and figures do not depend on it); "
+        "with --backend ray and no --address: the CPUs of the local Ray instance (default: all)",
     )
+    add_backend(p)
     p.add_argument(
         "--json",
         metavar="FILE",
@@ -443,7 +458,11 @@ def _command(args: argparse.Namespace) -> int:
         rb = load(name)
         for count in args.players or ():
             players_for(rb, count)
-    workers = args.workers = workers_for(args.workers, args.count)
+    backend_for(args)
+    if args.backend == "local" or args.workers:
+        workers = args.workers = workers_for(args.workers or 1, args.count)
+    else:
+        workers = args.workers = 0  # a local Ray instance of all the machine's CPUs
     signal.signal(signal.SIGTERM, _stop)  # `kill` stops a long run early and still prints its figures
     failed = False
     for name in names:
@@ -459,6 +478,9 @@ def _command(args: argparse.Namespace) -> int:
                 out_dir=Path(args.out),
                 progress=lambda k, summary: advance(1),
                 workers=workers,
+                backend=args.backend,
+                address=args.address,
+                batch=args.batch,
             )
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
@@ -468,7 +490,12 @@ def _command(args: argparse.Namespace) -> int:
             f"{summary.hidden_checks} hidden-information checks, {len(summary.findings)} violations "
             f"in {seconds:.0f}s" + (" (interrupted)" if summary.interrupted else "")
         )
-        print(f"  seeds {summary.seeds}, {workers} worker(s)")
+        where = (
+            f"{workers} worker(s)"
+            if args.backend == "local"
+            else "on Ray" + (f" at {args.address}" if args.address else "")
+        )
+        print(f"  seeds {summary.seeds}, {where}")
         if args.json:
             _append_json(Path(args.json), name, summary, args, seconds)
         if summary.interrupted:
@@ -494,6 +521,7 @@ def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Nam
         "violations": [attrs.asdict(f) for f in summary.findings],
         "interrupted": summary.interrupted,
         "workers": args.workers,
+        "backend": args.backend,
         "seconds": round(seconds, 1),
     }
     with path.open("a", encoding="utf-8") as out:

@@ -73,3 +73,41 @@ def test_command_line_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert sum(r["rate"] for r in data["win_rate_by_seat"].values()) == pytest.approx(1.0)
     assert len(data["card_use"]) == 1 and data["cards_used"] == 15
     assert err == ""
+
+
+def test_abilities_are_counted_when_offered_and_when_chosen() -> None:
+    """Each `use` offers its ability and the tiers the rules allow; a tier chosen counts for the ability too."""
+    stats = simulate(TUTORIAL, 6, agents=["greedy", "random"], seed=2)
+    rows = {key: (offered, chosen, n) for key, offered, chosen, _, n in stats.ability_use()}
+    assert list(rows) == ["sell", *(key for key in rows if key.startswith("sell tier "))]
+    offered, chosen, _ = rows["sell"]
+    assert 0 < chosen <= offered
+    assert chosen == sum(c for key, (_, c, _) in rows.items() if key != "sell")
+    assert all(rows[key][0] <= offered for key in rows)  # a tier is offered only when its ability is
+    assert all(n <= 2 * 6 for _, _, n in rows.values())  # a chooser is a seat of a game
+
+
+def test_score_over_the_game_runs_from_the_start_to_the_end() -> None:
+    """The score is read at eleven points: the first is the opening score, the last the final one."""
+    stats = simulate(TUTORIAL, 5, seed=1)
+    assert all(len(r.scores) == 11 for r in stats.results)
+    curves = stats.score_curve()
+    assert [c[0][0] for c in curves] == [0.0, 0.0]  # no one has sold anything yet
+    finals = [sum(r.scores[-1][seat] for r in stats.results) / 5 for seat in range(2)]
+    assert [c[-1][0] for c in curves] == pytest.approx(finals)
+    assert all(low <= mean <= high for c in curves for mean, low, high in c)
+
+
+def test_json_to_a_file_keeps_the_report_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--json FILE` writes the figures, each with its 95 % interval, and the report still prints."""
+    out_file = tmp_path / "run.json"
+    assert main(["simulate", TUTORIAL, "-n", "4", "--json", str(out_file), "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("tutorial: 4 games")
+    data = json.loads(out_file.read_text(encoding="utf-8"))
+    assert data["length"]["mean_low"] <= data["length"]["mean"] <= data["length"]["mean_high"]
+    assert sum(data["length_counts"].values()) == 4
+    use = data["ability_use"][0]
+    assert use["ability"] == "sell" and use["choosers_won"]["low"] <= use["choosers_won"]["rate"]
+    assert set(data["score_over_game"]) == {"P1", "P2"} and len(data["score_over_game"]["P1"]) == 11
+    assert main(["simulate", TUTORIAL, "-n", "1", "--json", "-", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 1

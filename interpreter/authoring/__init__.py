@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
+from ..distributed import add_backend
 from ..errors import RulecraftError
 
 
@@ -47,8 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
         help="play many seeded games and print statistics",
-        description="Play N games (seeds derived from one master seed), then print win rates by "
-        "seat and by agent, game length and how often each card is chosen or moved.",
+        description="Play N games (seeds derived from one master seed), in local processes or as Ray "
+        "tasks, then print win rates by seat and by agent, game length, how often each ability and tier "
+        "is offered and chosen (and how its choosers fare), the score over the game and how often each "
+        "card is chosen or moved; as JSON and as a plot too.",
     )
     p.add_argument("game", help="a bundled rulebook or a path")
     p.add_argument("-n", type=whole(1, 10_000_000), default=100, help="number of games (default 100)")
@@ -58,10 +61,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=SEED, default=0, help="the master seed (default 0)")
     p.add_argument(
-        "--workers", type=WORKERS, default=1, help="processes to use, at most one a game (results do not depend on it)"
+        "--workers",
+        type=WORKERS,
+        help="processes to use, at most one a game (results do not depend on it); "
+        "with --backend ray and no --address: the CPUs of the local Ray instance (default: all)",
     )
+    add_backend(p)
     p.add_argument("--top", type=whole(0, 100_000), default=15, help="how many cards to list (default 15)")
-    p.add_argument("--json", action="store_true", help="print the statistics as JSON (machine-readable)")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="write the statistics as JSON to FILE (every rate with its 95 %% interval); "
+        "without FILE (or -), print them on stdout instead of the report",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the statistics into FILE.png or FILE.svg (needs matplotlib: pip install 'rulecraft[plot]')",
+    )
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -134,6 +153,7 @@ def replace_text(path: Path, text: str) -> None:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..agents import AGENTS
     from ..console import UsageError, players_for, progress, workers_for
+    from ..distributed import backend_for
     from ..rulebook import load
     from .simulate import report, report_data, simulate, timed
 
@@ -141,7 +161,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for name in (a.strip() for a in args.agents.split(",")):
         if name and name not in AGENTS:
             raise UsageError(f"--agents: unknown agent '{name}': choose from {', '.join(AGENTS)}")
-    workers = workers_for(args.workers, args.n)
+    backend_for(args)
+    if args.plot:
+        from .plots import check_plot_file
+
+        check_plot_file(args.plot)
+    workers = workers_for(args.workers or 1, args.n) if args.backend == "local" or args.workers else 0
     with progress(args.n, "games", "simulate", args.quiet) as advance:
         stats, seconds = timed(
             lambda: simulate(
@@ -152,16 +177,32 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 workers=workers,
                 progress=lambda done: advance(1),
+                backend=args.backend,
+                address=args.address,
+                batch=args.batch,
             )
         )
-    if args.json:
-        print(json.dumps(report_data(stats, top=args.top), indent=1, sort_keys=True))
-    else:
+    if args.json != "-":
         sys.stdout.write(report(stats, top=args.top))
+    if args.json is not None:
+        text = json.dumps(report_data(stats, top=args.top), indent=1, sort_keys=True)
+        if args.json == "-":
+            print(text)
+        else:
+            try:
+                Path(args.json).write_text(text + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise RulecraftError(f"{args.json}: cannot write the file: {exc.strerror or exc}") from None
+    if args.plot:
+        from .plots import plot
+
+        plot(stats, Path(args.plot))
     # Timing goes to stderr: the report on stdout does not depend on the machine or on --workers.
     if not args.quiet:
-        print(
-            f"simulate: {args.n} games in {seconds:.2f} s with {workers} worker(s), {args.n / seconds:.1f} games/s",
-            file=sys.stderr,
+        where = (
+            f"with {workers} worker(s)"
+            if args.backend == "local"
+            else "on Ray" + (f" at {args.address}" if args.address else "")
         )
+        print(f"simulate: {args.n} games in {seconds:.2f} s {where}, {args.n / seconds:.1f} games/s", file=sys.stderr)
     return 0

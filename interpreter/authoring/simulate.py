@@ -8,6 +8,15 @@ so that a win rate by agent is not a win rate by seat in disguise.
 Card use is counted generically, by card label: how often a player's answer named a card (the
 answer is the card's label, as in a `choose` among cards, or holds it as words, as in a menu
 option "play red 1"), and how many times a card moved from one zone to another.
+
+Abilities are counted from the `use` decisions: how often each tier was among the options
+(offered), how often the chooser took it (chosen), and whether a player who took it went on to
+win. The rulebook's `score(p)`, if it declares one, is read at eleven points of each game (its
+start, each tenth of the decisions, its end), so games of different lengths can be averaged.
+
+The games run in this process, in `workers` local processes, or as Ray tasks
+(`backend="ray"`, `rulecraft.distributed`); each game's result depends only on its seed and
+seats, so the statistics are the same on every backend.
 """
 
 from __future__ import annotations
@@ -22,10 +31,14 @@ from typing import Any
 
 import attrs
 
-from ..agents import make_agents, play
+from .. import syntax as s
+from ..agents import Agent, make_agents, play
+from ..errors import RulebookError
 from ..rulebook import Rulebook, load
-from ..runtime import MASK64, Game, splitmix
+from ..runtime import MASK64, Decision, Game, splitmix
 from ..values import CardRef, Player, ZoneRef
+
+SCORE_POINTS = 11  # the score is read at the start, at each tenth of a game, and at its end
 
 
 @attrs.frozen
@@ -40,6 +53,11 @@ class GameResult:
     chosen: dict[str, int]
     moved: dict[str, int]
     unfinished: str | None = None  # why a guard stopped the game (it has no winner), else None
+    # "ability" or "ability tier N" -> (times offered, times chosen); an ability is offered when its
+    # `use` asks, and chosen when a tier (not "no ability") is the answer.
+    abilities: dict[str, tuple[int, int]] = attrs.Factory(dict)
+    choosers: dict[str, tuple[int, ...]] = attrs.Factory(dict)  # the same keys -> the seats that chose it
+    scores: tuple[tuple[int, ...], ...] = ()  # SCORE_POINTS rows of every seat's score; () without `score`
 
 
 @attrs.define
@@ -80,6 +98,49 @@ class Stats:
         mean = sum(xs) / len(xs)
         spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
         return mean, spread, min(xs), max(xs)
+
+    def length_counts(self) -> Counter[int]:
+        """How many games took each number of decisions (the distribution of game length)."""
+        return Counter(r.decisions for r in self.results)
+
+    def ability_use(self) -> list[tuple[str, int, int, float, int]]:
+        """(ability or tier, times offered, times chosen, the choosers' win rate, how many choosers),
+        by ability name, each ability before its tiers. A chooser is a seat of a game that chose it at
+        least once (a shared win counts as a share), so one player taking a tier ten times is one chooser."""
+        offered: Counter[str] = Counter()
+        chosen: Counter[str] = Counter()
+        wins: dict[str, float] = {}
+        choosers: Counter[str] = Counter()
+        for r in self.results:
+            for key, (o, c) in r.abilities.items():
+                offered[key] += o
+                chosen[key] += c
+            for key, seats in r.choosers.items():
+                choosers[key] += len(seats)
+                wins[key] = wins.get(key, 0.0) + sum(1 / len(r.winners) for seat in seats if seat in r.winners)
+        rows = []
+        for key in sorted(offered, key=_ability_order):
+            n = choosers[key]
+            rows.append((key, offered[key], chosen[key], wins.get(key, 0.0) / n if n else 0.0, n))
+        return rows
+
+    def score_curve(self) -> list[list[tuple[float, float, float]]]:
+        """Per seat, at each of SCORE_POINTS points of the game: the mean score and its 95 % interval
+        (mean ± 1.96 standard errors). Empty when the rulebook declares no `score`."""
+        games = [r.scores for r in self.results if r.scores]
+        if not games:
+            return []
+        curves = []
+        for seat in range(self.players):
+            points = []
+            for k in range(SCORE_POINTS):
+                xs = [g[k][seat] for g in games]
+                mean = sum(xs) / len(xs)
+                sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / max(len(xs) - 1, 1))
+                half = 1.96 * sd / math.sqrt(len(xs))
+                points.append((mean, mean - half, mean + half))
+            curves.append(points)
+        return curves
 
     def card_use(self) -> list[tuple[str, int, int]]:
         """(label, times chosen, times moved), most used first."""
@@ -134,7 +195,69 @@ def cards_named(answer: str, game: Game) -> list[str]:
     return pattern.findall(answer)
 
 
+def _ability_order(key: str) -> tuple[str, int]:
+    """An ability first, then its tiers by level ("trade", "trade tier 0", "trade tier 1", ...)."""
+    name, _, level = key.partition(" tier ")
+    return name, int(level) + 1 if level else 0
+
+
+def _tier_names(program: Any) -> dict[int, str]:
+    """Each tier of the rulebook (by identity: the options of a `use` decision hold them) -> its ability."""
+    return {id(tier): name for name, ability in program.abilities.items() for tier in ability.tiers}
+
+
+class _Watched:
+    """An agent whose answers to `use` decisions are counted (offered, chosen, and by which seat)."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        seat: int,
+        tiers: dict[int, str],
+        abilities: dict[str, list[int]],
+        choosers: dict[str, set[int]],
+    ):
+        self.agent, self.seat, self.tiers = agent, seat, tiers
+        self.abilities, self.choosers = abilities, choosers
+
+    def choose(self, game: Game, decision: Decision) -> str:
+        answer = self.agent.choose(game, decision)
+        offered = [o for o in decision.options if isinstance(o.value, s.Tier)]
+        if offered and len(offered) + 1 == len(decision.options):  # the options of a `use`: "no ability" and tiers
+            ability = self.tiers.get(id(offered[0].value))
+            if ability is not None:
+                self._count(ability, answer != "no ability")
+                for option in offered:
+                    self._count(f"{ability} tier {option.value.level}", option.label == answer)
+        return answer
+
+    def _count(self, key: str, chosen: bool) -> None:
+        counts = self.abilities.setdefault(key, [0, 0])
+        counts[0] += 1
+        if chosen:
+            counts[1] += 1
+            self.choosers.setdefault(key, set()).add(self.seat)
+
+
+def _scores(game: Game) -> tuple[int, ...] | None:
+    """Every seat's `score(p)`, or None if the rulebook declares none or it cannot be computed now."""
+    try:
+        values = [game.score(p) for p in game.players]
+    except RulebookError:  # a score that needs the end of the game (a field of `none`, ...): not plotted
+        return None
+    return None if None in values else tuple(v for v in values if v is not None)
+
+
+def _sampled(rows: list[tuple[int, ...] | None]) -> tuple[tuple[int, ...], ...]:
+    """SCORE_POINTS rows, evenly spread over the game (from its start to its end); () if any is missing."""
+    if not rows or any(row is None for row in rows):
+        return ()
+    last = len(rows) - 1
+    return tuple(rows[round(k * last / (SCORE_POINTS - 1))] for k in range(SCORE_POINTS))  # type: ignore[misc]
+
+
 _RULEBOOKS: dict[str, Rulebook] = {}
+_TIERS: dict[str, dict[int, str]] = {}
 
 
 def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
@@ -143,8 +266,17 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     rb = _RULEBOOKS.get(name)
     if rb is None:
         rb = _RULEBOOKS[name] = load(name)
+        _TIERS[name] = _tier_names(rb.program)
     game = _CountingGame(rb, players, seed, trace=False)
-    play(game, make_agents(list(agents), players, seed))
+    abilities: dict[str, list[int]] = {}
+    choosers: dict[str, set[int]] = {}
+    seats = [
+        _Watched(a, i, _TIERS[name], abilities, choosers)
+        for i, a in enumerate(make_agents(list(agents), players, seed))
+    ]
+    scored = "score" in rb.program.fns
+    scores = [_scores(game)] if scored else []
+    play(game, list(seats), on_answer=(lambda g: scores.append(_scores(g))) if scored else None)
     by_players = [label for by, label in game.answers if by != "table"]
     chosen = Counter(name for answer in by_players for name in cards_named(answer, game))
     return GameResult(
@@ -156,6 +288,9 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         dict(chosen),
         dict(getattr(game, "moved", {})),
         game.state.unfinished,
+        {key: (o, c) for key, (o, c) in abilities.items()},
+        {key: tuple(sorted(seats)) for key, seats in choosers.items()},
+        _sampled(scores),
     )
 
 
@@ -180,8 +315,16 @@ def simulate(
     seed: int = 0,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    *,
+    backend: str = "local",
+    address: str | None = None,
+    batch: int | None = None,
 ) -> Stats:
-    """Play n games (in `workers` processes) and gather their statistics; `progress(done)` after each game."""
+    """Play n games and gather their statistics; `progress(done)` after each game.
+
+    `backend` "local": in `workers` processes of this machine; "ray": as Ray tasks of `batch` games
+    each, on the Ray cluster at `address`, else on a local Ray instance of `workers` CPUs.
+    """
     if n < 1:
         raise ValueError("simulate at least one game")
     rb = load(game)
@@ -192,7 +335,13 @@ def simulate(
     tasks = [(game, count, seat_agents(names, count, i), s, i) for i, s in enumerate(game_seeds(seed, n))]
     show = progress or (lambda done: None)
     results: list[GameResult] = []
-    if workers <= 1:
+    if backend == "ray":
+        from ..distributed import ray_map
+
+        for result in ray_map(play_one, tasks, address=address, cpus=workers if workers > 0 else None, batch=batch):
+            results.append(result)
+            show(len(results))
+    elif workers <= 1:
         for task in tasks:
             results.append(play_one(task))
             show(len(results))
@@ -225,6 +374,28 @@ def report(stats: Stats, top: int = 15) -> str:
     lines += [f"  {count} {why}" for why, count in sorted(unfinished.items())]
     mean, spread, low, high = stats.lengths()
     lines += [f"game length (decisions by players): mean {mean:.1f}, sd {spread:.1f}, min {low}, max {high}"]
+    abilities = stats.ability_use()
+    if abilities:
+        lines += [
+            "",
+            "abilities and tiers: offered, chosen, and the win rate of the players who chose it:",
+            f"  {'ability / tier':<32} {'offered':>8} {'chosen':>8}  {'choosers won':>12}",
+        ]
+        lines += [
+            f"  {key:<32} {offered:>8} {chosen:>8}  "
+            + (f"{rate:6.1%}  {_interval(rate, n)}  of {n}" if n else f"{'-':>12}")
+            for key, offered, chosen, rate, n in abilities
+        ]
+    curves = stats.score_curve()
+    if curves:
+        lines += ["", "mean score (95 % interval) at the start, the middle and the end of the game:"]
+        lines += [
+            f"  {Player(seat)}  "
+            + "   ".join(
+                f"{mean:7.1f} [{low:.1f} .. {high:.1f}]" for mean, low, high in (c[0], c[SCORE_POINTS // 2], c[-1])
+            )
+            for seat, c in enumerate(curves)
+        ]
     use = stats.card_use()
     lines += [
         "",
@@ -260,12 +431,36 @@ def report_data(stats: Stats, top: int = 15) -> dict[str, Any]:
             name: {**rate(r, seats), "seats": seats} for name, (r, seats) in stats.win_rate_by_agent().items()
         },
         "unfinished": dict(sorted(stats.unfinished().items())),
-        "length": {"mean": mean, "sd": spread, "min": low, "max": high},
+        "length": {"mean": mean, "sd": spread, "min": low, "max": high, **_mean_interval(mean, spread, n)},
+        "length_counts": {str(k): v for k, v in sorted(stats.length_counts().items())},
+        "ability_use": [
+            {
+                "ability": key,
+                "offered": offered,
+                "chosen": chosen,
+                "chosen_share": rate(chosen / offered if offered else 0.0, offered),
+                "choosers": n,
+                "choosers_won": rate(won, n),
+            }
+            for key, offered, chosen, won, n in stats.ability_use()
+        ],
+        "score_over_game": {
+            str(Player(seat)): [
+                {"at": k / (SCORE_POINTS - 1), "mean": m, "low": lo, "high": hi} for k, (m, lo, hi) in enumerate(c)
+            ]
+            for seat, c in enumerate(stats.score_curve())
+        },
         "card_use": [
             {"card": label, "chosen": chosen, "moved": moved} for label, chosen, moved in stats.card_use()[:top]
         ],
         "cards_used": len(stats.card_use()),
     }
+
+
+def _mean_interval(mean: float, sd: float, n: int) -> dict[str, float]:
+    """The 95 % interval of a mean (±1.96 standard errors; sd is the population's, made the sample's)."""
+    half = 1.96 * sd * math.sqrt(n / max(n - 1, 1)) / math.sqrt(n) if n else 0.0
+    return {"mean_low": mean - half, "mean_high": mean + half}
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:

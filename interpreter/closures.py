@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from . import syntax as s
-from .values import CardRef, EnumValue, Player, Record, ZoneRef, zone_key
+from .builtins import BUILTINS
+from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 
 if TYPE_CHECKING:
     from .check import Program
@@ -538,10 +539,15 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 
         return quantifier
 
+    found = BUILTINS.get(name)
+    if found is None:
+        return slow  # the evaluator names the unknown function
+    run = found.run
+
     def builtin(g: Game, env: dict[str, Any]) -> Any:
         values = [a(g, env) for a in args]
         try:
-            return g._builtin_of(name, values, e.args, e)
+            return run(g, e, values)
         except _VALUE_ERRORS:
             return slow(g, env)  # evaluates again and names the values it could not take
 
@@ -556,7 +562,7 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
     if op in ("==", "!="):
         equal = op == "=="
 
-        def same(g: Game, env: dict[str, Any]) -> Any:  # `_same`, inline
+        def same(g: Game, env: dict[str, Any]) -> Any:  # `same`, inline
             a, b = left(g, env), right(g, env)
             if a is b:
                 return equal
@@ -644,8 +650,8 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 and (b.__class__ is tuple or b.__class__ is ZoneRef)
             ):
                 # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
-                xs = a if a.__class__ is tuple else g._as_list(a, e.left)
-                ys = b if b.__class__ is tuple else g._as_list(b, e.right)
+                xs = a if a.__class__ is tuple else g.as_list(a, e.left)
+                ys = b if b.__class__ is tuple else g.as_list(b, e.right)
                 if len(xs) + len(ys) <= LIST_BUDGET:
                     return xs + ys
             return slow(g, env)
@@ -682,7 +688,7 @@ def _neg(e: s.Neg, cache: CodeCache) -> Code:
 
 
 def _in(e: s.In, cache: CodeCache) -> Code:
-    from .runtime import _card_refs, _contains
+    from .runtime import _card_refs
 
     item, collection, negated, slow = cache.value(e.item), cache.value(e.collection), e.negated, _slow(e)
 
@@ -693,14 +699,14 @@ def _in(e: s.In, cache: CodeCache) -> Code:
             if seq.__class__ is not ZoneRef or None in seq.keys:
                 return slow(g, env)
             seq = _card_refs(g.state.zones.get(seq.key, ()))
-        found = _contains(seq, v)
+        found = contains(seq, v)
         return not found if negated else found
 
     return member
 
 
 def _items(source: Code, e: Any, cache: CodeCache) -> Code:
-    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `_as_list`."""
+    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
     from .runtime import _card_refs
 
     program = cache.program
@@ -711,14 +717,14 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
         def zone_cards(g: Game, env: dict[str, Any]) -> Any:
             values = tuple([k(g, env) for k in keys])
             if name in env or None in values:
-                return g._as_list(source(g, env), e)
+                return g.as_list(source(g, env), e)
             return _card_refs(g.state.zones.get(zone_key(name, values), ()))
 
         return zone_cards
 
     def items(g: Game, env: dict[str, Any]) -> Any:
         v = source(g, env)
-        return v if v.__class__ is tuple else g._as_list(v, e)
+        return v if v.__class__ is tuple else g.as_list(v, e)
 
     return items
 
@@ -845,7 +851,7 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
-            v = g._as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
+            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
         if op != "=":
             v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
         g._set_var(name, key, v, span)
@@ -890,7 +896,7 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
         new_env = make_env(g, env)
         for param, arg in lists:
             if new_env[param].__class__ is ZoneRef:
-                new_env[param] = g._as_list(new_env[param], arg)
+                new_env[param] = g.as_list(new_env[param], arg)
         g._push(CallFrame(name, new_env, env, None))
         g._push(BlockFrame(body, new_env))
 
@@ -916,7 +922,7 @@ def _move(st: s.Move, cache: CodeCache) -> Code:
     def move(g: Game, env: dict[str, Any]) -> None:
         v = what(g, env)
         cards = [v] if v.__class__ is CardRef else g._cards(v, what_node)
-        g._move(cards, g._zone_value(to(g, env), to_node), bottom, span)
+        g._move(cards, g.zone_value(to(g, env), to_node), bottom, span)
 
     return move
 
@@ -931,7 +937,7 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
         if n.__class__ is not int:
             n = g._number_of(count_node, env)  # its located error
         values = {name: value(g, env) for name, value in inits}
-        g._create(card_type, n, values, g._zone_value(zone(g, env), zone_node), span)
+        g._create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
 
     return create
 

@@ -30,19 +30,32 @@ from typing import Any
 import attrs
 
 from . import syntax as s
+from .builtins import BUILTINS, LIST_BUDGET
 from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .inputs import clip
 from .state import State, make_converter
-from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, parse_key, zone_key
+from .values import (
+    TABLE,
+    CardRef,
+    EnumValue,
+    Player,
+    Record,
+    ZoneRef,
+    contains,
+    label_of_plain,
+    parse_key,
+    same,
+    sort_key,
+    zone_key,
+)
 
 MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
 DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
 RULE_BUDGET = 1_000  # rule firings after one change
 FN_DEPTH_BUDGET = 100  # nested calls of functions (`fn`) inside one expression
-LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)
 TEXT_BUDGET = 100_000  # characters of one text value
 INT_BUDGET = 1 << 63  # the magnitude of a number
 OPTION_BUDGET = 10_000  # options of one decision
@@ -854,11 +867,11 @@ class Game:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
 
-    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
+    def runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
         """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
         return RuntimeFailure(message, Diagnostic(span, message, hint=hint), self.program.sources)
 
-    def _failure(self, span: Span, reason: str) -> RuntimeFailure:
+    def failure(self, span: Span, reason: str) -> RuntimeFailure:
         """A `fail` (or the like): outside any attempt or ability, its reason is quoted as having failed."""
         diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
         return RuntimeFailure(reason, diagnostic, self.program.sources)
@@ -911,7 +924,7 @@ class Game:
         key = zone_key(name, tuple(self._eval(k, env) for k in keys))
         v = self._eval(value, env)
         if v.__class__ is ZoneRef and self.program.var_types[name].kind == "list":
-            v = self._as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
+            v = self.as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
         if op != "=":
             v = self._arith(op[0], self._var(name, key), v, value, value, st)
         self._set_var(name, key, v, st.span)
@@ -921,7 +934,7 @@ class Game:
         card = self._eval(obj, env)
         v = self._eval(value, env)
         if not isinstance(card, CardRef):
-            raise self._failure(st.span, f"no card to set {field} on")
+            raise self.failure(st.span, f"no card to set {field} on")
         if op != "=":
             v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
@@ -929,14 +942,14 @@ class Game:
     def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
         what, to, bottom = st.what, st.to, st.bottom
         cards = self._cards(self._eval(what, env), what)
-        zone = self._zone_value(self._eval(to, env), to)
+        zone = self.zone_value(self._eval(to, env), to)
         self._move(cards, zone, bottom, st.span)
 
     def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
         count, source, to = st.count, st.source, st.to
         n = self._number_of(count, env)
-        src = self._zone_value(self._eval(source, env), source)
-        dst = self._zone_value(self._eval(to, env), to)
+        src = self.zone_value(self._eval(source, env), source)
+        dst = self.zone_value(self._eval(to, env), to)
         if self.program.zones[src.name].shuffled:
             frame = AskFrame("draw", st, env)
             frame.count = n
@@ -951,7 +964,7 @@ class Game:
         count, card_type, inits, zone = st.count, st.card_type, st.inits, st.zone
         n = self._number_of(count, env)
         values = {i.name: self._eval(i.value, env) for i in inits}
-        z = self._zone_value(self._eval(zone, env), zone)
+        z = self.zone_value(self._eval(zone, env), zone)
         self._create(card_type, n, values, z, st.span)
 
     def _exec_if(self, st: s.If, env: dict[str, Any]) -> None:
@@ -968,7 +981,7 @@ class Game:
 
     def _exec_for(self, st: s.For, env: dict[str, Any]) -> None:
         var, source, body = st.var, st.source, st.body
-        self._push(ForFrame(var, self._as_list(self._eval(source, env), source), body, env))
+        self._push(ForFrame(var, self.as_list(self._eval(source, env), source), body, env))
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self._push(WhileFrame(st, env))
@@ -1007,12 +1020,12 @@ class Game:
 
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
-        raise self._failure(st.span, message)
+        raise self.failure(st.span, message)
 
     def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
         cond, message = st.condition, st.message
         if not self._truth(cond, env):
-            raise self._failure(st.span, message)
+            raise self.failure(st.span, message)
 
     def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
         self._push(AskFrame("choose", st, env))
@@ -1046,7 +1059,7 @@ class Game:
         winners = st.winners
         chosen = None
         if winners is not None:
-            chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
+            chosen = [p for p in self.as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
         self._finish(chosen, st.span)
 
     def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
@@ -1069,7 +1082,7 @@ class Game:
         try:
             return self._interpolate(text, env)
         except _VALUE_ERRORS:
-            raise self._runtime_error(
+            raise self.runtime_error(
                 span, f'cannot fill in "{text}": a name or field there has no value of that kind'
             ) from None
 
@@ -1308,7 +1321,7 @@ class Game:
             menu: s.Menu = node
             options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
             if not options:
-                raise self._failure(menu.span, "no option of this choice is possible")
+                raise self.failure(menu.span, "no option of this choice is possible")
             self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
@@ -1346,7 +1359,7 @@ class Game:
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
             if not frame.picked and frame.count == 0 and not frame.pool:
-                source = self._as_list(self._eval(choose.source, env), choose.source)
+                source = self.as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):
                     frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
@@ -1356,19 +1369,19 @@ class Game:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
                     what = "one" if choose.quantity == "one" else str(frame.count)
-                    raise self._failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
+                    raise self.failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
             if done:
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
-                again = self._as_list(self._eval(choose.source, env), choose.source)
-                remaining = [v for v in again if _contains(frame.pool, v) and not _contains(frame.picked, v)]
+                again = self.as_list(self._eval(choose.source, env), choose.source)
+                remaining = [v for v in again if contains(frame.pool, v) and not contains(frame.picked, v)]
             else:
-                remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
+                remaining = [v for v in frame.pool if not contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
-                raise self._failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
+                raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
             done = done or not remaining
             if done:
                 self.frames.pop()
@@ -1514,7 +1527,7 @@ class Game:
         if who is TABLE:
             return None
         if not isinstance(who, Player):
-            raise self._runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
+            raise self.runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
         return who
 
     def _tier_chooser(
@@ -1529,7 +1542,7 @@ class Game:
             who = ability_env.get(param) if param is not None else None
             where = use.span
         if not isinstance(who, Player):
-            raise self._runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+            raise self.runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
         return who
 
     def _first_player(self, env: dict[str, Any]) -> Player | None:
@@ -1617,7 +1630,7 @@ class Game:
             if i == len(bindings):
                 return dict(env) if holds(env) else None
             binding = bindings[i]
-            for v in self._as_list(self._eval(binding.source, env), binding.source):
+            for v in self.as_list(self._eval(binding.source, env), binding.source):
                 env[binding.name] = v
                 found = search(i + 1, env)
                 if found is not None:
@@ -1635,7 +1648,7 @@ class Game:
 
     def _truth_of(self, v: Any, e: s.Expr) -> bool:
         if v.__class__ is not bool:
-            raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
         return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
@@ -1678,15 +1691,15 @@ class Game:
         if v.__class__ is CardRef:
             card = self.state.cards[v.id]
             if name not in _attrs_fields(card.__class__):
-                raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+                raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
             return getattr(card, name)
         if isinstance(v, Record):
             if not v.has(name):
-                raise self._runtime_error(e.span, f"the record has no field '{name}'")
+                raise self.runtime_error(e.span, f"the record has no field '{name}'")
             return v.get(name)
         if v is None:
-            raise self._failure(e.span, f"no card to read {name} of")
-        raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            raise self.failure(e.span, f"no card to read {name} of")
+        raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
 
     def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
         obj, args = e.obj, e.args
@@ -1696,10 +1709,10 @@ class Game:
             if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
                 key = zone_key(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
                 return self._var(obj.id, key)
-        seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
+        seq = self.as_list(_EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-            raise self._failure(e.span, f"index {i} is outside a list of {len(seq)}")
+            raise self.failure(e.span, f"index {i} is outside a list of {len(seq)}")
         return seq[i]
 
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
@@ -1711,17 +1724,17 @@ class Game:
         except _VALUE_ERRORS:
             # The arguments are pure expressions: evaluating them again only names them.
             shown = ", ".join(self.label(self._eval(a, env)) for a in e.args)
-            raise self._runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
+            raise self.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
 
     def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
         op = e.op
         a, b = _EVAL[e.left.__class__](self, e.left, env), _EVAL[e.right.__class__](self, e.right, env)
         if op == "==":
-            return _same(a, b)
+            return same(a, b)
         if op == "!=":
-            return not _same(a, b)
+            return not same(a, b)
         if not isinstance(a, int) or not isinstance(b, int):
-            raise self._runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
+            raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
         return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
 
     def _eval_and(self, e: s.And, env: dict[str, Any]) -> Any:
@@ -1741,11 +1754,11 @@ class Game:
     def _arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
         if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
-            xs, ys = self._as_list(a, left), self._as_list(b, right)
+            xs, ys = self.as_list(a, left), self.as_list(b, right)
             if op == "-":
                 return _without(xs, ys)
             size = len(xs) + len(ys)
-            return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
+            return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
         if op == "+" and isinstance(a, str) and isinstance(b, str):
             if len(a) + len(b) > TEXT_BUDGET:
                 raise self._runaway(
@@ -1755,30 +1768,30 @@ class Game:
                 )
             return a + b
         if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
-            raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+            raise self.runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
         if op == "+":
-            return self._number(a + b, e)
+            return self.number(a + b, e)
         if op == "-":
-            return self._number(a - b, e)
+            return self.number(a - b, e)
         if op == "*":
             if a.bit_length() + b.bit_length() > 2 * INT_BUDGET.bit_length():
-                return self._number(INT_BUDGET + 1, e)
-            return self._number(a * b, e)
+                return self.number(INT_BUDGET + 1, e)
+            return self.number(a * b, e)
         if b == 0:
-            raise self._runtime_error(e.span, "division by zero")
+            raise self.runtime_error(e.span, "division by zero")
         return a // b if op == "//" else a % b
 
     def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
         v = _EVAL[e.item.__class__](self, e.item, env)
-        found = _contains(self._as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
+        found = contains(self.as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
         return not found if e.negated else found
 
     def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
-        items = self._as_list(_EVAL[e.source.__class__](self, e.source, env), e.source)
+        items = self.as_list(_EVAL[e.source.__class__](self, e.source, env), e.source)
         try:
             return self._query(e.op, items, e.key, env)
         except _VALUE_ERRORS:
-            raise self._runtime_error(
+            raise self.runtime_error(
                 e.span,
                 f"cannot order by these keys: {e.op} by needs keys of one kind "
                 "(numbers, or values of one enumeration, ...)",
@@ -1792,7 +1805,7 @@ class Game:
         out = []
         saved = env.get(var, _MISSING)
         try:  # a failure inside leaves the locals as they were (see closures.py)
-            for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
+            for v in self.as_list(_EVAL[source.__class__](self, source, env), source):
                 env[var] = v
                 if cond is None or self._truth(cond, env):
                     out.append(_EVAL[element.__class__](self, element, env))
@@ -1803,23 +1816,23 @@ class Game:
     def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
         lo, hi = _EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env)
         if not isinstance(lo, int) or not isinstance(hi, int):
-            raise self._runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
-        return self._bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
+            raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
         v = _EVAL[e.operand.__class__](self, e.operand, env)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise self._runtime_error(e.span, f"cannot negate {self.label(v)}")
+            raise self.runtime_error(e.span, f"cannot negate {self.label(v)}")
         return -v
 
     def _number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
         """A count (of cards, repeats, choices, a tier): a number, or a located error."""
         v = self._eval(e, env)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise self._runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
         return v
 
-    def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
+    def bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
         """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
         if value is None or len(value) > LIST_BUDGET:
             raise self._runaway(
@@ -1828,7 +1841,7 @@ class Game:
             )
         return value
 
-    def _number(self, value: int, e: s.Expr | s.Stmt) -> int:
+    def number(self, value: int, e: s.Expr | s.Stmt) -> int:
         if -INT_BUDGET <= value <= INT_BUDGET:
             return value
         raise self._runaway(_span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
@@ -1881,7 +1894,7 @@ class Game:
             return ZoneRef(name, ())
         if name in program.vars:
             return self._var(name, name)
-        raise self._runtime_error(_span_of(e), f"unknown name '{name}'")
+        raise self.runtime_error(_span_of(e), f"unknown name '{name}'")
 
     def _var(self, name: str, key: str) -> Any:
         vars_ = self.state.vars
@@ -1911,101 +1924,13 @@ class Game:
             self._fn_depth -= 1
 
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
-        return self._builtin_of(name, [self._eval(a, env) for a in args], args, e)
+        """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            raise self.runtime_error(e.span, f"unknown function '{name}'")
+        return builtin.run(self, e, [self._eval(a, env) for a in args])
 
-    def _builtin_of(self, name: str, values: list[Any], args: tuple[s.Expr, ...], e: s.Call) -> Any:
-        """A built-in function applied to the values of its arguments (`args`, their text, name errors)."""
-        first: Any = values[0] if values else None
-        if name in ("len", "count"):
-            if isinstance(first, ZoneRef):
-                return len(self.state.zones.get(first.key, ()))
-            return len(self._as_list(first, args[0]))
-        if name == "sum":
-            return self._number(sum(self._as_list(first, args[0])), e)
-        if name in ("min", "max"):
-            seq = self._as_list(first, args[0]) if len(values) == 1 else tuple(values)
-            if not seq:
-                return 0
-            return min(seq) if name == "min" else max(seq)
-        if name == "abs":
-            return abs(first)
-        if name in ("top", "bottom"):
-            zone = self._zone_value(first, args[0])
-            if self.program.zones[zone.name].shuffled:
-                raise self._runtime_error(e.span, f"{zone.key} is shuffled: it has no {name}; draw from it instead")
-            ids = self.state.zones.get(zone.key, [])
-            if len(values) == 2:
-                n = values[1]
-                return tuple(CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])) if n > 0 else ()
-            if not ids:
-                return None
-            return CardRef(ids[-1] if name == "top" else ids[0])
-        if name in ("first", "last", "unique"):
-            seq = self._as_list(first, args[0])
-            if name == "unique":
-                return seq[0] if len(seq) == 1 else None
-            if not seq:
-                return None
-            return seq[0] if name == "first" else seq[-1]
-        if name == "distinct":
-            out: list[Any] = []
-            for v in self._as_list(first, args[0]):
-                if not _contains(out, v):
-                    out.append(v)
-            return tuple(out)
-        if name == "sorted":
-            return tuple(sorted(self._as_list(first, args[0]), key=_sort_key))
-        if name == "reversed":
-            return tuple(reversed(self._as_list(first, args[0])))
-        if name == "flatten":
-            seqs = [self._as_list(seq, args[0]) for seq in self._as_list(first, args[0])]
-            size = sum(len(seq) for seq in seqs)
-            return self._bounded(tuple(x for seq in seqs for x in seq) if size <= LIST_BUDGET else None, e, size)
-        if name == "any":
-            return any(self._as_list(first, args[0]))
-        if name == "all":
-            return all(self._as_list(first, args[0]))
-        if name in ("next", "prev"):
-            step = values[1] if len(values) == 2 else 1
-            if name == "prev":
-                step = -step
-            if isinstance(first, Player):
-                return self._players[(first.index + step) % len(self._players)]
-            if isinstance(first, EnumValue):
-                members = self.program.enums[first.enum]
-                return members[(first.index + step) % len(members)]
-            raise self._runtime_error(e.span, f"{name} takes a player or an enumeration value")
-        if name == "seat":
-            if not isinstance(first, Player):
-                raise TypeError("seat takes a player")
-            return first.index + 1
-        if name == "players_from":
-            if not isinstance(first, Player):
-                raise TypeError("players_from takes a player")
-            i = first.index
-            return self._players[i:] + self._players[:i]
-        if name == "zone_of":
-            if not isinstance(first, CardRef):
-                raise self._failure(e.span, "zone_of needs a card")
-            return self._zone_of_card(first)
-        if name == "key_of":
-            zone = self._zone_value(first, args[0])
-            return zone.keys[values[1]]
-        if name == "label":
-            return self.label(first)
-        if name == "index_of":
-            seq = self._as_list(first, args[0])
-            for i, v in enumerate(seq):
-                if _same(v, values[1]):
-                    return i
-            return -1
-        if name == "ord":
-            if not isinstance(first, EnumValue):
-                raise TypeError("ord takes an enumeration value")
-            return first.index
-        raise self._runtime_error(e.span, f"unknown function '{name}'")
-
-    def _zone_of_card(self, card: CardRef) -> ZoneRef:
+    def zone_of_card(self, card: CardRef) -> ZoneRef:
         return ZoneRef(*self._parse_key(self.state.location[card.id]))
 
     def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
@@ -2026,42 +1951,42 @@ class Game:
     def _held(self, v: Any, e: s.Expr) -> Any:
         """The value a local name holds: a zone's cards as they are now (a list that later moves do not
         change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
-        return self._as_list(v, e) if v.__class__ is ZoneRef else v
+        return self.as_list(v, e) if v.__class__ is ZoneRef else v
 
     def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
         """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
         cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
         if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
-            return self._as_list(v, e)
+            return self.as_list(v, e)
         return v
 
-    def _as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
+    def as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
         if isinstance(v, tuple):
             return v
         if isinstance(v, ZoneRef):
             return _card_refs(self.state.zones.get(v.key, ()))
         if v is None:
             return ()
-        raise self._runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
+        raise self.runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
 
     def _cards(self, v: Any, e: s.Expr) -> list[CardRef]:
         if isinstance(v, CardRef):
             return [v]
         if v is None:
-            raise self._failure(_span_of(e), "there is no card to move")
-        items = self._as_list(v, e)
+            raise self.failure(_span_of(e), "there is no card to move")
+        items = self.as_list(v, e)
         out = []
         for item in items:
             if not isinstance(item, CardRef):
-                raise self._runtime_error(_span_of(e), f"only cards move, not {self.label(item)}")
+                raise self.runtime_error(_span_of(e), f"only cards move, not {self.label(item)}")
             out.append(item)
         return out
 
-    def _zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
+    def zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
         if not isinstance(v, ZoneRef):
-            raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
         if None in v.keys:
-            raise self._failure(_span_of(e), f"there is no zone {v.key}")
+            raise self.failure(_span_of(e), f"there is no zone {v.key}")
         return v
 
     def label(self, v: Any) -> str:
@@ -2360,7 +2285,7 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
     if op == "map":
         return tuple(keys)
     if op == "sorted":
-        order = sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))
+        order = sorted(range(len(items)), key=lambda i: sort_key(keys[i]))
         return tuple(items[i] for i in order)
     if op in ("max", "min"):
         if not items:
@@ -2426,28 +2351,12 @@ def _without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
     left = list(ys)
     out = []
     for x in xs:
-        i = next((i for i, y in enumerate(left) if _same(x, y)), None)
+        i = next((i for i, y in enumerate(left) if same(x, y)), None)
         if i is None:
             out.append(x)
         else:
             del left[i]
     return tuple(out)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a is b:  # every value equals itself (enumeration values and players are often the same object)
-        return True
-    if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
-        return False
-    return bool(a == b)
-
-
-def _contains(seq: Iterable[Any], v: Any) -> bool:
-    is_bool = v.__class__ is bool
-    for x in seq:  # noqa: SIM110 -- `_same(x, v)` inlined: a loop is faster than any() over a generator
-        if x is v or ((x.__class__ is bool) is is_bool and x == v):
-            return True
-    return False
 
 
 _CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
@@ -2461,16 +2370,6 @@ def _card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
         if top >= len(refs):
             refs.extend(CardRef(i) for i in range(len(refs), top + 1))
     return tuple([refs[i] for i in ids])
-
-
-def _sort_key(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_sort_key(x) for x in v)
-    if isinstance(v, Player | EnumValue | CardRef):
-        return (1, v)
-    if v is None:
-        return (0, 0)
-    return (2, v)
 
 
 def _span_of(node: Any) -> Span:

@@ -204,7 +204,7 @@ def _apply_edits(sc: Scenario, g: Game) -> None:
     for line, st in sc.edits:
         if isinstance(st, s.Move) and _labels(st.what) is not None:
             cards = _cards_by_label(sc, g, st, env)
-            g._move(cards, g._zone_value(g._eval(st.to, env), st.to), st.bottom, line.span)
+            g._move(cards, g.zone_value(g._eval(st.to, env), st.to), st.bottom, line.span)
         else:
             g._exec(st, dict(env))
 
@@ -221,7 +221,7 @@ def _cards_by_label(sc: Scenario, g: Game, st: s.Move, env: dict[str, Any]) -> l
     """The cards a `move "label", …` line names: for each label, a card not yet taken, preferring
     one that is not already where it is going."""
     labels = _labels(st.what) or []
-    destination = g._zone_value(g._eval(st.to, env), st.to).key
+    destination = g.zone_value(g._eval(st.to, env), st.to).key
     every = [CardRef(i) for i in range(len(g.state.cards))]
     names = {c.id: g.label(c) for c in every}
     taken: list[CardRef] = []

@@ -18,7 +18,7 @@ from .inputs import clip
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
-from .runtime import Decision, Game, _as_player
+from .runtime import Decision, Game, as_player
 from .values import Player
 
 
@@ -352,7 +352,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     viewer = None
     if args.as_player:
         try:
-            viewer = _as_player(args.as_player)
+            viewer = as_player(args.as_player)
         except GameError as exc:
             raise UsageError(f"--as {args.as_player}: {exc}") from None
         if viewer is not None and viewer.index >= record.players:

@@ -24,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
 from . import syntax as s
+from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk, tier_label
 from .builtins import BUILTINS, LIST_BUDGET
 from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
@@ -73,33 +74,6 @@ def splitmix(state: int) -> tuple[int, int]:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
     return state, z ^ (z >> 31)
-
-
-@attrs.frozen
-class Option:
-    """One answer a decision accepts: its label (what records store) and its value."""
-
-    label: str
-    value: Any = attrs.field(eq=False)
-
-
-@attrs.frozen
-class Decision:
-    """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options."""
-
-    player: Player | None
-    prompt: str
-    options: tuple[Option, ...]
-    span: Span = attrs.field(eq=False, repr=False)
-    chance_weights: tuple[int, ...] | None = attrs.field(default=None, eq=False, repr=False)
-
-    @property
-    def labels(self) -> list[str]:
-        return [o.label for o in self.options]
-
-    @property
-    def by(self) -> str:
-        return "table" if self.player is None else str(self.player)
 
 
 @attrs.frozen
@@ -411,6 +385,25 @@ class AskFrame(Frame):
         g._answered(self, value)
 
 
+class BeforePlayFrame(Frame):
+    """Edit the position between setup and play (`Game(before_play=…)`), as one step."""
+
+    __slots__ = ("edit",)
+
+    def __init__(self, edit: Callable[[Game], None]):
+        self.edit, self.env = edit, {}
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.together += 1
+        try:
+            self.edit(g)
+        finally:
+            g.together -= 1
+        if g.together == 0 and g.dirty and not g.rule_frames:
+            g._check_rules(set())
+
+
 class Keep:
     """What `apply` needs to put a game back as it was, gathered lazily: the frames and local names
     (envs) of the stack are saved only when a step first touches them, since most of a deep stack
@@ -481,8 +474,15 @@ class Game:
         trace: bool = True,
         auto_chance: bool = True,
         check_invariants: bool = False,
+        before_play: Callable[[Game], None] | None = None,
         _blank: bool = False,
     ):
+        """A new game, set up and run to its first decision.
+
+        `before_play` edits the position between setup and play (a scenario's `move` and `set`
+        lines): it is called once, as one step, with the game; it changes the state through
+        `evaluate`, `execute` and `move_cards`, and the rules fire after it as after any step.
+        """
         self.rulebook = rulebook
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
@@ -527,6 +527,8 @@ class Game:
         self._init_vars()
         if self.program.play is not None:
             self._push(BlockFrame(self.program.play.stmts, {}))
+            if before_play is not None:
+                self._push(BeforePlayFrame(before_play))
         for block in reversed(self.program.setup):
             self._push(BlockFrame(block.stmts, {}))
         self._run()
@@ -538,6 +540,47 @@ class Game:
         return self.pending
 
     pending_decision = current_decision
+
+    def pending_ask(self) -> Ask | None:
+        """The pending decision with what kind of statement asks it and what it offers (None: none)."""
+        frame = self.frames[-1] if self.frames else None
+        if self.pending is None or not isinstance(frame, AskFrame):
+            return None
+        offered = (*frame.pool, *frame.picked)
+        match frame.kind:
+            case "choose":
+                return ChooseAsk(self.pending, offered)
+            case "menu":
+                return MenuAsk(self.pending, offered, frame.node)
+            case "use":
+                return UseAsk(self.pending, offered)
+            case "draw":
+                src, dst = frame.chance_pool or frame.pool
+                return DrawAsk(self.pending, offered, src.key, dst.key)
+        raise AssertionError(f"an ask of kind {frame.kind}")
+
+    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression (checked against this rulebook) with local names `env`."""
+        return self._eval(e, env)
+
+    def holds(self, e: s.Expr, env: dict[str, Any]) -> bool:
+        """Whether a condition holds, with local names `env`."""
+        return self._truth(e, env)
+
+    def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
+        """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
+        self._exec(st, env)
+
+    def move_cards(self, cards: Sequence[CardRef], zone: ZoneRef, *, bottom: bool, span: Span) -> None:
+        """Move cards to a zone, as a `move` statement at `span` does."""
+        self._move(cards, zone, bottom, span)
+
+    def ask_again(self) -> None:
+        """Ask the pending decision again from the (changed) state, as the rules would have."""
+        frame = self.frames[-1]
+        assert isinstance(frame, AskFrame)
+        self.pending = None
+        frame.step(self)
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""
@@ -1338,7 +1381,7 @@ class Game:
                     and tier.level not in frame.picked
                     and (tier.when is None or self._truth(tier.when, ability_env))
                 ):
-                    options.append(Option(f"tier {tier.level}: {tier.text}", tier))
+                    options.append(Option(tier_label(tier), tier))
             chooser = self._tier_chooser(use, ability, env, ability_env)
             self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
@@ -2057,7 +2100,7 @@ class Game:
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
         """What `player` may see (None: everything), as plain data; hidden cards become counts."""
-        who = _as_player(player)
+        who = as_player(player)
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
         owner = str(who) if who is not None else None
@@ -2102,7 +2145,7 @@ class Game:
     def _info_of(self, key: str) -> tuple[Any, str | None]:
         """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).
 
-        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
+        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `owned_by` says.)
         """
         name = key.split("[", 1)[0]
         try:
@@ -2136,7 +2179,7 @@ class Game:
             out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
         return out
 
-    def _owned_by(self, key: str, who: Player) -> bool:
+    def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
         name = key.split("[", 1)[0]
         if name not in self.program.zones and name not in self.program.vars:
@@ -2175,13 +2218,13 @@ class Game:
                 decl = self.program.zones[name]
                 if decl.visibility == "public" and not decl.shuffled:
                     continue
-                if decl.visibility == "owner" and self._owned_by(key, who):
+                if decl.visibility == "owner" and self.owned_by(key, who):
                     continue
                 if decl.visibility == "top":
                     continue  # the card passed the face-up top of the pile
             elif name in self.program.vars:
                 vdecl = self.program.vars[name]
-                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self._owned_by(key, who)):
+                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self.owned_by(key, who)):
                     continue
             elif name == key:
                 continue
@@ -2206,7 +2249,7 @@ class Game:
         decl = self.program.zones.get(key.split("[", 1)[0])
         if decl is None or decl.shuffled:
             return False
-        if decl.visibility == "public" or (decl.visibility == "owner" and self._owned_by(key, who)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and self.owned_by(key, who)):
             return True
         # A card taken from a pile whose top is face up is (normally) that top card.
         return as_source and decl.visibility == "top"
@@ -2219,7 +2262,7 @@ class Game:
         if decl is None:
             return False
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
-            decl.visibility == "owner" and self._owned_by(dst, who)
+            decl.visibility == "owner" and self.owned_by(dst, who)
         )
 
 
@@ -2388,7 +2431,7 @@ def _fold(seed: int) -> int:
     return state
 
 
-def _as_player(player: Player | int | str | None) -> Player | None:
+def as_player(player: Player | int | str | None) -> Player | None:
     if player is None or isinstance(player, Player):
         return player
     if isinstance(player, str):

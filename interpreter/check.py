@@ -23,7 +23,6 @@ MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and 
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
 MAX_CARD_TYPES = 1000  # card types of one rulebook: each is a Python class, made in about a millisecond
 _SEAT = re.compile(r"P[1-9][0-9]*")  # how a seat is written; an enumeration value so named is qualified in keys
-VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
     "bool": t.BOOL,
@@ -136,7 +135,6 @@ class Checker:
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
         self.scope = _Scope("setup")
-        self.in_loop_of_it = 0
 
     # ------------------------------------------------------------ reporting
 

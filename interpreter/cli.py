@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import secrets
 import sys
@@ -421,10 +420,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check": cmd_check, "play": cmd_play, "replay": cmd_replay, "trace": cmd_trace}
-
-
-def _print_json(data: object) -> None:
-    print(json.dumps(data, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":

@@ -12,9 +12,11 @@ the node again and reports the located error. Expressions have no effects, so ev
 twice changes nothing; the slow path is therefore the definition, and the closures only a
 faster way to the same value. `tests/test_closures.py` checks the two against each other.
 
-The common statements (`let`, `x = ...`, `set`, `if`, a procedure call, `move`, `create`, `for`)
-have closures too, made the same way from their `Game._exec_*` methods; the others call those
-methods. A block's closures are run one after another by its frame (see `BlockFrame.step`).
+Statements have one definition each. The common ones (`let`, `x = ...`, `set`, `move`,
+`create`, `if`, `for`, a procedure call) are defined here, as closures; the others (those that
+ask, push a frame of their own or end the game) by their `Game._exec_*` method, which their
+closure calls. `_compile_stmt` is one `match` over every kind of statement, so a forgotten one is
+a type error. A block's closures are run one after another by its frame (see `BlockFrame.step`).
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
 the game's memo, by arguments, until the state next changes: every change goes through the
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import attrs
 
@@ -70,6 +72,10 @@ class CodeCache:
         if entry is None or entry[0] is not e:
             entry = self.truths[id(e)] = (e, _compile_truth(e, self))
         return entry[1]
+
+    def statement(self, st: s.Stmt) -> Code:
+        """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
+        return _compile_stmt(st, self)
 
     def block(self, stmts: tuple[Any, ...]) -> tuple[Code, ...]:
         """The closures of a block's statements, in order."""
@@ -809,37 +815,58 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 # ---------------------------------------------------------------------------- statements
 
 
-def _compile_stmt(st: Any, cache: CodeCache) -> Code:
-    """A closure doing one statement, as `Game._exec_*` does it (the common statements; the rest call it)."""
+def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
+    """A closure doing one statement: the common statements are compiled here (their one definition),
+    the others call their `Game._exec_*` method (`runtime._EXEC`)."""
     from .runtime import _EXEC
 
-    cls, program = st.__class__, cache.program
-    if cls is s.Let and not (st.value.__class__ is s.Call and st.value.name in program.procs):
-        name, value, node = st.name, cache.value(st.value), st.value
+    match st:
+        case s.Let(name=name, value=value) if not (value.__class__ is s.Call and value.name in cache.program.procs):
+            code = cache.value(value)
 
-        def let(g: Game, env: dict[str, Any]) -> None:
-            v = value(g, env)
-            env[name] = v if v.__class__ is not ZoneRef else g._held(v, node)
+            def let(g: Game, env: dict[str, Any]) -> None:
+                v = code(g, env)
+                env[name] = v if v.__class__ is not ZoneRef else g._held(v, value)
 
-        return let
-    if cls is s.SetVar:
-        return _set_var(st, cache)
-    if cls is s.If:
-        return _if(st, cache)
-    if cls is s.CallStmt:
-        return _call_proc(st, cache)
-    if cls is s.Assign:
-        return _assign(st, cache)
-    if cls is s.Move:
-        return _move(st, cache)
-    if cls is s.Create:
-        return _create(st, cache)
-    if cls is s.For:
-        return _for(st, cache)
-    method = _EXEC.get(cls)
-    if method is None:
-        raise TypeError(f"not a statement: {st!r}")
-    return lambda g, env: method(g, st, env)
+            return let
+        case s.Assign():
+            return _assign(st, cache)
+        case s.SetVar():
+            return _set_var(st, cache)
+        case s.Move():
+            return _move(st, cache)
+        case s.Create():
+            return _create(st, cache)
+        case s.If():
+            return _if(st, cache)
+        case s.For():
+            return _for(st, cache)
+        case s.CallStmt():
+            return _call_proc(st, cache)
+        case (
+            s.Let()
+            | s.SetField()
+            | s.Draw()
+            | s.While()
+            | s.Repeat()
+            | s.Match()
+            | s.Attempt()
+            | s.Together()
+            | s.Secret()
+            | s.Fail()
+            | s.Require()
+            | s.Choose()
+            | s.Menu()
+            | s.Use()
+            | s.Return()
+            | s.EndGame()
+            | s.EndUnfinished()
+            | s.Say()
+        ):
+            method = _EXEC[st.__class__]
+            return lambda g, env: method(g, st, env)
+        case _:
+            assert_never(st)
 
 
 def _set_var(st: s.SetVar, cache: CodeCache) -> Code:

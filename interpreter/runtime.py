@@ -539,8 +539,6 @@ class Game:
         """The decision the game waits on, or None when it is over."""
         return self.pending
 
-    pending_decision = current_decision
-
     def pending_ask(self) -> Ask | None:
         """The pending decision with what kind of statement asks it and what it offers (None: none)."""
         frame = self.frames[-1] if self.frames else None
@@ -569,7 +567,7 @@ class Game:
 
     def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
         """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
-        self._exec(st, env)
+        self._code.statement(st)(self, env)
 
     def move_cards(self, cards: Sequence[CardRef], zone: ZoneRef, *, bottom: bool, span: Span) -> None:
         """Move cards to a zone, as a `move` statement at `span` does."""
@@ -667,7 +665,7 @@ class Game:
                     secret=self.secret_run,
                 )
             )
-        value = self._chance_value(frame, option) if decision.player is None else option.value
+        value = option.value
         if self._keep is not None:
             self._keep.touch(frame)
         try:
@@ -943,34 +941,14 @@ class Game:
 
     # ---------------------------------------------------------------- statements
 
-    def _exec(self, st: s.Stmt, env: dict[str, Any]) -> None:
-        """Do one statement: one method per kind of statement, found by the node's class."""
-        method = _EXEC.get(st.__class__)
-        if method is None:
-            raise TypeError(f"not a statement: {st!r}")
-        method(self, st, env)
+    # A statement runs as its closure (closures.py, `_compile_stmt`); the statements below are
+    # those whose closure calls the method here (`_EXEC`).
 
-    def _exec_let(self, st: s.Let, env: dict[str, Any]) -> None:
-        name, value = st.name, st.value
-        if isinstance(value, s.Call) and value.name in self.program.procs:
-            self._call_proc(value.name, value.args, env, name, st.span)
-        else:
-            env[name] = self._held(self._eval(value, env), value)
-
-    def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
-        name, op, value = st.name, st.op, st.value
-        v = self._held(self._eval(value, env), value)
-        env[name] = v if op == "=" else self._arith(op[0], env[name], v, value, value, st)
-
-    def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
-        name, keys, op, value = st.name, st.keys, st.op, st.value
-        key = zone_key(name, tuple(self._eval(k, env) for k in keys))
-        v = self._eval(value, env)
-        if v.__class__ is ZoneRef and self.program.var_types[name].kind == "list":
-            v = self.as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
-        if op != "=":
-            v = self._arith(op[0], self._var(name, key), v, value, value, st)
-        self._set_var(name, key, v, st.span)
+    def _exec_let_call(self, st: s.Let, env: dict[str, Any]) -> None:
+        """`let x = proc(...)`: call the procedure; its `return` gives x its value."""
+        value = st.value
+        assert isinstance(value, s.Call)
+        self._call_proc(value.name, value.args, env, st.name, st.span)
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
         obj, field, op, value = st.obj, st.field, st.op, st.value
@@ -981,12 +959,6 @@ class Game:
         if op != "=":
             v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
-
-    def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
-        what, to, bottom = st.what, st.to, st.bottom
-        cards = self._cards(self._eval(what, env), what)
-        zone = self.zone_value(self._eval(to, env), to)
-        self._move(cards, zone, bottom, st.span)
 
     def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
         count, source, to = st.count, st.source, st.to
@@ -1002,29 +974,6 @@ class Game:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
             self._move(taken, dst, False, st.span)
-
-    def _exec_create(self, st: s.Create, env: dict[str, Any]) -> None:
-        count, card_type, inits, zone = st.count, st.card_type, st.inits, st.zone
-        n = self._number_of(count, env)
-        values = {i.name: self._eval(i.value, env) for i in inits}
-        z = self.zone_value(self._eval(zone, env), zone)
-        self._create(card_type, n, values, z, st.span)
-
-    def _exec_if(self, st: s.If, env: dict[str, Any]) -> None:
-        cond, then, elifs, otherwise = st.condition, st.then, st.elifs, st.otherwise
-        if self._truth(cond, env):
-            self._push(BlockFrame(then.stmts, env))
-            return
-        for e in elifs:
-            if self._truth(e.condition, env):
-                self._push(BlockFrame(e.body.stmts, env))
-                return
-        if otherwise is not None:
-            self._push(BlockFrame(otherwise.stmts, env))
-
-    def _exec_for(self, st: s.For, env: dict[str, Any]) -> None:
-        var, source, body = st.var, st.source, st.body
-        self._push(ForFrame(var, self.as_list(self._eval(source, env), source), body, env))
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self._push(WhileFrame(st, env))
@@ -1078,10 +1027,6 @@ class Game:
 
     def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
         self._push(AskFrame("use", st, env))
-
-    def _exec_call_stmt(self, st: s.CallStmt, env: dict[str, Any]) -> None:
-        name, args = st.name, st.args
-        self._call_proc(name, args, env, None, st.span)
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
@@ -1498,7 +1443,7 @@ class Game:
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
-            frame.answer(self, self._chance_value(frame, options[0]) if who is None else options[0].value)
+            frame.answer(self, options[0].value)
             return
         if who is None and self.auto_chance:
             self.state.rng, bits = splitmix(self.state.rng)
@@ -1522,12 +1467,9 @@ class Game:
                         secret=self.secret_run,
                     )
                 )
-            frame.answer(self, self._chance_value(frame, option))
+            frame.answer(self, option.value)
             return
         self.pending = decision
-
-    def _chance_value(self, frame: Frame, option: Option) -> Any:
-        return option.value
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env
@@ -2266,17 +2208,11 @@ class Game:
         )
 
 
-# The method that does each kind of statement.
+# The method that does each kind of statement that is not compiled (see closures._compile_stmt).
 _EXEC: dict[type, Any] = {
-    s.Let: Game._exec_let,
-    s.Assign: Game._exec_assign,
-    s.SetVar: Game._exec_set_var,
+    s.Let: Game._exec_let_call,  # the other `let`s are compiled
     s.SetField: Game._exec_set_field,
-    s.Move: Game._exec_move,
     s.Draw: Game._exec_draw,
-    s.Create: Game._exec_create,
-    s.If: Game._exec_if,
-    s.For: Game._exec_for,
     s.While: Game._exec_while,
     s.Repeat: Game._exec_repeat,
     s.Match: Game._exec_match,
@@ -2288,7 +2224,6 @@ _EXEC: dict[type, Any] = {
     s.Choose: Game._exec_choose,
     s.Menu: Game._exec_menu,
     s.Use: Game._exec_use,
-    s.CallStmt: Game._exec_call_stmt,
     s.Return: Game._exec_return,
     s.EndGame: Game._exec_end_game,
     s.EndUnfinished: Game._exec_end_unfinished,

@@ -1,15 +1,17 @@
 """Run a checked program: a game is a state plus a stack of frames, advanced by answers.
 
 How the language maps onto Python here:
-- a statement is executed by `Game._exec`; a compound statement pushes a *frame* (plain data:
-  the statements left, a loop position, the local names) instead of recursing, so a game
-  paused at a decision is only data: it can be cloned, and resumed, at any decision;
+- a statement is run by its closure (`closures._compile_stmt`: the common statements defined
+  there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
+  (plain data: the statements left, a loop position, the local names) instead of recursing, so
+  a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
+  block runs its statements one after another within one step until one starts other work;
 - an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
   closure made once per node (`closures.py`), which falls back on those methods for anything
-  unusual; the common statements have closures too, and a block runs its statements one after
-  another within one step until one of them starts other work;
-- every choice (a player's or the table's) is a `Decision` with a list of labelled options; the
-  frame that asked stays on top of the stack until `apply` answers it;
+  unusual; a built-in function is a row of the table in `builtins.py`;
+- every choice (a player's or the table's) is a `Decision` with a list of labelled options
+  (`asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
+  `pending_ask` describes it to the tools without showing them the frame;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
   trace event with the span of the rule that caused it, and journal the old value while an
   `attempt` is open so that a failure can undo everything the attempt did;

@@ -39,7 +39,19 @@ from typing import TYPE_CHECKING, Any, assert_never
 import attrs
 
 from . import syntax as s
-from .builtins import BUILTINS
+from .builtins import BUILTINS, LIST_BUDGET
+from .machine import (
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    TEXT_BUDGET,
+    VALUE_ERRORS,
+    BlockFrame,
+    CallFrame,
+    ForFrame,
+    attrs_fields,
+    card_refs,
+    query_by_keys,
+)
 from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 
 if TYPE_CHECKING:
@@ -47,6 +59,19 @@ if TYPE_CHECKING:
     from .runtime import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
+
+# The definitions the closures fall back on, one method of `Game` per kind of node: `_eval_*` for
+# each expression, `_exec_*` for each statement not compiled here. runtime.py fills them when it
+# defines `Game` (`define`), so that this module, below the game, does not import it.
+_EVAL: dict[type, Callable[..., Any]] = {}
+_EXEC: dict[type, Callable[..., Any]] = {}
+
+
+def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callable[..., Any]]) -> None:
+    """Take the game's definitions of expressions and statements (called once, by runtime.py)."""
+    _EVAL.update(evaluate)
+    _EXEC.update(execute)
+
 
 _MISSING = object()
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
@@ -100,7 +125,6 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
 
 def _slow(e: Any) -> Code:
     """The node's own `Game._eval_*` method: the definition, and the way to its located errors."""
-    from .runtime import _EVAL
 
     method = _EVAL.get(e.__class__)
     if method is None:
@@ -171,7 +195,6 @@ def _compile(e: Any, cache: CodeCache) -> Code:
 
 
 def _range(e: s.RangeOp, cache: CodeCache) -> Code:
-    from .runtime import LIST_BUDGET
 
     low, high, slow = cache.value(e.low), cache.value(e.high), _slow(e)
 
@@ -419,16 +442,14 @@ def _holds_any(type_: Any) -> bool:
 
 def _has_field(cls: type, name: str, having: set[type]) -> bool:
     """Whether cards of this class declare the field (remembered in `having` if so)."""
-    from .runtime import _attrs_fields
 
-    if name in _attrs_fields(cls):
+    if name in attrs_fields(cls):
         having.add(cls)
         return True
     return False
 
 
 def _call(e: s.Call, cache: CodeCache) -> Code:
-    from .runtime import _VALUE_ERRORS, FN_DEPTH_BUDGET
 
     name, program = e.name, cache.program
     args = tuple(cache.value(a) for a in e.args)
@@ -554,7 +575,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         values = [a(g, env) for a in args]
         try:
             return run(g, e, values)
-        except _VALUE_ERRORS:
+        except VALUE_ERRORS:
             return slow(g, env)  # evaluates again and names the values it could not take
 
     return builtin
@@ -635,7 +656,6 @@ def _compare_number(e: s.Compare, left: Code, b: int, slow: Code) -> Code:
 
 
 def _binary(e: s.Binary, cache: CodeCache) -> Code:
-    from .runtime import INT_BUDGET, LIST_BUDGET, TEXT_BUDGET
 
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
@@ -694,7 +714,6 @@ def _neg(e: s.Neg, cache: CodeCache) -> Code:
 
 
 def _in(e: s.In, cache: CodeCache) -> Code:
-    from .runtime import _card_refs
 
     item, collection, negated, slow = cache.value(e.item), cache.value(e.collection), e.negated, _slow(e)
 
@@ -704,7 +723,7 @@ def _in(e: s.In, cache: CodeCache) -> Code:
         if seq.__class__ is not tuple:
             if seq.__class__ is not ZoneRef or None in seq.keys:
                 return slow(g, env)
-            seq = _card_refs(g.state.zones.get(seq.key, ()))
+            seq = card_refs(g.state.zones.get(seq.key, ()))
         found = contains(seq, v)
         return not found if negated else found
 
@@ -713,7 +732,6 @@ def _in(e: s.In, cache: CodeCache) -> Code:
 
 def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
-    from .runtime import _card_refs
 
     program = cache.program
     if e.__class__ is s.Index and e.obj.__class__ is s.Name and e.obj.id in program.zones:
@@ -724,7 +742,7 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
             values = tuple([k(g, env) for k in keys])
             if name in env or None in values:
                 return g.as_list(source(g, env), e)
-            return _card_refs(g.state.zones.get(zone_key(name, values), ()))
+            return card_refs(g.state.zones.get(zone_key(name, values), ()))
 
         return zone_cards
 
@@ -760,13 +778,10 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
 
 
 def _query(e: s.Query, cache: CodeCache) -> Code:
-    from .runtime import _VALUE_ERRORS
 
     source = _items(cache.value(e.source), e.source, cache)
     slow = _slow(e)
     if e.op != "where":
-        from .runtime import query_by_keys
-
         op, key_of = e.op, cache.value(e.key)
         missing_ = _MISSING
 
@@ -779,7 +794,7 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
                     env["it"] = v
                     keys.append(key_of(g, env))
                 return query_by_keys(op, items, keys)
-            except _VALUE_ERRORS:
+            except VALUE_ERRORS:
                 return slow(g, env)  # its message names the query
             finally:
                 if saved is missing_:
@@ -800,7 +815,7 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
                 env["it"] = v
                 if key(g, env):
                     out.append(v)
-        except _VALUE_ERRORS:
+        except VALUE_ERRORS:
             return slow(g, env)  # its message names the query
         finally:
             if saved is missing:
@@ -818,7 +833,6 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
     """A closure doing one statement: the common statements are compiled here (their one definition),
     the others call their `Game._exec_*` method (`runtime._EXEC`)."""
-    from .runtime import _EXEC
 
     match st:
         case s.Let(name=name, value=value) if not (value.__class__ is s.Call and value.name in cache.program.procs):
@@ -887,7 +901,6 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
 
 
 def _if(st: s.If, cache: CodeCache) -> Code:
-    from .runtime import BlockFrame
 
     branches = (
         (cache.truth(st.condition), st.then.stmts),
@@ -907,7 +920,6 @@ def _if(st: s.If, cache: CodeCache) -> Code:
 
 
 def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
-    from .runtime import BlockFrame, CallFrame
 
     name = st.name
     proc = cache.program.procs[name]
@@ -970,7 +982,6 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
 
 
 def _for(st: s.For, cache: CodeCache) -> Code:
-    from .runtime import ForFrame
 
     var, body = st.var, st.body
     source = _items(cache.value(st.source), st.source, cache)

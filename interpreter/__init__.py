@@ -12,9 +12,10 @@
 True
 """
 
+from .asks import Decision, Option
 from .errors import GameError, RecordError, RulebookError, RulecraftError
 from .rulebook import Rulebook, bundled_names, load, load_text
-from .runtime import Decision, Event, Game, Option
+from .runtime import Event, Game
 
 __all__ = [
     "Decision",

@@ -15,6 +15,7 @@ import attrs
 
 from . import syntax as s
 from . import types as t
+from .builtins import BUILTIN_NAMES, BUILTINS, arity_text
 from .errors import Diagnostic, RulebookError, Span, did_you_mean
 from .values import EnumValue
 
@@ -22,7 +23,6 @@ MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and 
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
 MAX_CARD_TYPES = 1000  # card types of one rulebook: each is a Python class, made in about a millisecond
 _SEAT = re.compile(r"P[1-9][0-9]*")  # how a seat is written; an enumeration value so named is qualified in keys
-VISIBILITIES = ("public", "owner", "hidden", "top", "count")
 BASIC_TYPES = {
     "int": t.INT,
     "bool": t.BOOL,
@@ -31,46 +31,6 @@ BASIC_TYPES = {
     "any": t.ANY,
     "record": t.RECORD,
     "card": t.ANY_CARD,
-}
-BUILTIN_NAMES = {"players": t.list_of(t.PLAYER), "table": t.TABLE, "player_count": t.INT}
-
-
-@attrs.frozen
-class Builtin:
-    """A built-in function: its arity and a rule that types a call."""
-
-    min_args: int
-    max_args: int
-    doc: str
-
-
-BUILTINS: dict[str, Builtin] = {
-    "len": Builtin(1, 1, "number of elements of a list or cards in a zone"),
-    "count": Builtin(1, 1, "same as len"),
-    "sum": Builtin(1, 1, "sum of a list of numbers"),
-    "min": Builtin(1, 9, "smallest of a list, or of the arguments"),
-    "max": Builtin(1, 9, "largest of a list, or of the arguments"),
-    "abs": Builtin(1, 1, "absolute value"),
-    "top": Builtin(1, 2, "the top card of a zone (none if empty), or a list of its top n cards"),
-    "bottom": Builtin(1, 1, "the bottom card of a zone (none if empty)"),
-    "first": Builtin(1, 1, "the first element of a list (none if empty)"),
-    "last": Builtin(1, 1, "the last element of a list (none if empty)"),
-    "unique": Builtin(1, 1, "the only element of a list of one, else none"),
-    "distinct": Builtin(1, 1, "a list without repeats, first occurrence kept"),
-    "sorted": Builtin(1, 1, "a list in ascending order"),
-    "reversed": Builtin(1, 1, "a list in reverse order"),
-    "flatten": Builtin(1, 1, "a list of lists joined into one list"),
-    "any": Builtin(1, 1, "whether some element of a list is true"),
-    "all": Builtin(1, 1, "whether every element of a list is true"),
-    "next": Builtin(1, 2, "the next player clockwise, or the next value of an enumeration (cyclic); optional step"),
-    "prev": Builtin(1, 1, "the previous player, or the previous enumeration value (cyclic)"),
-    "seat": Builtin(1, 1, "a player's seat number, 1 for P1"),
-    "players_from": Builtin(1, 1, "all players in seat order, starting with the given one"),
-    "zone_of": Builtin(1, 1, "the zone a card is in"),
-    "key_of": Builtin(2, 2, "the i-th key (from 0) of a zone, e.g. the owner of hand[p]"),
-    "label": Builtin(1, 1, "the label of a value as a string"),
-    "index_of": Builtin(2, 2, "position (from 0) of a value in a list, -1 if absent"),
-    "ord": Builtin(1, 1, "the position (from 0) of an enumeration value in its declaration"),
 }
 
 
@@ -175,7 +135,6 @@ class Checker:
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
         self.scope = _Scope("setup")
-        self.in_loop_of_it = 0
 
     # ------------------------------------------------------------ reporting
 
@@ -450,7 +409,7 @@ class Checker:
                     self._check_key_type(k)
                 self.scope = _Scope("var")
                 have = self.expr(d.init)
-                self._expect(have, self.var_types[d.name], d.init.span, f"the initial value of {d.name}")
+                self.expect(have, self.var_types[d.name], d.init.span, f"the initial value of {d.name}")
             case s.ConstDecl():
                 self.scope = _Scope("const")
                 self.const_types[d.name] = self.expr(d.value)
@@ -474,15 +433,15 @@ class Checker:
                     for p in d.params:
                         self.scope.bind(p.name, self._type(p.type))
                     if tier.when is not None:
-                        self._expect(self.expr(tier.when), t.BOOL, tier.when.span, "a tier's condition")
+                        self.expect(self.expr(tier.when), t.BOOL, tier.when.span, "a tier's condition")
                     self.block(tier.body)
             case s.RuleDecl():
                 self.rules.append(d)
                 self.scope = _Scope("rule")
                 for b in d.bindings:
-                    elem = self._collection(self.expr(b.source), b.source.span)
+                    elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
-                self._expect(self.expr(d.when), t.BOOL, d.when.span, "a rule's condition")
+                self.expect(self.expr(d.when), t.BOOL, d.when.span, "a rule's condition")
                 self.block(d.body)
             case s.InvariantDecl():
                 for other in self.invariants:
@@ -491,9 +450,9 @@ class Checker:
                 self.invariants.append(d)
                 self.scope = _Scope("rule")
                 for b in d.bindings:
-                    elem = self._collection(self.expr(b.source), b.source.span)
+                    elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
-                self._expect(self.expr(d.condition), t.BOOL, d.condition.span, "an invariant")
+                self.expect(self.expr(d.condition), t.BOOL, d.condition.span, "an invariant")
             case s.SetupDecl():
                 self.scope = _Scope("setup")
                 self.setup.append(d.body)
@@ -512,7 +471,7 @@ class Checker:
         if kt.kind not in ("player", "enum", "int", "card", "str", "any"):
             self.error(k.span, f"a zone or variable cannot be keyed by {kt}")
 
-    def _expect(self, have: t.T, want: t.T, span: Span, what: str) -> None:
+    def expect(self, have: t.T, want: t.T, span: Span, what: str) -> None:
         if not t.compatible(have, want):
             self.error(span, f"{what} must be {want}, not {have}")
 
@@ -523,14 +482,14 @@ class Checker:
         """
         if target.kind == "list":
             verb = "added to" if op == "+=" else "taken from"
-            self._expect(vt, target, value[0], f"the value {verb} {value[1]}")
+            self.expect(vt, target, value[0], f"the value {verb} {value[1]}")
         elif target.kind == "str" and op == "+=":
-            self._expect(vt, t.STR, value[0], f"the value added to {value[1]}")
+            self.expect(vt, t.STR, value[0], f"the value added to {value[1]}")
         else:
-            self._expect(target, t.INT, changed[0], f"{changed[1]} used with {op}")
-            self._expect(vt, t.INT, value[0], f"the value added to {value[1]}")
+            self.expect(target, t.INT, changed[0], f"{changed[1]} used with {op}")
+            self.expect(vt, t.INT, value[0], f"the value added to {value[1]}")
 
-    def _collection(self, have: t.T, span: Span, what: str = "this") -> t.T:
+    def collection(self, have: t.T, span: Span, what: str = "this") -> t.T:
         elem = t.element_of(have)
         if elem is None:
             self.error(span, f"{what} must be a list or a zone, not {have}")
@@ -591,13 +550,13 @@ class Checker:
                 if op != "=":
                     self._compound(want, op, vt, (st.span, f"variable {name}"), (value.span, name))
                 else:
-                    self._expect(vt, want, value.span, f"the value of {name}")
+                    self.expect(vt, want, value.span, f"the value of {name}")
             case s.SetField(obj, field, op, value):
                 ot = self.expr(obj)
                 vt = self.expr(value)
                 ft = self._field_type(ot, field, st.span)
                 if ft is not None and op == "=":
-                    self._expect(vt, ft, value.span, f"the value of field {field}")
+                    self.expect(vt, ft, value.span, f"the value of field {field}")
                 elif ft is not None:
                     self._compound(ft, op, vt, (st.span, f"field {field}"), (value.span, f"field {field}"))
             case s.Move(what, to, _):
@@ -610,11 +569,11 @@ class Checker:
                         self.error(what.span, f"only cards move: this is {wt}")
                 self._zone(to)
             case s.Draw(count, source, to):
-                self._expect(self.expr(count), t.INT, count.span, "the number of cards to draw")
+                self.expect(self.expr(count), t.INT, count.span, "the number of cards to draw")
                 self._zone(source)
                 self._zone(to)
             case s.Create(count, card_type, inits, zone):
-                self._expect(self.expr(count), t.INT, count.span, "the number of cards to create")
+                self.expect(self.expr(count), t.INT, count.span, "the number of cards to create")
                 ct = self.cards.get(card_type)
                 if ct is None:
                     self.error(st.span, f"unknown card type '{card_type}'{did_you_mean(card_type, self.cards)}")
@@ -629,7 +588,7 @@ class Checker:
                                 f"{did_you_mean(init.name, [f for f, _ in ct.fields])}",
                             )
                         else:
-                            self._expect(vt, ft, init.value.span, f"field {init.name}")
+                            self.expect(vt, ft, init.value.span, f"field {init.name}")
                 self._zone(zone)
             case s.If(cond, then, elifs, otherwise):
                 self._cond(cond)
@@ -640,7 +599,7 @@ class Checker:
                 if otherwise is not None:
                     self.block(otherwise)
             case s.For(var, source, body):
-                elem = self._collection(self.expr(source), source.span, "what a 'for' walks")
+                elem = self.collection(self.expr(source), source.span, "what a 'for' walks")
                 self.scope.push()
                 self.scope.bind(var, elem)
                 self.block(body)
@@ -649,7 +608,7 @@ class Checker:
                 self._cond(cond)
                 self.block(body)
             case s.Repeat(count, body):
-                self._expect(self.expr(count), t.INT, count.span, "the number of repeats")
+                self.expect(self.expr(count), t.INT, count.span, "the number of repeats")
                 self.block(body)
             case s.Match(subject, cases, otherwise):
                 subject_type = self.expr(subject)
@@ -680,13 +639,13 @@ class Checker:
                     self.scope.bind(target, t.list_of(t.ANY))
                 st_type = self.expr(source)
                 self.scope.pop()
-                elem = self._collection(st_type, source.span, "what is chosen from")
+                elem = self.collection(st_type, source.span, "what is chosen from")
                 if quantity in ("exactly", "upto") and count is None:
                     self.error(st.span, f"'choose {quantity}' needs a number: choose {quantity} 2 from ...")
                 if quantity in ("one", "any", "order") and count is not None:
                     self.error(count.span, f"'choose {quantity}' takes no number")
                 if count is not None:
-                    self._expect(self.expr(count), t.INT, count.span, "the number of choices")
+                    self.expect(self.expr(count), t.INT, count.span, "the number of choices")
                 self._by(by)
                 self.scope.bind(target, elem if quantity == "one" else t.list_of(elem))
             case s.Menu(by, _, options):
@@ -721,7 +680,7 @@ class Checker:
                             f"ability {ability} has no Player parameter to choose its tier",
                             hint=f"say who chooses: use {ability}(...) upto ... by PLAYER",
                         )
-                self._expect(self.expr(upto), t.INT, upto.span, "the tier count")
+                self.expect(self.expr(upto), t.INT, upto.span, "the tier count")
                 if by is not None:
                     bt = self.expr(by)
                     if bt.kind not in ("player", "any"):
@@ -754,7 +713,7 @@ class Checker:
                     self.expr(value)
             case s.EndGame(winners):
                 if winners is not None:
-                    self._expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
+                    self.expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
             case s.EndUnfinished(text):
                 self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
             case s.Say(text):
@@ -763,7 +722,7 @@ class Checker:
                 assert_never(st)
 
     def _cond(self, e: s.Expr) -> None:
-        self._expect(self.expr(e), t.BOOL, e.span, "a condition")
+        self.expect(self.expr(e), t.BOOL, e.span, "a condition")
 
     def _by(self, by: s.Expr | None) -> None:
         if by is not None:
@@ -794,7 +753,7 @@ class Checker:
                 self.expr(k)
             return
         for k, want in zip(keys, decl.keys, strict=True):
-            self._expect(self.expr(k), self._type(want), k.span, f"this key of {decl.name}")
+            self.expect(self.expr(k), self._type(want), k.span, f"this key of {decl.name}")
 
     def _call_args(self, name: str, params: tuple[s.Param, ...], args: tuple[s.Expr, ...], span: Span) -> None:
         if len(args) != len(params):
@@ -803,7 +762,7 @@ class Checker:
                 self.expr(a)
             return
         for a, p in zip(args, params, strict=True):
-            self._expect(self.expr(a), self._type(p.type), a.span, f"argument {p.name} of {name}")
+            self.expect(self.expr(a), self._type(p.type), a.span, f"argument {p.name} of {name}")
 
     def _field_type(self, ot: t.T, field: str, span: Span) -> t.T | None:
         if ot.kind == "card" and ot.name is not None:
@@ -834,16 +793,16 @@ class Checker:
                 self._cond(cond)
                 return t.join(self.expr(then), self.expr(otherwise))
             case s.Query(op, source, key):
-                elem = self._collection(self.expr(source), source.span, f"what '{op}' reads")
+                elem = self.collection(self.expr(source), source.span, f"what '{op}' reads")
                 self.scope.push()
                 self.scope.bind("it", elem)
                 kt = self.expr(key)
                 self.scope.pop()
                 if op == "where":
-                    self._expect(kt, t.BOOL, key.span, "a 'where' condition")
+                    self.expect(kt, t.BOOL, key.span, "a 'where' condition")
                     return t.list_of(elem)
                 if op in ("max", "min"):
-                    self._expect(kt, t.INT, key.span, f"a '{op} by' key")
+                    self.expect(kt, t.INT, key.span, f"a '{op} by' key")
                     return t.list_of(elem)
                 if op == "sorted":
                     return t.list_of(elem)
@@ -860,35 +819,35 @@ class Checker:
             case s.Compare(op, left, right):
                 lt, rt = self.expr(left), self.expr(right)
                 if op in ("<", ">", "<=", ">="):
-                    self._expect(lt, t.INT, left.span, f"a side of '{op}'")
-                    self._expect(rt, t.INT, right.span, f"a side of '{op}'")
+                    self.expect(lt, t.INT, left.span, f"a side of '{op}'")
+                    self.expect(rt, t.INT, right.span, f"a side of '{op}'")
                 elif not (t.compatible(lt, rt) or t.compatible(rt, lt)):
                     self.error(e.span, f"{lt} and {rt} are never equal")
                 return t.BOOL
             case s.In(item, collection, _):
                 it = self.expr(item)
-                elem = self._collection(self.expr(collection), collection.span, "the right side of 'in'")
+                elem = self.collection(self.expr(collection), collection.span, "the right side of 'in'")
                 if not (t.compatible(it, elem) or t.compatible(elem, it)):
                     self.error(e.span, f"a {it} is never in a collection of {elem}")
                 return t.BOOL
             case s.RangeOp(low, high):
-                self._expect(self.expr(low), t.INT, low.span, "a range's start")
-                self._expect(self.expr(high), t.INT, high.span, "a range's end")
+                self.expect(self.expr(low), t.INT, low.span, "a range's start")
+                self.expect(self.expr(high), t.INT, high.span, "a range's end")
                 return t.list_of(t.INT)
             case s.Binary(op, left, right):
                 lt, rt = self.expr(left), self.expr(right)
                 if op == "+" and (lt.kind in ("list", "zone") or rt.kind in ("list", "zone")):
                     return t.list_of(t.join(t.element_of(lt) or t.ANY, t.element_of(rt) or t.ANY))
                 if op == "-" and lt.kind in ("list", "zone"):
-                    self._collection(rt, right.span, "the right side of '-' on a list")
+                    self.collection(rt, right.span, "the right side of '-' on a list")
                     return t.list_of(t.element_of(lt) or t.ANY)
                 if op == "+" and lt.kind == "str":
                     return t.STR
-                self._expect(lt, t.INT, left.span, f"a side of '{op}'")
-                self._expect(rt, t.INT, right.span, f"a side of '{op}'")
+                self.expect(lt, t.INT, left.span, f"a side of '{op}'")
+                self.expect(rt, t.INT, right.span, f"a side of '{op}'")
                 return t.INT
             case s.Neg(operand):
-                self._expect(self.expr(operand), t.INT, operand.span, "a negated value")
+                self.expect(self.expr(operand), t.INT, operand.span, "a negated value")
                 return t.INT
             case s.FieldAccess(obj, name):
                 if isinstance(obj, s.Name) and obj.id in self.enums and self.scope.lookup(obj.id) is None:
@@ -921,7 +880,7 @@ class Checker:
                     result = t.join(result, self.expr(item))
                 return t.list_of(result if result != t.NONE else t.ANY)
             case s.Comprehension(element, var, source, cond):
-                elem = self._collection(self.expr(source), source.span, "what a comprehension walks")
+                elem = self.collection(self.expr(source), source.span, "what a comprehension walks")
                 self.scope.push()
                 self.scope.bind(var, elem)
                 if cond is not None:
@@ -947,7 +906,7 @@ class Checker:
         if name in self.consts:
             return self.const_types.get(name, t.ANY)
         if name in BUILTIN_NAMES:
-            return BUILTIN_NAMES[name]
+            return BUILTIN_NAMES[name].type
         if name in self.members:
             values = self.members[name]
             if len(values) > 1:
@@ -1001,7 +960,7 @@ class Checker:
         if len(args) != 1:
             self.error(e.span, "a list takes one index")
             return t.ANY
-        self._expect(self.expr(args[0]), t.INT, args[0].span, "a list index")
+        self.expect(self.expr(args[0]), t.INT, args[0].span, "a list index")
         elem = t.element_of(ot)
         if elem is None or ot.kind == "zone":
             if ot.kind == "zone":
@@ -1030,55 +989,9 @@ class Checker:
                 self.expr(a)
             return t.ANY
         if not builtin.min_args <= len(args) <= builtin.max_args:
-            want = (
-                str(builtin.min_args)
-                if builtin.min_args == builtin.max_args
-                else f"{builtin.min_args} to {builtin.max_args}"
-            )
-            self.error(e.span, f"{name} takes {want} argument(s), not {len(args)}")
+            self.error(e.span, f"{name} takes {arity_text(builtin)} argument(s), not {len(args)}")
             return t.ANY
-        types = [self.expr(a) for a in args]
-        first = types[0]
-        match name:
-            case "len" | "count":
-                self._collection(first, args[0].span, f"what {name} counts")
-                return t.INT
-            case "sum":
-                return t.INT
-            case "min" | "max":
-                if len(args) == 1:
-                    self._collection(first, args[0].span, f"what {name} reads")
-                return t.INT
-            case "abs" | "seat" | "ord" | "index_of":
-                return t.INT
-            case "top" | "bottom":
-                if first.kind not in ("zone", "any"):
-                    self.error(args[0].span, f"{name} reads a zone, not {first}")
-                card = first.element or t.ANY if first.kind == "zone" else t.ANY
-                return t.list_of(card) if len(args) == 2 else card
-            case "first" | "last" | "unique":
-                return self._collection(first, args[0].span, f"what {name} reads")
-            case "distinct" | "sorted" | "reversed":
-                return t.list_of(self._collection(first, args[0].span, f"what {name} reads"))
-            case "flatten":
-                inner = self._collection(first, args[0].span, "what flatten reads")
-                return t.list_of(t.element_of(inner) or t.ANY)
-            case "any" | "all":
-                return t.BOOL
-            case "next" | "prev":
-                if first.kind not in ("player", "enum", "any"):
-                    self.error(args[0].span, f"{name} takes a player or an enumeration value, not {first}")
-                return first
-            case "players_from":
-                self._expect(first, t.PLAYER, args[0].span, "the first player")
-                return t.list_of(t.PLAYER)
-            case "zone_of":
-                return t.zone_of(t.ANY_CARD)
-            case "key_of":
-                return t.ANY
-            case "label":
-                return t.STR
-        return t.ANY
+        return builtin.type_rule(self, e, [self.expr(a) for a in args])
 
     # ------------------------------------------------------------ rule dependencies
 

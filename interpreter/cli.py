@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import secrets
 import sys
@@ -18,7 +17,7 @@ from .inputs import clip
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
-from .runtime import Decision, Game, _as_player
+from .runtime import Decision, Game, as_player
 from .values import Player
 
 
@@ -352,7 +351,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     viewer = None
     if args.as_player:
         try:
-            viewer = _as_player(args.as_player)
+            viewer = as_player(args.as_player)
         except GameError as exc:
             raise UsageError(f"--as {args.as_player}: {exc}") from None
         if viewer is not None and viewer.index >= record.players:
@@ -421,10 +420,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check": cmd_check, "play": cmd_play, "replay": cmd_replay, "trace": cmd_trace}
-
-
-def _print_json(data: object) -> None:
-    print(json.dumps(data, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":

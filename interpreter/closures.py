@@ -12,9 +12,11 @@ the node again and reports the located error. Expressions have no effects, so ev
 twice changes nothing; the slow path is therefore the definition, and the closures only a
 faster way to the same value. `tests/test_closures.py` checks the two against each other.
 
-The common statements (`let`, `x = ...`, `set`, `if`, a procedure call, `move`, `create`, `for`)
-have closures too, made the same way from their `Game._exec_*` methods; the others call those
-methods. A block's closures are run one after another by its frame (see `BlockFrame.step`).
+Statements have one definition each. The common ones (`let`, `x = ...`, `set`, `move`,
+`create`, `if`, `for`, a procedure call) are defined here, as closures; the others (those that
+ask, push a frame of their own or end the game) by their `Game._exec_*` method, which their
+closure calls. `_compile_stmt` is one `match` over every kind of statement, so a forgotten one is
+a type error. A block's closures are run one after another by its frame (see `BlockFrame.step`).
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
 the game's memo, by arguments, until the state next changes: every change goes through the
@@ -32,18 +34,44 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import attrs
 
 from . import syntax as s
-from .values import CardRef, EnumValue, Player, Record, ZoneRef, zone_key
+from .builtins import BUILTINS, LIST_BUDGET
+from .machine import (
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    TEXT_BUDGET,
+    VALUE_ERRORS,
+    BlockFrame,
+    CallFrame,
+    ForFrame,
+    attrs_fields,
+    card_refs,
+    query_by_keys,
+)
+from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 
 if TYPE_CHECKING:
     from .check import Program
     from .runtime import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
+
+# The definitions the closures fall back on, one method of `Game` per kind of node: `_eval_*` for
+# each expression, `_exec_*` for each statement not compiled here. runtime.py fills them when it
+# defines `Game` (`define`), so that this module, below the game, does not import it.
+_EVAL: dict[type, Callable[..., Any]] = {}
+_EXEC: dict[type, Callable[..., Any]] = {}
+
+
+def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callable[..., Any]]) -> None:
+    """Take the game's definitions of expressions and statements (called once, by runtime.py)."""
+    _EVAL.update(evaluate)
+    _EXEC.update(execute)
+
 
 _MISSING = object()
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
@@ -70,6 +98,10 @@ class CodeCache:
             entry = self.truths[id(e)] = (e, _compile_truth(e, self))
         return entry[1]
 
+    def statement(self, st: s.Stmt) -> Code:
+        """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
+        return _compile_stmt(st, self)
+
     def block(self, stmts: tuple[Any, ...]) -> tuple[Code, ...]:
         """The closures of a block's statements, in order."""
         entry = self.blocks.get(id(stmts))
@@ -93,7 +125,6 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
 
 def _slow(e: Any) -> Code:
     """The node's own `Game._eval_*` method: the definition, and the way to its located errors."""
-    from .runtime import _EVAL
 
     method = _EVAL.get(e.__class__)
     if method is None:
@@ -164,7 +195,6 @@ def _compile(e: Any, cache: CodeCache) -> Code:
 
 
 def _range(e: s.RangeOp, cache: CodeCache) -> Code:
-    from .runtime import LIST_BUDGET
 
     low, high, slow = cache.value(e.low), cache.value(e.high), _slow(e)
 
@@ -412,16 +442,14 @@ def _holds_any(type_: Any) -> bool:
 
 def _has_field(cls: type, name: str, having: set[type]) -> bool:
     """Whether cards of this class declare the field (remembered in `having` if so)."""
-    from .runtime import _attrs_fields
 
-    if name in _attrs_fields(cls):
+    if name in attrs_fields(cls):
         having.add(cls)
         return True
     return False
 
 
 def _call(e: s.Call, cache: CodeCache) -> Code:
-    from .runtime import _VALUE_ERRORS, FN_DEPTH_BUDGET
 
     name, program = e.name, cache.program
     args = tuple(cache.value(a) for a in e.args)
@@ -538,11 +566,16 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 
         return quantifier
 
+    found = BUILTINS.get(name)
+    if found is None:
+        return slow  # the evaluator names the unknown function
+    run = found.run
+
     def builtin(g: Game, env: dict[str, Any]) -> Any:
         values = [a(g, env) for a in args]
         try:
-            return g._builtin_of(name, values, e.args, e)
-        except _VALUE_ERRORS:
+            return run(g, e, values)
+        except VALUE_ERRORS:
             return slow(g, env)  # evaluates again and names the values it could not take
 
     return builtin
@@ -556,7 +589,7 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
     if op in ("==", "!="):
         equal = op == "=="
 
-        def same(g: Game, env: dict[str, Any]) -> Any:  # `_same`, inline
+        def same(g: Game, env: dict[str, Any]) -> Any:  # `same`, inline
             a, b = left(g, env), right(g, env)
             if a is b:
                 return equal
@@ -623,7 +656,6 @@ def _compare_number(e: s.Compare, left: Code, b: int, slow: Code) -> Code:
 
 
 def _binary(e: s.Binary, cache: CodeCache) -> Code:
-    from .runtime import INT_BUDGET, LIST_BUDGET, TEXT_BUDGET
 
     op, slow = e.op, _slow(e)
     left, right = cache.value(e.left), cache.value(e.right)
@@ -644,8 +676,8 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 and (b.__class__ is tuple or b.__class__ is ZoneRef)
             ):
                 # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
-                xs = a if a.__class__ is tuple else g._as_list(a, e.left)
-                ys = b if b.__class__ is tuple else g._as_list(b, e.right)
+                xs = a if a.__class__ is tuple else g.as_list(a, e.left)
+                ys = b if b.__class__ is tuple else g.as_list(b, e.right)
                 if len(xs) + len(ys) <= LIST_BUDGET:
                     return xs + ys
             return slow(g, env)
@@ -682,7 +714,6 @@ def _neg(e: s.Neg, cache: CodeCache) -> Code:
 
 
 def _in(e: s.In, cache: CodeCache) -> Code:
-    from .runtime import _card_refs, _contains
 
     item, collection, negated, slow = cache.value(e.item), cache.value(e.collection), e.negated, _slow(e)
 
@@ -692,16 +723,15 @@ def _in(e: s.In, cache: CodeCache) -> Code:
         if seq.__class__ is not tuple:
             if seq.__class__ is not ZoneRef or None in seq.keys:
                 return slow(g, env)
-            seq = _card_refs(g.state.zones.get(seq.key, ()))
-        found = _contains(seq, v)
+            seq = card_refs(g.state.zones.get(seq.key, ()))
+        found = contains(seq, v)
         return not found if negated else found
 
     return member
 
 
 def _items(source: Code, e: Any, cache: CodeCache) -> Code:
-    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `_as_list`."""
-    from .runtime import _card_refs
+    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
 
     program = cache.program
     if e.__class__ is s.Index and e.obj.__class__ is s.Name and e.obj.id in program.zones:
@@ -711,14 +741,14 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
         def zone_cards(g: Game, env: dict[str, Any]) -> Any:
             values = tuple([k(g, env) for k in keys])
             if name in env or None in values:
-                return g._as_list(source(g, env), e)
-            return _card_refs(g.state.zones.get(zone_key(name, values), ()))
+                return g.as_list(source(g, env), e)
+            return card_refs(g.state.zones.get(zone_key(name, values), ()))
 
         return zone_cards
 
     def items(g: Game, env: dict[str, Any]) -> Any:
         v = source(g, env)
-        return v if v.__class__ is tuple else g._as_list(v, e)
+        return v if v.__class__ is tuple else g.as_list(v, e)
 
     return items
 
@@ -748,13 +778,10 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
 
 
 def _query(e: s.Query, cache: CodeCache) -> Code:
-    from .runtime import _VALUE_ERRORS
 
     source = _items(cache.value(e.source), e.source, cache)
     slow = _slow(e)
     if e.op != "where":
-        from .runtime import query_by_keys
-
         op, key_of = e.op, cache.value(e.key)
         missing_ = _MISSING
 
@@ -767,7 +794,7 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
                     env["it"] = v
                     keys.append(key_of(g, env))
                 return query_by_keys(op, items, keys)
-            except _VALUE_ERRORS:
+            except VALUE_ERRORS:
                 return slow(g, env)  # its message names the query
             finally:
                 if saved is missing_:
@@ -788,7 +815,7 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
                 env["it"] = v
                 if key(g, env):
                     out.append(v)
-        except _VALUE_ERRORS:
+        except VALUE_ERRORS:
             return slow(g, env)  # its message names the query
         finally:
             if saved is missing:
@@ -803,37 +830,57 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 # ---------------------------------------------------------------------------- statements
 
 
-def _compile_stmt(st: Any, cache: CodeCache) -> Code:
-    """A closure doing one statement, as `Game._exec_*` does it (the common statements; the rest call it)."""
-    from .runtime import _EXEC
+def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
+    """A closure doing one statement: the common statements are compiled here (their one definition),
+    the others call their `Game._exec_*` method (`runtime._EXEC`)."""
 
-    cls, program = st.__class__, cache.program
-    if cls is s.Let and not (st.value.__class__ is s.Call and st.value.name in program.procs):
-        name, value, node = st.name, cache.value(st.value), st.value
+    match st:
+        case s.Let(name=name, value=value) if not (value.__class__ is s.Call and value.name in cache.program.procs):
+            code = cache.value(value)
 
-        def let(g: Game, env: dict[str, Any]) -> None:
-            v = value(g, env)
-            env[name] = v if v.__class__ is not ZoneRef else g._held(v, node)
+            def let(g: Game, env: dict[str, Any]) -> None:
+                v = code(g, env)
+                env[name] = v if v.__class__ is not ZoneRef else g._held(v, value)
 
-        return let
-    if cls is s.SetVar:
-        return _set_var(st, cache)
-    if cls is s.If:
-        return _if(st, cache)
-    if cls is s.CallStmt:
-        return _call_proc(st, cache)
-    if cls is s.Assign:
-        return _assign(st, cache)
-    if cls is s.Move:
-        return _move(st, cache)
-    if cls is s.Create:
-        return _create(st, cache)
-    if cls is s.For:
-        return _for(st, cache)
-    method = _EXEC.get(cls)
-    if method is None:
-        raise TypeError(f"not a statement: {st!r}")
-    return lambda g, env: method(g, st, env)
+            return let
+        case s.Assign():
+            return _assign(st, cache)
+        case s.SetVar():
+            return _set_var(st, cache)
+        case s.Move():
+            return _move(st, cache)
+        case s.Create():
+            return _create(st, cache)
+        case s.If():
+            return _if(st, cache)
+        case s.For():
+            return _for(st, cache)
+        case s.CallStmt():
+            return _call_proc(st, cache)
+        case (
+            s.Let()
+            | s.SetField()
+            | s.Draw()
+            | s.While()
+            | s.Repeat()
+            | s.Match()
+            | s.Attempt()
+            | s.Together()
+            | s.Secret()
+            | s.Fail()
+            | s.Require()
+            | s.Choose()
+            | s.Menu()
+            | s.Use()
+            | s.Return()
+            | s.EndGame()
+            | s.EndUnfinished()
+            | s.Say()
+        ):
+            method = _EXEC[st.__class__]
+            return lambda g, env: method(g, st, env)
+        case _:
+            assert_never(st)
 
 
 def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
@@ -845,7 +892,7 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
-            v = g._as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
+            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
         if op != "=":
             v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
         g._set_var(name, key, v, span)
@@ -854,7 +901,6 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
 
 
 def _if(st: s.If, cache: CodeCache) -> Code:
-    from .runtime import BlockFrame
 
     branches = (
         (cache.truth(st.condition), st.then.stmts),
@@ -874,7 +920,6 @@ def _if(st: s.If, cache: CodeCache) -> Code:
 
 
 def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
-    from .runtime import BlockFrame, CallFrame
 
     name = st.name
     proc = cache.program.procs[name]
@@ -890,7 +935,7 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
         new_env = make_env(g, env)
         for param, arg in lists:
             if new_env[param].__class__ is ZoneRef:
-                new_env[param] = g._as_list(new_env[param], arg)
+                new_env[param] = g.as_list(new_env[param], arg)
         g._push(CallFrame(name, new_env, env, None))
         g._push(BlockFrame(body, new_env))
 
@@ -916,7 +961,7 @@ def _move(st: s.Move, cache: CodeCache) -> Code:
     def move(g: Game, env: dict[str, Any]) -> None:
         v = what(g, env)
         cards = [v] if v.__class__ is CardRef else g._cards(v, what_node)
-        g._move(cards, g._zone_value(to(g, env), to_node), bottom, span)
+        g._move(cards, g.zone_value(to(g, env), to_node), bottom, span)
 
     return move
 
@@ -931,13 +976,12 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
         if n.__class__ is not int:
             n = g._number_of(count_node, env)  # its located error
         values = {name: value(g, env) for name, value in inits}
-        g._create(card_type, n, values, g._zone_value(zone(g, env), zone_node), span)
+        g._create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
 
     return create
 
 
 def _for(st: s.For, cache: CodeCache) -> Code:
-    from .runtime import ForFrame
 
     var, body = st.var, st.body
     source = _items(cache.value(st.source), st.source, cache)

@@ -34,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from .builtins import BUILTINS
 from .console import SEED, add_quiet, progress, whole
 from .errors import GameError, RulebookError, RulecraftError
 from .rulebook import bundled_names, load_text
@@ -438,34 +439,7 @@ _ATOMS = (
     "top(pile)",
     "1..3",
 )
-_BUILTINS = (
-    "len",
-    "count",
-    "sum",
-    "min",
-    "max",
-    "abs",
-    "top",
-    "bottom",
-    "first",
-    "last",
-    "unique",
-    "distinct",
-    "sorted",
-    "reversed",
-    "flatten",
-    "any",
-    "all",
-    "next",
-    "prev",
-    "seat",
-    "players_from",
-    "zone_of",
-    "key_of",
-    "label",
-    "index_of",
-    "ord",
-)
+_BUILTINS = tuple(BUILTINS)
 _STATEMENTS = (
     "set w = {e}",
     'say "{{w}} {{c.colour}} {{p}}"',

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from .runtime import AskFrame, Game
+from .runtime import Game
 from .values import CardRef, Player, Record
 
 
@@ -26,19 +26,18 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     cards the pending decision of `viewer` offers (a search shows the searcher what it offers).
     """
     shown: set[int] = set()
-    decision = game.current_decision()
-    frame = game.frames[-1] if game.frames else None
-    if decision is not None and decision.player == viewer and isinstance(frame, AskFrame):
-        shown = {v.id for v in (*frame.pool, *frame.picked) if isinstance(v, CardRef)}
+    ask = game.pending_ask()
+    if ask is not None and ask.decision.player == viewer:
+        shown = {v.id for v in ask.offered if isinstance(v, CardRef)}
     for key, value in game.state.vars.items():
         vdecl = game.program.vars[key.split("[", 1)[0]]
-        if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game._owned_by(key, viewer)):
+        if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game.owned_by(key, viewer)):
             shown |= _cards_in(value)
     out: list[tuple[str, int]] = []
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
         decl = game.program.zones[key.split("[", 1)[0]]
-        if decl.visibility == "public" or (decl.visibility == "owner" and game._owned_by(key, viewer)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and game.owned_by(key, viewer)):
             continue
         below = len(ids) - 1 if decl.visibility == "top" else len(ids)
         out.extend((key, i) for i in range(below) if ids[i] not in shown)
@@ -77,10 +76,7 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
 
 def ask_again(game: Game) -> None:
     """Ask the pending decision again from the (changed) state, as the rules would have."""
-    frame = game.frames[-1]
-    assert isinstance(frame, AskFrame)
-    game.pending = None
-    frame.step(game)
+    game.ask_again()
 
 
 def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:

@@ -76,9 +76,6 @@ class _Builder(Transformer[Token, s.Rulebook]):
             return Span(self.file, 0, 0)
         return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
-    def _tok_span(self, tok: Token) -> Span:
-        return Span(self.file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
-
     # declarations
     def rulebook(self, meta: Any, *decls: Any) -> s.Rulebook:
         return s.Rulebook(tuple(decls), span=self._span(meta))

@@ -26,12 +26,12 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-from . import syntax as s
+from .asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
 from .check import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import InputProblem, clip, decode, position, read_regular
 from .rulebook import Rulebook, bundled_names, load
-from .runtime import AskFrame, Decision, Game, splitmix
+from .runtime import Decision, Game, splitmix
 from .values import CardRef
 
 FORMAT = 1
@@ -388,11 +388,8 @@ def roll(game: Game) -> None:
 
 def pending_draw(game: Game) -> tuple[str, str] | None:
     """(source zone, destination zone) when the pending decision is a draw, else None."""
-    frame = game.frames[-1] if game.frames else None
-    if isinstance(frame, AskFrame) and frame.kind == "draw":
-        src, dst = frame.chance_pool or frame.pool
-        return src.key, dst.key
-    return None
+    ask = game.pending_ask()
+    return (ask.source, ask.destination) if isinstance(ask, DrawAsk) else None
 
 
 def _owner(zone_key: str) -> str | None:
@@ -425,21 +422,20 @@ def _why_not(game: Game, decision: Decision, label: str) -> str:
         return (
             f"{who}, but no '{shown}' is left in {src} ({left} card{' is' if left == 1 else 's are'} left{elsewhere})"
         )
-    frame = game.frames[-1] if game.frames else None
+    ask = game.pending_ask()
     asked = f'"{decision.prompt}"'
     if decision.player is None:
         return (
             f"the table revealed '{shown}' for {asked}, but that is not possible now; possible: {_few(decision.labels)}"
         )
     reason = "which is not legal"
-    if isinstance(frame, AskFrame) and frame.kind == "menu":
-        menu: s.Menu = frame.node
-        for option in menu.options:
+    if isinstance(ask, MenuAsk):
+        for option in ask.menu.options:
             if option.label == label and option.when is not None:
                 reason = f"which is not legal now: its condition (at {option.span}) does not hold"
-    elif isinstance(frame, AskFrame) and frame.kind == "use" and label.startswith("tier "):
+    elif isinstance(ask, UseAsk) and ask.names_a_tier(label):
         reason = "which is not legal now: that tier is above the count or its condition does not hold"
-    elif isinstance(frame, AskFrame) and frame.kind == "choose":
+    elif isinstance(ask, ChooseAsk):
         reason = f"which is not among the {len(decision.options)} choices"
     return f"{decision.by} answered '{shown}' to {asked}, {reason}; legal answers: {_few(decision.labels)}"
 

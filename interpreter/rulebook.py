@@ -77,9 +77,16 @@ class Rulebook:
 
 @functools.cache
 def _game_options() -> dict[str, Any]:
-    """The keyword options of a game (`trace=`, `check_invariants=`, ...) and their defaults."""
+    """The switches of a game (`trace=`, `check_invariants=`, ...) and their defaults.
+
+    (`before_play`, a function, is not one: a caller that edits a position makes its `Game` itself.)
+    """
     params = inspect.signature(Game.__init__).parameters.values()
-    return {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_")}
+    return {
+        p.name: p.default
+        for p in params
+        if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_") and isinstance(p.default, bool)
+    }
 
 
 def bundled_names() -> list[str]:

@@ -1,15 +1,17 @@
 """Run a checked program: a game is a state plus a stack of frames, advanced by answers.
 
 How the language maps onto Python here:
-- a statement is executed by `Game._exec`; a compound statement pushes a *frame* (plain data:
-  the statements left, a loop position, the local names) instead of recursing, so a game
-  paused at a decision is only data: it can be cloned, and resumed, at any decision;
+- a statement is run by its closure (`closures._compile_stmt`: the common statements defined
+  there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
+  (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
+  a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
+  block runs its statements one after another within one step until one starts other work;
 - an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
   closure made once per node (`closures.py`), which falls back on those methods for anything
-  unusual; the common statements have closures too, and a block runs its statements one after
-  another within one step until one of them starts other work;
-- every choice (a player's or the table's) is a `Decision` with a list of labelled options; the
-  frame that asked stays on top of the stack until `apply` answers it;
+  unusual; a built-in function is a row of the table in `builtins.py`;
+- every choice (a player's or the table's) is a `Decision` with a list of labelled options
+  (`asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
+  `pending_ask` describes it to the tools without showing them the frame;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
   trace event with the span of the rule that caused it, and journal the old value while an
   `attempt` is open so that a failure can undo everything the attempt did;
@@ -22,436 +24,68 @@ How the language maps onto Python here:
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
+from . import closures
 from . import syntax as s
+from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk, tier_label
+from .builtins import BUILTINS, LIST_BUDGET
 from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
 from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from .inputs import clip
+from .machine import (
+    CARD_BUDGET,
+    DEPTH_BUDGET,
+    FAIL_HINT,
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    LABEL_CACHE_SIZE,
+    MASK64,
+    OPTION_BUDGET,
+    SECRET_TEXT,
+    STEP_BUDGET,
+    TEXT_BUDGET,
+    VALUE_DEPTH,
+    VALUE_ERRORS,
+    AskFrame,
+    AttemptFrame,
+    BeforePlayFrame,
+    BlockFrame,
+    CallFrame,
+    Event,
+    Frame,
+    Keep,
+    RepeatFrame,
+    RuleFrame,
+    RuntimeFailure,
+    SecretFrame,
+    SecretRun,
+    TogetherFrame,
+    WhileFrame,
+    attrs_fields,
+    card_refs,
+    query_by_keys,
+    splitmix,
+)
 from .state import State, make_converter
-from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef, label_of_plain, parse_key, zone_key
-
-MASK64 = (1 << 64) - 1
-STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
-DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
-RULE_BUDGET = 1_000  # rule firings after one change
-FN_DEPTH_BUDGET = 100  # nested calls of functions (`fn`) inside one expression
-LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)
-TEXT_BUDGET = 100_000  # characters of one text value
-INT_BUDGET = 1 << 63  # the magnitude of a number
-OPTION_BUDGET = 10_000  # options of one decision
-CARD_BUDGET = 100_000  # cards in a game
-# Lists and records nested in a value the state holds: views, the converter and JSON recurse
-# into them (JSON cannot do otherwise), so the state holds none deeper than this.
-VALUE_DEPTH = 100
-LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
-
-
-def splitmix(state: int) -> tuple[int, int]:
-    """Advance a splitmix64 generator; return (new state, 64 random bits)."""
-    state = (state + 0x9E3779B97F4A7C15) & MASK64
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return state, z ^ (z >> 31)
-
-
-@attrs.frozen
-class Option:
-    """One answer a decision accepts: its label (what records store) and its value."""
-
-    label: str
-    value: Any = attrs.field(eq=False)
-
-
-@attrs.frozen
-class Decision:
-    """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options."""
-
-    player: Player | None
-    prompt: str
-    options: tuple[Option, ...]
-    span: Span = attrs.field(eq=False, repr=False)
-    chance_weights: tuple[int, ...] | None = attrs.field(default=None, eq=False, repr=False)
-
-    @property
-    def labels(self) -> list[str]:
-        return [o.label for o in self.options]
-
-    @property
-    def by(self) -> str:
-        return "table" if self.player is None else str(self.player)
-
-
-@attrs.frozen
-class SecretRun:
-    """One run of an outermost `secret` block: the game's step count when it began (which tells
-    one run from the next) and where the block is written."""
-
-    step: int
-    span: Span
-
-
-# What a player sees of an event in another player's `secret` block (see Game.visible_to).
-SECRET_TEXT = "[a secret choice]"
-
-
-@attrs.frozen
-class Event:
-    """One line of the trace: what happened, to what, and the rule that did it.
-
-    `zones` lists the zone keys a move read from and wrote to (the destination last), so that a
-    player's view of the trace can show `hidden_text` instead of what that player may not see;
-    `top_text` is what everyone sees when cards land on a pile whose top card alone is face up;
-    `secret` is the run of a `secret` block the event happened in.
-    """
-
-    verb: str
-    text: str
-    span: Span
-    actor: str = ""
-    zones: tuple[str, ...] = ()
-    hidden_text: str | None = None
-    top_text: str | None = None
-    secret: SecretRun | None = None
-
-
-class RuntimeFailure(RulebookError):
-    """A step of the rules that cannot be carried out, with its place.
-
-    A `fail`, a `require` that does not hold, a choice with too few options, and every value that
-    is not there or not of the kind a step needs (no card to move, an index outside a list, a
-    field of `none`, division by zero, ...). Inside an `attempt` or an ability's tier it unwinds
-    as `fail` does (`Game._unwind`): the changes are undone and the `else` runs, or the tier is
-    withdrawn; `reason` is what the trace's undo line says. Outside both it is this located error.
-    A budget (steps, nesting, sizes) is not a failure but a plain RulebookError: a rulebook that
-    runs away is broken, so it stops the game wherever it happens.
-    """
-
-    def __init__(self, reason: str, diagnostic: Diagnostic, sources: dict[str, str]):
-        # Made often (every failure undone inside a tier), so the text is rendered only when shown.
-        Exception.__init__(self, reason)
-        self.reason, self.span = reason, diagnostic.span
-        self.diagnostics = [diagnostic]
-        self.sources = sources
-
-    def __str__(self) -> str:
-        return self.render()
-
-    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (simulate's workers) intact
-        return (RuntimeFailure, (self.reason, self.diagnostics[0], self.sources))
-
-
-# What a failure outside any attempt or ability suggests.
-FAIL_HINT = "wrap the steps in 'attempt { ... }', or check with 'when' first"
-
-
-# ---------------------------------------------------------------------------- frames
-
-_SLOTS: dict[type, tuple[str, ...]] = {}  # every slot of a frame class, its bases' included (see Frame.copy)
-
-
-class Frame:
-    """One piece of work in progress; `step` does the next part of it."""
-
-    __slots__ = ("env",)
-    env: dict[str, Any]
-    # The slots that stepping or answering changes after the frame is made (what `Keep` saves).
-    changing: tuple[str, ...] = ()
-
-    def step(self, g: Game) -> None:
-        raise NotImplementedError
-
-    def answer(self, g: Game, value: Any) -> None:
-        raise GameError("this frame asked nothing")
-
-    def unwind(self, g: Game) -> None:
-        """Called when a failure pops this frame without finishing it."""
-
-    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        cls = type(self)
-        new = object.__new__(cls)
-        for slot in _slots_of(cls):
-            if hasattr(self, slot):
-                object.__setattr__(new, slot, getattr(self, slot))
-        env = self.env
-        new.env = envs.setdefault(id(env), dict(env))
-        return new
-
-
-class BlockFrame(Frame):
-    __slots__ = ("i", "stmts")
-    changing = ("i",)
-
-    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
-        self.stmts, self.i, self.env = stmts, 0, env
-
-    def step(self, g: Game) -> None:
-        # Statements run one after another in this one step until one of them starts other work
-        # (pushes or pops a frame), asks a decision or ends the game.
-        codes, env, frames = g._code.block(self.stmts), self.env, g.frames
-        depth, state, i = len(frames), g.state, self.i
-        while i < len(codes):
-            code = codes[i]
-            i += 1
-            self.i = i
-            code(g, env)
-            if len(frames) != depth or frames[-1] is not self or g.pending is not None or state.over:
-                return
-        frames.pop()
-
-
-class ForFrame(Frame):
-    __slots__ = ("body", "i", "items", "var")
-    changing = ("i",)
-
-    def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
-        self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
-
-    def step(self, g: Game) -> None:
-        if self.i >= len(self.items):
-            g.frames.pop()
-            return
-        self.env[self.var] = self.items[self.i]
-        self.i += 1
-        g._push(BlockFrame(self.body.stmts, self.env))
-
-
-class WhileFrame(Frame):
-    __slots__ = ("node",)
-
-    def __init__(self, node: s.While, env: dict[str, Any]):
-        self.node, self.env = node, env
-
-    def step(self, g: Game) -> None:
-        if g._truth(self.node.condition, self.env):
-            g._push(BlockFrame(self.node.body.stmts, self.env))
-        else:
-            g.frames.pop()
-
-
-class RepeatFrame(Frame):
-    __slots__ = ("body", "left")
-    changing = ("left",)
-
-    def __init__(self, left: int, body: s.Block, env: dict[str, Any]):
-        self.left, self.body, self.env = left, body, env
-
-    def step(self, g: Game) -> None:
-        if self.left <= 0:
-            g.frames.pop()
-            return
-        self.left -= 1
-        g._push(BlockFrame(self.body.stmts, self.env))
-
-
-class CallFrame(Frame):
-    """The boundary of a procedure call; `return` unwinds to it."""
-
-    __slots__ = ("caller_env", "name", "target")
-
-    def __init__(self, name: str, env: dict[str, Any], caller_env: dict[str, Any] | None, target: str | None):
-        self.name, self.env, self.caller_env, self.target = name, env, caller_env, target
-
-    def step(self, g: Game) -> None:
-        g.frames.pop()
-        self.finish(g, None)
-
-    def finish(self, g: Game, value: Any) -> None:
-        if self.target is not None and self.caller_env is not None:
-            if g._keep is not None:
-                g._keep.touch_env(self.caller_env)
-            self.caller_env[self.target] = value
-
-    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        new = super().copy(envs)
-        assert isinstance(new, CallFrame)
-        if self.caller_env is not None:
-            new.caller_env = envs.setdefault(id(self.caller_env), dict(self.caller_env))
-        return new
-
-
-class AttemptFrame(Frame):
-    """All or nothing: on a failure below it, the journal is undone back to `mark`."""
-
-    __slots__ = ("mark", "otherwise", "retry", "span", "what")
-
-    def __init__(
-        self,
-        mark: int,
-        otherwise: s.Block | None,
-        env: dict[str, Any],
-        span: Span,
-        what: str,
-        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
-    ):
-        self.mark, self.otherwise, self.env, self.span, self.what = mark, otherwise, env, span, what
-        # For an ability's tier: the `use` to ask again, without the tiers that failed (§ all or nothing).
-        self.retry = retry
-
-    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        new = super().copy(envs)
-        assert isinstance(new, AttemptFrame)
-        if self.retry is not None:
-            node, env, failed = self.retry
-            new.retry = (node, envs.setdefault(id(env), dict(env)), failed)
-        return new
-
-    def step(self, g: Game) -> None:
-        g.frames.pop()
-        g.attempts -= 1
-        if g.attempts == 0:
-            g.journal.clear()
-
-
-class TogetherFrame(Frame):
-    __slots__ = ()
-
-    def __init__(self, env: dict[str, Any]):
-        self.env = env
-
-    def step(self, g: Game) -> None:
-        g.frames.pop()
-        g.together -= 1
-        if g.together == 0 and g.dirty and not g.rule_frames:
-            g._check_rules(set())
-
-    def unwind(self, g: Game) -> None:
-        g.together -= 1
-
-
-class SecretFrame(Frame):
-    __slots__ = ()
-
-    def __init__(self, env: dict[str, Any]):
-        self.env = env
-
-    def step(self, g: Game) -> None:
-        g.frames.pop()
-        self.unwind(g)
-
-    def unwind(self, g: Game) -> None:
-        g.secret -= 1
-        if g.secret == 0:
-            g.secret_run = None
-
-
-class RuleFrame(Frame):
-    """Check the state-based rules until none applies (each firing runs the rule's body)."""
-
-    __slots__ = ("firings", "pending")
-    changing = ("firings", "pending")
-
-    def __init__(self, pending: set[str]):
-        self.pending, self.firings, self.env = set(pending), 0, {}
-
-    def step(self, g: Game) -> None:
-        self.pending |= g.dirty
-        g.dirty = set()
-        for rule in g.program.rules:
-            reads = g.program.rule_reads[rule.name]
-            if "*" not in reads and not (reads & self.pending):
-                continue
-            env = g._rule_match(rule)
-            if env is not None:
-                self.firings += 1
-                if self.firings > RULE_BUDGET:
-                    raise g._runaway(
-                        rule.span,
-                        f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
-                        "its body must make its condition false",
-                    )
-                g._event("rule", rule.name, rule.span)
-                g._push(BlockFrame(rule.body.stmts, env))
-                return
-        g.frames.pop()
-        g.rule_frames -= 1
-
-    def unwind(self, g: Game) -> None:
-        g.rule_frames -= 1
-
-
-class AskFrame(Frame):
-    """A decision in progress. `kind` says what to do with the answer."""
-
-    __slots__ = ("chance_pool", "count", "decision", "kind", "node", "picked", "pool")
-    changing = ("chance_pool", "count", "decision", "picked", "pool")
-
-    def __init__(self, kind: str, node: Any, env: dict[str, Any]):
-        self.kind, self.node, self.env = kind, node, env
-        self.decision: Decision | None = None
-        self.pool: tuple[Any, ...] = ()
-        self.picked: tuple[Any, ...] = ()
-        self.count = 0
-        self.chance_pool: tuple[Any, ...] | None = None
-
-    def step(self, g: Game) -> None:
-        g._ask(self)
-
-    def answer(self, g: Game, value: Any) -> None:
-        g._answered(self, value)
-
-
-class Keep:
-    """What `apply` needs to put a game back as it was, gathered lazily: the frames and local names
-    (envs) of the stack are saved only when a step first touches them, since most of a deep stack
-    is never touched before the next decision (copying it all would cost a quarter of a step).
-
-    A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
-    when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
-    made after the keep, need nothing: the old stack is put back.
-    """
-
-    __slots__ = ("envs", "frames", "saved_envs", "saved_frames")
-
-    def __init__(self, frames: Sequence[Frame]):
-        self.frames: set[int] = {id(f) for f in frames}  # not saved yet
-        self.envs: set[int] = set()
-        for f in frames:
-            self.envs.add(id(f.env))
-            if isinstance(f, CallFrame) and f.caller_env is not None:
-                self.envs.add(id(f.caller_env))
-            if isinstance(f, AttemptFrame) and f.retry is not None:
-                self.envs.add(id(f.retry[1]))
-        self.saved_frames: list[tuple[Frame, list[tuple[str, Any]]]] = []
-        self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    def touch(self, frame: Frame) -> None:
-        if id(frame) in self.frames:
-            self.frames.discard(id(frame))
-            if frame.changing:
-                # RuleFrame.pending is the one slot changed in place: keep a copy.
-                values = [(slot, getattr(frame, slot)) for slot in frame.changing]
-                self.saved_frames.append((frame, [(k, set(v) if isinstance(v, set) else v) for k, v in values]))
-        self.touch_env(frame.env)
-
-    def touch_env(self, env: dict[str, Any]) -> None:
-        if id(env) in self.envs:
-            self.envs.discard(id(env))
-            self.saved_envs.append((env, dict(env)))
-
-    def put_back(self) -> None:
-        for frame, values in self.saved_frames:
-            for slot, value in values:
-                object.__setattr__(frame, slot, value)
-        for env, copy in self.saved_envs:
-            env.clear()
-            env.update(copy)
-
-
-def _slots_of(cls: type) -> tuple[str, ...]:
-    """Every slot of a frame class, its bases' included."""
-    slots = _SLOTS.get(cls)
-    if slots is None:
-        slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
-    return slots
-
+from .values import (
+    TABLE,
+    CardRef,
+    EnumValue,
+    Player,
+    Record,
+    ZoneRef,
+    contains,
+    label_of_plain,
+    parse_key,
+    same,
+    zone_key,
+)
 
 # ---------------------------------------------------------------------------- the game
 
@@ -468,8 +102,15 @@ class Game:
         trace: bool = True,
         auto_chance: bool = True,
         check_invariants: bool = False,
+        before_play: Callable[[Game], None] | None = None,
         _blank: bool = False,
     ):
+        """A new game, set up and run to its first decision.
+
+        `before_play` edits the position between setup and play (a scenario's `move` and `set`
+        lines): it is called once, as one step, with the game; it changes the state through
+        `evaluate`, `execute` and `move_cards`, and the rules fire after it as after any step.
+        """
         self.rulebook = rulebook
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
@@ -514,6 +155,8 @@ class Game:
         self._init_vars()
         if self.program.play is not None:
             self._push(BlockFrame(self.program.play.stmts, {}))
+            if before_play is not None:
+                self._push(BeforePlayFrame(before_play))
         for block in reversed(self.program.setup):
             self._push(BlockFrame(block.stmts, {}))
         self._run()
@@ -524,7 +167,46 @@ class Game:
         """The decision the game waits on, or None when it is over."""
         return self.pending
 
-    pending_decision = current_decision
+    def pending_ask(self) -> Ask | None:
+        """The pending decision with what kind of statement asks it and what it offers (None: none)."""
+        frame = self.frames[-1] if self.frames else None
+        if self.pending is None or not isinstance(frame, AskFrame):
+            return None
+        offered = (*frame.pool, *frame.picked)
+        match frame.kind:
+            case "choose":
+                return ChooseAsk(self.pending, offered)
+            case "menu":
+                return MenuAsk(self.pending, offered, frame.node)
+            case "use":
+                return UseAsk(self.pending, offered)
+            case "draw":
+                src, dst = frame.chance_pool or frame.pool
+                return DrawAsk(self.pending, offered, src.key, dst.key)
+        raise AssertionError(f"an ask of kind {frame.kind}")
+
+    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression (checked against this rulebook) with local names `env`."""
+        return self._eval(e, env)
+
+    def holds(self, e: s.Expr, env: dict[str, Any]) -> bool:
+        """Whether a condition holds, with local names `env`."""
+        return self._truth(e, env)
+
+    def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
+        """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
+        self._code.statement(st)(self, env)
+
+    def move_cards(self, cards: Sequence[CardRef], zone: ZoneRef, *, bottom: bool, span: Span) -> None:
+        """Move cards to a zone, as a `move` statement at `span` does."""
+        self._move(cards, zone, bottom, span)
+
+    def ask_again(self) -> None:
+        """Ask the pending decision again from the (changed) state, as the rules would have."""
+        frame = self.frames[-1]
+        assert isinstance(frame, AskFrame)
+        self.pending = None
+        frame.step(self)
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""
@@ -611,7 +293,7 @@ class Game:
                     secret=self.secret_run,
                 )
             )
-        value = self._chance_value(frame, option) if decision.player is None else option.value
+        value = option.value
         if self._keep is not None:
             self._keep.touch(frame)
         try:
@@ -854,11 +536,11 @@ class Game:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
 
-    def _runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
+    def runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
         """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
         return RuntimeFailure(message, Diagnostic(span, message, hint=hint), self.program.sources)
 
-    def _failure(self, span: Span, reason: str) -> RuntimeFailure:
+    def failure(self, span: Span, reason: str) -> RuntimeFailure:
         """A `fail` (or the like): outside any attempt or ability, its reason is quoted as having failed."""
         diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
         return RuntimeFailure(reason, diagnostic, self.program.sources)
@@ -887,56 +569,30 @@ class Game:
 
     # ---------------------------------------------------------------- statements
 
-    def _exec(self, st: s.Stmt, env: dict[str, Any]) -> None:
-        """Do one statement: one method per kind of statement, found by the node's class."""
-        method = _EXEC.get(st.__class__)
-        if method is None:
-            raise TypeError(f"not a statement: {st!r}")
-        method(self, st, env)
+    # A statement runs as its closure (closures.py, `_compile_stmt`); the statements below are
+    # those whose closure calls the method here (`_EXEC`).
 
-    def _exec_let(self, st: s.Let, env: dict[str, Any]) -> None:
-        name, value = st.name, st.value
-        if isinstance(value, s.Call) and value.name in self.program.procs:
-            self._call_proc(value.name, value.args, env, name, st.span)
-        else:
-            env[name] = self._held(self._eval(value, env), value)
-
-    def _exec_assign(self, st: s.Assign, env: dict[str, Any]) -> None:
-        name, op, value = st.name, st.op, st.value
-        v = self._held(self._eval(value, env), value)
-        env[name] = v if op == "=" else self._arith(op[0], env[name], v, value, value, st)
-
-    def _exec_set_var(self, st: s.SetVar, env: dict[str, Any]) -> None:
-        name, keys, op, value = st.name, st.keys, st.op, st.value
-        key = zone_key(name, tuple(self._eval(k, env) for k in keys))
-        v = self._eval(value, env)
-        if v.__class__ is ZoneRef and self.program.var_types[name].kind == "list":
-            v = self._as_list(v, value)  # a list variable holds the cards, not the zone (see _held)
-        if op != "=":
-            v = self._arith(op[0], self._var(name, key), v, value, value, st)
-        self._set_var(name, key, v, st.span)
+    def _exec_let_call(self, st: s.Let, env: dict[str, Any]) -> None:
+        """`let x = proc(...)`: call the procedure; its `return` gives x its value."""
+        value = st.value
+        assert isinstance(value, s.Call)
+        self._call_proc(value.name, value.args, env, st.name, st.span)
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
         obj, field, op, value = st.obj, st.field, st.op, st.value
         card = self._eval(obj, env)
         v = self._eval(value, env)
         if not isinstance(card, CardRef):
-            raise self._failure(st.span, f"no card to set {field} on")
+            raise self.failure(st.span, f"no card to set {field} on")
         if op != "=":
             v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
 
-    def _exec_move(self, st: s.Move, env: dict[str, Any]) -> None:
-        what, to, bottom = st.what, st.to, st.bottom
-        cards = self._cards(self._eval(what, env), what)
-        zone = self._zone_value(self._eval(to, env), to)
-        self._move(cards, zone, bottom, st.span)
-
     def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
         count, source, to = st.count, st.source, st.to
         n = self._number_of(count, env)
-        src = self._zone_value(self._eval(source, env), source)
-        dst = self._zone_value(self._eval(to, env), to)
+        src = self.zone_value(self._eval(source, env), source)
+        dst = self.zone_value(self._eval(to, env), to)
         if self.program.zones[src.name].shuffled:
             frame = AskFrame("draw", st, env)
             frame.count = n
@@ -946,29 +602,6 @@ class Game:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
             self._move(taken, dst, False, st.span)
-
-    def _exec_create(self, st: s.Create, env: dict[str, Any]) -> None:
-        count, card_type, inits, zone = st.count, st.card_type, st.inits, st.zone
-        n = self._number_of(count, env)
-        values = {i.name: self._eval(i.value, env) for i in inits}
-        z = self._zone_value(self._eval(zone, env), zone)
-        self._create(card_type, n, values, z, st.span)
-
-    def _exec_if(self, st: s.If, env: dict[str, Any]) -> None:
-        cond, then, elifs, otherwise = st.condition, st.then, st.elifs, st.otherwise
-        if self._truth(cond, env):
-            self._push(BlockFrame(then.stmts, env))
-            return
-        for e in elifs:
-            if self._truth(e.condition, env):
-                self._push(BlockFrame(e.body.stmts, env))
-                return
-        if otherwise is not None:
-            self._push(BlockFrame(otherwise.stmts, env))
-
-    def _exec_for(self, st: s.For, env: dict[str, Any]) -> None:
-        var, source, body = st.var, st.source, st.body
-        self._push(ForFrame(var, self._as_list(self._eval(source, env), source), body, env))
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self._push(WhileFrame(st, env))
@@ -1007,12 +640,12 @@ class Game:
 
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
-        raise self._failure(st.span, message)
+        raise self.failure(st.span, message)
 
     def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
         cond, message = st.condition, st.message
         if not self._truth(cond, env):
-            raise self._failure(st.span, message)
+            raise self.failure(st.span, message)
 
     def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
         self._push(AskFrame("choose", st, env))
@@ -1022,10 +655,6 @@ class Game:
 
     def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
         self._push(AskFrame("use", st, env))
-
-    def _exec_call_stmt(self, st: s.CallStmt, env: dict[str, Any]) -> None:
-        name, args = st.name, st.args
-        self._call_proc(name, args, env, None, st.span)
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
@@ -1046,7 +675,7 @@ class Game:
         winners = st.winners
         chosen = None
         if winners is not None:
-            chosen = [p for p in self._as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
+            chosen = [p for p in self.as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
         self._finish(chosen, st.span)
 
     def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
@@ -1068,8 +697,8 @@ class Game:
         """A text with its `{name}` and `{name.field}` filled in, or a located failure."""
         try:
             return self._interpolate(text, env)
-        except _VALUE_ERRORS:
-            raise self._runtime_error(
+        except VALUE_ERRORS:
+            raise self.runtime_error(
                 span, f'cannot fill in "{text}": a name or field there has no value of that kind'
             ) from None
 
@@ -1308,7 +937,7 @@ class Game:
             menu: s.Menu = node
             options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
             if not options:
-                raise self._failure(menu.span, "no option of this choice is possible")
+                raise self.failure(menu.span, "no option of this choice is possible")
             self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
@@ -1325,7 +954,7 @@ class Game:
                     and tier.level not in frame.picked
                     and (tier.when is None or self._truth(tier.when, ability_env))
                 ):
-                    options.append(Option(f"tier {tier.level}: {tier.text}", tier))
+                    options.append(Option(tier_label(tier), tier))
             chooser = self._tier_chooser(use, ability, env, ability_env)
             self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
@@ -1346,7 +975,7 @@ class Game:
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
             if not frame.picked and frame.count == 0 and not frame.pool:
-                source = self._as_list(self._eval(choose.source, env), choose.source)
+                source = self.as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):
                     frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
@@ -1356,19 +985,19 @@ class Game:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
                     what = "one" if choose.quantity == "one" else str(frame.count)
-                    raise self._failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
+                    raise self.failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
             if done:
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
-                again = self._as_list(self._eval(choose.source, env), choose.source)
-                remaining = [v for v in again if _contains(frame.pool, v) and not _contains(frame.picked, v)]
+                again = self.as_list(self._eval(choose.source, env), choose.source)
+                remaining = [v for v in again if contains(frame.pool, v) and not contains(frame.picked, v)]
             else:
-                remaining = [v for v in frame.pool if not _contains(frame.picked, v)]
+                remaining = [v for v in frame.pool if not contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
-                raise self._failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
+                raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
             done = done or not remaining
             if done:
                 self.frames.pop()
@@ -1442,7 +1071,7 @@ class Game:
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
-            frame.answer(self, self._chance_value(frame, options[0]) if who is None else options[0].value)
+            frame.answer(self, options[0].value)
             return
         if who is None and self.auto_chance:
             self.state.rng, bits = splitmix(self.state.rng)
@@ -1466,12 +1095,9 @@ class Game:
                         secret=self.secret_run,
                     )
                 )
-            frame.answer(self, self._chance_value(frame, option))
+            frame.answer(self, option.value)
             return
         self.pending = decision
-
-    def _chance_value(self, frame: Frame, option: Option) -> Any:
-        return option.value
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env
@@ -1514,7 +1140,7 @@ class Game:
         if who is TABLE:
             return None
         if not isinstance(who, Player):
-            raise self._runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
+            raise self.runtime_error(_span_of(by), f"a decision is made by a player, not {self.label(who)}")
         return who
 
     def _tier_chooser(
@@ -1529,7 +1155,7 @@ class Game:
             who = ability_env.get(param) if param is not None else None
             where = use.span
         if not isinstance(who, Player):
-            raise self._runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+            raise self.runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
         return who
 
     def _first_player(self, env: dict[str, Any]) -> Player | None:
@@ -1617,7 +1243,7 @@ class Game:
             if i == len(bindings):
                 return dict(env) if holds(env) else None
             binding = bindings[i]
-            for v in self._as_list(self._eval(binding.source, env), binding.source):
+            for v in self.as_list(self._eval(binding.source, env), binding.source):
                 env[binding.name] = v
                 found = search(i + 1, env)
                 if found is not None:
@@ -1635,7 +1261,7 @@ class Game:
 
     def _truth_of(self, v: Any, e: s.Expr) -> bool:
         if v.__class__ is not bool:
-            raise self._runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a condition must be true or false, not {self.label(v)}")
         return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
@@ -1677,16 +1303,16 @@ class Game:
             v = _EVAL[obj.__class__](self, obj, env)
         if v.__class__ is CardRef:
             card = self.state.cards[v.id]
-            if name not in _attrs_fields(card.__class__):
-                raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            if name not in attrs_fields(card.__class__):
+                raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
             return getattr(card, name)
         if isinstance(v, Record):
             if not v.has(name):
-                raise self._runtime_error(e.span, f"the record has no field '{name}'")
+                raise self.runtime_error(e.span, f"the record has no field '{name}'")
             return v.get(name)
         if v is None:
-            raise self._failure(e.span, f"no card to read {name} of")
-        raise self._runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            raise self.failure(e.span, f"no card to read {name} of")
+        raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
 
     def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
         obj, args = e.obj, e.args
@@ -1696,10 +1322,10 @@ class Game:
             if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
                 key = zone_key(obj.id, tuple([_EVAL[a.__class__](self, a, env) for a in args]))
                 return self._var(obj.id, key)
-        seq = self._as_list(_EVAL[obj.__class__](self, obj, env), obj)
+        seq = self.as_list(_EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-            raise self._failure(e.span, f"index {i} is outside a list of {len(seq)}")
+            raise self.failure(e.span, f"index {i} is outside a list of {len(seq)}")
         return seq[i]
 
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
@@ -1708,20 +1334,20 @@ class Game:
             return self._call_fn(name, tuple([_EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
         try:
             return self._builtin(name, e.args, env, e)
-        except _VALUE_ERRORS:
+        except VALUE_ERRORS:
             # The arguments are pure expressions: evaluating them again only names them.
             shown = ", ".join(self.label(self._eval(a, env)) for a in e.args)
-            raise self._runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
+            raise self.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
 
     def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
         op = e.op
         a, b = _EVAL[e.left.__class__](self, e.left, env), _EVAL[e.right.__class__](self, e.right, env)
         if op == "==":
-            return _same(a, b)
+            return same(a, b)
         if op == "!=":
-            return not _same(a, b)
+            return not same(a, b)
         if not isinstance(a, int) or not isinstance(b, int):
-            raise self._runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
+            raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
         return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
 
     def _eval_and(self, e: s.And, env: dict[str, Any]) -> Any:
@@ -1741,11 +1367,11 @@ class Game:
     def _arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
         if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
-            xs, ys = self._as_list(a, left), self._as_list(b, right)
+            xs, ys = self.as_list(a, left), self.as_list(b, right)
             if op == "-":
                 return _without(xs, ys)
             size = len(xs) + len(ys)
-            return self._bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
+            return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
         if op == "+" and isinstance(a, str) and isinstance(b, str):
             if len(a) + len(b) > TEXT_BUDGET:
                 raise self._runaway(
@@ -1755,30 +1381,30 @@ class Game:
                 )
             return a + b
         if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
-            raise self._runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+            raise self.runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
         if op == "+":
-            return self._number(a + b, e)
+            return self.number(a + b, e)
         if op == "-":
-            return self._number(a - b, e)
+            return self.number(a - b, e)
         if op == "*":
             if a.bit_length() + b.bit_length() > 2 * INT_BUDGET.bit_length():
-                return self._number(INT_BUDGET + 1, e)
-            return self._number(a * b, e)
+                return self.number(INT_BUDGET + 1, e)
+            return self.number(a * b, e)
         if b == 0:
-            raise self._runtime_error(e.span, "division by zero")
+            raise self.runtime_error(e.span, "division by zero")
         return a // b if op == "//" else a % b
 
     def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
         v = _EVAL[e.item.__class__](self, e.item, env)
-        found = _contains(self._as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
+        found = contains(self.as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
         return not found if e.negated else found
 
     def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
-        items = self._as_list(_EVAL[e.source.__class__](self, e.source, env), e.source)
+        items = self.as_list(_EVAL[e.source.__class__](self, e.source, env), e.source)
         try:
             return self._query(e.op, items, e.key, env)
-        except _VALUE_ERRORS:
-            raise self._runtime_error(
+        except VALUE_ERRORS:
+            raise self.runtime_error(
                 e.span,
                 f"cannot order by these keys: {e.op} by needs keys of one kind "
                 "(numbers, or values of one enumeration, ...)",
@@ -1792,7 +1418,7 @@ class Game:
         out = []
         saved = env.get(var, _MISSING)
         try:  # a failure inside leaves the locals as they were (see closures.py)
-            for v in self._as_list(_EVAL[source.__class__](self, source, env), source):
+            for v in self.as_list(_EVAL[source.__class__](self, source, env), source):
                 env[var] = v
                 if cond is None or self._truth(cond, env):
                     out.append(_EVAL[element.__class__](self, element, env))
@@ -1803,23 +1429,23 @@ class Game:
     def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
         lo, hi = _EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env)
         if not isinstance(lo, int) or not isinstance(hi, int):
-            raise self._runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
-        return self._bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
+            raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
         v = _EVAL[e.operand.__class__](self, e.operand, env)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise self._runtime_error(e.span, f"cannot negate {self.label(v)}")
+            raise self.runtime_error(e.span, f"cannot negate {self.label(v)}")
         return -v
 
     def _number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
         """A count (of cards, repeats, choices, a tier): a number, or a located error."""
         v = self._eval(e, env)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise self._runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a number is needed here, not {self.label(v)}")
         return v
 
-    def _bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
+    def bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
         """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
         if value is None or len(value) > LIST_BUDGET:
             raise self._runaway(
@@ -1828,7 +1454,7 @@ class Game:
             )
         return value
 
-    def _number(self, value: int, e: s.Expr | s.Stmt) -> int:
+    def number(self, value: int, e: s.Expr | s.Stmt) -> int:
         if -INT_BUDGET <= value <= INT_BUDGET:
             return value
         raise self._runaway(_span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
@@ -1881,7 +1507,7 @@ class Game:
             return ZoneRef(name, ())
         if name in program.vars:
             return self._var(name, name)
-        raise self._runtime_error(_span_of(e), f"unknown name '{name}'")
+        raise self.runtime_error(_span_of(e), f"unknown name '{name}'")
 
     def _var(self, name: str, key: str) -> Any:
         vars_ = self.state.vars
@@ -1911,101 +1537,13 @@ class Game:
             self._fn_depth -= 1
 
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
-        return self._builtin_of(name, [self._eval(a, env) for a in args], args, e)
+        """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            raise self.runtime_error(e.span, f"unknown function '{name}'")
+        return builtin.run(self, e, [self._eval(a, env) for a in args])
 
-    def _builtin_of(self, name: str, values: list[Any], args: tuple[s.Expr, ...], e: s.Call) -> Any:
-        """A built-in function applied to the values of its arguments (`args`, their text, name errors)."""
-        first: Any = values[0] if values else None
-        if name in ("len", "count"):
-            if isinstance(first, ZoneRef):
-                return len(self.state.zones.get(first.key, ()))
-            return len(self._as_list(first, args[0]))
-        if name == "sum":
-            return self._number(sum(self._as_list(first, args[0])), e)
-        if name in ("min", "max"):
-            seq = self._as_list(first, args[0]) if len(values) == 1 else tuple(values)
-            if not seq:
-                return 0
-            return min(seq) if name == "min" else max(seq)
-        if name == "abs":
-            return abs(first)
-        if name in ("top", "bottom"):
-            zone = self._zone_value(first, args[0])
-            if self.program.zones[zone.name].shuffled:
-                raise self._runtime_error(e.span, f"{zone.key} is shuffled: it has no {name}; draw from it instead")
-            ids = self.state.zones.get(zone.key, [])
-            if len(values) == 2:
-                n = values[1]
-                return tuple(CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])) if n > 0 else ()
-            if not ids:
-                return None
-            return CardRef(ids[-1] if name == "top" else ids[0])
-        if name in ("first", "last", "unique"):
-            seq = self._as_list(first, args[0])
-            if name == "unique":
-                return seq[0] if len(seq) == 1 else None
-            if not seq:
-                return None
-            return seq[0] if name == "first" else seq[-1]
-        if name == "distinct":
-            out: list[Any] = []
-            for v in self._as_list(first, args[0]):
-                if not _contains(out, v):
-                    out.append(v)
-            return tuple(out)
-        if name == "sorted":
-            return tuple(sorted(self._as_list(first, args[0]), key=_sort_key))
-        if name == "reversed":
-            return tuple(reversed(self._as_list(first, args[0])))
-        if name == "flatten":
-            seqs = [self._as_list(seq, args[0]) for seq in self._as_list(first, args[0])]
-            size = sum(len(seq) for seq in seqs)
-            return self._bounded(tuple(x for seq in seqs for x in seq) if size <= LIST_BUDGET else None, e, size)
-        if name == "any":
-            return any(self._as_list(first, args[0]))
-        if name == "all":
-            return all(self._as_list(first, args[0]))
-        if name in ("next", "prev"):
-            step = values[1] if len(values) == 2 else 1
-            if name == "prev":
-                step = -step
-            if isinstance(first, Player):
-                return self._players[(first.index + step) % len(self._players)]
-            if isinstance(first, EnumValue):
-                members = self.program.enums[first.enum]
-                return members[(first.index + step) % len(members)]
-            raise self._runtime_error(e.span, f"{name} takes a player or an enumeration value")
-        if name == "seat":
-            if not isinstance(first, Player):
-                raise TypeError("seat takes a player")
-            return first.index + 1
-        if name == "players_from":
-            if not isinstance(first, Player):
-                raise TypeError("players_from takes a player")
-            i = first.index
-            return self._players[i:] + self._players[:i]
-        if name == "zone_of":
-            if not isinstance(first, CardRef):
-                raise self._failure(e.span, "zone_of needs a card")
-            return self._zone_of_card(first)
-        if name == "key_of":
-            zone = self._zone_value(first, args[0])
-            return zone.keys[values[1]]
-        if name == "label":
-            return self.label(first)
-        if name == "index_of":
-            seq = self._as_list(first, args[0])
-            for i, v in enumerate(seq):
-                if _same(v, values[1]):
-                    return i
-            return -1
-        if name == "ord":
-            if not isinstance(first, EnumValue):
-                raise TypeError("ord takes an enumeration value")
-            return first.index
-        raise self._runtime_error(e.span, f"unknown function '{name}'")
-
-    def _zone_of_card(self, card: CardRef) -> ZoneRef:
+    def zone_of_card(self, card: CardRef) -> ZoneRef:
         return ZoneRef(*self._parse_key(self.state.location[card.id]))
 
     def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
@@ -2026,42 +1564,42 @@ class Game:
     def _held(self, v: Any, e: s.Expr) -> Any:
         """The value a local name holds: a zone's cards as they are now (a list that later moves do not
         change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
-        return self._as_list(v, e) if v.__class__ is ZoneRef else v
+        return self.as_list(v, e) if v.__class__ is ZoneRef else v
 
     def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
         """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
         cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
         if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
-            return self._as_list(v, e)
+            return self.as_list(v, e)
         return v
 
-    def _as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
+    def as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
         if isinstance(v, tuple):
             return v
         if isinstance(v, ZoneRef):
-            return _card_refs(self.state.zones.get(v.key, ()))
+            return card_refs(self.state.zones.get(v.key, ()))
         if v is None:
             return ()
-        raise self._runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
+        raise self.runtime_error(_span_of(e), f"a list is needed here, not {self.label(v)}")
 
     def _cards(self, v: Any, e: s.Expr) -> list[CardRef]:
         if isinstance(v, CardRef):
             return [v]
         if v is None:
-            raise self._failure(_span_of(e), "there is no card to move")
-        items = self._as_list(v, e)
+            raise self.failure(_span_of(e), "there is no card to move")
+        items = self.as_list(v, e)
         out = []
         for item in items:
             if not isinstance(item, CardRef):
-                raise self._runtime_error(_span_of(e), f"only cards move, not {self.label(item)}")
+                raise self.runtime_error(_span_of(e), f"only cards move, not {self.label(item)}")
             out.append(item)
         return out
 
-    def _zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
+    def zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
         if not isinstance(v, ZoneRef):
-            raise self._runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
+            raise self.runtime_error(_span_of(e), f"a zone is needed here, not {self.label(v)}")
         if None in v.keys:
-            raise self._failure(_span_of(e), f"there is no zone {v.key}")
+            raise self.failure(_span_of(e), f"there is no zone {v.key}")
         return v
 
     def label(self, v: Any) -> str:
@@ -2124,7 +1662,7 @@ class Game:
         if isinstance(v, Record):
             return v.get(name) if v.has(name) else _NO_FIELD
         cls: type = type(v)  # typed as a plain class: mypy does not see type[Any] as Hashable for the cache
-        if cls.__name__ in self.program.cards and name in _attrs_fields(cls):
+        if cls.__name__ in self.program.cards and name in attrs_fields(cls):
             return getattr(v, name)
         return _NO_FIELD
 
@@ -2132,7 +1670,7 @@ class Game:
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
         """What `player` may see (None: everything), as plain data; hidden cards become counts."""
-        who = _as_player(player)
+        who = as_player(player)
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
         owner = str(who) if who is not None else None
@@ -2177,7 +1715,7 @@ class Game:
     def _info_of(self, key: str) -> tuple[Any, str | None]:
         """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).
 
-        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `_owned_by` says.)
+        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `owned_by` says.)
         """
         name = key.split("[", 1)[0]
         try:
@@ -2211,7 +1749,7 @@ class Game:
             out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
         return out
 
-    def _owned_by(self, key: str, who: Player) -> bool:
+    def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
         name = key.split("[", 1)[0]
         if name not in self.program.zones and name not in self.program.vars:
@@ -2250,13 +1788,13 @@ class Game:
                 decl = self.program.zones[name]
                 if decl.visibility == "public" and not decl.shuffled:
                     continue
-                if decl.visibility == "owner" and self._owned_by(key, who):
+                if decl.visibility == "owner" and self.owned_by(key, who):
                     continue
                 if decl.visibility == "top":
                     continue  # the card passed the face-up top of the pile
             elif name in self.program.vars:
                 vdecl = self.program.vars[name]
-                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self._owned_by(key, who)):
+                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self.owned_by(key, who)):
                     continue
             elif name == key:
                 continue
@@ -2281,7 +1819,7 @@ class Game:
         decl = self.program.zones.get(key.split("[", 1)[0])
         if decl is None or decl.shuffled:
             return False
-        if decl.visibility == "public" or (decl.visibility == "owner" and self._owned_by(key, who)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and self.owned_by(key, who)):
             return True
         # A card taken from a pile whose top is face up is (normally) that top card.
         return as_source and decl.visibility == "top"
@@ -2294,21 +1832,15 @@ class Game:
         if decl is None:
             return False
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
-            decl.visibility == "owner" and self._owned_by(dst, who)
+            decl.visibility == "owner" and self.owned_by(dst, who)
         )
 
 
-# The method that does each kind of statement.
+# The method that does each kind of statement that is not compiled (see closures._compile_stmt).
 _EXEC: dict[type, Any] = {
-    s.Let: Game._exec_let,
-    s.Assign: Game._exec_assign,
-    s.SetVar: Game._exec_set_var,
+    s.Let: Game._exec_let_call,  # the other `let`s are compiled
     s.SetField: Game._exec_set_field,
-    s.Move: Game._exec_move,
     s.Draw: Game._exec_draw,
-    s.Create: Game._exec_create,
-    s.If: Game._exec_if,
-    s.For: Game._exec_for,
     s.While: Game._exec_while,
     s.Repeat: Game._exec_repeat,
     s.Match: Game._exec_match,
@@ -2320,7 +1852,6 @@ _EXEC: dict[type, Any] = {
     s.Choose: Game._exec_choose,
     s.Menu: Game._exec_menu,
     s.Use: Game._exec_use,
-    s.CallStmt: Game._exec_call_stmt,
     s.Return: Game._exec_return,
     s.EndGame: Game._exec_end_game,
     s.EndUnfinished: Game._exec_end_unfinished,
@@ -2351,26 +1882,9 @@ _EVAL: dict[type, Any] = {
     s.Query: Game._eval_query,
     s.CondExpr: Game._eval_cond,
 }
+closures.define(_EVAL, _EXEC)
 
 _PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
-
-
-def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any, ...]:
-    """The result of `items map/sorted by/max by/min by/group by` given each item's key (`it`'s value)."""
-    if op == "map":
-        return tuple(keys)
-    if op == "sorted":
-        order = sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))
-        return tuple(items[i] for i in order)
-    if op in ("max", "min"):
-        if not items:
-            return ()
-        best = max(keys) if op == "max" else min(keys)
-        return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
-    groups: dict[Any, list[Any]] = {}
-    for v, k in zip(items, keys, strict=True):
-        groups.setdefault(k, []).append(v)
-    return tuple(tuple(g) for g in groups.values())
 
 
 def _plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
@@ -2402,16 +1916,8 @@ def _shared_dict(rulebook: Any, name: str) -> dict[Any, Any]:
 _DONE = object()
 _MISSING = object()
 _NO_FIELD = Record({"?": None})  # what a template shows for a name that is not a declared field
-# What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).
-_VALUE_ERRORS = (TypeError, AttributeError, IndexError, KeyError, ValueError, OverflowError)
 _MANY = object()
 _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
-
-
-@functools.cache
-def _attrs_fields(cls: type) -> frozenset[str]:
-    """The declared fields of a card class (never a Python attribute such as `__class__`)."""
-    return frozenset(f.name for f in attrs.fields(cls)) if attrs.has(cls) else frozenset()
 
 
 def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
@@ -2426,51 +1932,12 @@ def _without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
     left = list(ys)
     out = []
     for x in xs:
-        i = next((i for i, y in enumerate(left) if _same(x, y)), None)
+        i = next((i for i, y in enumerate(left) if same(x, y)), None)
         if i is None:
             out.append(x)
         else:
             del left[i]
     return tuple(out)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a is b:  # every value equals itself (enumeration values and players are often the same object)
-        return True
-    if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
-        return False
-    return bool(a == b)
-
-
-def _contains(seq: Iterable[Any], v: Any) -> bool:
-    is_bool = v.__class__ is bool
-    for x in seq:  # noqa: SIM110 -- `_same(x, v)` inlined: a loop is faster than any() over a generator
-        if x is v or ((x.__class__ is bool) is is_bool and x == v):
-            return True
-    return False
-
-
-_CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
-
-
-def _card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
-    """The cards of a zone as values (the same as `tuple(CardRef(i) for i in ids)`, without making them anew)."""
-    refs = _CARD_REFS
-    if ids:
-        top = max(ids)
-        if top >= len(refs):
-            refs.extend(CardRef(i) for i in range(len(refs), top + 1))
-    return tuple([refs[i] for i in ids])
-
-
-def _sort_key(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_sort_key(x) for x in v)
-    if isinstance(v, Player | EnumValue | CardRef):
-        return (1, v)
-    if v is None:
-        return (0, 0)
-    return (2, v)
 
 
 def _span_of(node: Any) -> Span:
@@ -2489,7 +1956,7 @@ def _fold(seed: int) -> int:
     return state
 
 
-def _as_player(player: Player | int | str | None) -> Player | None:
+def as_player(player: Player | int | str | None) -> Player | None:
     if player is None or isinstance(player, Player):
         return player
     if isinstance(player, str):

@@ -31,7 +31,7 @@ from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import comment_start, parse
 from .render import trace_text, where
 from .rulebook import Rulebook, bundled_names, load
-from .runtime import BlockFrame, Frame, Game
+from .runtime import Game
 from .values import CardRef, Player
 
 KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
@@ -175,25 +175,6 @@ def read_scenario(path: Path) -> Scenario:
     return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects), game_line)
 
 
-class _ScenarioFrame(Frame):
-    """Change the state as the scenario says, between setup and play, as one step."""
-
-    __slots__ = ("run",)
-
-    def __init__(self, run: Any):
-        self.run, self.env = run, {}
-
-    def step(self, g: Game) -> None:
-        g.frames.pop()
-        g.together += 1
-        try:
-            self.run(g)
-        finally:
-            g.together -= 1
-        if g.together == 0 and g.dirty and not g.rule_frames:
-            g._check_rules(set())
-
-
 def seats(players: int) -> dict[str, Any]:
     """The names a scenario uses for the seats: P1, P2, …"""
     return {str(Player(i)): Player(i) for i in range(players)}
@@ -204,9 +185,9 @@ def _apply_edits(sc: Scenario, g: Game) -> None:
     for line, st in sc.edits:
         if isinstance(st, s.Move) and _labels(st.what) is not None:
             cards = _cards_by_label(sc, g, st, env)
-            g._move(cards, g._zone_value(g._eval(st.to, env), st.to), st.bottom, line.span)
+            g.move_cards(cards, g.zone_value(g.evaluate(st.to, env), st.to), bottom=st.bottom, span=line.span)
         else:
-            g._exec(st, dict(env))
+            g.execute(st, dict(env))
 
 
 def _labels(what: s.Expr) -> list[s.StrLit] | None:
@@ -221,7 +202,7 @@ def _cards_by_label(sc: Scenario, g: Game, st: s.Move, env: dict[str, Any]) -> l
     """The cards a `move "label", …` line names: for each label, a card not yet taken, preferring
     one that is not already where it is going."""
     labels = _labels(st.what) or []
-    destination = g._zone_value(g._eval(st.to, env), st.to).key
+    destination = g.zone_value(g.evaluate(st.to, env), st.to).key
     every = [CardRef(i) for i in range(len(g.state.cards))]
     names = {c.id: g.label(c) for c in every}
     taken: list[CardRef] = []
@@ -253,18 +234,8 @@ def set_up(sc: Scenario, rb: Rulebook) -> Game:
     """Set up a game and apply the scenario's changes before play."""
     players = sc.players or rb.program.min_players
 
-    class ScenarioGame(Game):
-        placed = False
-
-        def _push(self, frame: Frame) -> None:
-            super()._push(frame)
-            play = self.program.play
-            if not self.placed and play is not None and isinstance(frame, BlockFrame) and frame.stmts is play.stmts:
-                self.placed = True
-                super()._push(_ScenarioFrame(lambda g: _apply_edits(sc, g)))
-
     try:
-        game: Game = ScenarioGame(rb, players, sc.seed)
+        game = Game(rb, players, sc.seed, before_play=lambda g: _apply_edits(sc, g))
     except GameError as exc:
         raise RulecraftError(f"{sc.file}: {exc}") from None
     return game
@@ -308,10 +279,10 @@ def run_scenario(game_name: str | None, path: Path) -> str:
         lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
     env = seats(game.state.players)
     for line, expr in sc.expects:
-        if not game._truth(expr, dict(env)):
+        if not game.holds(expr, dict(env)):
             shown = ""
             if isinstance(expr, s.Compare):
-                shown = f", but {_source(sc, expr.left)} is {game.label(game._eval(expr.left, dict(env)))}"
+                shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
         lines.append(f"expect  {line.rest}: holds  @ {where(line.span)}")
     return text()

@@ -55,11 +55,9 @@ def card_class(card_type: CardType) -> type:
 
 @attrs.frozen
 class Codec:
-    """The one cattrs converter for a rulebook's states, and its value (un)structuring functions."""
+    """The one cattrs converter for a rulebook's states, and its card (un)structuring functions."""
 
     converter: cattrs.Converter
-    unstructure_value: Any
-    structure_value: Any
     # A state's cards are (un)structured one by one, each by these (a soak run checks them so).
     unstructure_card: Any = None
     structure_card: Any = None
@@ -151,4 +149,4 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             unfinished=d.get("unfinished"),  # absent from the states of games before the construct
         ),
     )
-    return Codec(conv, unvalue, value, uncard, card)
+    return Codec(conv, uncard, card)

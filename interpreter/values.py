@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -244,3 +244,32 @@ def label_of_plain(value: Any) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(label_of_plain(v) for v in value) + "]"
     return str(value)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
+    if a is b:  # every value equals itself (enumeration values and players are often the same object)
+        return True
+    if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
+        return False
+    return bool(a == b)
+
+
+def contains(seq: Iterable[Any], v: Any) -> bool:
+    """Whether a value is in a sequence, by `same`."""
+    is_bool = v.__class__ is bool
+    for x in seq:  # noqa: SIM110 -- `same(x, v)` inlined: a loop is faster than any() over a generator
+        if x is v or ((x.__class__ is bool) is is_bool and x == v):
+            return True
+    return False
+
+
+def sort_key(v: Any) -> Any:
+    """The key `sorted` orders values by: none first, then players, enumeration values and cards, then the rest."""
+    if isinstance(v, tuple):
+        return tuple(sort_key(x) for x in v)
+    if isinstance(v, Player | EnumValue | CardRef):
+        return (1, v)
+    if v is None:
+        return (0, 0)
+    return (2, v)

@@ -31,7 +31,7 @@ from .errors import NO_SPAN, GameError, RecordError, RulecraftError
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
 from .rulebook import Rulebook, load
-from .runtime import Decision, Event, Game, SecretRun, _as_player
+from .runtime import Decision, Event, Game, SecretRun, as_player
 from .values import Player
 
 # `verb text  @ file:line:col`, as render.trace_lines writes a line (the place is optional).
@@ -265,7 +265,7 @@ def register(sub: Any) -> None:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        viewer = _as_player(args.as_player) if args.as_player else None
+        viewer = as_player(args.as_player) if args.as_player else None
     except GameError as exc:
         raise RulecraftError(f"--as {args.as_player}: {exc}") from None
     path = Path(args.record)

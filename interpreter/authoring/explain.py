@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from .. import syntax as s
+from ..builtins import call_words
 from ..check import Program
 from ..errors import RulecraftError, did_you_mean
 from .fmt import level
@@ -38,37 +39,6 @@ QUANTITY_WORDS = {
 # `len(xs) > 0` reads "xs is not empty" (True: some; False: none).
 EMPTINESS = {(">", 0): True, ("!=", 0): True, (">=", 1): True, ("==", 0): False, ("<", 1): False}
 ORDINALS = ["first", "second", "third", "fourth", "fifth"]
-# Built-in functions: how a call reads ({0}, {1}: the arguments).
-BUILTIN_WORDS = {
-    "len": "the number of {0}",
-    "count": "the number of {0}",
-    "sum": "the total of {0}",
-    "min": "the smallest of {0}",
-    "max": "the largest of {0}",
-    "abs": "the absolute value of {0}",
-    "top": "the top card of {0}",
-    "top2": "the top {1} cards of {0}",
-    "bottom": "the bottom card of {0}",
-    "first": "the first of {0}",
-    "last": "the last of {0}",
-    "unique": "the only one of {0}",
-    "distinct": "{0} without repeats",
-    "sorted": "{0} in order",
-    "reversed": "{0} in reverse order",
-    "flatten": "all of {0} together",
-    "any": "any of {0} holds",
-    "all": "all of {0} hold",
-    "next": "the one after {0}",
-    "next2": "the {1}th after {0}",
-    "prev": "the one before {0}",
-    "seat": "the seat of {0}",
-    "players_from": "the players in seat order from {0}",
-    "zone_of": "the zone {0} is in",
-    "key_of": "key {1} of {0}",
-    "label": "the name of {0}",
-    "index_of": "the position of {1} in {0}",
-    "ord": "the rank of {0}",
-}
 
 
 def words(name: str) -> str:
@@ -180,16 +150,11 @@ class Explainer:
                 texts = [self.x(a) for a in args]
                 if name in ("len", "count") and len(args) == 1 and self.is_zone(args[0]):
                     return f"the number of cards in {texts[0]}"
-                key = f"{name}2" if len(args) == 2 and f"{name}2" in BUILTIN_WORDS else name
                 if name in p.fns or name in p.procs:
                     if len(texts) <= 1:
                         return of(name, texts[0] if texts else "")
                     return f"{words(name)}({', '.join(texts)})"
-                if key in BUILTIN_WORDS and len(args) <= 2:
-                    if name in ("min", "max") and len(args) > 1:
-                        return BUILTIN_WORDS[name].format(" and ".join(texts))
-                    return BUILTIN_WORDS[key].format(*texts)
-                return f"{words(name)}({', '.join(texts)})"
+                return call_words(name, texts) or f"{words(name)}({', '.join(texts)})"
             case s.Neg(operand):
                 return f"minus {self.operand(operand, e, right=True)}"
             case s.Binary(op, left, right):

@@ -27,19 +27,16 @@ from typing import Any
 import attrs
 
 from .. import syntax as s
-from ..check import BUILTINS, Program
+from ..builtins import BUILTIN_NAMES, BUILTINS
+from ..check import Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
 from ..parser import parse_lexemes
 from ..rulebook import load_text, remember_parse
 from .index import LOCAL_KINDS, NameIndex, Symbol
 from .words import words
 
-BUILTIN_NAME_DOCS = {
-    "players": "all the players, in seat order (a list of Player)",
-    "table": "the table: the one who answers chance decisions (`by table`)",
-    "player_count": "the number of players in this game (an int)",
-    "it": "each element in turn, in the key of `where`, `sorted by`, `max by`, `min by`, `group by` and `map`",
-}
+# `it` is a word of the language, not a built-in name: its hover text lives here.
+IT_DOC = "each element in turn, in the key of `where`, `sorted by`, `max by`, `min by`, `group by` and `map`"
 
 
 @attrs.define
@@ -125,8 +122,10 @@ def hover_text(analysis: Analysis, line: int, column: int) -> str | None:
     if target is None:
         if name in BUILTINS:
             return f"`{name}` (builtin): {BUILTINS[name].doc}"
-        if name in BUILTIN_NAME_DOCS:
-            return f"`{name}` (builtin): {BUILTIN_NAME_DOCS[name]}"
+        if name in BUILTIN_NAMES:
+            return f"`{name}` (builtin): {BUILTIN_NAMES[name].doc}"
+        if name == "it":
+            return f"`{name}` (builtin): {IT_DOC}"
         return None
     if target.kind in LOCAL_KINDS:
         return f"`{name}`: {_local_text(target)}"

@@ -24,7 +24,8 @@ import re
 
 import attrs
 
-from ..check import BASIC_TYPES, BUILTIN_NAMES, BUILTINS
+from ..builtins import BUILTIN_NAMES, BUILTINS
+from ..check import BASIC_TYPES
 from ..parser import grammar_words
 
 _DECLARATION_ALIASES = re.compile(r".*(_decl|_extension|_override)$|^tier$")

@@ -1,0 +1,89 @@
+"""Decisions as data: what a game asks (`Decision`, its `Option`s) and what kind of ask it is.
+
+A `Decision` is what every caller answers: who, the prompt, the options. `Game.pending_ask()`
+says more, for the tools that explain or look behind a decision (records, information sets):
+which of the four statements asks it (`ChooseAsk`, `MenuAsk`, `UseAsk`, `DrawAsk`), with the
+facts of that kind, so that no tool reads the game's frames or matches the English of a prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import syntax as s
+from .errors import Span
+from .values import Player
+
+TIER_PREFIX = "tier "
+
+
+@attrs.frozen
+class Option:
+    """One answer a decision accepts: its label (what records store) and its value."""
+
+    label: str
+    value: Any = attrs.field(eq=False)
+
+
+@attrs.frozen
+class Decision:
+    """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options."""
+
+    player: Player | None
+    prompt: str
+    options: tuple[Option, ...]
+    span: Span = attrs.field(eq=False, repr=False)
+    chance_weights: tuple[int, ...] | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def labels(self) -> list[str]:
+        return [o.label for o in self.options]
+
+    @property
+    def by(self) -> str:
+        return "table" if self.player is None else str(self.player)
+
+
+def tier_label(tier: s.Tier) -> str:
+    """The label of the option that uses an ability's tier: `tier 2: Gain two coins`."""
+    return f"{TIER_PREFIX}{tier.level}: {tier.text}"
+
+
+@attrs.frozen
+class Ask:
+    """The pending decision and what its statement offers (the values of a choice, picked ones too)."""
+
+    decision: Decision
+    offered: tuple[Any, ...]
+
+
+@attrs.frozen
+class ChooseAsk(Ask):
+    """`choose … from …`: a pick among values."""
+
+
+@attrs.frozen
+class MenuAsk(Ask):
+    """`choose { "label" when … -> … }`: a menu of labelled options, each with its condition."""
+
+    menu: s.Menu
+
+
+@attrs.frozen
+class UseAsk(Ask):
+    """`use ability`: which tier (or none) to use."""
+
+    @staticmethod
+    def names_a_tier(label: str) -> bool:
+        """Whether an answer is written as a tier's option is (`tier 3: …`), legal or not."""
+        return label.startswith(TIER_PREFIX)
+
+
+@attrs.frozen
+class DrawAsk(Ask):
+    """`draw … from … to …` answered by the table: which card comes off the source zone."""
+
+    source: str  # zone keys
+    destination: str

@@ -1,0 +1,471 @@
+"""The parts of the machine below the game: budgets, trace events, the run-time failure, and the
+frames, each a piece of work in progress held as plain data, with the keep that puts them back.
+
+A frame's `step` does the next part of its work on the game it is given; the game's step loop
+(`Game._run`, runtime.py) steps the top frame until a decision is pending or the game is over.
+Frames hold the statements left, a position and their local names, never a Python generator or
+call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resumed anywhere.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from . import syntax as s
+from .asks import Decision
+from .errors import Diagnostic, GameError, RulebookError, Span
+from .values import CardRef, sort_key
+
+if TYPE_CHECKING:
+    from .runtime import Game
+
+MASK64 = (1 << 64) - 1
+STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway
+DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is called runaway
+RULE_BUDGET = 1_000  # rule firings after one change
+FN_DEPTH_BUDGET = 100  # nested calls of functions (`fn`) inside one expression
+TEXT_BUDGET = 100_000  # characters of one text value
+INT_BUDGET = 1 << 63  # the magnitude of a number
+OPTION_BUDGET = 10_000  # options of one decision
+CARD_BUDGET = 100_000  # cards in a game
+# Lists and records nested in a value the state holds: views, the converter and JSON recurse
+# into them (JSON cannot do otherwise), so the state holds none deeper than this.
+VALUE_DEPTH = 100
+LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
+
+
+def splitmix(state: int) -> tuple[int, int]:
+    """Advance a splitmix64 generator; return (new state, 64 random bits)."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+@attrs.frozen
+class SecretRun:
+    """One run of an outermost `secret` block: the game's step count when it began (which tells
+    one run from the next) and where the block is written."""
+
+    step: int
+    span: Span
+
+
+# What a player sees of an event in another player's `secret` block (see Game.visible_to).
+SECRET_TEXT = "[a secret choice]"
+
+
+@attrs.frozen
+class Event:
+    """One line of the trace: what happened, to what, and the rule that did it.
+
+    `zones` lists the zone keys a move read from and wrote to (the destination last), so that a
+    player's view of the trace can show `hidden_text` instead of what that player may not see;
+    `top_text` is what everyone sees when cards land on a pile whose top card alone is face up;
+    `secret` is the run of a `secret` block the event happened in.
+    """
+
+    verb: str
+    text: str
+    span: Span
+    actor: str = ""
+    zones: tuple[str, ...] = ()
+    hidden_text: str | None = None
+    top_text: str | None = None
+    secret: SecretRun | None = None
+
+
+class RuntimeFailure(RulebookError):
+    """A step of the rules that cannot be carried out, with its place.
+
+    A `fail`, a `require` that does not hold, a choice with too few options, and every value that
+    is not there or not of the kind a step needs (no card to move, an index outside a list, a
+    field of `none`, division by zero, ...). Inside an `attempt` or an ability's tier it unwinds
+    as `fail` does (`Game._unwind`): the changes are undone and the `else` runs, or the tier is
+    withdrawn; `reason` is what the trace's undo line says. Outside both it is this located error.
+    A budget (steps, nesting, sizes) is not a failure but a plain RulebookError: a rulebook that
+    runs away is broken, so it stops the game wherever it happens.
+    """
+
+    def __init__(self, reason: str, diagnostic: Diagnostic, sources: dict[str, str]):
+        # Made often (every failure undone inside a tier), so the text is rendered only when shown.
+        Exception.__init__(self, reason)
+        self.reason, self.span = reason, diagnostic.span
+        self.diagnostics = [diagnostic]
+        self.sources = sources
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (simulate's workers) intact
+        return (RuntimeFailure, (self.reason, self.diagnostics[0], self.sources))
+
+
+# What a failure outside any attempt or ability suggests.
+FAIL_HINT = "wrap the steps in 'attempt { ... }', or check with 'when' first"
+
+
+# ---------------------------------------------------------------------------- frames
+
+_SLOTS: dict[type, tuple[str, ...]] = {}  # every slot of a frame class, its bases' included (see Frame.copy)
+
+
+class Frame:
+    """One piece of work in progress; `step` does the next part of it."""
+
+    __slots__ = ("env",)
+    env: dict[str, Any]
+    # The slots that stepping or answering changes after the frame is made (what `Keep` saves).
+    changing: tuple[str, ...] = ()
+
+    def step(self, g: Game) -> None:
+        raise NotImplementedError
+
+    def answer(self, g: Game, value: Any) -> None:
+        raise GameError("this frame asked nothing")
+
+    def unwind(self, g: Game) -> None:
+        """Called when a failure pops this frame without finishing it."""
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        cls = type(self)
+        new = object.__new__(cls)
+        for slot in _slots_of(cls):
+            if hasattr(self, slot):
+                object.__setattr__(new, slot, getattr(self, slot))
+        env = self.env
+        new.env = envs.setdefault(id(env), dict(env))
+        return new
+
+
+class BlockFrame(Frame):
+    __slots__ = ("i", "stmts")
+    changing = ("i",)
+
+    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
+        self.stmts, self.i, self.env = stmts, 0, env
+
+    def step(self, g: Game) -> None:
+        # Statements run one after another in this one step until one of them starts other work
+        # (pushes or pops a frame), asks a decision or ends the game.
+        codes, env, frames = g._code.block(self.stmts), self.env, g.frames
+        depth, state, i = len(frames), g.state, self.i
+        while i < len(codes):
+            code = codes[i]
+            i += 1
+            self.i = i
+            code(g, env)
+            if len(frames) != depth or frames[-1] is not self or g.pending is not None or state.over:
+                return
+        frames.pop()
+
+
+class ForFrame(Frame):
+    __slots__ = ("body", "i", "items", "var")
+    changing = ("i",)
+
+    def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
+        self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
+
+    def step(self, g: Game) -> None:
+        if self.i >= len(self.items):
+            g.frames.pop()
+            return
+        self.env[self.var] = self.items[self.i]
+        self.i += 1
+        g._push(BlockFrame(self.body.stmts, self.env))
+
+
+class WhileFrame(Frame):
+    __slots__ = ("node",)
+
+    def __init__(self, node: s.While, env: dict[str, Any]):
+        self.node, self.env = node, env
+
+    def step(self, g: Game) -> None:
+        if g._truth(self.node.condition, self.env):
+            g._push(BlockFrame(self.node.body.stmts, self.env))
+        else:
+            g.frames.pop()
+
+
+class RepeatFrame(Frame):
+    __slots__ = ("body", "left")
+    changing = ("left",)
+
+    def __init__(self, left: int, body: s.Block, env: dict[str, Any]):
+        self.left, self.body, self.env = left, body, env
+
+    def step(self, g: Game) -> None:
+        if self.left <= 0:
+            g.frames.pop()
+            return
+        self.left -= 1
+        g._push(BlockFrame(self.body.stmts, self.env))
+
+
+class CallFrame(Frame):
+    """The boundary of a procedure call; `return` unwinds to it."""
+
+    __slots__ = ("caller_env", "name", "target")
+
+    def __init__(self, name: str, env: dict[str, Any], caller_env: dict[str, Any] | None, target: str | None):
+        self.name, self.env, self.caller_env, self.target = name, env, caller_env, target
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        self.finish(g, None)
+
+    def finish(self, g: Game, value: Any) -> None:
+        if self.target is not None and self.caller_env is not None:
+            if g._keep is not None:
+                g._keep.touch_env(self.caller_env)
+            self.caller_env[self.target] = value
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        new = super().copy(envs)
+        assert isinstance(new, CallFrame)
+        if self.caller_env is not None:
+            new.caller_env = envs.setdefault(id(self.caller_env), dict(self.caller_env))
+        return new
+
+
+class AttemptFrame(Frame):
+    """All or nothing: on a failure below it, the journal is undone back to `mark`."""
+
+    __slots__ = ("mark", "otherwise", "retry", "span", "what")
+
+    def __init__(
+        self,
+        mark: int,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ):
+        self.mark, self.otherwise, self.env, self.span, self.what = mark, otherwise, env, span, what
+        # For an ability's tier: the `use` to ask again, without the tiers that failed (§ all or nothing).
+        self.retry = retry
+
+    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
+        new = super().copy(envs)
+        assert isinstance(new, AttemptFrame)
+        if self.retry is not None:
+            node, env, failed = self.retry
+            new.retry = (node, envs.setdefault(id(env), dict(env)), failed)
+        return new
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.attempts -= 1
+        if g.attempts == 0:
+            g.journal.clear()
+
+
+class TogetherFrame(Frame):
+    __slots__ = ()
+
+    def __init__(self, env: dict[str, Any]):
+        self.env = env
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.together -= 1
+        if g.together == 0 and g.dirty and not g.rule_frames:
+            g._check_rules(set())
+
+    def unwind(self, g: Game) -> None:
+        g.together -= 1
+
+
+class SecretFrame(Frame):
+    __slots__ = ()
+
+    def __init__(self, env: dict[str, Any]):
+        self.env = env
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        self.unwind(g)
+
+    def unwind(self, g: Game) -> None:
+        g.secret -= 1
+        if g.secret == 0:
+            g.secret_run = None
+
+
+class RuleFrame(Frame):
+    """Check the state-based rules until none applies (each firing runs the rule's body)."""
+
+    __slots__ = ("firings", "pending")
+    changing = ("firings", "pending")
+
+    def __init__(self, pending: set[str]):
+        self.pending, self.firings, self.env = set(pending), 0, {}
+
+    def step(self, g: Game) -> None:
+        self.pending |= g.dirty
+        g.dirty = set()
+        for rule in g.program.rules:
+            reads = g.program.rule_reads[rule.name]
+            if "*" not in reads and not (reads & self.pending):
+                continue
+            env = g._rule_match(rule)
+            if env is not None:
+                self.firings += 1
+                if self.firings > RULE_BUDGET:
+                    raise g._runaway(
+                        rule.span,
+                        f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
+                        "its body must make its condition false",
+                    )
+                g._event("rule", rule.name, rule.span)
+                g._push(BlockFrame(rule.body.stmts, env))
+                return
+        g.frames.pop()
+        g.rule_frames -= 1
+
+    def unwind(self, g: Game) -> None:
+        g.rule_frames -= 1
+
+
+class AskFrame(Frame):
+    """A decision in progress. `kind` says what to do with the answer."""
+
+    __slots__ = ("chance_pool", "count", "decision", "kind", "node", "picked", "pool")
+    changing = ("chance_pool", "count", "decision", "picked", "pool")
+
+    def __init__(self, kind: str, node: Any, env: dict[str, Any]):
+        self.kind, self.node, self.env = kind, node, env
+        self.decision: Decision | None = None
+        self.pool: tuple[Any, ...] = ()
+        self.picked: tuple[Any, ...] = ()
+        self.count = 0
+        self.chance_pool: tuple[Any, ...] | None = None
+
+    def step(self, g: Game) -> None:
+        g._ask(self)
+
+    def answer(self, g: Game, value: Any) -> None:
+        g._answered(self, value)
+
+
+class BeforePlayFrame(Frame):
+    """Edit the position between setup and play (`Game(before_play=…)`), as one step."""
+
+    __slots__ = ("edit",)
+
+    def __init__(self, edit: Callable[[Game], None]):
+        self.edit, self.env = edit, {}
+
+    def step(self, g: Game) -> None:
+        g.frames.pop()
+        g.together += 1
+        try:
+            self.edit(g)
+        finally:
+            g.together -= 1
+        if g.together == 0 and g.dirty and not g.rule_frames:
+            g._check_rules(set())
+
+
+class Keep:
+    """What `apply` needs to put a game back as it was, gathered lazily: the frames and local names
+    (envs) of the stack are saved only when a step first touches them, since most of a deep stack
+    is never touched before the next decision (copying it all would cost a quarter of a step).
+
+    A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
+    when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
+    made after the keep, need nothing: the old stack is put back.
+    """
+
+    __slots__ = ("envs", "frames", "saved_envs", "saved_frames")
+
+    def __init__(self, frames: Sequence[Frame]):
+        self.frames: set[int] = {id(f) for f in frames}  # not saved yet
+        self.envs: set[int] = set()
+        for f in frames:
+            self.envs.add(id(f.env))
+            if isinstance(f, CallFrame) and f.caller_env is not None:
+                self.envs.add(id(f.caller_env))
+            if isinstance(f, AttemptFrame) and f.retry is not None:
+                self.envs.add(id(f.retry[1]))
+        self.saved_frames: list[tuple[Frame, list[tuple[str, Any]]]] = []
+        self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def touch(self, frame: Frame) -> None:
+        if id(frame) in self.frames:
+            self.frames.discard(id(frame))
+            if frame.changing:
+                # RuleFrame.pending is the one slot changed in place: keep a copy.
+                values = [(slot, getattr(frame, slot)) for slot in frame.changing]
+                self.saved_frames.append((frame, [(k, set(v) if isinstance(v, set) else v) for k, v in values]))
+        self.touch_env(frame.env)
+
+    def touch_env(self, env: dict[str, Any]) -> None:
+        if id(env) in self.envs:
+            self.envs.discard(id(env))
+            self.saved_envs.append((env, dict(env)))
+
+    def put_back(self) -> None:
+        for frame, values in self.saved_frames:
+            for slot, value in values:
+                object.__setattr__(frame, slot, value)
+        for env, copy in self.saved_envs:
+            env.clear()
+            env.update(copy)
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    """Every slot of a frame class, its bases' included."""
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
+    return slots
+
+
+# What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).
+VALUE_ERRORS = (TypeError, AttributeError, IndexError, KeyError, ValueError, OverflowError)
+
+
+@functools.cache
+def attrs_fields(cls: type) -> frozenset[str]:
+    """The declared fields of a card class (never a Python attribute such as `__class__`)."""
+    return frozenset(f.name for f in attrs.fields(cls)) if attrs.has(cls) else frozenset()
+
+
+def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any, ...]:
+    """The result of `items map/sorted by/max by/min by/group by` given each item's key (`it`'s value)."""
+    if op == "map":
+        return tuple(keys)
+    if op == "sorted":
+        order = sorted(range(len(items)), key=lambda i: sort_key(keys[i]))
+        return tuple(items[i] for i in order)
+    if op in ("max", "min"):
+        if not items:
+            return ()
+        best = max(keys) if op == "max" else min(keys)
+        return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
+    groups: dict[Any, list[Any]] = {}
+    for v, k in zip(items, keys, strict=True):
+        groups.setdefault(k, []).append(v)
+    return tuple(tuple(g) for g in groups.values())
+
+
+_CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
+
+
+def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
+    """The cards of a zone as values (the same as `tuple(CardRef(i) for i in ids)`, without making them anew)."""
+    refs = _CARD_REFS
+    if ids:
+        top = max(ids)
+        if top >= len(refs):
+            refs.extend(CardRef(i) for i in range(len(refs), top + 1))
+    return tuple([refs[i] for i in ids])

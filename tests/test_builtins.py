@@ -1,0 +1,64 @@
+"""The table of built-ins is the only one, and the language reference documents every row."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from rulecraft.builtins import BUILTIN_NAMES, BUILTINS, call_words
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "interpreter" / "builtins.py"
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.find("\n#", start + len(heading))
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_every_builtin_function_is_documented_in_the_language_reference() -> None:
+    """Each built-in function is named, in backquotes, under "Built-in functions" in docs/LANGUAGE.md."""
+    section = _section((ROOT / "docs" / "LANGUAGE.md").read_text(), "### Built-in functions")
+    documented = set(re.findall(r"`([a-z_]+)[(`/]", section))
+    assert sorted(set(BUILTINS) - documented) == []
+
+
+def test_every_builtin_name_is_documented_in_the_language_reference() -> None:
+    """`players`, `table` and `player_count` each appear, in backquotes, in docs/LANGUAGE.md."""
+    text = (ROOT / "docs" / "LANGUAGE.md").read_text()
+    assert [name for name in BUILTIN_NAMES if f"`{name}`" not in text] == []
+
+
+def test_no_other_module_lists_the_builtins() -> None:
+    """No collection literal outside builtins.py is a list of built-in functions (five or more, and most of
+    its items), nor does a `match` case list three or more of them: there is one table."""
+    names = set(BUILTINS)
+    found = []
+    for path in sorted((ROOT / "interpreter").rglob("*.py")):
+        if path == TABLE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict):
+                items = node.keys if isinstance(node, ast.Dict) else node.elts
+                hits = {i.value for i in items if isinstance(i, ast.Constant) and i.value in names}
+                if len(hits) >= 5 and 2 * len(hits) > len(items):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.MatchOr):
+                hits = {
+                    p.value.value
+                    for p in node.patterns
+                    if isinstance(p, ast.MatchValue) and isinstance(p.value, ast.Constant) and p.value.value in names
+                }
+                if len(hits) >= 3 and len(hits) == len(node.patterns):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
+
+
+def test_every_builtin_reads_in_english() -> None:
+    """Each built-in has words for explain, taking as many arguments as it may be given (two at most)."""
+    for name, builtin in BUILTINS.items():
+        for n in range(builtin.min_args, min(builtin.max_args, 2) + 1):
+            text = call_words(name, [f"<{i}>" for i in range(n)])
+            assert text is not None and all(f"<{i}>" in text for i in range(n)), (name, n, text)

@@ -150,6 +150,8 @@ class Game:
         # and zones' labels (views); every change of the state empties it.
         self._memo: dict[tuple[Any, ...], Any] = {}
         self.check_invariants = check_invariants
+        # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
+        self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
         self._consts: dict[str, Any] = {}
         self._players = tuple(Player(i) for i in range(players))
         self._init_vars()
@@ -200,6 +202,11 @@ class Game:
     def move_cards(self, cards: Sequence[CardRef], zone: ZoneRef, *, bottom: bool, span: Span) -> None:
         """Move cards to a zone, as a `move` statement at `span` does."""
         self._move(cards, zone, bottom, span)
+
+    def draw_next(self, zone: ZoneRef, labels: Sequence[tuple[str, Span]]) -> None:
+        """Make the next draws from a shuffled zone take the cards of these labels, in order (each
+        label with the place that names it); the draws after them are chance as usual."""
+        self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
 
     def ask_again(self) -> None:
         """Ask the pending decision again from the (changed) state, as the rules would have."""
@@ -359,6 +366,7 @@ class Game:
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
+        new.next_draws = dict(self.next_draws)
         new.tracing = trace
         new.events = list(self.events) if trace else []
         new.answers = list(self.answers)
@@ -960,6 +968,8 @@ class Game:
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
+            if self.next_draws.get(src.key) and self._draw_named(frame, src, dst):
+                return
             if self.auto_chance and self._draw_at_once(frame, src, dst, draw.span):
                 return
             ids = self.state.zones.get(src.key, [])
@@ -1020,6 +1030,22 @@ class Game:
                 self._decide(frame, None, prompt, opts, choose.span, weights)
                 return
             self._decide(frame, who, prompt, options, choose.span)
+
+    def _draw_named(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
+        """Draw the next card named by `draw_next` for this zone, as the table would have drawn it
+        (True); False when the frame has nothing left to draw."""
+        ids = self.state.zones.get(src.key, [])
+        if frame.count <= 0 or not ids:
+            return False
+        (label, span), *rest = self.next_draws[src.key]
+        first, _counts = self._label_counts(ids)
+        if label not in first:
+            raise self._located(span, f"the next draw from {src.key} is to be '{label}', which is not in {src.key}")
+        self.next_draws = {**self.next_draws, src.key: tuple(rest)}
+        self.answers.append(("table", label))
+        frame.count -= 1
+        self._move([CardRef(first[label])], dst, False, frame.node.span)
+        return True
 
     def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
         """Draw with the game's own generator, card after card, without making decisions of the table.

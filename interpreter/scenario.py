@@ -20,6 +20,7 @@ seats named `P1`, `P2`, …; a card is named by its label and taken from whereve
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,12 @@ from . import syntax as s
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
 from .inputs import InputProblem, clip, decode, read_regular, within
 from .parser import comment_start, parse
-from .render import trace_text, where
+from .render import trace_lines, trace_text, where
 from .rulebook import Rulebook, bundled_names, load
 from .runtime import Game
 from .values import CardRef, Player
 
-KEYWORDS = ("game", "players", "seed", "move", "set", "answer", "expect")
+KEYWORDS = ("game", "players", "seed", "move", "set", "next", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book
 MAX_SCENARIO_LINES = 5_000
 MAX_DIGITS = 40  # of a player count or a seed (a 128-bit seed has 39)
@@ -63,6 +64,10 @@ class Scenario:
     answers: tuple[tuple[Line, str], ...]
     expects: tuple[tuple[Line, s.Expr], ...]
     game_line: Line | None = None
+    # For each `expect`, how many answers come before it: it checks the state at that point.
+    expect_at: tuple[int, ...] = ()
+    # `next draws from ZONE: "A", "B"`: the zone, then the labels its next draws take, in order.
+    draws: tuple[tuple[Line, s.Expr, tuple[s.StrLit, ...]], ...] = ()
 
     def error(self, span: Span, message: str, hint: str | None = None) -> RulebookError:
         return RulebookError([Diagnostic(span, message, hint=hint)], {self.file: self.text})
@@ -121,6 +126,8 @@ def read_scenario(path: Path) -> Scenario:
     edits: list[tuple[Line, s.Stmt]] = []
     answers: list[tuple[Line, str]] = []
     expects: list[tuple[Line, s.Expr]] = []
+    expect_at: list[int] = []
+    draws: list[tuple[Line, s.Expr, tuple[s.StrLit, ...]]] = []
     for number, raw in enumerate(lines, 1):
         code = _strip_comment(raw).rstrip()
         if not code.strip():
@@ -153,12 +160,11 @@ def read_scenario(path: Path) -> Scenario:
                 if not isinstance(st, s.Move | s.SetVar | s.SetField):
                     raise fail(f"a '{keyword}' line must be a {keyword} statement")
                 edits.append((line, st))
+            case "next":
+                draws.append(_next_draws(file, text, line, raw, fail))
             case "answer":
-                st = _statement(file, text, line, raw, line.rest, "let _answers = [", "]")
-                if not (isinstance(st, s.Let) and isinstance(st.value, s.ListLit)):
-                    raise fail('an answer is the label of an option, in quotes: answer "Pass"')
-                for item in st.value.items:
-                    if not isinstance(item, s.StrLit):
+                for item in _labels_of_line(file, text, line, raw, line.rest):
+                    if item is None:
                         raise fail('an answer is the label of an option, in quotes: answer "Pass"')
                     answers.append((line, item.value))
             case "expect":
@@ -166,13 +172,52 @@ def read_scenario(path: Path) -> Scenario:
                 if not isinstance(st, s.Let):
                     raise fail("an 'expect' line holds one condition: expect points[P1] == 6")
                 expects.append((line, st.value))
+                expect_at.append(len(answers))
             case _:
                 shown = clip(keyword, 40)
                 raise fail(
                     f"unknown scenario line '{shown}'{did_you_mean(shown, KEYWORDS)}",
                     hint="a scenario line starts with one of: " + ", ".join(KEYWORDS),
                 )
-    return Scenario(file, text, game, players, seed, tuple(edits), tuple(answers), tuple(expects), game_line)
+    return Scenario(
+        file,
+        text,
+        game,
+        players,
+        seed,
+        tuple(edits),
+        tuple(answers),
+        tuple(expects),
+        game_line,
+        tuple(expect_at),
+        tuple(draws),
+    )
+
+
+NEXT_DRAWS = 'next draws from ZONE: "label", …'
+
+
+def _labels_of_line(file: str, text: str, line: Line, raw: str, source: str) -> list[s.StrLit | None]:
+    """The quoted labels of `"A", "B"` (None for an item that is not a string), located in the file."""
+    st = _statement(file, text, line, raw, source, "let _labels = [", "]")
+    if not (isinstance(st, s.Let) and isinstance(st.value, s.ListLit)):
+        return [None]
+    return [item if isinstance(item, s.StrLit) else None for item in st.value.items]
+
+
+def _next_draws(file: str, text: str, line: Line, raw: str, fail: Any) -> tuple[Line, s.Expr, tuple[s.StrLit, ...]]:
+    """`next draws from deck: "5 of coins", "1 of cups"`: the zone and the labels, in order."""
+    words, _, rest = line.rest.partition(" from ")
+    zone, colon, labels = rest.partition(":")
+    if words.strip() != "draws" or not colon or not zone.strip() or not labels.strip():
+        raise fail(f"a 'next' line reads: {NEXT_DRAWS}")
+    st = _statement(file, text, line, raw, zone.strip(), "let _zone =")
+    if not isinstance(st, s.Let):
+        raise fail(f"a 'next' line reads: {NEXT_DRAWS}")
+    items = _labels_of_line(file, text, line, raw, labels.strip())
+    if any(item is None for item in items):
+        raise fail(f"the next draws are labels of cards, in quotes: {NEXT_DRAWS}")
+    return line, st.value, tuple(item for item in items if item is not None)
 
 
 def seats(players: int) -> dict[str, Any]:
@@ -182,6 +227,15 @@ def seats(players: int) -> dict[str, Any]:
 
 def _apply_edits(sc: Scenario, g: Game) -> None:
     env = seats(g.state.players)
+    for _line, zone_expr, labels in sc.draws:
+        zone = g.zone_value(g.evaluate(zone_expr, dict(env)), zone_expr)
+        if not g.program.zones[zone.name].shuffled:
+            raise sc.error(zone_expr.span, f"{zone.key} is not shuffled: its draws are not chance")
+        known = list(dict.fromkeys(g.label(CardRef(i)) for i in range(len(g.state.cards))))
+        for lit in labels:
+            if lit.value not in known:
+                raise sc.error(lit.span, f"no card is labelled '{lit.value}'{did_you_mean(lit.value, known)}")
+        g.draw_next(zone, [(lit.value, lit.span) for lit in labels])
     for line, st in sc.edits:
         if isinstance(st, s.Move) and _labels(st.what) is not None:
             cards = _cards_by_label(sc, g, st, env)
@@ -238,12 +292,27 @@ def set_up(sc: Scenario, rb: Rulebook) -> Game:
         game = Game(rb, players, sc.seed, before_play=lambda g: _apply_edits(sc, g))
     except GameError as exc:
         raise RulecraftError(f"{sc.file}: {exc}") from None
+    except RulebookError as exc:
+        raise _with_source(sc, exc) from None
     return game
 
 
-def answer(sc: Scenario, game: Game) -> None:
-    """Answer the scenario's scripted answers in order."""
-    for line, answer in sc.answers:
+def _with_source(sc: Scenario, exc: RulebookError) -> RulebookError:
+    """The error with the scenario's text beside the rulebook's (a `next draws` label that is
+    not in its zone when drawn is located in the scenario, by the game)."""
+    if sc.file in exc.sources or all(d.span.file != sc.file for d in exc.diagnostics):
+        return exc
+    return RulebookError(exc.diagnostics, {**exc.sources, sc.file: sc.text})
+
+
+def answer(sc: Scenario, game: Game, check: Callable[[Line, s.Expr], None] | None = None) -> None:
+    """Answer the scenario's scripted answers in order; `check` each `expect` that stands between
+    them when its turn comes (those after the last answer are the caller's)."""
+    for i, (line, answer) in enumerate(sc.answers):
+        if check is not None:
+            for (expect_line, expr), at in zip(sc.expects, sc.expect_at, strict=True):
+                if at == i:
+                    check(expect_line, expr)
         decision = game.current_decision()
         if decision is None:
             raise sc.error(line.span, f"the game is over; nothing asks for '{answer}'")
@@ -252,6 +321,8 @@ def answer(sc: Scenario, game: Game) -> None:
         except GameError as exc:
             guess = did_you_mean(answer, decision.labels) if len(answer) <= 200 else ""
             raise sc.error(line.span, f"{exc}{guess}") from None
+        except RulebookError as exc:
+            raise _with_source(sc, exc) from None
 
 
 def run_scenario(game_name: str | None, path: Path) -> str:
@@ -266,25 +337,41 @@ def run_scenario(game_name: str | None, path: Path) -> str:
     game = set_up(sc, rb)
     header = {"scenario": path.name, "players": game.state.players, "seed": sc.seed, "answers": len(sc.answers)}
     lines: list[str] = []
+    # The `expect` lines between answers: how many events came before each, and its line.
+    marks: list[tuple[int, str]] = []
 
     def text() -> str:
-        return trace_text(game, header) + ("\n" + "\n".join(lines) + "\n" if lines else "")
+        body = trace_text(game, header)
+        if marks:  # each mid-script check goes in the trace at the point where it was made
+            rows = body.split("\n")
+            start = 2 + len(header)  # the header's lines and the blank line after them
+            for shift, (events, mark) in enumerate(marks):
+                rows.insert(start + shift + len(trace_lines(game, game.events[:events])), mark)
+            body = "\n".join(rows)
+        return body + ("\n" + "\n".join(lines) + "\n" if lines else "")
 
-    try:
-        answer(sc, game)
-    except RulebookError as exc:  # a failing line still shows the trace up to it
-        raise ScenarioFailure(exc, text()) from None
-    decision = game.current_decision()
-    if decision is not None:
-        lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
     env = seats(game.state.players)
-    for line, expr in sc.expects:
+
+    def check(line: Line, expr: s.Expr) -> str:
         if not game.holds(expr, dict(env)):
             shown = ""
             if isinstance(expr, s.Compare):
                 shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
-        lines.append(f"expect  {line.rest}: holds  @ {where(line.span)}")
+        return f"expect  {line.rest}: holds  @ {where(line.span)}"
+
+    try:
+        answer(sc, game, lambda line, expr: marks.append((len(game.events), check(line, expr))))
+    except ScenarioFailure:
+        raise
+    except RulebookError as exc:  # a failing line still shows the trace up to it
+        raise ScenarioFailure(exc, text()) from None
+    decision = game.current_decision()
+    if decision is not None:
+        lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
+    for (line, expr), at in zip(sc.expects, sc.expect_at, strict=True):
+        if at == len(sc.answers):
+            lines.append(check(line, expr))
     return text()
 
 

@@ -44,3 +44,101 @@ def test_the_command_line_runs_a_scenario(capsys: pytest.CaptureFixture[str]) ->
     """`rulecraft trace --scenario F` takes the game from the scenario's `game` line."""
     assert main(["trace", "--scenario", str(ROOT / "examples" / "scenarios" / "tutorial_sell.scenario")]) == 0
     assert capsys.readouterr().out.startswith("# rulebook: tutorial (Market)\n# scenario: ")
+
+
+def _trace(tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: str) -> tuple[int, str, str]:
+    """Run a scenario of the tutorial through `rulecraft trace --scenario`: exit code, stdout, stderr."""
+    scenario = tmp_path / "s.scenario"
+    scenario.write_text("players 2\nseed 1\n" + lines, encoding="utf-8")
+    code = main(["trace", str(ROOT / "examples" / "tutorial.rules"), "--scenario", str(scenario)])
+    out, err = capsys.readouterr()
+    return code, out, err.replace(str(scenario), "s.scenario")
+
+
+def test_an_expect_between_answers_checks_the_state_at_that_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An `expect` before an answer sees the state before that answer: P1's gold is 1 after the
+    first turn, though it is 2 at the end; the trace shows the check where it was made."""
+    turn = 'answer "Stock a ware", "1 of cups", "tier 0: Gain 1 gold"\n'
+    p2 = 'answer "Stock a ware", "5 of swords", "tier 0: Gain 1 gold"\n'
+    code, out, _ = _trace(tmp_path, capsys, turn + "expect gold[P1] == 1\n" + p2 + "expect gold[P2] == 1\n")
+    assert code == 0
+    lines = out.splitlines()
+    check = lines.index("expect  gold[P1] == 1: holds  @ s.scenario:4:1")
+    assert lines[check - 1].startswith("move    ") and lines[check + 1].startswith("choose  P2 Stock a ware")
+
+
+def test_a_failing_expect_between_answers_prints_the_trace_up_to_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An `expect` that does not hold between answers stops the scenario there: the trace up to
+    it on stdout, with nothing of the answers after it, and the located error on stderr."""
+    turn = 'answer "Stock a ware", "1 of cups", "tier 0: Gain 1 gold"\n'
+    next_draws = 'next draws from deck: "5 of coins"\n'
+    code, out, err = _trace(tmp_path, capsys, next_draws + turn + 'expect gold[P1] == 3\nanswer "Pass"\n')
+    assert code == 1
+    assert out.splitlines()[-2:] == [
+        "set     gold[P1] = 1  @ tutorial.rules:29:5",
+        "move    5 of coins: deck -> hand[P1]  @ tutorial.rules:23:3",
+    ]
+    assert "choose  P2" not in out and "pending" not in out
+    assert err.startswith("s.scenario:5:8: error: expected gold[P1] == 3, but gold[P1] is 1\n")
+
+
+def test_next_draws_take_the_named_cards_in_order_then_the_seed_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`next draws from deck: "A", "B"` makes the next two draws from the deck take A then B (here
+    the refills after P1's and P2's turns); the draw after them is the seed's, as without the line."""
+    turns = (
+        'answer "Stock a ware", "1 of cups", "tier 0: Gain 1 gold"\n'
+        'answer "Stock a ware", "5 of swords", "tier 0: Gain 1 gold"\n'
+        'answer "Stock a ware", "4 of cups", "no ability"\n'
+    )
+    _, plain, _ = _trace(tmp_path, capsys, turns)
+    code, out, _ = _trace(tmp_path, capsys, 'next draws from deck: "2 of swords", "4 of coins"\n' + turns)
+    assert code == 0
+    refills = [line for line in out.splitlines() if line.endswith("@ tutorial.rules:23:3")][6:]
+    assert refills[:2] == [
+        "move    2 of swords: deck -> hand[P1]  @ tutorial.rules:23:3",
+        "move    4 of coins: deck -> hand[P2]  @ tutorial.rules:23:3",
+    ]
+    assert len(refills) == 3 and refills[2] != "move    2 of swords: deck -> hand[P1]  @ tutorial.rules:23:3"
+    assert out != plain
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            'next draws from deck: "9 of coins"',
+            "s.scenario:3:23: error: no card is labelled '9 of coins' (did you mean '5 of coins'?)",
+        ),
+        (
+            'next draws from stall[P1]: "1 of cups"',
+            "s.scenario:3:17: error: stall[P1] is not shuffled: its draws are not chance",
+        ),
+        (
+            'next draws from deck "1 of cups"',
+            "s.scenario:3:1: error: a 'next' line reads: next draws from ZONE: \"label\", …",
+        ),
+        (
+            "next draws from deck: 3",
+            's.scenario:3:1: error: the next draws are labels of cards, in quotes: next draws from ZONE: "label", …',
+        ),
+        (
+            'next draws from deck: "5 of swords"\nanswer "Stock a ware", "1 of cups", "no ability"',
+            "s.scenario:3:23: error: the next draw from deck is to be '5 of swords', which is not in deck",
+        ),
+    ],
+    ids=["unknown label", "not shuffled", "no colon", "not a label", "no longer there"],
+)
+def test_a_wrong_next_draws_line_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, error: str
+) -> None:
+    """A `next draws` line names a shuffled zone and cards by label; a card already dealt from it
+    when its draw comes (5 of swords went to P2 at setup) is an error at its label."""
+    code, _, err = _trace(tmp_path, capsys, line + "\n")
+    assert code == 1
+    assert err.splitlines()[0] == error

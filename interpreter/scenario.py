@@ -12,8 +12,10 @@ A scenario file is a list of lines (see docs/SCENARIOS.md):
 
 The game is set up as usual (with its seed); then the `move` and `set` lines change the state,
 all at once (state-based rules are checked after the last of them, as after a `together`);
-then play starts and the `answer` lines answer its decisions in order; the `expect` lines are
-checked at the end. `move`, `set` and `expect` are written in the rulebook language, with the
+then play starts and the `answer` lines answer its decisions in order; each `expect` line is
+checked where it stands among them (after the answers above it). `next draws from ZONE: "A", "B"`
+makes the next draws from a shuffled zone take those cards (after setup, like `move`), the rest
+being chance. `move`, `set` and `expect` are written in the rulebook language, with the
 seats named `P1`, `P2`, …; a card is named by its label and taken from wherever it is.
 """
 

@@ -217,7 +217,7 @@ SCENARIO_ERRORS = [
     (
         'players 2\nmov "1 of coins" to hand[P1]\n',
         "s.scenario:2:1: error: unknown scenario line 'mov' (did you mean 'move'?)",
-        "a scenario line starts with one of: game, players, seed, move, set, answer, expect",
+        "a scenario line starts with one of: game, players, seed, move, set, next, answer, expect",
     ),
     (
         'players 2\nmove "9 of coins" to hand[P1]\n',

@@ -15,7 +15,7 @@ from .. import syntax as s
 from ..builtins import call_words
 from ..check import Program
 from ..errors import RulecraftError, did_you_mean
-from .fmt import level
+from .fmt import Formatter, level
 
 BULLET = "- "
 NESTED = "  "
@@ -110,8 +110,9 @@ class Explainer:
                 return str(value)
             case s.StrLit(value):
                 return quoted(value)
-            case s.Template(parts):  # each placeholder in English, between braces
-                return quoted("".join(p if isinstance(p, str) else "{" + self.x(p) + "}" for p in parts))
+            case s.Template(parts):  # the text as it reads, each placeholder as written
+                source = Formatter("", s.Rulebook(()))
+                return quoted("".join(p if isinstance(p, str) else "{" + source.expr(p, "") + "}" for p in parts))
             case s.BoolLit(value):
                 return "true" if value else "false"
             case s.NoneLit():

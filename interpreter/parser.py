@@ -173,7 +173,11 @@ class _Builder(Transformer[Token, s.Rulebook]):
             setattr(exc, "_source_text", wrapped)  # noqa: B010 -- lets the EOF case find the end
             found = _syntax_diagnostic(self.file, exc)
             at = Span(self.file, line, found.span.column + right, line, found.span.end_column + right)
-            raise _SyntaxProblem(at, f"in this placeholder: {found.message}", hint=found.hint) from None
+            raise _SyntaxProblem(
+                at,
+                "in this placeholder: " + found.message.replace("end of file", "end of the placeholder"),
+                hint=found.hint,
+            ) from None
         rulebook = _Builder(self.file, (line, right)).transform(tree)
         decl = rulebook.decls[0]
         assert isinstance(decl, s.ConstDecl)

@@ -631,7 +631,7 @@ class Checker:
                 pass
             case s.Require(cond, _):
                 self._cond(cond)
-            case s.Choose(target, quantity, count, source, by, _):
+            case s.Choose(target, quantity, count, source, by, prompt):
                 # While several values are chosen, the name holds those picked so far (the list
                 # chosen from is read again before each pick, so it may depend on them).
                 self.scope.push()
@@ -647,9 +647,13 @@ class Checker:
                 if count is not None:
                     self.expect(self.expr(count), t.INT, count.span, "the number of choices")
                 self._by(by)
+                if prompt is not None:  # filled in before the name is bound
+                    self.expr(prompt)
                 self.scope.bind(target, elem if quantity == "one" else t.list_of(elem))
-            case s.Menu(by, _, options):
+            case s.Menu(by, prompt, options):
                 self._by(by)
+                if prompt is not None:
+                    self.expr(prompt)
                 labels: set[str] = set()
                 for opt in options:
                     if opt.label in labels:
@@ -714,10 +718,8 @@ class Checker:
             case s.EndGame(winners):
                 if winners is not None:
                     self.expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
-            case s.EndUnfinished(text):
-                self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
-            case s.Say(text):
-                self._check_template(text, st.span, [*self.scope.names(), *self.vars, *self.consts, *BUILTIN_NAMES])
+            case s.EndUnfinished(text) | s.Say(text):
+                self.expr(text)
             case _:
                 assert_never(st)
 
@@ -867,6 +869,11 @@ class Checker:
             case s.IntLit():
                 return t.INT
             case s.StrLit():
+                return t.STR
+            case s.Template(parts):
+                for part in parts:
+                    if not isinstance(part, str):
+                        self.expr(part)  # any value is written as its label
                 return t.STR
             case s.BoolLit():
                 return t.BOOL

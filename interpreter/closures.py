@@ -191,7 +191,18 @@ def _compile(e: Any, cache: CodeCache) -> Code:
         return _neg(e, cache)
     if cls is s.RangeOp:
         return _range(e, cache)
+    if cls is s.Template:
+        return _template(e, cache)
     return _slow(e)  # record literals: rare, and cheap enough as they are
+
+
+def _template(e: s.Template, cache: CodeCache) -> Code:
+    parts = tuple(p if isinstance(p, str) else cache.value(p) for p in e.parts)
+
+    def text(g: Game, env: dict[str, Any]) -> str:
+        return "".join(p if p.__class__ is str else g.label(p(g, env)) for p in parts)  # type: ignore[operator]
+
+    return text
 
 
 def _range(e: s.RangeOp, cache: CodeCache) -> Code:

@@ -40,8 +40,8 @@ def _lark() -> Lark:
 
 
 class _SyntaxProblem(Exception):
-    def __init__(self, span: Span, message: str):
-        self.span, self.message = span, message
+    def __init__(self, span: Span, message: str, hint: str | None = None):
+        self.span, self.message, self.hint = span, message, hint
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -50,8 +50,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _unquote(token: Token) -> str:
     """The text of a string token; an escape that cannot be read (or a NUL) is a located error."""
     span = Span("", token.line or 0, token.column or 0, token.end_line or 0, token.end_column or 0)
+    return _unquote_raw(str(token)[1:-1], span)
+
+
+def _unquote_raw(raw: str, span: Span) -> str:
+    """The text of what stands between a string's quotes, escapes read."""
     try:
-        text = str(_pyast.literal_eval(str(token)))
+        text = str(_pyast.literal_eval(f'"{raw}"'))
     except (SyntaxError, ValueError) as exc:  # what literal_eval says of a NUL or a broken escape
         raise _SyntaxProblem(span, "this string holds a NUL or an escape that cannot be read") from exc
     try:  # a pair of surrogate escapes is one character; half a pair ("\ud800") is none, and could be
@@ -63,18 +68,120 @@ def _unquote(token: Token) -> str:
         ) from exc
 
 
+# A placeholder's expression is parsed as the value of a constant: the grammar has one start.
+_WRAP = "const t = "
+
+
+def _closing(raw: str, start: int) -> int:
+    """Where the placeholder opened at `start` closes (braces nest: a record literal), or -1."""
+    depth, i = 0, start
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth == 0:
+            return i
+        i += 1
+    return -1
+
+
 @v_args(meta=True, inline=True)
 class _Builder(Transformer[Token, s.Rulebook]):
     """Build one AST node per alias; the method name is the alias in grammar/rules.lark."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, shift: tuple[int, int] | None = None):
         super().__init__()
         self.file = file
+        self.shift = shift  # inside a placeholder: its line, and how far its columns lie to the right
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
             return Span(self.file, 0, 0)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+        return self._at(meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _at(self, line: int, column: int, end_line: int, end_column: int) -> Span:
+        if self.shift is None:
+            return Span(self.file, line, column, end_line, end_column)
+        at, right = self.shift
+        return Span(self.file, at, column + right, at, end_column + right)
+
+    def _text(self, tok: Token) -> s.StrLit | s.Template:
+        """A string that is filled in: plain text, or a template of text and placeholders.
+
+        `{expr}` is a placeholder; `{{` and `}}` are braces; a lone `}` is an error.
+        """
+        span = self._at(tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+        raw = str(tok)[1:-1]
+        if "{" not in raw and "}" not in raw:
+            return s.StrLit(_unquote_raw(raw, span), span=span)
+        parts: list[str | s.Expr] = []
+        literal: list[str] = []
+
+        def flush() -> None:
+            if literal:
+                parts.append(_unquote_raw("".join(literal), span))
+                literal.clear()
+
+        i = 0
+        while i < len(raw):
+            c = raw[i]
+            at = span.column + 1 + i  # the column of raw[i]
+            if c == "\\":
+                literal.append(raw[i : i + 2])
+                i += 2
+            elif raw.startswith("{{", i) or raw.startswith("}}", i):
+                literal.append(c)
+                i += 2
+            elif c == "}":
+                raise _SyntaxProblem(
+                    Span(self.file, span.line, at, span.line, at + 1),
+                    "a '}' that closes no placeholder",
+                    hint="write '}}' for a brace in a string",
+                )
+            elif c == "{":
+                end = _closing(raw, i)
+                if end < 0:
+                    raise _SyntaxProblem(
+                        Span(self.file, span.line, at, span.line, at + 1),
+                        "this placeholder is not closed",
+                        hint="end it with '}', or write '{{' for a brace in a string",
+                    )
+                flush()
+                parts.append(self._placeholder(raw[i + 1 : end], span.line, at + 1))
+                i = end + 1
+            else:
+                literal.append(c)
+                i += 1
+        flush()
+        if all(isinstance(p, str) for p in parts):
+            return s.StrLit("".join(p for p in parts if isinstance(p, str)), span=span)
+        return s.Template(tuple(parts), span=span)
+
+    def _placeholder(self, raw: str, line: int, column: int) -> s.Expr:
+        """The expression of a placeholder whose text starts at `line`:`column`, parsed by the grammar."""
+        here = Span(self.file, line, column - 1, line, column + len(raw) + 1)
+        inner = _unquote_raw(raw, here)
+        if not inner.strip():
+            raise _SyntaxProblem(here, "an empty placeholder", hint="write '{{}}' for braces in a string")
+        right = column - 1 - len(_WRAP)
+        wrapped = _WRAP + inner
+        try:
+            tree = _lark().parse(wrapped)
+        except UnexpectedInput as exc:
+            setattr(exc, "_source_text", wrapped)  # noqa: B010 -- lets the EOF case find the end
+            found = _syntax_diagnostic(self.file, exc)
+            at = Span(self.file, line, found.span.column + right, line, found.span.end_column + right)
+            raise _SyntaxProblem(
+                at,
+                "in this placeholder: " + found.message.replace("end of file", "end of the placeholder"),
+                hint=found.hint,
+            ) from None
+        rulebook = _Builder(self.file, (line, right)).transform(tree)
+        decl = rulebook.decls[0]
+        assert isinstance(decl, s.ConstDecl)
+        return decl.value
 
     # declarations
     def rulebook(self, meta: Any, *decls: Any) -> s.Rulebook:
@@ -124,8 +231,8 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def by_clause(self, meta: Any, who: s.Expr) -> s.Expr:
         return who
 
-    def prompt_clause(self, meta: Any, text: Token) -> str:
-        return _unquote(text)
+    def prompt_clause(self, meta: Any, text: Token) -> s.StrLit | s.Template:
+        return self._text(text)
 
     def const_decl(self, meta: Any, name: Token, value: s.Expr) -> s.ConstDecl:
         return s.ConstDecl(str(name), value, span=self._span(meta))
@@ -256,11 +363,13 @@ class _Builder(Transformer[Token, s.Rulebook]):
         count: s.Expr | None,
         source: s.Expr,
         by: s.Expr | None,
-        prompt: str | None,
+        prompt: s.StrLit | s.Template | None,
     ) -> s.Choose:
         return s.Choose(str(target), str(quantity), count, source, by, prompt, span=self._span(meta))
 
-    def menu_stmt(self, meta: Any, by: s.Expr | None, prompt: str | None, *options: s.Option) -> s.Menu:
+    def menu_stmt(
+        self, meta: Any, by: s.Expr | None, prompt: s.StrLit | s.Template | None, *options: s.Option
+    ) -> s.Menu:
         return s.Menu(by, prompt, tuple(options), span=self._span(meta))
 
     def option(self, meta: Any, label: Token, when: s.Expr | None, body: s.Block) -> s.Option:
@@ -280,10 +389,10 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.EndGame(winners, span=self._span(meta))
 
     def end_unfinished(self, meta: Any, text: Token) -> s.EndUnfinished:
-        return s.EndUnfinished(_unquote(text), span=self._span(meta))
+        return s.EndUnfinished(self._text(text), span=self._span(meta))
 
     def say_stmt(self, meta: Any, text: Token) -> s.Say:
-        return s.Say(_unquote(text), span=self._span(meta))
+        return s.Say(self._text(text), span=self._span(meta))
 
     # expressions
     def cond_expr(self, meta: Any, cond: s.Expr, then: s.Expr, otherwise: s.Expr) -> s.CondExpr:
@@ -349,8 +458,8 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def int_lit(self, meta: Any, tok: Token) -> s.IntLit:
         return s.IntLit(int(tok), span=self._span(meta))
 
-    def str_lit(self, meta: Any, tok: Token) -> s.StrLit:
-        return s.StrLit(_unquote(tok), span=self._span(meta))
+    def str_lit(self, meta: Any, tok: Token) -> s.StrLit | s.Template:
+        return self._text(tok)
 
     def true_lit(self, meta: Any) -> s.BoolLit:
         return s.BoolLit(True, span=self._span(meta))
@@ -715,7 +824,7 @@ def _ast(tree: Tree[Token], file: str, text: str) -> s.Rulebook:
         problem = exc.orig_exc
         if isinstance(problem, _SyntaxProblem):
             span = problem.span if problem.span.file else attrs.evolve(problem.span, file=file)
-            raise RulebookError([Diagnostic(span, problem.message)], {file: text}) from None
+            raise RulebookError([Diagnostic(span, problem.message, hint=problem.hint)], {file: text}) from None
         meta = getattr(exc.obj, "meta", None)
         span = Span(file, getattr(meta, "line", 1), getattr(meta, "column", 1))
         raise RulebookError(

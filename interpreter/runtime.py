@@ -687,7 +687,7 @@ class Game:
         self._finish(chosen, st.span)
 
     def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
-        why = self._filled_in(st.text, env, st.span)
+        why = self._eval(st.text, env)
         self.state.unfinished = why
         self.state.over = True
         self.state.winners = []
@@ -699,16 +699,7 @@ class Game:
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.tracing:
-            self._event("say", self._filled_in(text, env, st.span), st.span)
-
-    def _filled_in(self, text: str, env: dict[str, Any], span: Span) -> str:
-        """A text with its `{name}` and `{name.field}` filled in, or a located failure."""
-        try:
-            return self._interpolate(text, env)
-        except VALUE_ERRORS:
-            raise self.runtime_error(
-                span, f'cannot fill in "{text}": a name or field there has no value of that kind'
-            ) from None
+            self._event("say", self._eval(text, env), st.span)
 
     def _call_proc(
         self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
@@ -946,7 +937,8 @@ class Game:
             options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
             if not options:
                 raise self.failure(menu.span, "no option of this choice is possible")
-            self._decide(frame, self._who(menu.by, env), menu.prompt or "Choose", options, menu.span)
+            prompt = (self._eval(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
+            self._decide(frame, self._who(menu.by, env), prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = self.program.abilities[use.ability]
@@ -1021,7 +1013,7 @@ class Game:
             options = self._options(remaining)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", _DONE))
-            prompt = choose.prompt or "Choose"
+            prompt = (self._eval(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
             if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
@@ -1314,6 +1306,10 @@ class Game:
 
     def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
         return e.value
+
+    def _eval_template(self, e: s.Template, env: dict[str, Any]) -> str:
+        """The text with each placeholder's value written as its label."""
+        return "".join(p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts)
 
     def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
         obj, name = e.obj, e.name
@@ -1662,18 +1658,6 @@ class Game:
             )
         return _TEMPLATE.sub(lambda m: self.label(self._template_value(card, m.group(1))), template)
 
-    def _interpolate(self, text: str, env: dict[str, Any]) -> str:
-        def one(m: re.Match[str]) -> str:
-            path = m.group(1).split(".")
-            v = env[path[0]] if path[0] in env else self._global(path[0], s.Name(path[0]))
-            for field in path[1:]:
-                v = self._field_of(v, field)
-                if v is _NO_FIELD:
-                    raise KeyError(field)
-            return self.label(v)
-
-        return _TEMPLATE.sub(one, text)
-
     def _template_value(self, card: Any, path: str) -> Any:
         """The value a label template names (`{colour}`, `{owner.name}`), through declared fields only."""
         v = card
@@ -1888,6 +1872,7 @@ _EXEC: dict[type, Any] = {
 _EVAL: dict[type, Any] = {
     s.IntLit: Game._eval_literal,
     s.StrLit: Game._eval_literal,
+    s.Template: Game._eval_template,
     s.BoolLit: Game._eval_literal,
     s.NoneLit: Game._eval_none,
     s.Name: Game._eval_name,

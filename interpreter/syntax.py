@@ -53,6 +53,17 @@ class StrLit:
 
 
 @attrs.frozen
+class Template:
+    """`"{p} holds {len(hand[p])} cards"`: a string with placeholders, parsed once.
+
+    `parts` alternates literal text (`str`, with `{{` and `}}` already read as braces) and the
+    expression of each placeholder, whose spans point inside the string."""
+
+    parts: tuple[str | Expr, ...]
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class BoolLit:
     """`true`"""
 
@@ -228,6 +239,7 @@ class CondExpr:
 Expr = (
     IntLit
     | StrLit
+    | Template
     | BoolLit
     | NoneLit
     | Name
@@ -463,7 +475,7 @@ class Choose:
     count: Expr | None
     source: Expr
     by: Expr | None
-    prompt: str | None
+    prompt: StrLit | Template | None
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
@@ -482,7 +494,7 @@ class Menu:
     """`choose by p prompt "Your action" { option ... option ... }`"""
 
     by: Expr | None
-    prompt: str | None
+    prompt: StrLit | Template | None
     options: tuple[Option, ...]
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
@@ -528,7 +540,7 @@ class EndGame:
 class EndUnfinished:
     """`end game unfinished "stopped after {round} rounds"`"""
 
-    text: str
+    text: StrLit | Template
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
@@ -536,7 +548,7 @@ class EndUnfinished:
 class Say:
     """`say "{p} passes"`"""
 
-    text: str
+    text: StrLit | Template
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

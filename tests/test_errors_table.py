@@ -189,7 +189,7 @@ ERRORS = [
         "t.rules:8:29: error: procedure 'f' changes the game and cannot be used inside an expression",
         "call it as a statement: 'let x = f(...)'",
     ),
-    ('proc f(p: Player) { say "{q} wins" }', "t.rules:7:21: error: unknown name 'q' in text \"{q} wins\"", None),
+    ('proc f(p: Player) { say "{q} wins" }', "t.rules:7:27: error: unknown name 'q'", None),
     (
         "zone z: Ware public\nzone z: Ware public",
         "t.rules:8:1: error: 'z' is already declared as a zone at t.rules:7:1",

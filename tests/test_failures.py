@@ -74,7 +74,7 @@ FAILURES = [
         "(numbers, or values of one enumeration, ...)",
     ),
     ("let v = next(w)", "12:11: error: next takes a player or an enumeration value"),
-    ('say "{w.n}"', '12:3: error: cannot fill in "{w.n}": a name or field there has no value of that kind'),
+    ('say "{w.n}"', "12:9: error: x has no field 'n'"),
     ("let c = choose one from row by w", "12:34: error: a decision is made by a player, not x"),
     ("let v = top(bag)", "12:11: error: bag is shuffled: it has no top; draw from it instead"),
 ]

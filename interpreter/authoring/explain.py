@@ -15,7 +15,7 @@ from .. import syntax as s
 from ..builtins import call_words
 from ..check import Program
 from ..errors import RulecraftError, did_you_mean
-from .fmt import level
+from .fmt import Formatter, level
 
 BULLET = "- "
 NESTED = "  "
@@ -110,6 +110,9 @@ class Explainer:
                 return str(value)
             case s.StrLit(value):
                 return quoted(value)
+            case s.Template(parts):  # the text as it reads, each placeholder as written
+                source = Formatter("", s.Rulebook(()))
+                return quoted("".join(p if isinstance(p, str) else "{" + source.expr(p, "") + "}" for p in parts))
             case s.BoolLit(value):
                 return "true" if value else "false"
             case s.NoneLit():
@@ -338,7 +341,7 @@ class Explainer:
                 return line(depth, f"this requires that {self.holds(condition)} (else it fails: {quoted(message)})")
             case s.Choose(target, quantity, count, source, by, prompt):
                 how_many = QUANTITY_WORDS[quantity].format(n=x(count) if count is not None else "")
-                ask = f" ({quoted(prompt)})" if prompt else ""
+                ask = f" ({x(prompt)})" if prompt else ""
                 who = self.who(by)
                 verb = "picks" if who == "chance" else "chooses"
                 return line(
@@ -347,7 +350,7 @@ class Explainer:
                     capital=not isinstance(by, s.Name),
                 )
             case s.Menu(by, prompt, options):
-                ask = f" ({quoted(prompt)})" if prompt else ""
+                ask = f" ({x(prompt)})" if prompt else ""
                 out = line(depth, f"{self.who(by)} chooses one{ask}:", capital=not isinstance(by, s.Name))
                 for option in options:
                     when = f", only if {self.holds(option.when)}" if option.when is not None else ""
@@ -367,9 +370,9 @@ class Explainer:
             case s.EndGame(winners):
                 return line(depth, "the game ends" + (f"; the winners are {x(winners)}" if winners else ""))
             case s.EndUnfinished(text):
-                return line(depth, f"the game stops unfinished, with no winner: {quoted(text)}")
+                return line(depth, f"the game stops unfinished, with no winner: {x(text)}")
             case s.Say(text):
-                return line(depth, f"announce {quoted(text)}")
+                return line(depth, f"announce {x(text)}")
             case _:
                 assert_never(st)
 

@@ -127,6 +127,11 @@ def quote(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def filled(text: str) -> str:
+    """A string literal, where placeholders are filled in, that the parser reads back as `text`."""
+    return quote(text.replace("{", "{{").replace("}", "}}"))
+
+
 def level(e: s.Expr) -> int:
     match e:
         case s.CondExpr():
@@ -368,7 +373,15 @@ class Formatter:
             case s.IntLit(value):
                 return str(value)
             case s.StrLit(value):
-                return quote(value)
+                return filled(value)
+            case s.Template(parts):
+                return (
+                    '"'
+                    + "".join(
+                        filled(p)[1:-1] if isinstance(p, str) else "{" + quote(x(p, indent))[1:-1] + "}" for p in parts
+                    )
+                    + '"'
+                )
             case s.BoolLit(value):
                 return "true" if value else "false"
             case s.NoneLit():
@@ -507,14 +520,14 @@ class Formatter:
                 if by is not None:
                     text += f" by {x(by, indent)}"
                 if prompt is not None:
-                    text += f" prompt {quote(prompt)}"
+                    text += f" prompt {x(prompt, indent)}"
                 return text
             case s.Menu(by, prompt, options):
                 head = "choose"
                 if by is not None:
                     head += f" by {x(by, indent)}"
                 if prompt is not None:
-                    head += f" prompt {quote(prompt)}"
+                    head += f" prompt {x(prompt, indent)}"
                 inner = indent + INDENT
                 lines = self._items(options, inner, self.option, st.span.line, st.span.end_line)
                 return f"{head} {{\n" + "\n".join(lines) + f"\n{indent}}}"
@@ -528,9 +541,9 @@ class Formatter:
             case s.EndGame(winners):
                 return "end game" + (f" winners {x(winners, indent)}" if winners is not None else "")
             case s.EndUnfinished(text):
-                return f"end game unfinished {quote(text)}"
+                return f"end game unfinished {x(text, indent)}"
             case s.Say(text):
-                return f"say {quote(text)}"
+                return f"say {x(text, indent)}"
             case _:
                 assert_never(st)
 

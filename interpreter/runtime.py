@@ -291,6 +291,7 @@ class Game:
                     decision.by,
                     hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
                     secret=self.secret_run,
+                    public_zones=self._public_zones(frame, decision),
                 )
             )
         value = option.value
@@ -1071,6 +1072,20 @@ class Game:
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
+            if self.tracing and frame.kind != "draw":
+                # Taken at once, unrecorded; its line is shown only to those it is hidden from.
+                self.events.append(
+                    Event(
+                        "choose" if who is not None else "reveal",
+                        options[0].label + (f"  [{prompt}]" if prompt else ""),
+                        span,
+                        decision.by,
+                        hidden_text=f"[{prompt}]" if prompt else "",
+                        secret=self.secret_run,
+                        public_zones=self._public_zones(frame, decision),
+                        forced=True,
+                    )
+                )
             frame.answer(self, options[0].value)
             return
         if who is None and self.auto_chance:
@@ -1098,6 +1113,27 @@ class Game:
             frame.answer(self, option.value)
             return
         self.pending = decision
+
+    def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
+        """The zone keys of the cards a choice offers, when every option is a value others may
+        see (fixed labels, players, enum values, numbers, zones, or cards); None otherwise."""
+        if not isinstance(frame, AskFrame) or decision.player is None:
+            return None
+        if frame.kind in ("menu", "use"):
+            return ()  # fixed labels: a menu's options, an ability's tiers
+        zones: set[str] = set()
+        for option in decision.options:
+            if not self._public_value(option.value, zones):
+                return None
+        return tuple(sorted(zones))
+
+    def _public_value(self, value: Any, zones: set[str]) -> bool:
+        if isinstance(value, CardRef):
+            zones.add(self.state.location[value.id])
+            return True
+        if isinstance(value, tuple | list):
+            return all(self._public_value(v, zones) for v in value)
+        return value is None or value is _DONE or isinstance(value, Player | EnumValue | ZoneRef | int | str)
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env
@@ -1757,6 +1793,11 @@ class Game:
         _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
         return owner == str(who)
 
+    def shown_to(self, event: Event, who: Player | None) -> bool:
+        """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
+        to those who may not see the choice, so that its shape tells them nothing."""
+        return not event.forced or (who is not None and self.visible_to(event, who) != event.text)
+
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.
 
@@ -1776,6 +1817,8 @@ class Game:
     def _visible_text(self, event: Event, who: Player | None) -> str:
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
+                if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
+                    return event.text  # a choice among values the viewer sees is public
                 return event.hidden_text or event.text
             if event.verb == "reveal" and who is not None:
                 return event.hidden_text or event.text

@@ -201,12 +201,18 @@ class Game:
         """Move cards to a zone, as a `move` statement at `span` does."""
         self._move(cards, zone, bottom, span)
 
-    def ask_again(self) -> None:
-        """Ask the pending decision again from the (changed) state, as the rules would have."""
+    def ask_again(self, go_on: bool = False) -> None:
+        """Ask the pending decision again from the (changed) state, as the rules would have.
+
+        If the decision now has one option, it is taken at once; with `go_on` the game then runs
+        on to its next decision, as it would have in play.
+        """
         frame = self.frames[-1]
         assert isinstance(frame, AskFrame)
         self.pending = None
         frame.step(self)
+        if go_on and self.pending is None and not self.state.over:
+            self._run()
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""

@@ -161,3 +161,13 @@ def test_the_soak_catches_a_forced_choice_that_leaves_no_line(monkeypatch: pytes
     monkeypatch.setattr(Game, "shown_to", lambda self, event, who: not event.forced)
     assert not old_check(play)
     assert caught(play)
+
+
+def test_a_secret_block_with_a_forced_choice_looks_like_one_with_a_free_choice() -> None:
+    """A secret discard of one of two red chips shows P2 the same line as a pick between colours."""
+    play = 'play { secret { let c = choose one from hand[players[0]] by players[0] prompt "Hide"  move c to discard } }'
+    free = table(play, second="blue")
+    free.apply("blue")
+    forced = table(play, second="red")
+    assert lines(forced, P2) == lines(free, P2)
+    assert lines(forced, P2)[0] == "choose  P1 [a secret choice]  @ t.rules:13:8"

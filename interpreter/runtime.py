@@ -1005,7 +1005,9 @@ class Game:
                 remaining = [v for v in frame.pool if not contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
                 raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
-            done = done or not remaining
+            # `upto` and `any` with nothing left that fits still ask, with "done" alone: taken at once,
+            # it shows the others the same line as a free "done" (the shape of the trace tells nothing).
+            done = done or (not remaining and choose.quantity not in ("upto", "any"))
             if done:
                 self.frames.pop()
                 env[choose.target] = (
@@ -1127,9 +1129,14 @@ class Game:
             return None
         if frame.kind in ("menu", "use"):
             return ()  # fixed labels: a menu's options, an ability's tiers
+        # What the choice first offered and has picked counts too: a last "done" alone is as
+        # hidden as the cards it stands for (nothing of a hand fits any more).
+        values = [o.value for o in decision.options if o.value is not _DONE] + [*frame.pool, *frame.picked]
+        if not values:
+            return None
         zones: set[str] = set()
-        for option in decision.options:
-            if not self._public_value(option.value, zones):
+        for value in values:
+            if not self._public_value(value, zones):
                 return None
         return tuple(sorted(zones))
 
@@ -1139,7 +1146,7 @@ class Game:
             return True
         if isinstance(value, tuple | list):
             return all(self._public_value(v, zones) for v in value)
-        return value is None or value is _DONE or isinstance(value, Player | EnumValue | ZoneRef | int | str)
+        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int | str)
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env

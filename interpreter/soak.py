@@ -176,8 +176,8 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
     """Whether what a player is shown of the next step depends on what they cannot see.
 
     For each player V: the game, and a twin with the cards V cannot see exchanged
-    (`permute_hidden`), answer the pending decision (the same option by its place when the
-    options differ: V cannot tell which was taken) and run on to the next decision. The lines of
+    (`permute_hidden`), answer the pending decision (the same option, or its counterpart among
+    the exchanged cards: V cannot tell which was taken) and run on to the next decision. The lines of
     the trace V is shown of that step must match, line for line, up to the first pair of lines
     that both show V something of what happened (not only their hidden text) and that differ (a
     card or a `say` V sees tells V the games apart from then on, as it may). Any other difference
@@ -200,7 +200,7 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
             twin.ask_again(go_on=True)
             again = twin.pending
             if again is not None and twin.frames[-1] is top and again.prompt == decision.prompt:
-                twin.apply(decision.labels[index] if again.labels == decision.labels else index % len(again.options))
+                twin.apply(_counterpart(decision.labels[index], decision.labels, again.labels, index))
         except RulebookError:
             continue  # a failing answer is the soak's own finding, when it plays it
         seen = _shown(ours, ours.events[start:], viewer)
@@ -215,6 +215,16 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
                 f"cards exchanged, {b!r}"
             )
     return None
+
+
+def _counterpart(label: str, labels: list[str], again: list[str], index: int) -> int:
+    """The twin's answer to the answer `label`: the same label if offered, else one of the labels
+    only the twin offers (the hidden cards were exchanged: a card of the one for a card of the
+    other), else the option at the same place."""
+    if label in again:
+        return again.index(label)
+    only = [i for i, other in enumerate(again) if other not in labels]
+    return only[index % len(only)] if only else index % len(again)
 
 
 def _shown(game: Game, events: list[Event], viewer: Player) -> list[tuple[str, bool]]:

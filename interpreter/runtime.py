@@ -988,6 +988,10 @@ class Game:
                     frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":
                     frame.count = 1
+                elif choose.quantity == "any":
+                    # One more than it can pick: only "done" ends it (alone, taken at once, when all
+                    # are picked), so that how many fitted does not show by where the lines stop.
+                    frame.count = len(source) + 1
                 else:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:

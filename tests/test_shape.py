@@ -171,3 +171,17 @@ def test_a_secret_block_with_a_forced_choice_looks_like_one_with_a_free_choice()
     forced = table(play, second="red")
     assert lines(forced, P2) == lines(free, P2)
     assert lines(forced, P2)[0] == "choose  P1 [a secret choice]  @ t.rules:13:8"
+
+
+def test_a_choice_of_any_number_that_runs_out_looks_like_one_that_stops() -> None:
+    """P1 places red chips: with nothing red left the choice ends by itself; P2 sees it end as if
+    P1 had said "done"."""
+    play = 'play { let rs = choose any from hand[players[0]] where it.colour == red by players[0] prompt "Place"  move rs to discard }'
+    out = table(play, second="blue")
+    out.apply("red")
+    stop = table(play, second="red")
+    stop.apply("red")
+    stop.apply("done")
+    assert out.over and stop.over
+    assert lines(out, P2) == lines(stop, P2)
+    assert lines(out, P2)[:2] == ["choose  P1 [Place (1)]  @ t.rules:13:8", "choose  P1 [Place (2)]  @ t.rules:13:8"]

@@ -1810,6 +1810,14 @@ class Game:
         _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
         return owner == str(who)
 
+    def choice_public_to(self, who: Player) -> bool:
+        """Whether `who` will see the answer to the pending decision, as a trace's `choose` line
+        shows it (see visible_to): its options are values `who` sees, outside a `secret` block."""
+        if self.pending is None or self.pending.player is None or self.secret_run is not None or not self.frames:
+            return False
+        zones = self._public_zones(self.frames[-1], self.pending)
+        return zones is not None and all(self._sees_cards_of(k, who) for k in zones)
+
     def shown_to(self, event: Event, who: Player | None) -> bool:
         """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
         to those who may not see the choice, so that its shape tells them nothing."""

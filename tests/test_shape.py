@@ -7,9 +7,11 @@ import random
 import pytest
 import rulecraft
 from rulecraft import soak
+from rulecraft.records import record_of
 from rulecraft.render import trace_lines
 from rulecraft.runtime import Game
 from rulecraft.values import Player
+from rulecraft.viewer import build
 
 P1, P2 = Player(0), Player(1)
 
@@ -185,3 +187,21 @@ def test_a_choice_of_any_number_that_runs_out_looks_like_one_that_stops() -> Non
     assert out.over and stop.over
     assert lines(out, P2) == lines(stop, P2)
     assert lines(out, P2)[:2] == ["choose  P1 [Place (1)]  @ t.rules:13:8", "choose  P1 [Place (2)]  @ t.rules:13:8"]
+
+
+def test_a_records_view_as_another_player_shows_a_public_choice_and_hides_a_private_one() -> None:
+    """In a record's steps as P2 (`replay --as P2`, the viewer), whom P1 targets is chosen in the
+    open; which card of P1's hand P1 discards is not."""
+    play = (
+        'play { let t = choose one from players by players[0] prompt "Target"'
+        '  let c = choose one from hand[players[0]] by players[0] prompt "Discard"  move c to discard }'
+    )
+    game = table(play)
+    game.apply("P2")
+    game.apply("blue")
+    steps = build(record_of(game), viewer=P2, rulebook=game.rulebook)["steps"]
+    decisions = [step["decision"] for step in steps if step["decision"] is not None]
+    assert decisions == [
+        {"by": "P1", "prompt": "Target", "chosen": "P2"},
+        {"by": "P1", "prompt": "Discard"},
+    ]

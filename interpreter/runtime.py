@@ -981,7 +981,8 @@ class Game:
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
-            if not frame.picked and frame.count == 0 and not frame.pool:
+            # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
+            if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
                 source = self.as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):

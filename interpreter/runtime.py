@@ -1129,7 +1129,8 @@ class Game:
 
     def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
         """The zone keys of the cards a choice offers, when every option is a value others may
-        see (fixed labels, players, enum values, numbers, zones, or cards); None otherwise."""
+        see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
+        None otherwise."""
         if not isinstance(frame, AskFrame) or decision.player is None:
             return None
         if frame.kind in ("menu", "use"):
@@ -1151,7 +1152,8 @@ class Game:
             return True
         if isinstance(value, tuple | list):
             return all(self._public_value(v, zones) for v in value)
-        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int | str)
+        # Not a text: it may be made of a hidden card's name ("play " + label(c)).
+        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env

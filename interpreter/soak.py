@@ -38,7 +38,7 @@ from .information import ask_again, hidden_positions, permute_hidden
 from .records import Answer, record_of, write_record
 from .render import where
 from .rulebook import Rulebook, bundled_names, load
-from .runtime import SECRET_TEXT, Event, Game, SecretRun
+from .runtime import SECRET_TEXT, Decision, Event, Game, SecretRun
 from .values import Player
 
 # ---------------------------------------------------------------------------- the checks
@@ -183,48 +183,66 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
     card or a `say` V sees tells V the games apart from then on, as it may). Any other difference
     (a line one shows and the other does not, a hidden line against another) is information in
     the shape of the trace: a decision taken at once because it had one option, a hidden step in
-    a branch on a hidden card.
+    a branch on a hidden card. If the decision was taken at once in the twin, the game may answer
+    it any way: the check fails only if no answer shows V what the twin shows.
     """
     decision = game.current_decision()
     if decision is None:
         return None
     index = rng.randrange(len(decision.options))
     for viewer in game.players:
-        ours = game.clone(trace=True)
         twin = permute_hidden(game, viewer, rng)
         twin.tracing = True
-        start, top = len(ours.events), twin.frames[-1]
-        twin_start = len(twin.events)
+        top, twin_start = twin.frames[-1], len(twin.events)
         try:
-            ours.apply(index)
             twin.ask_again(go_on=True)
             again = twin.pending
+            answers = [index]
             if again is not None and twin.frames[-1] is top and again.prompt == decision.prompt:
-                twin.apply(_counterpart(decision.labels[index], decision.labels, again.labels, index))
+                twin.apply(_counterpart(decision, again, index))
+            else:  # taken at once in the twin: any answer here may be the one that matches it
+                answers = list(range(len(decision.options)))[:12]
         except RulebookError:
             continue  # a failing answer is the soak's own finding, when it plays it
-        seen = _shown(ours, ours.events[start:], viewer)
         told = _shown(twin, twin.events[twin_start:], viewer)
-        for (a, full_a), (b, full_b) in zip(seen, told, strict=False):
-            if a == b:
+        problems = []
+        for answer in answers:
+            ours = game.clone(trace=True)
+            start = len(ours.events)
+            try:
+                ours.apply(answer)
+            except RulebookError:
                 continue
-            if full_a and full_b:
-                break  # what the viewer sees in full tells the two games apart from here on
-            return (
-                f"what {viewer} is shown depends on what they cannot see: {a!r} but, with the hidden "
-                f"cards exchanged, {b!r}"
-            )
+            problems.append(_compare(viewer, _shown(ours, ours.events[start:], viewer), told))
+        if problems and all(problems):
+            return problems[0]
     return None
 
 
-def _counterpart(label: str, labels: list[str], again: list[str], index: int) -> int:
-    """The twin's answer to the answer `label`: the same label if offered, else one of the labels
-    only the twin offers (the hidden cards were exchanged: a card of the one for a card of the
-    other), else the option at the same place."""
-    if label in again:
-        return again.index(label)
-    only = [i for i, other in enumerate(again) if other not in labels]
-    return only[index % len(only)] if only else index % len(again)
+def _compare(viewer: Player, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]) -> str | None:
+    for (a, full_a), (b, full_b) in zip(seen, told, strict=False):
+        if a == b:
+            continue
+        if full_a and full_b:
+            break  # what the viewer sees in full tells the two games apart from here on
+        return (
+            f"what {viewer} is shown depends on what they cannot see: {a!r} but, with the hidden cards exchanged, {b!r}"
+        )
+    return None
+
+
+def _counterpart(decision: Decision, again: Decision, index: int) -> int:
+    """The twin's answer to option `index`: the same label if offered, else an option of the same
+    kind (a card for a card, "done" for "done"), one only the twin offers first (the hidden
+    cards were exchanged: a card of the one for a card of the other), else the one at that place."""
+    chosen = decision.options[index]
+    labels = again.labels
+    if chosen.label in labels:
+        return labels.index(chosen.label)
+    kind = type(chosen.value)
+    alike = [i for i, o in enumerate(again.options) if type(o.value) is kind]
+    only = [i for i in alike if labels[i] not in decision.labels] or alike
+    return only[index % len(only)] if only else index % len(labels)
 
 
 def _shown(game: Game, events: list[Event], viewer: Player) -> list[tuple[str, bool]]:

@@ -68,6 +68,14 @@ class Event:
     player's view of the trace can show `hidden_text` instead of what that player may not see;
     `top_text` is what everyone sees when cards land on a pile whose top card alone is face up;
     `secret` is the run of a `secret` block the event happened in.
+
+    A decision's event (`choose`, `reveal`) may carry two facts more. `public_zones`, when not
+    None, says that every option of the choice was a value others may see (a label, a player, an
+    enum value, a number, or a card in one of these zone keys): a viewer who sees the cards of
+    those zones sees the choice. `forced` marks a decision with one legal option, taken at once:
+    it is shown only to the viewers from whom the choice is hidden (as its hidden text), so that
+    a hidden decision looks the same to them whether it had one option or many, while the full
+    trace, and the player who decided, show no line for it.
     """
 
     verb: str
@@ -78,6 +86,8 @@ class Event:
     hidden_text: str | None = None
     top_text: str | None = None
     secret: SecretRun | None = None
+    public_zones: tuple[str, ...] | None = None
+    forced: bool = False
 
 
 class RuntimeFailure(RulebookError):

@@ -24,7 +24,7 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
     What `viewer` may not see of a run of a `secret` block is one line, `choose  P1 [a secret
     choice]` at the block, however many steps the run took.
     """
-    events = list(events if events is not None else game.events)
+    events = [e for e in (events if events is not None else game.events) if game.shown_to(e, viewer)]
     out: list[str] = []
     pending_create: tuple[Span, int, str] | None = None
     texts = [game.visible_to(event, viewer) for event in events]

@@ -208,12 +208,18 @@ class Game:
         label with the place that names it); the draws after them are chance as usual."""
         self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
 
-    def ask_again(self) -> None:
-        """Ask the pending decision again from the (changed) state, as the rules would have."""
+    def ask_again(self, go_on: bool = False) -> None:
+        """Ask the pending decision again from the (changed) state, as the rules would have.
+
+        If the decision now has one option, it is taken at once; with `go_on` the game then runs
+        on to its next decision, as it would have in play.
+        """
         frame = self.frames[-1]
         assert isinstance(frame, AskFrame)
         self.pending = None
         frame.step(self)
+        if go_on and self.pending is None and not self.state.over:
+            self._run()
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""
@@ -298,6 +304,7 @@ class Game:
                     decision.by,
                     hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
                     secret=self.secret_run,
+                    public_zones=self._public_zones(frame, decision),
                 )
             )
         value = option.value
@@ -976,13 +983,18 @@ class Game:
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
-            if not frame.picked and frame.count == 0 and not frame.pool:
+            # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
+            if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
                 source = self.as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):
                     frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":
                     frame.count = 1
+                elif choose.quantity == "any":
+                    # One more than it can pick: only "done" ends it (alone, taken at once, when all
+                    # are picked), so that how many fitted does not show by where the lines stop.
+                    frame.count = len(source) + 1
                 else:
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
@@ -1000,7 +1012,9 @@ class Game:
                 remaining = [v for v in frame.pool if not contains(frame.picked, v)]
             if not done and not remaining and choose.quantity == "exactly":
                 raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
-            done = done or not remaining
+            # `upto` and `any` with nothing left that fits still ask, with "done" alone: taken at once,
+            # it shows the others the same line as a free "done" (the shape of the trace tells nothing).
+            done = done or (not remaining and choose.quantity not in ("upto", "any"))
             if done:
                 self.frames.pop()
                 env[choose.target] = (
@@ -1089,6 +1103,20 @@ class Game:
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
+            if self.tracing and frame.kind != "draw":
+                # Taken at once, unrecorded; its line is shown only to those it is hidden from.
+                self.events.append(
+                    Event(
+                        "choose" if who is not None else "reveal",
+                        options[0].label + (f"  [{prompt}]" if prompt else ""),
+                        span,
+                        decision.by,
+                        hidden_text=f"[{prompt}]" if prompt else "",
+                        secret=self.secret_run,
+                        public_zones=self._public_zones(frame, decision),
+                        forced=True,
+                    )
+                )
             frame.answer(self, options[0].value)
             return
         if who is None and self.auto_chance:
@@ -1116,6 +1144,34 @@ class Game:
             frame.answer(self, option.value)
             return
         self.pending = decision
+
+    def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
+        """The zone keys of the cards a choice offers, when every option is a value others may
+        see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
+        None otherwise."""
+        if not isinstance(frame, AskFrame) or decision.player is None:
+            return None
+        if frame.kind in ("menu", "use"):
+            return ()  # fixed labels: a menu's options, an ability's tiers
+        # What the choice first offered and has picked counts too: a last "done" alone is as
+        # hidden as the cards it stands for (nothing of a hand fits any more).
+        values = [o.value for o in decision.options if o.value is not _DONE] + [*frame.pool, *frame.picked]
+        if not values:
+            return None
+        zones: set[str] = set()
+        for value in values:
+            if not self._public_value(value, zones):
+                return None
+        return tuple(sorted(zones))
+
+    def _public_value(self, value: Any, zones: set[str]) -> bool:
+        if isinstance(value, CardRef):
+            zones.add(self.state.location[value.id])
+            return True
+        if isinstance(value, tuple | list):
+            return all(self._public_value(v, zones) for v in value)
+        # Not a text: it may be made of a hidden card's name ("play " + label(c)).
+        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)
 
     def _answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env
@@ -1767,6 +1823,19 @@ class Game:
         _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
         return owner == str(who)
 
+    def choice_public_to(self, who: Player) -> bool:
+        """Whether `who` will see the answer to the pending decision, as a trace's `choose` line
+        shows it (see visible_to): its options are values `who` sees, outside a `secret` block."""
+        if self.pending is None or self.pending.player is None or self.secret_run is not None or not self.frames:
+            return False
+        zones = self._public_zones(self.frames[-1], self.pending)
+        return zones is not None and all(self._sees_cards_of(k, who) for k in zones)
+
+    def shown_to(self, event: Event, who: Player | None) -> bool:
+        """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
+        to those who may not see the choice, so that its shape tells them nothing."""
+        return not event.forced or (who is not None and self.visible_to(event, who) != event.text)
+
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.
 
@@ -1786,6 +1855,8 @@ class Game:
     def _visible_text(self, event: Event, who: Player | None) -> str:
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
+                if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
+                    return event.text  # a choice among values the viewer sees is public
                 return event.hidden_text or event.text
             if event.verb == "reveal" and who is not None:
                 return event.hidden_text or event.text

@@ -7,7 +7,7 @@ After every decision (each time a game waits, and when it ends) a soak run check
 - the rulebook's **declared invariants** (`invariant ...`, the game runs in checking mode);
 - the state **round-trips** through the rulebook's cattrs converter and JSON, unchanged;
 - the **view** of every player (and the full view) round-trips through JSON unchanged;
-- at sampled decisions, **hidden information**: see `hidden_leak`.
+- at sampled decisions, **hidden information**: see `hidden_leak` and `shape_leak`.
 
 A violation prints the rulebook, seed and step, and writes a record that replays the game up
 to it (`rulecraft replay FILE`).
@@ -36,8 +36,10 @@ from .distributed import add_backend, backend_for
 from .errors import RulebookError, RulecraftError
 from .information import ask_again, hidden_positions, permute_hidden
 from .records import Answer, record_of, write_record
+from .render import where
 from .rulebook import Rulebook, bundled_names, load
-from .runtime import Game
+from .runtime import SECRET_TEXT, Decision, Event, Game, SecretRun
+from .values import Player
 
 # ---------------------------------------------------------------------------- the checks
 
@@ -170,6 +172,99 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
     return None
 
 
+def shape_leak(game: Game, rng: random.Random) -> str | None:
+    """Whether what a player is shown of the next step depends on what they cannot see.
+
+    For each player V: the game, and a twin with the cards V cannot see exchanged
+    (`permute_hidden`), answer the pending decision (the same option, or its counterpart among
+    the exchanged cards: V cannot tell which was taken) and run on to the next decision. The lines of
+    the trace V is shown of that step must match, line for line, up to the first pair of lines
+    that both show V something of what happened (not only their hidden text) and that differ (a
+    card or a `say` V sees tells V the games apart from then on, as it may). Any other difference
+    (a line one shows and the other does not, a hidden line against another) is information in
+    the shape of the trace: a decision taken at once because it had one option, a hidden step in
+    a branch on a hidden card. If the decision was taken at once in the twin, the game may answer
+    it any way: the check fails only if no answer shows V what the twin shows.
+    """
+    decision = game.current_decision()
+    if decision is None:
+        return None
+    index = rng.randrange(len(decision.options))
+    for viewer in game.players:
+        twin = permute_hidden(game, viewer, rng)
+        twin.tracing = True
+        top, twin_start = twin.frames[-1], len(twin.events)
+        try:
+            twin.ask_again(go_on=True)
+            again = twin.pending
+            answers = [index]
+            if again is not None and twin.frames[-1] is top and again.prompt == decision.prompt:
+                twin.apply(_counterpart(decision, again, index))
+            else:  # taken at once in the twin: any answer here may be the one that matches it
+                answers = list(range(len(decision.options)))[:12]
+        except RulebookError:
+            continue  # a failing answer is the soak's own finding, when it plays it
+        told = _shown(twin, twin.events[twin_start:], viewer)
+        problems = []
+        for answer in answers:
+            ours = game.clone(trace=True)
+            start = len(ours.events)
+            try:
+                ours.apply(answer)
+            except RulebookError:
+                continue
+            problems.append(_compare(viewer, _shown(ours, ours.events[start:], viewer), told))
+        if problems and all(problems):
+            return problems[0]
+    return None
+
+
+def _compare(viewer: Player, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]) -> str | None:
+    for (a, full_a), (b, full_b) in zip(seen, told, strict=False):
+        if a == b:
+            continue
+        if full_a and full_b:
+            break  # what the viewer sees in full tells the two games apart from here on
+        return (
+            f"what {viewer} is shown depends on what they cannot see: {a!r} but, with the hidden cards exchanged, {b!r}"
+        )
+    return None
+
+
+def _counterpart(decision: Decision, again: Decision, index: int) -> int:
+    """The twin's answer to option `index`: the same label if offered, else an option of the same
+    kind (a card for a card, "done" for "done"), one only the twin offers first (the hidden
+    cards were exchanged: a card of the one for a card of the other), else the one at that place."""
+    chosen = decision.options[index]
+    labels = again.labels
+    if chosen.label in labels:
+        return labels.index(chosen.label)
+    kind = type(chosen.value)
+    alike = [i for i, o in enumerate(again.options) if type(o.value) is kind]
+    only = [i for i in alike if labels[i] not in decision.labels] or alike
+    return only[index % len(only)] if only else index % len(labels)
+
+
+def _shown(game: Game, events: list[Event], viewer: Player) -> list[tuple[str, bool]]:
+    """The lines of the trace `viewer` is shown of `events` (a run of another player's secret
+    block as one line, as render.trace_lines folds it), each with whether it shows V something
+    of its cards or answer (in full, or the top card it leaves face up) or only its hidden text."""
+    out: list[tuple[str, bool]] = []
+    last: SecretRun | None = None
+    for event in events:
+        if not game.shown_to(event, viewer):
+            continue
+        text = game.visible_to(event, viewer)
+        if event.secret is not None and text == SECRET_TEXT:
+            if event.secret != last:
+                last = event.secret
+                out.append((f"choose  {SECRET_TEXT}  @ {where(event.secret.span)}", False))
+            continue
+        shows = text not in (event.hidden_text, "(hidden)")  # in full, or the top card it left face up
+        out.append((f"{event.verb:<7} {event.actor} {text}  @ {where(event.span)}", shows))
+    return out
+
+
 def _first_difference(a: Any, b: Any, path: str = "") -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
@@ -277,7 +372,7 @@ def soak_game(
                 return None
             if hidden_every and step % hidden_every == 0:
                 summary.hidden_checks += 1
-                problem = hidden_leak(game, rng)
+                problem = hidden_leak(game, rng) or shape_leak(game, rng)
                 if problem:
                     return found(problem)
             decision = game.current_decision()
@@ -600,6 +695,7 @@ __all__ = [
     "hidden_positions",
     "permute_hidden",
     "round_trip",
+    "shape_leak",
     "soak",
     "totals",
     "views_round_trip",

@@ -94,6 +94,8 @@ class _Pages:
             out["chosen"] = answer
         elif draw is not None and _sees_draw(game, draw, self.viewer):
             out["chosen"] = answer  # the card lands where the viewer sees it (in the viewer's own hand)
+        elif draw is None and game.choice_public_to(self.viewer):
+            out["chosen"] = answer  # a choice among values the viewer sees (a target, a public card)
         return out
 
     def _trace(self, game: Game, start: int) -> list[list[Any]]:

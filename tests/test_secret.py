@@ -136,7 +136,8 @@ def test_fail_and_return_inside_secret_leave_it() -> None:
         assert game.current_decision().prompt == "In the open"
         assert game.secret == 0 and game.secret_run is None, answers
         game.apply("x")
-        assert lines(game, Player(1))[-2] == "choose  P1 [In the open]  @ l.rules:20:3", answers
+        # A menu's labels are public, so outside the block P2 sees which one P1 took.
+        assert lines(game, Player(1))[-2] == "choose  P1 x  [In the open]  @ l.rules:20:3", answers
 
 
 def test_a_clone_inside_a_secret_block_stays_inside_it() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 import attrs
 
@@ -188,7 +188,7 @@ class Checker:
             procs=self.procs,
             abilities=self.abilities,
             rules=self.rules,
-            rule_reads={r.name: self._reads_of(r) for r in self.rules},
+            rule_reads={r.name: reads_of(self, (r.when, *(b.source for b in r.bindings))) for r in self.rules},
             invariants=self.invariants,
             setup=self.setup,
             play=self.play,
@@ -1002,47 +1002,58 @@ class Checker:
 
     # ------------------------------------------------------------ rule dependencies
 
-    def _reads_of(self, rule: s.RuleDecl) -> frozenset[str]:
-        """Names of zones and variables a rule's condition may read (through functions too)."""
-        seen_fns: set[str] = set()
-        seen_consts: set[str] = set()
-        found: set[str] = set()
-        reads_fields = False
 
-        def walk(node: Any) -> None:
-            nonlocal reads_fields
-            if isinstance(node, s.Name):
-                if node.id in self.zones or node.id in self.vars:
-                    found.add(node.id)
-                if node.id in self.vars and _may_hold_zone(self.var_types[node.id]):
-                    found.add("*")  # a zone held in a variable: any zone may be the one read
-                if node.id in self.vars and _may_hold_card(self.var_types[node.id]):
-                    found.add("~card")  # a card held in a variable: its fields change in its zone
-                if node.id in self.consts and node.id not in seen_consts:
-                    seen_consts.add(node.id)
-                    walk(self.consts[node.id].value)
-            elif isinstance(node, s.FieldAccess):
-                reads_fields = True
-            elif isinstance(node, s.Call) and node.name in self.fns and node.name not in seen_fns:
-                seen_fns.add(node.name)
-                walk(self.fns[node.name].body)
-            elif isinstance(node, s.Call) and node.name == "zone_of":
-                found.add("*")
-            if attrs.has(type(node)):
-                for f in attrs.fields(type(node)):
-                    walk(getattr(node, f.name))
-            elif isinstance(node, tuple):
-                for item in node:
-                    walk(item)
+class Declarations(Protocol):
+    """What a read-set needs of a rulebook: the checker while it checks, the Program afterwards."""
 
-        walk(rule.when)
-        for b in rule.bindings:
-            walk(b.source)
-        if "~card" in found:
-            found.discard("~card")
-            if reads_fields:  # a field of a card named by a variable: a change in any zone may be it
-                found.add("*")
-        return frozenset(found)
+    zones: dict[str, s.ZoneDecl]
+    vars: dict[str, s.VarDecl]
+    var_types: dict[str, t.T]
+    consts: dict[str, s.ConstDecl]
+    fns: dict[str, s.FnDecl]
+
+
+def reads_of(decls: Declarations, nodes: Iterable[Any]) -> frozenset[str]:
+    """Names of the zones and variables these expressions may read (through functions and
+    constants too); "*" when any zone may be the one read (a zone or card held in a variable, `zone_of`)."""
+    seen_fns: set[str] = set()
+    seen_consts: set[str] = set()
+    found: set[str] = set()
+    reads_fields = False
+
+    def walk(node: Any) -> None:
+        nonlocal reads_fields
+        if isinstance(node, s.Name):
+            if node.id in decls.zones or node.id in decls.vars:
+                found.add(node.id)
+            if node.id in decls.vars and _may_hold_zone(decls.var_types[node.id]):
+                found.add("*")  # a zone held in a variable: any zone may be the one read
+            if node.id in decls.vars and _may_hold_card(decls.var_types[node.id]):
+                found.add("~card")  # a card held in a variable: its fields change in its zone
+            if node.id in decls.consts and node.id not in seen_consts:
+                seen_consts.add(node.id)
+                walk(decls.consts[node.id].value)
+        elif isinstance(node, s.FieldAccess):
+            reads_fields = True
+        elif isinstance(node, s.Call) and node.name in decls.fns and node.name not in seen_fns:
+            seen_fns.add(node.name)
+            walk(decls.fns[node.name].body)
+        elif isinstance(node, s.Call) and node.name == "zone_of":
+            found.add("*")
+        if attrs.has(type(node)):
+            for f in attrs.fields(type(node)):
+                walk(getattr(node, f.name))
+        elif isinstance(node, tuple):
+            for item in node:
+                walk(item)
+
+    for node in nodes:
+        walk(node)
+    if "~card" in found:
+        found.discard("~card")
+        if reads_fields:  # a field of a card named by a variable: a change in any zone may be it
+            found.add("*")
+    return frozenset(found)
 
 
 def first_player_param(ability: s.AbilityDecl) -> str | None:

@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from . import syntax as s
-from .check import Program
+from .check import Program, reads_of
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
@@ -143,47 +143,18 @@ def _score_visibility(program: Program) -> tuple[bool, bool]:
 
     Every zone and variable the function reads (through other functions and constants) decides
     it: all public, every score is public; public or `owner`, a player sees their own score (a
-    score is taken to read its own player's owned zones). A zone held in a variable, or `zone_of`,
-    may be any zone: the scores are then shown only when the game is over.
+    score is taken to read its own player's owned zones). What may be any zone (`check.reads_of`'s
+    "*": a zone held in a variable, `zone_of`, a field of a card held in a variable) shows the
+    scores only when the game is over.
     """
     fn = program.fns.get("score")
     if fn is None:
         return True, True
-    seen: set[str] = set()
-    kinds: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, s.Name):
-            if node.id in program.zones:  # a shuffled public zone's cards are public, in no order
-                kinds.add(program.zones[node.id].visibility)
-            elif node.id in program.vars:
-                kinds.add(program.vars[node.id].visibility)
-                if _may_hold_zone(program, node.id):
-                    kinds.add("any")
-            elif node.id in program.consts and node.id not in seen:
-                seen.add(node.id)
-                walk(program.consts[node.id].value)
-        elif isinstance(node, s.Call) and node.name in program.fns and node.name not in seen:
-            seen.add(node.name)
-            walk(program.fns[node.name].body)
-        elif isinstance(node, s.Call) and node.name == "zone_of":
-            kinds.add("any")
-        if attrs.has(type(node)):
-            for f in attrs.fields(type(node)):
-                walk(getattr(node, f.name))
-        elif isinstance(node, tuple):
-            for item in node:
-                walk(item)
-
-    walk(fn.body)
+    kinds = {
+        "any" if name == "*" else (program.zones.get(name) or program.vars[name]).visibility
+        for name in reads_of(program, [fn.body])
+    }
     return kinds <= {"public"}, kinds <= {"public", "owner"}
-
-
-def _may_hold_zone(program: Program, var: str) -> bool:
-    type_ = program.var_types.get(var)
-    while type_ is not None and type_.kind == "list":
-        type_ = type_.element
-    return type_ is None or type_.kind in ("any", "zone", "record")
 
 
 def _owners(program: Program, keys: list[str]) -> dict[str, str]:

@@ -12,10 +12,10 @@
 True
 """
 
-from .asks import Decision, Option
 from .errors import GameError, RecordError, RulebookError, RulecraftError
 from .rulebook import Rulebook, bundled_names, load, load_text
-from .runtime import Event, Game
+from .runtime.asks import Decision, Option
+from .runtime.game import Event, Game
 
 __all__ = [
     "Decision",

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from .errors import GameError
-from .information import sample_hidden
 from .inputs import clip
-from .runtime import MASK64, Decision, Game, splitmix
-from .values import Player
+from .language.values import Player
+from .runtime.game import MASK64, Decision, Game, splitmix
+from .runtime.information import sample_hidden
 
 
 class Agent(Protocol):

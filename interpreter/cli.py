@@ -14,11 +14,11 @@ from . import agents as agents_mod
 from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import clip
+from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
-from .runtime import Decision, Game, as_player
-from .values import Player
+from .runtime.game import Decision, Game, as_player
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,18 +114,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def _extend(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules register here."""
-    from . import bench
+    from .tools import bench
 
     bench.register(sub)
     from . import authoring
 
     authoring.register(sub)
-    from . import fuzz, soak
+    from .tools import fuzz, soak
 
     fuzz.register(sub)
     soak.register(sub)
-    from . import coverage, viewer
+    from . import viewer
     from .editor import lsp
+    from .tools import coverage
 
     viewer.register(sub)
     lsp.register(sub)
@@ -400,7 +401,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     if args.scenario:
-        from .scenario import ScenarioFailure, run_scenario
+        from .authoring.scenario import ScenarioFailure, run_scenario
 
         try:
             sys.stdout.write(run_scenario(args.game, Path(args.scenario)))

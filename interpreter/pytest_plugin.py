@@ -40,14 +40,14 @@ class RuleCoverage:
     """Observe every game from the start of the session to its end; report in the terminal summary."""
 
     def __init__(self, config: Any):
-        from .coverage import Recorder
+        from .tools.coverage import Recorder
 
         self.config = config
         self.recorder = Recorder()
         self.stack = contextlib.ExitStack()
 
     def pytest_sessionstart(self, session: Any) -> None:
-        from .coverage import observe
+        from .tools.coverage import observe
 
         self.stack.enter_context(observe(self.recorder))
 
@@ -58,8 +58,8 @@ class RuleCoverage:
         self.stack.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from .coverage import html_report, report, text_report
         from .rulebook import bundled_names, load
+        from .tools.coverage import html_report, report, text_report
 
         names = self.config.getoption("rulecraft_cov_rulebook") or bundled_names()
         html = self.config.getoption("rulecraft_cov_html")

@@ -7,8 +7,8 @@ from pathlib import PurePath
 from typing import Any
 
 from .errors import Span
-from .runtime import SECRET_TEXT, Event, Game, SecretRun
-from .values import Player
+from .language.values import Player
+from .runtime.game import SECRET_TEXT, Event, Game, SecretRun
 
 
 def where(span: Span) -> str:

@@ -10,14 +10,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import syntax as s
-from .check import Checker, Program
-from .closures import CodeCache
+from .check.checker import Checker, Program
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span
 from .inputs import InputProblem, clip, decode, read_regular, within
-from .parser import parse
-from .runtime import Game
-from .state import card_class, make_converter
+from .runtime.closures import CodeCache
+from .runtime.game import Game
+from .runtime.state import card_class, make_converter
+from .syntax import ast as s
+from .syntax.parser import parse
 
 # A rulebook (all its files together) larger than this is refused before parsing. Parsing takes
 # about 200 bytes of memory per byte of text, and time: some 15 KB a second for the slowest text

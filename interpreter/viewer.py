@@ -25,14 +25,14 @@ from typing import Any
 
 import attrs
 
-from . import syntax as s
-from .check import Program, reads_of
+from .check.checker import Program, reads_of
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
+from .language.values import Player
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
 from .rulebook import Rulebook, load
-from .runtime import Decision, Event, Game, SecretRun, as_player
-from .values import Player
+from .runtime.game import Decision, Event, Game, SecretRun, as_player
+from .syntax import ast as s
 
 # `verb text  @ file:line:col`, as render.trace_lines writes a line (the place is optional).
 _LINE = re.compile(r"(?P<verb>\S+) +(?P<text>.*?)(?:  @ (?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+))?")

@@ -7,9 +7,9 @@ import random
 
 import pytest
 import rulecraft
-from rulecraft import information
 from rulecraft.agents import GreedyAgent
-from rulecraft.runtime import Game
+from rulecraft.runtime import information
+from rulecraft.runtime.game import Game
 
 GUESS = """game Guess players 2..2
 enum Colour { red, blue }

@@ -6,10 +6,10 @@ import ast
 import re
 from pathlib import Path
 
-from rulecraft.builtins import BUILTIN_NAMES, BUILTINS, call_words
+from rulecraft.language.builtins import BUILTIN_NAMES, BUILTINS, call_words
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "interpreter" / "builtins.py"
+TABLE = ROOT / "interpreter" / "language" / "builtins.py"
 
 
 def _section(text: str, heading: str) -> str:

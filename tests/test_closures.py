@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 import rulecraft
-from rulecraft import closures
-from rulecraft import syntax as s
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
-from rulecraft.runtime import _EVAL, Game, RuntimeFailure
+from rulecraft.runtime import closures
+from rulecraft.runtime.game import _EVAL, Game, RuntimeFailure
+from rulecraft.syntax import ast as s
 
 from .test_runtime import load
 
@@ -184,7 +184,7 @@ play {
 }
 """)
     game = rb.new_game(players=1)
-    count = rulecraft.syntax.Call("reds", (rulecraft.syntax.Name("P1"),))
+    count = rulecraft.syntax.ast.Call("reds", (rulecraft.syntax.ast.Name("P1"),))
     assert game._eval(count, {}) == 0
     game.apply("take")
     assert game._eval(count, {}) == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import rulecraft
 from rulecraft.cli import main
-from rulecraft.coverage import Recorder, observe, report
+from rulecraft.tools.coverage import Recorder, observe, report
 
 TALLY = """game Tally players 1..1
 var points[Player]: int = 0 public
@@ -208,9 +208,9 @@ def test_the_pytest_plugin_reports_what_the_tests_ran(tally: Path) -> None:
 def test_without_the_option_the_plugin_observes_nothing(tally: Path) -> None:
     """The plugin is always installed; without --rulecraft-cov it leaves the runtime alone."""
     (tally / "test_plain.py").write_text(
-        "import rulecraft\nfrom rulecraft.runtime import Game\n\n"
+        "import rulecraft\nfrom rulecraft.runtime.game import Game\n\n"
         "def test_push_is_the_runtimes():\n"
-        "    assert Game._push.__module__ == 'rulecraft.runtime'\n",
+        "    assert Game._push.__module__ == 'rulecraft.runtime.game'\n",
         encoding="utf-8",
     )
     result = subprocess.run(

@@ -19,9 +19,9 @@ from types import ModuleType
 
 import attrs
 import pytest
-from rulecraft.authoring.simulate import Stats, game_seeds, play_one, report, report_data, seat_agents, simulate
 from rulecraft.cli import main
-from rulecraft.soak import soak
+from rulecraft.tools.simulate import Stats, game_seeds, play_one, report, report_data, seat_agents, simulate
+from rulecraft.tools.soak import soak
 
 TUTORIAL = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
 
@@ -60,7 +60,7 @@ def test_a_run_on_ray_reports_what_local_workers_report(ray: ModuleType) -> None
 
 def test_a_worker_lost_mid_run_loses_no_game(ray: ModuleType, tmp_path: Path) -> None:
     """A worker killed while it plays a batch: Ray runs the batch again, and every game comes back once."""
-    from rulecraft.distributed import ray_map
+    from rulecraft.tools.distributed import ray_map
 
     marker = tmp_path / "killed"
     tasks = [(TUTORIAL, 2, seat_agents(["random"], 2, i), s, i) for i, s in enumerate(game_seeds(3, 9))]
@@ -81,7 +81,7 @@ def test_a_worker_lost_mid_run_loses_no_game(ray: ModuleType, tmp_path: Path) ->
 
 def test_results_in_order_come_back_in_the_order_of_the_tasks(ray: ModuleType) -> None:
     """With `ordered`, a batch that finishes early waits for the ones before it (soak counts seeds in order)."""
-    from rulecraft.distributed import ray_map
+    from rulecraft.tools.distributed import ray_map
 
     def first_is_slow(k: int) -> int:
         if k == 0:
@@ -143,7 +143,7 @@ def test_a_command_keeps_its_sigterm_handler_when_it_starts_ray() -> None:
     needs("ray")
     program = """
 import signal
-from rulecraft.distributed import connected
+from rulecraft.tools.distributed import connected
 def stop(signum, frame): pass
 signal.signal(signal.SIGTERM, stop)
 with connected(cpus=1):

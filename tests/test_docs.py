@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
-from rulecraft.parser import parse
-from rulecraft.scenario import run_scenario
+from rulecraft.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = (ROOT / "docs" / "LANGUAGE.md").read_text(encoding="utf-8")

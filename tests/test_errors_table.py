@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
-from rulecraft.scenario import run_scenario
 
 from .test_check import HEAD  # the same six declarations as the first table
 

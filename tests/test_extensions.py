@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import rulecraft
-from rulecraft.scenario import read_scenario, run_scenario
+from rulecraft.authoring.scenario import read_scenario, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSIONS = sorted((ROOT / "examples" / "extensions").glob("*.rules"))

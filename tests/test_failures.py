@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 import rulecraft
-from rulecraft import fuzz, runtime
-from rulecraft.authoring.simulate import simulate
 from rulecraft.errors import GameError, RulebookError
 from rulecraft.records import record_of
+from rulecraft.runtime import game as runtime
+from rulecraft.tools import fuzz
+from rulecraft.tools.simulate import simulate
 
 HEAD = """game T players 1..2
 enum Colour { red, blue }

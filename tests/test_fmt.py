@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rulecraft.authoring.fmt import find_comments, format_text
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
-from rulecraft.parser import parse
+from rulecraft.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").rglob("*.rules")) + sorted((ROOT / "tests").rglob("*.rules"))

@@ -15,7 +15,7 @@ from pygments.token import Error, Keyword, Name, Operator, Token
 from rulecraft.editor import textmate
 from rulecraft.editor.lexer import DECLARED, RulecraftLexer, RulecraftScenarioLexer
 from rulecraft.editor.words import words
-from rulecraft.parser import parse_lexemes
+from rulecraft.syntax.parser import parse_lexemes
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERY_CONSTRUCT = ROOT / "tests" / "authoring" / "every_construct.rules"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import rulecraft
-from rulecraft.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
 from rulecraft.errors import NO_SPAN
-from rulecraft.runtime import Game
-from rulecraft.values import CardRef, ZoneRef
+from rulecraft.language.values import CardRef, ZoneRef
+from rulecraft.runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
+from rulecraft.runtime.game import Game
 
 from .test_runtime import load
 

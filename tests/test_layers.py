@@ -1,4 +1,5 @@
-"""The stages import one another one way: no cycle among them, and no import inside a function to hide one."""
+"""The packages import one another one way (docs/ARCHITECTURE.md): a layer imports only the layers below it,
+no module imports itself back through others, and the pipeline's modules import at their top."""
 
 from __future__ import annotations
 
@@ -8,54 +9,98 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "interpreter"
-# The pipeline, from text to a running game (docs/ARCHITECTURE.md).
-STAGES = (
-    "inputs",
-    "errors",
-    "syntax",
-    "parser",
-    "types",
-    "values",
-    "builtins",
-    "check",
-    "state",
-    "asks",
-    "machine",
-    "closures",
-    "runtime",
-    "cache",
-    "rulebook",
+
+# The pipeline from text to a running game, lowest first. A module may import from its own layer
+# or from a layer before it, never from one after it.
+LAYERS = (
+    ("errors", "inputs", "cache"),
+    ("syntax",),
+    ("language",),
+    ("check",),
+    ("runtime",),
+    ("rulebook",),
 )
+# Beside and on top of the pipeline; they may import any layer, never the other way round.
+ON_TOP = ("records", "agents", "render", "viewer", "console", "authoring", "tools", "editor", "cli", "pytest_plugin")
 
 
-def _imports(module: str) -> list[tuple[str, bool]]:
-    """The stages a module imports, each with whether the import is inside a function."""
-    tree = ast.parse((ROOT / f"{module}.py").read_text())
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(p): p for p in sorted(ROOT.rglob("*.py")) if _module(p) not in ("", "__main__")}
+
+
+def _target(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    """The modules of this package that an import names, as dotted paths under `rulecraft`."""
+    if node.level == 0:
+        if not (node.module or "").startswith("rulecraft"):
+            return []
+        base = (node.module or "").removeprefix("rulecraft").lstrip(".")
+    else:
+        here = module.split(".") if is_package else module.split(".")[:-1]
+        here = here[: len(here) - (node.level - 1)]
+        base = ".".join([*here, *([node.module] if node.module else [])])
+    found = [
+        f"{base}.{a.name}" if base else a.name
+        for a in node.names
+        if (f"{base}.{a.name}" if base else a.name) in MODULES
+    ]
+    return found or ([base] if base in MODULES else [])
+
+
+def imports(module: str) -> list[tuple[str, bool]]:
+    """The modules of this package that a module imports (type annotations aside), each with whether the
+    import is inside a function."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text())
     type_only: set[int] = set()
+    in_function: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             type_only |= {id(n) for n in ast.walk(node)}
-    in_function: set[int] = set()
-    for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             in_function |= {id(n) for n in ast.walk(node)}
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in type_only:
-            names = [node.module] if node.module else [a.name for a in node.names]
-            found += [(name, id(node) in in_function) for name in names if name in STAGES]
+        if isinstance(node, ast.ImportFrom) and id(node) not in type_only:
+            found += [(t, id(node) in in_function) for t in _target(module, path.name == "__init__.py", node)]
     return found
 
 
-@pytest.mark.parametrize("module", STAGES)
-def test_a_stage_imports_no_stage_inside_a_function(module: str) -> None:
-    """A stage imports the stages it needs at its top, where the order of the layers shows."""
-    assert [name for name, inside in _imports(module) if inside] == []
+def layer(module: str) -> int:
+    top = module.split(".")[0]
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    return len(LAYERS)
 
 
-def test_the_stages_import_one_another_without_a_cycle() -> None:
-    """Following the imports (type annotations aside) from any stage never comes back to it."""
-    graph = {m: {name for name, _ in _imports(m)} for m in STAGES}
+PIPELINE = [m for m in MODULES if layer(m) < len(LAYERS)]
+
+
+def test_every_module_has_a_place() -> None:
+    """Each module belongs to a layer of the pipeline or to the tools on top: a new one is placed on purpose."""
+    assert [m for m in MODULES if layer(m) == len(LAYERS) and m.split(".")[0] not in ON_TOP] == []
+
+
+@pytest.mark.parametrize("module", PIPELINE)
+def test_a_layer_imports_only_layers_below_it(module: str) -> None:
+    """A module of the pipeline imports nothing from a later layer nor from the tools on top."""
+    assert [t for t, _ in imports(module) if layer(t) > layer(module)] == []
+
+
+@pytest.mark.parametrize("module", PIPELINE)
+def test_a_pipeline_module_imports_at_its_top(module: str) -> None:
+    """The pipeline's modules import at their top, where the order of the layers shows (no import hidden in a
+    function to break a cycle)."""
+    assert [t for t, inside in imports(module) if inside] == []
+
+
+def test_the_modules_import_one_another_without_a_cycle() -> None:
+    """Following the top-level imports (type annotations aside) from any module never comes back to it."""
+    graph = {m: {t for t, inside in imports(m) if not inside and t != m} for m in MODULES}
 
     def reaches(start: str) -> set[str]:
         seen: set[str] = set()
@@ -64,7 +109,7 @@ def test_the_stages_import_one_another_without_a_cycle() -> None:
             m = todo.pop()
             if m not in seen:
                 seen.add(m)
-                todo.extend(graph[m])
+                todo.extend(graph.get(m, ()))
         return seen
 
-    assert [m for m in STAGES if m in reaches(m)] == []
+    assert [m for m in MODULES if m in reaches(m)] == []

@@ -8,8 +8,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from rulecraft.authoring.simulate import simulate
 from rulecraft.cli import main
+from rulecraft.tools.simulate import simulate
 
 TUTORIAL = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
 
@@ -25,7 +25,7 @@ def test_the_figure_has_every_plot() -> None:
     """Win rate by seat and by agent, game length, score over the game, abilities offered and chosen,
     and the choosers' win rate: one panel each, with something drawn in it."""
     needs("matplotlib")
-    from rulecraft.authoring.plots import TITLES, figure
+    from rulecraft.tools.plots import TITLES, figure
 
     fig = figure(simulate(TUTORIAL, 6, agents=["greedy", "random"], seed=3))
     axes = {ax.get_title(): ax for ax in fig.axes}
@@ -37,7 +37,7 @@ def test_the_figure_has_every_plot() -> None:
 def test_the_command_draws_a_png_or_an_svg(tmp_path: Path, suffix: str) -> None:
     """`--plot run.png` writes a PNG image; `--plot run.svg` an SVG whose panel titles are text."""
     needs("matplotlib")
-    from rulecraft.authoring.plots import TITLES
+    from rulecraft.tools.plots import TITLES
 
     path = tmp_path / f"run{suffix}"
     assert main(["simulate", TUTORIAL, "-n", "4", "--agents", "greedy,random", "--plot", str(path), "--quiet"]) == 0

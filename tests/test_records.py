@@ -23,6 +23,7 @@ import attrs
 import pytest
 import rulecraft
 from rulecraft.cli import main
+from rulecraft.language.values import Player
 from rulecraft.records import (
     Answer,
     GameRecord,
@@ -34,7 +35,6 @@ from rulecraft.records import (
     replay,
     write_record,
 )
-from rulecraft.values import Player
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = str(ROOT / "examples" / "tutorial.rules")

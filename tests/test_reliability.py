@@ -22,11 +22,12 @@ import pytest
 import rulecraft
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rulecraft import cli, fuzz, soak
+from rulecraft import cli
 from rulecraft.errors import RecordError, RulebookError, RulecraftError
 from rulecraft.records import read_record, replay
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
-from rulecraft.runtime import LIST_BUDGET, OPTION_BUDGET
+from rulecraft.runtime.game import LIST_BUDGET, OPTION_BUDGET
+from rulecraft.tools import fuzz, soak
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = str(ROOT / "examples" / "tutorial.rules")
@@ -189,15 +190,15 @@ def test_the_views_crossing_json_as_one_text_still_name_the_view_that_changes(mo
     """All the views cross JSON together; a view that does not survive is still named, in both checks."""
     game = rulecraft.load(TUTORIAL).new_game(players=3, seed=1)
     assert soak.views_round_trip(game) is None
-    view = rulecraft.runtime.Game.view
+    view = rulecraft.runtime.game.Game.view
 
-    def broken(self: rulecraft.runtime.Game, who: object) -> dict[str, object]:
+    def broken(self: rulecraft.runtime.game.Game, who: object) -> dict[str, object]:
         out = view(self, who)
         if str(who) == "P2":
             out["zones"]["deck"] = ("a tuple comes back from JSON as a list",)
         return out
 
-    monkeypatch.setattr(rulecraft.runtime.Game, "view", broken)
+    monkeypatch.setattr(rulecraft.runtime.game.Game, "view", broken)
     assert [soak.views_round_trip(game), soak.round_trip(game), soak.RoundTrip(game)(game)] == [
         "the view of P2 changes through JSON"
     ] * 3
@@ -486,7 +487,7 @@ def test_a_card_named_by_a_variable_the_player_sees_is_not_hidden() -> None:
     )
     game = rb.new_game(players=2, seed=1)
     shown = game.state.vars["shown"].id
-    positions = soak.hidden_positions(game, rulecraft.values.Player(0))
+    positions = soak.hidden_positions(game, rulecraft.language.values.Player(0))
     assert shown not in {game.state.zones[key][i] for key, i in positions}
     assert soak.hidden_leak(game, random.Random(1)) is None
 
@@ -495,7 +496,7 @@ def test_hidden_positions_are_what_the_viewer_cannot_identify() -> None:
     """Other hands and the hidden deck are hidden; one's own hand and the top of a top zone are seen."""
     rb = rulecraft.load(TUTORIAL)
     game = rb.new_game(players=2, seed=3)
-    zones = {key for key, _ in soak.hidden_positions(game, rulecraft.values.Player(0))}
+    zones = {key for key, _ in soak.hidden_positions(game, rulecraft.language.values.Player(0))}
     assert zones == {"deck", "hand[P2]"}
 
 

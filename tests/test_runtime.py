@@ -8,7 +8,7 @@ import pytest
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.values import Player
+from rulecraft.language.values import Player
 
 from .conftest import run_script
 

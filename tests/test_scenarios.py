@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
-from rulecraft.scenario import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "examples" / "scenarios").rglob("*.scenario"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import rulecraft
 from rulecraft.authoring.fmt import format_text
-from rulecraft.parser import parse
+from rulecraft.language.values import Player
 from rulecraft.render import trace_lines
-from rulecraft.values import Player
+from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
 

@@ -6,11 +6,11 @@ import random
 
 import pytest
 import rulecraft
-from rulecraft import soak
+from rulecraft.language.values import Player
 from rulecraft.records import record_of
 from rulecraft.render import trace_lines
-from rulecraft.runtime import Game
-from rulecraft.values import Player
+from rulecraft.runtime.game import Game
+from rulecraft.tools import soak
 from rulecraft.viewer import build
 
 P1, P2 = Player(0), Player(1)

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from rulecraft.authoring.simulate import game_seeds, report, seat_agents, simulate, wilson
 from rulecraft.cli import main
+from rulecraft.tools.simulate import game_seeds, report, seat_agents, simulate, wilson
 
 TUTORIAL = str(Path(__file__).resolve().parent.parent / "examples" / "tutorial.rules")
 

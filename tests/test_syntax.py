@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rulecraft import syntax as s
 from rulecraft.errors import RulebookError, Span
-from rulecraft.parser import parse
+from rulecraft.syntax import ast as s
+from rulecraft.syntax.parser import parse
 
 SYNTAX_ERRORS = [
     (

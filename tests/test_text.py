@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 import rulecraft
-from rulecraft import parser
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import RulebookError
+from rulecraft.syntax import parser
 
 HEAD = """game T players 2..2
 card Chip { n: int } label "chip {n}"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 import rulecraft
-from rulecraft import soak
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
-from rulecraft.authoring.simulate import report, simulate
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
 from rulecraft.records import read_record, replay
+from rulecraft.tools import soak
+from rulecraft.tools.simulate import report, simulate
 
 # A race to 3 points that a guard stops after 4 rounds: a coin (the table) gives a point, or not.
 RACE = """game Race players 2..2

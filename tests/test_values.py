@@ -8,7 +8,7 @@ import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.parser import parse
+from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
 from .test_closures import Differential

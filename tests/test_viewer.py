@@ -21,9 +21,9 @@ import pytest
 import rulecraft
 from playwright.sync_api import Browser, Page, sync_playwright
 from rulecraft.cli import main
+from rulecraft.language.values import CardRef, Player
 from rulecraft.records import read_record, record_text, replay
 from rulecraft.render import result_lines, trace_lines
-from rulecraft.values import CardRef, Player
 from rulecraft.viewer import _score_visibility, build, page
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 import ray
-from rulecraft.authoring.simulate import report, simulate
-from rulecraft.distributed import ray_map
+from rulecraft.tools.distributed import ray_map
+from rulecraft.tools.simulate import report, simulate
 
 
 def noop(k: int) -> int:

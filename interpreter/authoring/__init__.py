@@ -1,4 +1,4 @@
-"""Authoring commands: `explain`, `fmt` and `simulate` (`trace --scenario` is in `rulecraft.scenario`).
+"""Authoring commands: `explain`, `fmt` and `simulate` (`trace --scenario` is in `rulecraft.authoring.scenario`).
 
 `cli.py` calls `register(subparsers)`; each command sets its own `func`.
 """
@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
-from ..distributed import add_backend
 from ..errors import RulecraftError
+from ..tools.distributed import add_backend
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -153,9 +153,9 @@ def replace_text(path: Path, text: str) -> None:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..agents import AGENTS
     from ..console import UsageError, players_for, progress, workers_for
-    from ..distributed import backend_for
     from ..rulebook import load
-    from .simulate import report, report_data, simulate, timed
+    from ..tools.distributed import backend_for
+    from ..tools.simulate import report, report_data, simulate, timed
 
     players = players_for(load(args.game), args.players)
     for name in (a.strip() for a in args.agents.split(",")):
@@ -163,7 +163,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             raise UsageError(f"--agents: unknown agent '{name}': choose from {', '.join(AGENTS)}")
     backend_for(args)
     if args.plot:
-        from .plots import check_plot_file
+        from ..tools.plots import check_plot_file
 
         check_plot_file(args.plot)
     workers = workers_for(args.workers or 1, args.n) if args.backend == "local" or args.workers else 0
@@ -194,7 +194,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             except OSError as exc:
                 raise RulecraftError(f"{args.json}: cannot write the file: {exc.strerror or exc}") from None
     if args.plot:
-        from .plots import plot
+        from ..tools.plots import plot
 
         plot(stats, Path(args.plot))
     # Timing goes to stderr: the report on stdout does not depend on the machine or on --workers.

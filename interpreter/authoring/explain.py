@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import assert_never
 
-from .. import syntax as s
-from ..builtins import call_words
-from ..check import Program
+from ..check.checker import Program
 from ..errors import RulecraftError, did_you_mean
+from ..language.builtins import call_words
+from ..syntax import ast as s
 from .fmt import Formatter, level
 
 BULLET = "- "

@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
-from .. import syntax as s
-from ..parser import comment_start, parse
+from ..syntax import ast as s
+from ..syntax.parser import comment_start, parse
 
 INDENT = "  "
 WIDTH = 100

@@ -25,9 +25,9 @@ from collections.abc import Iterator
 
 import attrs
 
-from .. import syntax as s
 from ..errors import Span
-from ..parser import Lexeme
+from ..syntax import ast as s
+from ..syntax.parser import Lexeme
 
 # The kind of what the NAME after each declaration word declares.
 DECLARATION_WORDS = {

@@ -23,7 +23,7 @@ from pygments.token import (
     Whitespace,
 )
 
-from ..scenario import KEYWORDS as SCENARIO_KEYWORDS
+from ..authoring.scenario import KEYWORDS as SCENARIO_KEYWORDS
 from .words import PSEUDO_NAMES
 from .words import words as language_words
 

@@ -26,12 +26,12 @@ from typing import Any
 
 import attrs
 
-from .. import syntax as s
-from ..builtins import BUILTIN_NAMES, BUILTINS
-from ..check import Program
+from ..check.checker import Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
-from ..parser import parse_lexemes
+from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..rulebook import load_text, remember_parse
+from ..syntax import ast as s
+from ..syntax.parser import parse_lexemes
 from .index import LOCAL_KINDS, NameIndex, Symbol
 from .words import words
 

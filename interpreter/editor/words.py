@@ -24,9 +24,9 @@ import re
 
 import attrs
 
-from ..builtins import BUILTIN_NAMES, BUILTINS
-from ..check import BASIC_TYPES
-from ..parser import grammar_words
+from ..check.checker import BASIC_TYPES
+from ..language.builtins import BUILTIN_NAMES, BUILTINS
+from ..syntax.parser import grammar_words
 
 _DECLARATION_ALIASES = re.compile(r".*(_decl|_extension|_override)$|^tier$")
 _CONSTANT_ALIASES = {"true_lit", "false_lit", "none_lit"}

@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 import rulecraft
 from rulecraft.agents import HumanAgent
+from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import GameError, RecordError, RulebookError
 from rulecraft.records import lock_record, read_record, unlock_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
-from rulecraft.scenario import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "tutorial.rules"

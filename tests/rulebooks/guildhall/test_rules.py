@@ -9,8 +9,8 @@ import pytest
 import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.cli import main
+from rulecraft.language.values import CardRef, Player
 from rulecraft.records import parse_record, replay
-from rulecraft.values import CardRef, Player
 
 from .scenarios import RB, scenario_trace, start
 

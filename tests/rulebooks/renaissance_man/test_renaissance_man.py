@@ -14,9 +14,9 @@ import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent, play
 from rulecraft.errors import GameError
+from rulecraft.language.values import Player
 from rulecraft.records import read_record, replay
 from rulecraft.render import trace_text
-from rulecraft.values import Player
 
 from ...conftest import run_script, scripted_trace
 

@@ -14,7 +14,7 @@ kind. Its promise is stronger: no failure escapes (only a budget may stop the ga
 attempt or tier that fails leaves the state exactly as it found it (the rulebook compares a
 fingerprint of the state and fails outside any attempt if not).
 
-    python -m rulecraft.fuzz --cases 10000          # the nightly-size run
+    python -m rulecraft.tools.fuzz --cases 10000          # the nightly-size run
     rulecraft fuzz --cases 300                      # the same, through the command line
 """
 
@@ -34,11 +34,11 @@ from typing import Any
 
 import attrs
 
-from .builtins import BUILTINS
-from .console import SEED, add_quiet, progress, whole
-from .errors import GameError, RulebookError, RulecraftError
-from .rulebook import bundled_names, load_text
-from .runtime import RuntimeFailure
+from ..console import SEED, add_quiet, progress, whole
+from ..errors import GameError, RulebookError, RulecraftError
+from ..language.builtins import BUILTINS
+from ..rulebook import bundled_names, load_text
+from ..runtime.game import RuntimeFailure
 
 # ---------------------------------------------------------------------------- the corpus
 
@@ -332,7 +332,7 @@ fn score(p: Player) = points[p]
 
 @cache
 def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, int]]:
-    from .parser import _lark
+    from ..syntax.parser import _lark
 
     lark = _lark()
     rules: dict[str, list[list[str]]] = {}
@@ -748,8 +748,8 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m rulecraft.fuzz ...` is `rulecraft fuzz ...` (the same errors and exit codes)."""
-    from .cli import main as cli_main
+    """`python -m rulecraft.tools.fuzz ...` is `rulecraft fuzz ...` (the same errors and exit codes)."""
+    from ..cli import main as cli_main
 
     return cli_main(["fuzz", *(sys.argv[1:] if argv is None else argv)])
 

@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 import cattrs
 
-from .check import CardType, Program
-from .values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
+from ..check.checker import CardType, Program
+from ..language.values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
 
 @attrs.define

@@ -12,7 +12,7 @@ After every decision (each time a game waits, and when it ends) a soak run check
 A violation prints the rulebook, seed and step, and writes a record that replays the game up
 to it (`rulecraft replay FILE`).
 
-    rulecraft soak tutorial.rules --games 10000     # or: python -m rulecraft.soak ...
+    rulecraft soak tutorial.rules --games 10000     # or: python -m rulecraft.tools.soak ...
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from typing import Any
 
 import attrs
 
-from .console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
+from ..console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
+from ..errors import RulebookError, RulecraftError
+from ..language.values import Player
+from ..records import Answer, record_of, write_record
+from ..render import where
+from ..rulebook import Rulebook, bundled_names, load
+from ..runtime.game import SECRET_TEXT, Decision, Event, Game, SecretRun
+from ..runtime.information import ask_again, hidden_positions, permute_hidden
 from .distributed import add_backend, backend_for
-from .errors import RulebookError, RulecraftError
-from .information import ask_again, hidden_positions, permute_hidden
-from .records import Answer, record_of, write_record
-from .render import where
-from .rulebook import Rulebook, bundled_names, load
-from .runtime import SECRET_TEXT, Decision, Event, Game, SecretRun
-from .values import Player
 
 # ---------------------------------------------------------------------------- the checks
 
@@ -437,7 +437,7 @@ def soak(
     The game of seed s has `players_of(s, counts)` players. With `workers` > 1 the games are played
     in that many processes; the summary (counts, findings and their order) is the same for any
     number of workers, and on Ray (`backend="ray"`: batches of `batch` games as Ray tasks, on the
-    cluster at `address` or on a local Ray instance of `workers` CPUs; see `rulecraft.distributed`;
+    cluster at `address` or on a local Ray instance of `workers` CPUs; see `rulecraft.tools.distributed`;
     the records of violations are written by the worker that found them, on its node).
     Interrupted (Ctrl-C, SIGTERM), the summary covers the games of the first seeds that were
     played to their end, with no gap: a later run can start at the next seed.
@@ -678,8 +678,8 @@ def _print_totals(path: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m rulecraft.soak ...` is `rulecraft soak ...` (the same errors and exit codes)."""
-    from .cli import main as cli_main
+    """`python -m rulecraft.tools.soak ...` is `rulecraft soak ...` (the same errors and exit codes)."""
+    from ..cli import main as cli_main
 
     return cli_main(["soak", *(sys.argv[1:] if argv is None else argv)])
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from .console import UsageError, whole
-from .errors import RulecraftError
+from ..console import UsageError, whole
+from ..errors import RulecraftError
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -23,10 +23,10 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from . import rulebook as rulebook_mod
-from .agents import RandomAgent, play
-from .console import PLAYERS, add_quiet, players_for, progress, whole
-from .runtime import Game
+from .. import rulebook as rulebook_mod
+from ..agents import RandomAgent, play
+from ..console import PLAYERS, add_quiet, players_for, progress, whole
+from ..runtime.game import Game
 
 
 def _summary(samples: list[float]) -> dict[str, float]:

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import syntax as s
-from .check import Program
-from .console import PLAYERS, SEED, UsageError, players_for, whole
-from .errors import RulecraftError
-from .inputs import clip
-from .runtime import BlockFrame, CallFrame, Game
+from ..check.checker import Program
+from ..console import PLAYERS, SEED, UsageError, players_for, whole
+from ..errors import RulecraftError
+from ..inputs import clip
+from ..runtime.game import BlockFrame, CallFrame, Game
+from ..syntax import ast as s
 
 if TYPE_CHECKING:
-    from .rulebook import Rulebook
+    from ..rulebook import Rulebook
 
 Key = tuple[str, int, int]  # file, line, column of a node
 # A place as counted: the hash of its file's text (not the file's name, which depends on the path it was
@@ -416,8 +416,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def scenarios_of(folder: Path, program: Program) -> tuple[list[tuple[Path, Rulebook]], list[Path]]:
     """The scenario files in a folder that play this rulebook, or an extension that includes it
     (each with the rulebook it names), and the others."""
-    from .rulebook import load
-    from .scenario import read_scenario
+    from ..authoring.scenario import read_scenario
+    from ..rulebook import load
 
     mine: list[tuple[Path, Rulebook]] = []
     others: list[Path] = []
@@ -439,9 +439,9 @@ def scenarios_of(folder: Path, program: Program) -> tuple[list[tuple[Path, Ruleb
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from . import agents as agents_mod
-    from .rulebook import load
-    from .scenario import read_scenario, start
+    from .. import agents as agents_mod
+    from ..authoring.scenario import read_scenario, start
+    from ..rulebook import load
 
     rb = load(args.game)
     program = rb.program

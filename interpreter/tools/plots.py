@@ -15,7 +15,7 @@ from typing import Any
 
 from ..console import UsageError
 from ..errors import RulecraftError
-from ..values import Player
+from ..language.values import Player
 from .simulate import SCORE_POINTS, Stats, wilson
 
 FORMATS = (".png", ".svg")

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import attrs
 
-from . import syntax as s
-from .builtins import BUILTINS, LIST_BUDGET
+from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
+from ..syntax import ast as s
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
@@ -52,11 +53,10 @@ from .machine import (
     card_refs,
     query_by_keys,
 )
-from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 
 if TYPE_CHECKING:
-    from .check import Program
-    from .runtime import Game
+    from ..check.checker import Program
+    from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
 

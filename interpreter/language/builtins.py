@@ -17,9 +17,9 @@ from typing import Any, Protocol
 
 import attrs
 
-from . import syntax as s
+from ..errors import Span
+from ..syntax import ast as s
 from . import types as t
-from .errors import Span
 from .values import CardRef, EnumValue, Player, ZoneRef, contains, same, sort_key
 
 LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)

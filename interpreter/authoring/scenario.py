@@ -28,14 +28,14 @@ from typing import Any
 
 import attrs
 
-from . import syntax as s
-from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
-from .inputs import InputProblem, clip, decode, read_regular, within
-from .parser import comment_start, parse
-from .render import trace_lines, trace_text, where
-from .rulebook import Rulebook, bundled_names, load
-from .runtime import Game
-from .values import CardRef, Player
+from ..errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
+from ..inputs import InputProblem, clip, decode, read_regular, within
+from ..language.values import CardRef, Player
+from ..render import trace_lines, trace_text, where
+from ..rulebook import Rulebook, bundled_names, load
+from ..runtime.game import Game
+from ..syntax import ast as s
+from ..syntax.parser import comment_start, parse
 
 KEYWORDS = ("game", "players", "seed", "move", "set", "next", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book

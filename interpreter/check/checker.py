@@ -13,11 +13,11 @@ from typing import Any, Protocol, assert_never
 
 import attrs
 
-from . import syntax as s
-from . import types as t
-from .builtins import BUILTIN_NAMES, BUILTINS, arity_text
-from .errors import Diagnostic, RulebookError, Span, did_you_mean
-from .values import EnumValue
+from ..errors import Diagnostic, RulebookError, Span, did_you_mean
+from ..language import types as t
+from ..language.builtins import BUILTIN_NAMES, BUILTINS, arity_text
+from ..language.values import EnumValue
+from ..syntax import ast as s
 
 MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import syntax as s
+from ..errors import Diagnostic, GameError, RulebookError, Span
+from ..language.values import CardRef, sort_key
+from ..syntax import ast as s
 from .asks import Decision
-from .errors import Diagnostic, GameError, RulebookError, Span
-from .values import CardRef, sort_key
 
 if TYPE_CHECKING:
-    from .runtime import Game
+    from .game import Game
 
 MASK64 = (1 << 64) - 1
 STEP_BUDGET = 200_000  # statements between two decisions before a rulebook is called runaway

@@ -12,8 +12,8 @@ from typing import Any
 
 import attrs
 
-from .runtime import Game
-from .values import CardRef, Player, Record
+from ..language.values import CardRef, Player, Record
+from .game import Game
 
 
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:

@@ -15,7 +15,7 @@ win. The rulebook's `score(p)`, if it declares one, is read at eleven points of 
 start, each tenth of the decisions, its end), so games of different lengths can be averaged.
 
 The games run in this process, in `workers` local processes, or as Ray tasks
-(`backend="ray"`, `rulecraft.distributed`); each game's result depends only on its seed and
+(`backend="ray"`, `rulecraft.tools.distributed`); each game's result depends only on its seed and
 seats, so the statistics are the same on every backend.
 """
 
@@ -31,12 +31,12 @@ from typing import Any
 
 import attrs
 
-from .. import syntax as s
 from ..agents import Agent, make_agents, play
 from ..errors import RulebookError
+from ..language.values import CardRef, Player, ZoneRef
 from ..rulebook import Rulebook, load
-from ..runtime import MASK64, Decision, Game, splitmix
-from ..values import CardRef, Player, ZoneRef
+from ..runtime.game import MASK64, Decision, Game, splitmix
+from ..syntax import ast as s
 
 SCORE_POINTS = 11  # the score is read at the start, at each tenth of a game, and at its end
 
@@ -336,7 +336,7 @@ def simulate(
     show = progress or (lambda done: None)
     results: list[GameResult] = []
     if backend == "ray":
-        from ..distributed import ray_map
+        from .distributed import ray_map
 
         for result in ray_map(play_one, tasks, address=address, cpus=workers if workers > 0 else None, batch=batch):
             results.append(result)

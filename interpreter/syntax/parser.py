@@ -14,9 +14,9 @@ import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from . import cache
-from . import syntax as s
-from .errors import Diagnostic, RulebookError, Span
+from .. import cache
+from ..errors import Diagnostic, RulebookError, Span
+from . import ast as s
 
 _LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
 

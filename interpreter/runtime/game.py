@@ -7,10 +7,10 @@ How the language maps onto Python here:
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;
 - an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
-  closure made once per node (`closures.py`), which falls back on those methods for anything
-  unusual; a built-in function is a row of the table in `builtins.py`;
+  closure made once per node (`runtime/closures.py`), which falls back on those methods for anything
+  unusual; a built-in function is a row of the table in `language/builtins.py`;
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
-  (`asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
+  (`runtime/asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
   `pending_ask` describes it to the tools without showing them the frame;
 - every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
   trace event with the span of the rule that caused it, and journal the old value while an
@@ -30,14 +30,27 @@ from typing import Any
 
 import attrs
 
+from ..check.checker import Program, first_player_param
+from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
+from ..inputs import clip
+from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.values import (
+    TABLE,
+    CardRef,
+    EnumValue,
+    Player,
+    Record,
+    ZoneRef,
+    contains,
+    label_of_plain,
+    parse_key,
+    same,
+    zone_key,
+)
+from ..syntax import ast as s
 from . import closures
-from . import syntax as s
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk, tier_label
-from .builtins import BUILTINS, LIST_BUDGET
-from .check import Program, first_player_param
 from .closures import CodeCache, code_cache
-from .errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
-from .inputs import clip
 from .machine import (
     CARD_BUDGET,
     DEPTH_BUDGET,
@@ -73,19 +86,6 @@ from .machine import (
     splitmix,
 )
 from .state import State, make_converter
-from .values import (
-    TABLE,
-    CardRef,
-    EnumValue,
-    Player,
-    Record,
-    ZoneRef,
-    contains,
-    label_of_plain,
-    parse_key,
-    same,
-    zone_key,
-)
 
 # ---------------------------------------------------------------------------- the game
 

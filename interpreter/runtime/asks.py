@@ -12,9 +12,9 @@ from typing import Any
 
 import attrs
 
-from . import syntax as s
-from .errors import Span
-from .values import Player
+from ..errors import Span
+from ..language.values import Player
+from ..syntax import ast as s
 
 TIER_PREFIX = "tier "
 

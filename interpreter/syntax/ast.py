@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from .errors import NO_SPAN, Span
+from ..errors import NO_SPAN, Span
 
 # ---------------------------------------------------------------- types
 

@@ -1,0 +1,1 @@
+"""Tools on top of the runtime: soak, fuzz, bench, simulate (with plots), coverage, distributed runs."""

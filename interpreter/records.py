@@ -32,7 +32,8 @@ from .inputs import InputProblem, clip, decode, position, read_regular
 from .language.values import CardRef
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
-from .runtime.game import Decision, Game, splitmix
+from .runtime.game import Decision, Game
+from .runtime.machine import splitmix
 
 FORMAT = 1
 # JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`

@@ -38,7 +38,7 @@ from ..console import SEED, add_quiet, progress, whole
 from ..errors import GameError, RulebookError, RulecraftError
 from ..language.builtins import BUILTINS
 from ..rulebook import bundled_names, load_text
-from ..runtime.game import RuntimeFailure
+from ..runtime.machine import RuntimeFailure
 
 # ---------------------------------------------------------------------------- the corpus
 

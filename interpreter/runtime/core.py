@@ -36,6 +36,7 @@ from .machine import (
     RuntimeFailure,
     SecretRun,
 )
+from .observe import Observer, Trace, listens
 from .state import State
 
 
@@ -49,8 +50,11 @@ class GameCore:
     state: State
     seed: int | None
     auto_chance: bool
-    tracing: bool
-    events: list[Event]
+    trace: Trace | None
+    sinks: tuple[Observer, ...]
+    event_sinks: tuple[Observer, ...]
+    push_sinks: tuple[Observer, ...]
+    move_sinks: tuple[Observer, ...]
     answers: list[tuple[str, str]]
     frames: list[Frame]
     journal: list[tuple[Any, ...]]
@@ -73,10 +77,30 @@ class GameCore:
     _consts: dict[str, Any]
     _players: tuple[Player, ...]
 
+    @property
+    def events(self) -> list[Event]:
+        """The trace so far (see observe.py): empty when the game does not trace."""
+        return self.trace.events if self.trace is not None else []
+
+    def observe(self, sink: Observer) -> None:
+        """Let `sink` hear this game from now on (see observe.py)."""
+        self.sinks = (*self.sinks, sink)
+        self.event_sinks = tuple(x for x in self.sinks if listens(x, "on_event"))
+        self.push_sinks = tuple(x for x in self.sinks if listens(x, "on_push"))
+        self.move_sinks = tuple(x for x in self.sinks if listens(x, "on_move"))
+
+    def emit(self, event: Event) -> None:
+        """Tell the sinks that listen for events (the trace among them) of one (only made when `event_sinks`)."""
+        for sink in self.event_sinks:
+            sink.on_event(self, event)  # type: ignore[arg-type]  # a layer of Game
+
     def _push(self, frame: Frame) -> None:
         self.frames.append(frame)
         if len(self.frames) > DEPTH_BUDGET:
             raise self._runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+        if self.push_sinks:
+            for sink in self.push_sinks:
+                sink.on_push(self, frame)  # type: ignore[arg-type]  # a layer of Game
 
     def _current_span(self) -> Span:
         for frame in reversed(self.frames):

@@ -205,9 +205,9 @@ class Decisions(Store):
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
-            if self.tracing and frame.kind != "draw":
+            if self.event_sinks and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
-                self.events.append(
+                self.emit(
                     Event(
                         "choose" if who is not None else "reveal",
                         options[0].label + (f"  [{prompt}]" if prompt else ""),
@@ -232,8 +232,8 @@ class Decisions(Store):
             else:
                 option = options[bits % len(options)]
             self.answers.append(("table", option.label))
-            if self.tracing and frame.kind != "draw":
-                self.events.append(
+            if self.event_sinks and frame.kind != "draw":
+                self.emit(
                     Event(
                         "reveal",
                         option.label + (f"  [{prompt}]" if prompt else ""),
@@ -288,7 +288,7 @@ class Decisions(Store):
             tier: s.Tier = value
             ability = self.program.abilities[frame.node.ability]
             ability_env = dict(frame.pool[0])
-            if self.tracing:
+            if self.event_sinks:
                 self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
             self._open_attempt(
                 None,

@@ -60,6 +60,7 @@ from .machine import (
     SecretRun,
     splitmix,
 )
+from .observe import Observer, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC
 from .views import Views
@@ -78,9 +79,13 @@ class Game(Views):
         auto_chance: bool = True,
         check_invariants: bool = False,
         before_play: Callable[[Game], None] | None = None,
+        observers: Sequence[Observer] = (),
         _blank: bool = False,
     ):
         """A new game, set up and run to its first decision.
+
+        `trace` keeps the trace (`events`); `observers` hear the game from its setup on, after the
+        sinks of `observing` (see observe.py).
 
         `before_play` edits the position between setup and play (a scenario's `move` and `set`
         lines): it is called once, as one step, with the game; it changes the state through
@@ -106,8 +111,13 @@ class Game(Views):
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         self.auto_chance = auto_chance and seed is not None
-        self.tracing = trace
-        self.events: list[Event] = []
+        self.trace = None
+        self.sinks = self.event_sinks = self.push_sinks = self.move_sinks = ()
+        if trace:
+            self.trace = Trace()
+            self.observe(self.trace)
+        for sink in (*every_game(), *observers):
+            self.observe(sink)
         self.answers: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
         self.journal: list[tuple[Any, ...]] = []
@@ -181,8 +191,9 @@ class Game(Views):
         label with the place that names it); the draws after them are chance as usual."""
         self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
 
-    def ask_again(self, go_on: bool = False) -> None:
-        """Ask the pending decision again from the (changed) state, as the rules would have.
+    def ask_again(self, go_on: bool = False) -> bool:
+        """Ask the pending decision again from the (changed) state, as the rules would have; return
+        whether the game waits on the same statement's question again (False: it was taken at once).
 
         If the decision now has one option, it is taken at once; with `go_on` the game then runs
         on to its next decision, as it would have in play.
@@ -193,6 +204,7 @@ class Game(Views):
         frame.step(self)
         if go_on and self.pending is None and not self.state.over:
             self._run()
+        return self.pending is not None and bool(self.frames) and self.frames[-1] is frame
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""
@@ -266,10 +278,10 @@ class Game(Views):
             self.state.rng, _ = splitmix(self.state.rng)
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
-        if self.tracing and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
+        if self.event_sinks and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             verb = "reveal" if decision.player is None else "choose"
             text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
-            self.events.append(
+            self.emit(
                 Event(
                     verb,
                     text,
@@ -333,7 +345,11 @@ class Game(Views):
         return 0
 
     def clone(self, *, trace: bool = False) -> Game:
-        """An independent copy of this game at this decision (tracing off unless asked)."""
+        """An independent copy of this game at this decision, another history from here on.
+
+        It has none of this game's sinks; with `trace` it has a trace of its own, which starts
+        with a copy of this game's events (see observe.py).
+        """
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.classes = self.classes
         new._labels = self._labels
@@ -343,8 +359,11 @@ class Game(Views):
         new.seed = self.seed
         new.auto_chance = self.auto_chance
         new.next_draws = dict(self.next_draws)
-        new.tracing = trace
-        new.events = list(self.events) if trace else []
+        new.trace = None
+        new.sinks = new.event_sinks = new.push_sinks = new.move_sinks = ()
+        if trace:
+            new.trace = Trace(list(self.events))
+            new.observe(new.trace)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
         new.frames = [f.copy(envs) for f in self.frames]
@@ -413,7 +432,7 @@ class Game(Views):
             st.zones.setdefault(zone, []).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
-        if self.tracing and moved:
+        if self.event_sinks and moved:
             self._event(
                 "arrange",
                 f"{', '.join(labels)} -> {zone}",

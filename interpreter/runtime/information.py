@@ -54,13 +54,14 @@ def _cards_in(value: Any) -> set[int]:
     return set()
 
 
-def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
+def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: bool = False) -> Game:
     """A clone whose state differs from the game's only in what `viewer` cannot see.
 
     The *contents* of the cards at the hidden positions are shuffled among themselves (within
-    each card type); card ids, zones, sizes and everything the viewer sees stay as they are.
+    each card type); card ids, zones, sizes and everything the viewer sees stay as they are. With
+    `trace` the clone keeps a trace (see `Game.clone`).
     """
-    twin = game.clone()
+    twin = game.clone(trace=trace)
     by_type: dict[type, list[int]] = {}
     for key, i in hidden_positions(game, viewer):
         cid = game.state.zones[key][i]

@@ -335,7 +335,8 @@ class RuleFrame(Frame):
                         f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
                         "its body must make its condition false",
                     )
-                g._event("rule", rule.name, rule.span)
+                if g.event_sinks:
+                    g._event("rule", rule.name, rule.span)
                 g._push(BlockFrame(rule.body.stmts, env))
                 return
         g.frames.pop()

@@ -146,12 +146,12 @@ class Statements(Decisions):
         self.state.winners = []
         self.frames.clear()
         self.pending = None
-        if self.tracing:
-            self.events.append(Event("end", f"unfinished: {why}", st.span))
+        if self.event_sinks:
+            self.emit(Event("end", f"unfinished: {why}", st.span))
 
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
-        if self.tracing:
+        if self.event_sinks:
             self._event("say", self._eval(text, env), st.span)
 
     def _call_proc(
@@ -178,7 +178,7 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-                if self.tracing:
+                if self.event_sinks:
                     self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
                 if frame.retry is not None:
                     # A tier that cannot be completed cannot be chosen: ask again without it.
@@ -200,8 +200,8 @@ class Statements(Decisions):
         self.state.winners = sorted(p.index for p in winners)
         self.frames.clear()
         self.pending = None
-        if self.tracing:
-            self.events.append(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
+        if self.event_sinks:
+            self.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
 
     def _default_winners(self) -> list[Player]:
         if "score" not in self.program.fns:

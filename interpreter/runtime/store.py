@@ -66,7 +66,7 @@ class Store(Evaluator):
         hidden_text: str | None = None,
         top_text: str | None = None,
     ) -> None:
-        self.events.append(
+        self.emit(
             Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text, secret=self.secret_run)
         )
 
@@ -88,6 +88,9 @@ class Store(Evaluator):
         self._memo.clear()
         if not cards:
             return
+        if self.move_sinks:
+            for sink in self.move_sinks:
+                sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
         st = self.state
         dst_key = zone.key
         dst = st.zones.get(dst_key)
@@ -111,7 +114,7 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
-        if self.tracing:
+        if self.event_sinks:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
@@ -133,7 +136,7 @@ class Store(Evaluator):
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.vars[key] = value
-        if self.tracing and old != value:
+        if self.event_sinks and old != value:
             self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
         self._changed(name)
 
@@ -144,11 +147,11 @@ class Store(Evaluator):
         if self.attempts:
             self.journal.append(("field", card.id, old))
         # The trace names the card as it was, since the change may alter its label.
-        before = self.label(card) if self.tracing else ""
+        before = self.label(card) if self.event_sinks else ""
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.cards[card.id] = attrs.evolve(old, **{field: value})
-        if self.tracing:
+        if self.event_sinks:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
@@ -178,7 +181,7 @@ class Store(Evaluator):
                 self.journal.append(("create", cid, key))
         if n > 0 and plain_card(cls, self.program, self._labels):
             self._label_new_cards(st.cards[-n:], cls, values)
-        if self.tracing and n:
+        if self.event_sinks and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
             self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)

@@ -56,16 +56,16 @@ class Differential:
             def checked(game: Game, env: dict[str, Any]) -> Any:
                 if self.defining:  # inside a definition: its functions run as in a game
                     return code(game, env)
-                depth = game._fn_depth
+                depth = game.fn_depth
                 fast = _outcome(lambda: code(game, env))
-                game._fn_depth = depth
-                memo, game._memo = game._memo, {}  # the definition computes everything anew
+                game.fn_depth = depth
+                memo, game.memo = game.memo, {}  # the definition computes everything anew
                 self.defining = True
                 try:
                     definition = _outcome(lambda: slow(game, e, dict(env)))
                 finally:
                     self.defining = False
-                    game._fn_depth, game._memo = depth, memo
+                    game.fn_depth, game.memo = depth, memo
                 assert fast == definition, f"{e!r} at {e.span}: closure {fast}, definition {definition}"
                 self.compared += 1
                 self.kinds.add(e.__class__)

@@ -29,7 +29,7 @@ class Store(Evaluator):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
     def _undo(self, mark: int) -> None:
-        self._memo.clear()
+        self.memo.clear()
         st = self.state
         while len(self.journal) > mark:
             entry = self.journal.pop()
@@ -76,16 +76,16 @@ class Store(Evaluator):
         if self.together or self.rule_frames:
             self.dirty.add(name)
         else:
-            self._check_rules({name})
+            self.check_rules({name})
 
-    def _check_rules(self, names: set[str]) -> None:
+    def check_rules(self, names: set[str]) -> None:
         names |= self.dirty
         self.dirty = set()
         self.rule_frames += 1
-        self._push(RuleFrame(names))
+        self.push(RuleFrame(names))
 
-    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
-        self._memo.clear()
+    def move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+        self.memo.clear()
         if not cards:
             return
         if self.move_sinks:
@@ -127,8 +127,8 @@ class Store(Evaluator):
             for name in sorted(changed):
                 self._changed(name)
 
-    def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self._memo.clear()
+    def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
+        self.memo.clear()
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -141,7 +141,7 @@ class Store(Evaluator):
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        self._memo.clear()
+        self.memo.clear()
         st = self.state
         old = st.cards[card.id]
         if self.attempts:
@@ -155,11 +155,11 @@ class Store(Evaluator):
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
-    def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        self._memo.clear()
+    def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+        self.memo.clear()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
-            raise self._runaway(
+            raise self.runaway(
                 span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
             )
         for value in values.values():

@@ -87,9 +87,9 @@ class Views(Statements):
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
         """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
         memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
-        labels = self._memo.get(memo_key)
+        labels = self.memo.get(memo_key)
         if labels is None:
-            labels = self._memo[memo_key] = tuple(self._labels_of(ids))
+            labels = self.memo[memo_key] = tuple(self._labels_of(ids))
         return labels
 
     def owned_by(self, key: str, who: Player) -> bool:

@@ -39,6 +39,11 @@ def _lark() -> Lark:
     return parser
 
 
+def grammar_parser() -> Lark:
+    """The Lark parser of the grammar (its rules and terminals are what `rulecraft fuzz` grows programs from)."""
+    return _lark()
+
+
 class _SyntaxProblem(Exception):
     def __init__(self, span: Span, message: str, hint: str | None = None):
         self.span, self.message, self.hint = span, message, hint

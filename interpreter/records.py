@@ -26,7 +26,7 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-from .check.checker import MAX_PLAYERS
+from .check.program import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import InputProblem, clip, decode, position, read_regular
 from .language.values import CardRef

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from .check.checker import Program, reads_of
+from .check.program import Program, reads_of
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
 from .language.values import Player
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of

@@ -27,7 +27,7 @@ import contextlib
 import re
 from typing import Any
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from ..inputs import clip
 from ..language.values import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..check.checker import first_player_param
+from ..check.program import first_player_param
 from ..errors import Span
 from ..language.values import (
     TABLE,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..errors import NO_SPAN, GameError, Span
 from ..inputs import clip
 from ..language.values import (

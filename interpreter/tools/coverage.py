@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..console import PLAYERS, SEED, UsageError, players_for, whole
 from ..errors import RulecraftError
 from ..inputs import clip

@@ -332,7 +332,7 @@ fn score(p: Player) = points[p]
 
 @cache
 def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, int]]:
-    from ..syntax.parser import grammar_parser
+    from ..syntax.grammar import grammar_parser
 
     lark = grammar_parser()
     rules: dict[str, list[list[str]]] = {}

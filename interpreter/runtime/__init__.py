@@ -1,1 +1,2 @@
-"""The runtime, in one-way layers: state, asks, machine (frames, budgets), closures, observe (sinks), then `Game` as core <- evaluate <- store <- decisions <- statements <- views <- game (see core.py)."""
+"""The runtime, in one-way layers: state, asks, machine (frames, budgets), closures, observe (sinks),
+then `Game` as core <- evaluate <- store <- decisions <- statements <- views <- game (see core.py)."""

@@ -1,0 +1,117 @@
+"""The observer (runtime/observe.py): sinks hear a game's events, pushed frames and moves; the trace is one sink."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import rulecraft
+from rulecraft.runtime.machine import BlockFrame, Event
+from rulecraft.runtime.observe import Observer, Trace, observing
+
+TUTORIAL = rulecraft.load("examples/tutorial.rules")
+
+
+class Everything(Observer):
+    """Keeps what it hears."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.pushed: list[Any] = []
+        self.moves: list[tuple[list[str], str, str]] = []
+
+    def on_event(self, game: Any, event: Event) -> None:
+        self.events.append(event)
+
+    def on_push(self, game: Any, frame: Any) -> None:
+        assert game.frames[-1] is frame
+        self.pushed.append(frame)
+
+    def on_move(self, game: Any, cards: Sequence[Any], zone: Any) -> None:
+        self.moves.append(([game.state.location[c.id] for c in cards], zone.key, game.label(cards[0])))
+
+
+def play_out(game: rulecraft.Game) -> None:
+    while not game.over:
+        game.apply(0)
+
+
+def test_a_sink_hears_what_the_trace_holds() -> None:
+    """A sink of events hears the same lines as the game's trace, in the same order."""
+    sink = Everything()
+    game = rulecraft.Game(TUTORIAL, 2, seed=3, observers=[sink])
+    play_out(game)
+    assert sink.events == game.events
+    assert len(game.events) > 20
+
+
+def test_a_game_that_does_not_trace_makes_no_events() -> None:
+    """Without a sink of events, no event is made: the trace of an untraced game stays empty (rules fired too)."""
+    sink = Everything()
+    game = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False, observers=[sink])
+    play_out(game)
+    assert (game.events, game.trace, game.event_sinks) == ([], None, (sink,))
+    quiet = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
+    play_out(quiet)
+    assert (quiet.events, quiet.event_sinks, quiet.push_sinks, quiet.move_sinks) == ([], (), (), ())
+    assert quiet.answers == game.answers
+
+
+def test_a_move_is_heard_before_it_happens() -> None:
+    """`on_move` hears the cards while they are still where they were, and the zone they go to."""
+    sink = Everything()
+    rulecraft.Game(TUTORIAL, 2, seed=3, trace=False, observers=[sink])
+    assert sink.moves
+    assert all(dst not in sources for sources, dst, _ in sink.moves)
+
+
+def test_a_sink_hears_only_its_hooks() -> None:
+    """A sink is called only for the hooks it overrides; pushes are heard as every frame starts."""
+
+    class Pushes(Observer):
+        def __init__(self) -> None:
+            self.blocks = 0
+
+        def on_push(self, game: Any, frame: Any) -> None:
+            self.blocks += frame.__class__ is BlockFrame
+
+    pushes = Pushes()
+    game = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False, observers=[pushes])
+    assert (game.event_sinks, game.push_sinks, game.move_sinks) == ((), (pushes,), ())
+    assert pushes.blocks > 0
+
+
+def test_a_clone_starts_without_sinks() -> None:
+    """A clone is another history: it has no sink of the game's, only a trace of its own when asked,
+    which starts with a copy of the game's events."""
+    sink = Everything()
+    game = rulecraft.Game(TUTORIAL, 2, seed=3, observers=[sink])
+    assert game.clone().sinks == ()
+    twin = game.clone(trace=True)
+    assert twin.sinks == (twin.trace,) and isinstance(twin.trace, Trace)
+    assert twin.events == game.events and twin.events is not game.events
+    heard = len(sink.events)
+    twin.apply(0)
+    assert len(sink.events) == heard
+    assert len(twin.events) > len(game.events)
+
+
+def test_observing_adds_a_sink_to_the_games_made_meanwhile() -> None:
+    """`observing(sink)` adds the sink to every game made inside the context, from its setup on."""
+    sink = Everything()
+    with observing(sink):
+        inside = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
+    after = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
+    assert sink in inside.sinks and sink not in after.sinks
+    assert sink.pushed and sink.moves
+
+
+def test_observe_adds_a_sink_from_now_on() -> None:
+    """`game.observe(sink)` hears what happens after it, not what happened before."""
+    game = rulecraft.Game(TUTORIAL, 2, seed=3)
+    sink = Everything()
+    game.observe(sink)
+    before = len(game.events)
+    assert sink.events == []
+    game.apply(0)
+    assert sink.events == game.events[before:] != []

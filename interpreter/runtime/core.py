@@ -24,6 +24,7 @@ these, besides the public API of `Game`, are that interface:
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from typing import Any
 
@@ -88,7 +89,7 @@ class GameCore:
     fn_depth: int
     memo: dict[tuple[Any, ...], Any]
     consts: dict[str, Any]
-    _players: tuple[Player, ...]
+    players: tuple[Player, ...]  # the seats, in order
 
     @property
     def events(self) -> list[Event]:
@@ -156,10 +157,6 @@ class GameCore:
         diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
         return RuntimeFailure(reason, diagnostic, self.program.sources)
 
-    @property
-    def players(self) -> tuple[Player, ...]:
-        return self._players
-
 
 PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
 
@@ -174,6 +171,12 @@ def plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
         card_type = program.cards.get(cls.__name__)
         plain = labels[cls] = card_type is not None and all(ft.kind in PLAIN_KINDS for _, ft in card_type.fields)
     return bool(plain)
+
+
+@functools.cache
+def seats(players: int) -> tuple[Player, ...]:
+    """The seats of a game of so many players (players are values: every game shares them)."""
+    return tuple(Player(i) for i in range(players))
 
 
 def label_cache(rulebook: Any) -> dict[Any, Any]:

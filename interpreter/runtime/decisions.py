@@ -338,7 +338,7 @@ class Decisions(Store):
         for value in env.values():
             if isinstance(value, Player):
                 return value
-        return self._players[0]
+        return self.players[0]
 
     def _options(self, values: Iterable[Any]) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same)."""

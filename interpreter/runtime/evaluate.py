@@ -312,9 +312,9 @@ class Evaluator(GameCore):
                 self.consts[name] = self._eval(program.consts[name].value, {})
             return self.consts[name]
         if name == "players":
-            return self._players
+            return self.players
         if name == "player_count":
-            return len(self._players)
+            return len(self.players)
         if name == "table":
             return TABLE
         if name in program.members:

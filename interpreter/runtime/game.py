@@ -45,6 +45,7 @@ from .closures import CodeCache, code_cache
 from .core import (
     fold_seed,
     label_cache,
+    seats,
     shared_dict,
 )
 from .evaluate import EVAL
@@ -101,7 +102,6 @@ class Game(Views):
         self.code: CodeCache = code_cache(rulebook, self.program)
         # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
         self._key_info: dict[str, tuple[Any, str | None]] = shared_dict(rulebook, "key_info")
-        self._players = tuple(Player(i) for i in range(players))
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -140,6 +140,7 @@ class Game(Views):
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
         self.consts: dict[str, Any] = {}
+        self.players = seats(players)
         self._init_vars()
         if self.program.play is not None:
             self.push(BlockFrame(self.program.play.stmts, {}))
@@ -324,7 +325,7 @@ class Game(Views):
         (`unfinished`), and has no winner."""
         if not self.state.over:
             raise GameError("the game is not over")
-        scores = {str(p): self.score(p) for p in self._players}
+        scores = {str(p): self.score(p) for p in self.players}
         winners = [str(Player(i)) for i in (self.state.winners or [])]
         if self.state.unfinished is not None:
             return {"scores": scores, "winners": winners, "unfinished": self.state.unfinished}
@@ -377,6 +378,7 @@ class Game(Views):
         new.memo = {}
         new.check_invariants = self.check_invariants
         new.consts = self.consts
+        new.players = self.players
         return new
 
     def state_changed(self) -> None:

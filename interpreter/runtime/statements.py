@@ -207,7 +207,7 @@ class Statements(Decisions):
         if "score" not in self.program.fns:
             return []
         keyed = []
-        for p in self._players:
+        for p in self.players:
             key = [self.call_fn("score", (p,), NO_SPAN)]
             if "tiebreak" in self.program.fns:
                 key.append(self.call_fn("tiebreak", (p,), NO_SPAN))

@@ -60,12 +60,10 @@ class GameCore:
     # Declared here, set by `Game.__init__` (and copied by `clone`): what every layer reads.
     rulebook: Any
     program: Program
-    classes: dict[str, type]
     state: State
     seed: int | None
     auto_chance: bool
     trace: Trace | None
-    sinks: tuple[Observer, ...]
     event_sinks: tuple[Observer, ...]
     push_sinks: tuple[Observer, ...]
     move_sinks: tuple[Observer, ...]
@@ -84,12 +82,30 @@ class GameCore:
     next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
-    _key_info: dict[str, tuple[Any, str | None]]
     keep: Keep | None
     fn_depth: int
     memo: dict[tuple[Any, ...], Any]
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
+
+    # A game keeps at most 29 attributes of its own: CPython 3.11 shares the key table of the instances
+    # of a class up to 29 attributes, and an object with more has every attribute read the slow way (a
+    # few percent of a step; tests/test_observe.py counts them). What can be derived is a property.
+
+    @property
+    def classes(self) -> dict[str, type]:
+        """The card classes of the rulebook, by name."""
+        return self.rulebook.card_classes
+
+    @property
+    def _key_info(self) -> dict[str, tuple[Any, str | None]]:
+        """What a zone or variable key is (its declaration, the seat that owns it), shared by the rulebook's games."""
+        return shared_dict(self.rulebook, "key_info")
+
+    @property
+    def sinks(self) -> tuple[Observer, ...]:
+        """Every sink of this game, once each (see observe.py)."""
+        return tuple(dict.fromkeys((*self.event_sinks, *self.push_sinks, *self.move_sinks)))
 
     @property
     def events(self) -> list[Event]:
@@ -98,10 +114,12 @@ class GameCore:
 
     def observe(self, sink: Observer) -> None:
         """Let `sink` hear this game from now on (see observe.py)."""
-        self.sinks = (*self.sinks, sink)
-        self.event_sinks = tuple(x for x in self.sinks if listens(x, "on_event"))
-        self.push_sinks = tuple(x for x in self.sinks if listens(x, "on_push"))
-        self.move_sinks = tuple(x for x in self.sinks if listens(x, "on_move"))
+        if listens(sink, "on_event"):
+            self.event_sinks = (*self.event_sinks, sink)
+        if listens(sink, "on_push"):
+            self.push_sinks = (*self.push_sinks, sink)
+        if listens(sink, "on_move"):
+            self.move_sinks = (*self.move_sinks, sink)
 
     def emit(self, event: Event) -> None:
         """Tell the sinks that listen for events (the trace among them) of one (only made when `event_sinks`)."""

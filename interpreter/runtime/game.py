@@ -46,7 +46,6 @@ from .core import (
     fold_seed,
     label_cache,
     seats,
-    shared_dict,
 )
 from .evaluate import EVAL
 from .machine import (
@@ -100,8 +99,6 @@ class Game(Views):
         self._labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self.code: CodeCache = code_cache(rulebook, self.program)
-        # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
-        self._key_info: dict[str, tuple[Any, str | None]] = shared_dict(rulebook, "key_info")
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -109,12 +106,11 @@ class Game(Views):
                 f"{self.program.name} is played by {self.program.min_players} to "
                 f"{self.program.max_players} players, not {players}"
             )
-        self.classes: dict[str, type] = rulebook.card_classes
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         self.auto_chance = auto_chance and seed is not None
         self.trace = None
-        self.sinks = self.event_sinks = self.push_sinks = self.move_sinks = ()
+        self.event_sinks = self.push_sinks = self.move_sinks = ()
         if trace:
             self.trace = Trace()
             self.observe(self.trace)
@@ -353,14 +349,13 @@ class Game(Views):
         with a copy of this game's events (see observe.py).
         """
         new = Game(self.rulebook, self.state.players, _blank=True)
-        new.classes = self.classes
         new.code = self.code
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
         new.next_draws = dict(self.next_draws)
         new.trace = None
-        new.sinks = new.event_sinks = new.push_sinks = new.move_sinks = ()
+        new.event_sinks = new.push_sinks = new.move_sinks = ()
         if trace:
             new.trace = Trace(list(self.events))
             new.observe(new.trace)

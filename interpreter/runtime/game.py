@@ -24,6 +24,7 @@ How the language maps onto Python here:
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -33,7 +34,7 @@ import attrs
 from ..check.checker import Program, first_player_param
 from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from ..inputs import clip
-from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
 from ..language.values import (
     TABLE,
     CardRef,
@@ -45,6 +46,7 @@ from ..language.values import (
     label_of_plain,
     parse_key,
     same,
+    value_key,
     zone_key,
 )
 from ..syntax import ast as s
@@ -57,6 +59,7 @@ from .machine import (
     FAIL_HINT,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
+    LABEL_BUDGET,
     LABEL_CACHE_SIZE,
     MASK64,
     OPTION_BUDGET,
@@ -65,6 +68,9 @@ from .machine import (
     TEXT_BUDGET,
     VALUE_DEPTH,
     VALUE_ERRORS,
+    VALUE_SIZE,
+    WORK_BUDGET,
+    WORK_PER_CALL,
     AskFrame,
     AttemptFrame,
     BeforePlayFrame,
@@ -82,6 +88,7 @@ from .machine import (
     WhileFrame,
     attrs_fields,
     card_refs,
+    node_count,
     query_by_keys,
     splitmix,
 )
@@ -120,6 +127,8 @@ class Game:
         self._code: CodeCache = code_cache(rulebook, self.program)
         # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
         self._key_info: dict[str, tuple[Any, str | None]] = _shared_dict(rulebook, "key_info")
+        self._statement_costs: dict[int, tuple[Any, tuple[int, ...]]] = _shared_dict(rulebook, "statement_costs")
+        self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         if _blank:
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -140,6 +149,8 @@ class Game:
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
+        # The views held while a secret run asks others (see `view`), by seat.
+        self._held_views: dict[str, dict[str, Any]] = {}
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -263,7 +274,7 @@ class Game:
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self._held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -279,7 +290,7 @@ class Game:
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self._held_views = counts
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -382,6 +393,7 @@ class Game:
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
+        new._held_views = self._held_views
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -472,6 +484,7 @@ class Game:
 
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
+        self.work_left = WORK_BUDGET
         frames = self.frames
         keep = self._keep
         try:
@@ -526,9 +539,10 @@ class Game:
         return NO_SPAN
 
     def _shallow(self, value: Any, span: Span) -> None:
-        """Refuse a value nested deeper than VALUE_DEPTH before the state holds it (looked at level
-        by level, without recursion; a level of plain values costs one pass in C)."""
-        level, depth = [value], 1
+        """Refuse a value nested deeper than VALUE_DEPTH, or of more than VALUE_SIZE elements (a
+        shared part counted each time it appears), before the state holds it (looked at level by
+        level, without recursion, and never past VALUE_SIZE elements)."""
+        level, depth, size = [value], 1, 0
         while level:
             if depth > VALUE_DEPTH:
                 raise self._runaway(
@@ -538,6 +552,13 @@ class Game:
             inner: list[Any] = []
             for v in level:
                 items = [x for _, x in v.items()] if v.__class__ is Record else v
+                size += 1 + len(items)
+                if size > VALUE_SIZE:
+                    raise self._runaway(
+                        span,
+                        f"a value of more than {VALUE_SIZE} elements (counting a list each time it appears) "
+                        "is more than a game may hold: a runaway computation?",
+                    )
                 kinds = set(map(type, items))
                 if tuple in kinds or Record in kinds:
                     inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
@@ -550,6 +571,29 @@ class Game:
     def _runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
+
+    def statement_costs(self, stmts: tuple[s.Stmt, ...]) -> tuple[int, ...]:
+        """What each statement of a block charges the budget of work when it runs (`node_count`),
+        kept with the rulebook by the block's identity (each entry holds its block)."""
+        entry = self._statement_costs.get(id(stmts))
+        if entry is None or entry[0] is not stmts:
+            entry = self._statement_costs[id(stmts)] = (stmts, tuple(node_count(st) for st in stmts))
+        return entry[1]
+
+    def charge(self, work: int, at: Any) -> None:
+        """Count `work` units (machine.py, WORK_BUDGET) against the budget of work inside expressions,
+        before doing it; past the budget, the located error of a runaway at `at` (a node or a span).
+        Every range, comprehension, query, concatenation, built-in over a list, sort, text, call of
+        a function and binding of a rule charges here; the budget starts afresh with each run of
+        the step loop (`_run`), as the step budget does."""
+        self.work_left -= work
+        if self.work_left < 0:
+            span = at if isinstance(at, Span) else _span_of(at)
+            raise self._runaway(
+                span if span is not NO_SPAN else self._current_span(),
+                f"more than {WORK_BUDGET} units of work without a decision (elements built or read, "
+                "comparisons, characters, calls, bindings): a runaway computation?",
+            )
 
     def runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
         """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
@@ -1144,6 +1188,30 @@ class Game:
             frame.answer(self, option.value)
             return
         self.pending = decision
+        if self.secret_run is not None or self._held_views:
+            self._hold_views(decision)
+
+    def _hold_views(self, decision: Decision) -> None:
+        """Keep, at a decision inside a run of a `secret` block, the view of each player not asked
+        it (unless one is kept already): the view that player keeps while secret runs ask others.
+        A player asked, or a decision outside any secret run, lets the view go.
+
+        Another player's trace folds a secret run into one line, however many steps it takes; the
+        view holds likewise, so that a client showing a player's view after every step cannot count
+        the steps of someone else's secret (hidden counts, who is waited on, ...). The dict is
+        replaced, never changed, so that a failed `apply` puts the one before back (`_snapshot`).
+        """
+        held = self._held_views
+        if self.secret_run is None:
+            self._held_views = {}
+            return
+        asked = str(decision.player)
+        missing = [p for p in self._players if p != decision.player and str(p) not in held]
+        if missing or asked in held:
+            held = {p: v for p, v in held.items() if p != asked}
+            for p in missing:
+                held[str(p)] = self._view(p)
+            self._held_views = held
 
     def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
         """The zone keys of the cards a choice offers, when every option is a value others may
@@ -1318,6 +1386,7 @@ class Game:
                 return dict(env) if holds(env) else None
             binding = bindings[i]
             for v in self.as_list(self._eval(binding.source, env), binding.source):
+                self.charge(WORK_PER_CALL, binding.span)  # a product of bindings over long lists runs away here
                 env[binding.name] = v
                 found = search(i + 1, env)
                 if found is not None:
@@ -1364,8 +1433,22 @@ class Game:
         return e.value
 
     def _eval_template(self, e: s.Template, env: dict[str, Any]) -> str:
-        """The text with each placeholder's value written as its label."""
-        return "".join(p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts)
+        """The text with each placeholder's value written as its label (each label bounded as it is
+        written, the whole checked and charged before it is joined)."""
+        parts = [p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts]
+        return self.text(parts, e)
+
+    def text(self, parts: list[str], e: s.Expr) -> str:
+        """The parts of a text joined, once their size is charged and within TEXT_BUDGET."""
+        size = sum(map(len, parts))
+        self.charge(size, e)
+        if size > TEXT_BUDGET:
+            raise self._runaway(
+                _span_of(e),
+                f"a text of {size} characters is more than a rulebook may build ({TEXT_BUDGET}): "
+                "a runaway computation?",
+            )
+        return "".join(parts)
 
     def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
         obj, name = e.obj, e.name
@@ -1420,10 +1503,10 @@ class Game:
     def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
         op = e.op
         a, b = _EVAL[e.left.__class__](self, e.left, env), _EVAL[e.right.__class__](self, e.right, env)
-        if op == "==":
-            return same(a, b)
-        if op == "!=":
-            return not same(a, b)
+        if op in ("==", "!="):
+            if a.__class__ is tuple and b.__class__ is tuple:
+                self.charge(min(weight(a), weight(b)), e)
+            return same(a, b) is (op == "==")
         if not isinstance(a, int) or not isinstance(b, int):
             raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
         return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
@@ -1446,11 +1529,14 @@ class Game:
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
         if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
             xs, ys = self.as_list(a, left), self.as_list(b, right)
-            if op == "-":
-                return _without(xs, ys)
             size = len(xs) + len(ys)
+            if op == "-":
+                self.charge(sort_work(xs + ys), e)  # hashing each element, as a sort would
+                return _without(xs, ys)
+            self.charge(size, e)
             return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
         if op == "+" and isinstance(a, str) and isinstance(b, str):
+            self.charge(len(a) + len(b), e)
             if len(a) + len(b) > TEXT_BUDGET:
                 raise self._runaway(
                     e.span,
@@ -1474,7 +1560,9 @@ class Game:
 
     def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
         v = _EVAL[e.item.__class__](self, e.item, env)
-        found = contains(self.as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
+        items = self.as_list(_EVAL[e.collection.__class__](self, e.collection, env), e.collection)
+        self.charge(len(items) * weight(v), e)
+        found = contains(items, v)
         return not found if e.negated else found
 
     def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
@@ -1495,8 +1583,10 @@ class Game:
         element, var, source, cond = e.element, e.var, e.source, e.condition
         out = []
         saved = env.get(var, _MISSING)
+        items = self.as_list(_EVAL[source.__class__](self, source, env), source)
+        self.charge(len(items), e)
         try:  # a failure inside leaves the locals as they were (see closures.py)
-            for v in self.as_list(_EVAL[source.__class__](self, source, env), source):
+            for v in items:
                 env[var] = v
                 if cond is None or self._truth(cond, env):
                     out.append(_EVAL[element.__class__](self, element, env))
@@ -1508,6 +1598,7 @@ class Game:
         lo, hi = _EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env)
         if not isinstance(lo, int) or not isinstance(hi, int):
             raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        self.charge(max(hi - lo + 1, 0), e)
         return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
@@ -1548,6 +1639,7 @@ class Game:
         return None
 
     def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
+        self.charge(len(items), key)
         saved = env.get("it", _MISSING)
         try:
             if op == "where":
@@ -1563,6 +1655,8 @@ class Game:
                 keys.append(self._eval(key, env))
         finally:
             _restore(env, "it", saved)
+        if op != "map":
+            self.charge(sort_work(keys), key)
         return query_by_keys(op, items, keys)
 
     def _global(self, name: str, e: s.Expr) -> Any:
@@ -1608,6 +1702,7 @@ class Game:
                 span if span is not NO_SPAN else fn.span,
                 f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
             )
+        self.charge(WORK_PER_CALL + node_count(fn.body), span if span is not NO_SPAN else fn.span)
         self._fn_depth += 1
         try:
             return self._eval(fn.body, env)
@@ -1698,11 +1793,49 @@ class Game:
                     labels.clear()
                 labels[id(card)] = (card, text)
             return text
-        if isinstance(v, tuple):
-            return "[" + ", ".join(self.label(x) for x in v) + "]"
-        if isinstance(v, Record):
-            return "{" + ", ".join(f"{k}: {self.label(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, tuple | Record):
+            return self._label_of_value(v)
         return label_of_plain(v)
+
+    def _label_of_value(self, value: tuple[Any, ...] | Record) -> str:
+        """The label of a list or record, written piece by piece without recursion and refused (at the
+        statement running) as soon as it passes LABEL_BUDGET characters: a list holding one large
+        list many times would otherwise write it out in full each time."""
+        out: list[str] = []
+        size = 0
+        # The work left: a value to write, or a piece of punctuation (str) between its elements.
+        todo: list[Any] = [value]
+        while todo:
+            v = todo.pop()
+            if v.__class__ is _Piece:
+                piece = v.text
+            elif v.__class__ is tuple:
+                todo.append(_CLOSE_LIST)
+                for i in range(len(v) - 1, -1, -1):
+                    todo.append(v[i])
+                    if i:
+                        todo.append(_COMMA)
+                piece = "["
+            elif v.__class__ is Record:
+                todo.append(_CLOSE_RECORD)
+                fields = list(v.items())
+                for i in range(len(fields) - 1, -1, -1):
+                    todo.append(fields[i][1])
+                    todo.append(_Piece(f"{fields[i][0]}: "))
+                    if i:
+                        todo.append(_COMMA)
+                piece = "{"
+            else:
+                piece = self.label(v)
+            size += len(piece)
+            if size > LABEL_BUDGET:
+                raise self._runaway(
+                    self._current_span(),
+                    f"a value written as text of more than {LABEL_BUDGET} characters is more than a game may "
+                    "show: a runaway computation?",
+                )
+            out.append(piece)
+        return "".join(out)
 
     def _card_label(self, card: Any) -> str:
         template = self.rulebook.labels.get(type(card).__name__)
@@ -1735,10 +1868,24 @@ class Game:
     # ---------------------------------------------------------------- views
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
-        """What `player` may see (None: everything), as plain data; hidden cards become counts."""
+        """What `player` may see (None: everything), as plain data; hidden cards become counts.
+
+        While runs of `secret` blocks ask other players, a player's view is the one they had at the
+        first such decision (`_hold_views`): a step they cannot see changes nothing they see. (A
+        public change made meanwhile shows in their trace at once, and in their view when they are
+        next asked or a decision outside any secret run comes.)
+        """
         who = as_player(player)
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
+        if who is not None and self.pending is not None and self.secret_run is not None and self.pending.player != who:
+            held = self._held_views.get(str(who))
+            if held is not None:
+                return copy.deepcopy(held)
+        return self._view(who)
+
+    def _view(self, who: Player | None) -> dict[str, Any]:
+        """What `who` may see now (None: everything)."""
         owner = str(who) if who is not None else None
         info = self._key_info
         zones: dict[str, Any] = {}
@@ -2009,16 +2156,39 @@ def _restore(env: dict[str, Any], name: str, saved: Any) -> None:
         env[name] = saved
 
 
+@attrs.frozen
+class _Piece:
+    """Punctuation between the elements of a label being written (`Game._label_of_value`)."""
+
+    text: str
+
+
+_COMMA, _CLOSE_LIST, _CLOSE_RECORD = _Piece(", "), _Piece("]"), _Piece("}")
+
+
 def _without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
-    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there)."""
-    left = list(ys)
+    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there),
+    in time linear in both (each value counted by its `value_key`, which equals as `same` does)."""
+    left: dict[Any, int] = {}
+    rest: list[Any] = []  # values that cannot be a key: compared one by one
+    for y in ys:
+        k = value_key(y)
+        if k is None:
+            rest.append(y)
+        else:
+            left[k] = left.get(k, 0) + 1
     out = []
     for x in xs:
-        i = next((i for i, y in enumerate(left) if same(x, y)), None)
-        if i is None:
-            out.append(x)
-        else:
-            del left[i]
+        k = value_key(x)
+        if k is not None and left.get(k, 0) > 0:
+            left[k] -= 1
+            continue
+        if k is None:
+            i = next((i for i, y in enumerate(rest) if same(x, y)), None)
+            if i is not None:
+                del rest[i]
+                continue
+        out.append(x)
     return tuple(out)
 
 

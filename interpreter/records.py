@@ -28,7 +28,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from .check.checker import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
-from .inputs import InputProblem, clip, decode, position, read_regular
+from .inputs import InputProblem, clip, decode, position, read_regular, within
 from .language.values import CardRef
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
@@ -255,7 +255,9 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
     """The rulebook a record names: its file (relative to the record's folder), else the bundled name.
 
     A record is data from anywhere: it may name a bundled rulebook or a `.rules` file, nothing else
-    (a symlink named `.rules` must lead to a `.rules` file: its real path counts).
+    (a symlink named `.rules` must lead to a `.rules` file: its real path counts), and the file must
+    lie, symlinks resolved, inside the working folder or beside the record's folder (`../x.rules`),
+    as a scenario's `game` line must: a record cannot make the game read a file farther away.
     """
     ref, base = record.rulebook, base or Path(".")
     if ref.file is not None:
@@ -265,11 +267,11 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
                 "(give the rulebook with --rulebook)"
             )
         if (base / ref.file).is_file():
-            return load(base / ref.file)
+            return load(_confined(base, ref.file))
     if ref.name in bundled_names():
         return load(ref.name)
     if _is_rules_file(base / ref.name, ref.name) and (base / ref.name).is_file():
-        return load(base / ref.name)
+        return load(_confined(base, ref.name))
     if ref.file is not None:
         raise RecordError(
             f"the record's rulebook file {clip(str(base / ref.file))} is not found, and '{clip(ref.name)}' is not "
@@ -291,6 +293,22 @@ def startable(record: GameRecord, base: Path | None = None) -> Rulebook:
             f"{program.max_players} players, not {record.players}"
         )
     return rb
+
+
+def _confined(base: Path, named: str) -> Path:
+    """The rulebook file a record names, once its real path is found inside the folders a record may
+    name (the working folder, and the record's folder's parent); else a RecordError, which names the
+    file as the record does and reads nothing of it."""
+    try:
+        roots = [Path.cwd(), base.resolve().parent]
+    except (OSError, RuntimeError):
+        roots = [Path.cwd()]
+    if not within(base / named, roots):
+        raise RecordError(
+            f"the record names rulebook file '{clip(named)}', which lies outside the folders a record may name "
+            f"({', '.join(str(r) for r in roots)}): give the rulebook with --rulebook"
+        )
+    return base / named
 
 
 def _is_rules_file(path: Path, named: str) -> bool:

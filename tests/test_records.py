@@ -922,14 +922,16 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     assert record.seed is None and record.options["table"] is True
     assert [a.answer for a in record.answers[:3]] == ["3 of swords", "1 of coins", "2 of coins"]
     rest = "".join("1\n" for _ in range(200))
+    # Resumed from the folder that holds the rulebook: a record may name a rulebook only there or
+    # beside its own folder (docs/RELIABILITY.md, Untrusted input).
     done = subprocess.run(
-        [sys.executable, "-m", "rulecraft", "play", "--resume", "t.json"],
+        [sys.executable, "-m", "rulecraft", "play", "--resume", str(tmp_path / "t.json")],
         input=rest,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
-        cwd=tmp_path,
+        cwd=ROOT,
     )
     assert (done.returncode, done.stderr) == (0, "")
     finished = read_record(tmp_path / "t.json")

@@ -1598,7 +1598,8 @@ class Game:
         lo, hi = _EVAL[e.low.__class__](self, e.low, env), _EVAL[e.high.__class__](self, e.high, env)
         if not isinstance(lo, int) or not isinstance(hi, int):
             raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
-        self.charge(max(hi - lo + 1, 0), e)
+        if hi - lo < LIST_BUDGET:
+            self.charge(max(hi - lo + 1, 0), e)
         return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:

@@ -28,11 +28,14 @@ from rulecraft.language.values import Record
 from rulecraft.records import lock_record, read_record, unlock_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
 from rulecraft.runtime.machine import MEMO_BUDGET
+from rulecraft.tools import fuzz
+from rulecraft.tools.fuzz import CASE_MEMORY, CASE_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "tutorial.rules"
-MEMORY = 1 << 30  # bytes of address space a case may use
-TIMEOUT = 120  # seconds before a case is killed (the machine may be loaded: this is no measure of speed)
+# Bytes of address space a case may use, and seconds before it is killed (the machine may be loaded:
+# this is no measure of speed): the limits `rulecraft fuzz --budgets` runs its cases under too.
+MEMORY, TIMEOUT = CASE_MEMORY, CASE_TIMEOUT
 
 
 def _limit() -> None:
@@ -751,3 +754,18 @@ def test_distinct_and_list_minus_compare_no_pair_of_values(monkeypatch: pytest.M
     game = rb.new_game(trace=False)
     assert game.view("P1")["vars"]["v"] == "[1500, 0, 4]"
     assert compared[0] <= 4 * 3000  # each lookup compares with the one equal value found
+
+
+def test_the_budget_fuzz_runs_its_cases_under_the_limits_without_a_crash() -> None:
+    """A few `fuzz --budgets` cases, each in a child process under 1 GB and the timeout: each loads or
+    ends with a located error."""
+    summary = fuzz.fuzz(3, seed=22, budgets=True)
+    assert summary.cases == 3 and summary.crashes == []
+    assert summary.errors >= 1  # the seed's cases run a budget out: the limits were not idle
+
+
+def test_a_budget_case_that_dies_in_its_child_process_is_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that runs out of memory (or exits by any exception) is reported as a crash with its error."""
+    monkeypatch.setattr(fuzz, "_CHILD", "raise MemoryError")
+    outcome = fuzz.run_limited("game G players 1..1\nplay { }\n")
+    assert outcome.kind == "crash" and "MemoryError" in outcome.detail

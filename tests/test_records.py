@@ -936,7 +936,7 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     assert (done.returncode, done.stderr) == (0, "")
     finished = read_record(tmp_path / "t.json")
     assert finished.answers[: len(record.answers)] == record.answers and finished.result is not None
-    assert run(capsys, "replay", tmp_path / "t.json")[0] == 0
+    assert run(capsys, "replay", tmp_path / "t.json", "--rulebook", TUTORIAL)[0] == 0
 
 
 def test_write_record_writes_a_record_or_the_record_of_a_game(tmp_path: Path) -> None:

@@ -216,7 +216,9 @@ def _range(e: s.RangeOp, cache: CodeCache) -> Code:
     def range_(g: Game, env: dict[str, Any]) -> Any:
         lo, hi = low(g, env), high(g, env)
         if lo.__class__ is int and hi.__class__ is int and hi - lo < LIST_BUDGET:
-            g.charge(max(hi - lo + 1, 0), e)  # budget: a range is charged before it is built
+            g.work_left -= max(hi - lo + 1, 0)  # budget: a range is charged before it is built
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             return tuple(range(lo, hi + 1))
         return slow(g, env)
 
@@ -484,7 +486,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                     return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
                 if not body:
                     body.append(cache.value(fn.body))
-                g.charge(cost, e)  # budget: each call
+                g.work_left -= cost  # budget: each call
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 g._fn_depth += 1
                 try:
                     return body[0](g, new_env)
@@ -498,7 +502,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
             new_env = make_env(g, env)
             if g._fn_depth >= FN_DEPTH_BUDGET:
                 return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
-            g.charge(cost, e)  # budget: each call, remembered or not
+            g.work_left -= cost  # budget: each call, remembered or not
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             key = (name, *new_env.values())
             memo = g._memo
             try:
@@ -582,7 +588,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         def quantifier(g: Game, env: dict[str, Any]) -> Any:
             v = arg(g, env)
             if v.__class__ is tuple:
-                g.charge(len(v), e)  # budget: each element read
+                g.work_left -= len(v)  # budget: each element read
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 return test(v)
             return slow(g, env)
 
@@ -693,7 +701,9 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 if -INT_BUDGET <= v <= INT_BUDGET:
                     return v
             elif plus and a.__class__ is str and b.__class__ is str and len(a) + len(b) <= TEXT_BUDGET:
-                g.charge(len(a) + len(b), e)  # budget: each character
+                g.work_left -= len(a) + len(b)  # budget: each character
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 return a + b
             elif (
                 plus
@@ -704,7 +714,9 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 xs = a if a.__class__ is tuple else g.as_list(a, e.left)
                 ys = b if b.__class__ is tuple else g.as_list(b, e.right)
                 if len(xs) + len(ys) <= LIST_BUDGET:
-                    g.charge(len(xs) + len(ys), e)  # budget: each element
+                    g.work_left -= len(xs) + len(ys)  # budget: each element
+                    if g.work_left < 0:
+                        g.charge(0, e)  # the located error of the budget
                     return xs + ys
             return slow(g, env)
 
@@ -752,7 +764,9 @@ def _in(e: s.In, cache: CodeCache) -> Code:
             seq = card_refs(g.state.zones.get(seq.key, ()))
         if v.__class__ is tuple:
             return slow(g, env)  # budget: a list looked for in a list is charged by its weight
-        g.charge(len(seq), e)  # budget: each element compared
+        g.work_left -= len(seq)  # budget: each element compared
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         found = contains(seq, v)
         return not found if negated else found
 
@@ -792,7 +806,9 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
         saved = env.get(var, missing)
         out = []
         items = source(g, env)
-        g.charge(len(items), e)  # budget: each element, before the first is made
+        g.work_left -= len(items)  # budget: each element, before the first is made
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
             for v in items:
                 env[var] = v
@@ -818,7 +834,9 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 
         def query(g: Game, env: dict[str, Any]) -> Any:
             items = source(g, env)
-            g.charge(len(items), e)  # budget: each element, then the sort or grouping by its keys
+            g.work_left -= len(items)  # budget: each element, then the sort or grouping by its keys
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             saved = env.get("it", missing_)
             keys = []
             try:
@@ -842,7 +860,9 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 
     def where(g: Game, env: dict[str, Any]) -> Any:
         items = source(g, env)
-        g.charge(len(items), e)  # budget: each element
+        g.work_left -= len(items)  # budget: each element
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         saved = env.get("it", missing)
         out = []
         try:

@@ -178,7 +178,8 @@ class BlockFrame(Frame):
         # Statements run one after another in this one step until one of them starts other work
         # (pushes or pops a frame), asks a decision or ends the game.
         codes, env, frames = g._code.block(self.stmts), self.env, g.frames
-        costs = g.statement_costs(self.stmts)
+        entry = g._statement_costs.get(id(self.stmts))
+        costs = entry[1] if entry is not None and entry[0] is self.stmts else g.statement_costs(self.stmts)
         depth, state, i = len(frames), g.state, self.i
         while i < len(codes):
             code = codes[i]

@@ -327,6 +327,9 @@ def test_a_record_of_another_rulebook_text_is_reported_as_such(
 ) -> None:
     """A record whose hash is not the rulebook's is refused, naming both hashes; --ignore-hash replays it."""
     data = load_json(play_record(tmp_path, TUTORIAL, 7, "greedy"))
+    # The rulebook beside the record: one farther away is taken only under the record's hash.
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())
+    data["rulebook"]["file"] = "tutorial.rules"
     data["rulebook"]["hash"] = "0123456789abcdef"
     save_json(tmp_path / "r.json", data)
     digest = rulecraft.load(TUTORIAL).digest
@@ -740,7 +743,9 @@ def test_the_example_in_the_records_doc_replays(capsys: pytest.CaptureFixture[st
 
 def _table_record_cut_before_a_draw(tmp_path: Path) -> Path:
     data = load_json(ROOT / "examples" / "records" / "tutorial_table.json")
-    data["rulebook"]["file"] = Path(os.path.relpath(TUTORIAL, tmp_path)).as_posix()
+    # The rulebook beside the record (one farther away is taken only under the record's hash).
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())
+    data["rulebook"]["file"] = "tutorial.rules"
     data["answers"] = data["answers"][:10]  # P2's first turn is done: the table refills P2's hand next
     del data["result"]
     return save_json(tmp_path / "t.json", data)
@@ -922,21 +927,19 @@ def test_a_game_on_a_real_table_is_recorded_as_it_is_played(tmp_path: Path, caps
     assert record.seed is None and record.options["table"] is True
     assert [a.answer for a in record.answers[:3]] == ["3 of swords", "1 of coins", "2 of coins"]
     rest = "".join("1\n" for _ in range(200))
-    # Resumed from the folder that holds the rulebook: a record may name a rulebook only there or
-    # beside its own folder (docs/RELIABILITY.md, Untrusted input).
     done = subprocess.run(
-        [sys.executable, "-m", "rulecraft", "play", "--resume", str(tmp_path / "t.json")],
+        [sys.executable, "-m", "rulecraft", "play", "--resume", "t.json"],
         input=rest,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
-        cwd=ROOT,
+        cwd=tmp_path,
     )
     assert (done.returncode, done.stderr) == (0, "")
     finished = read_record(tmp_path / "t.json")
     assert finished.answers[: len(record.answers)] == record.answers and finished.result is not None
-    assert run(capsys, "replay", tmp_path / "t.json", "--rulebook", TUTORIAL)[0] == 0
+    assert run(capsys, "replay", tmp_path / "t.json")[0] == 0
 
 
 def test_write_record_writes_a_record_or_the_record_of_a_game(tmp_path: Path) -> None:

@@ -146,14 +146,21 @@ CASES: list[tuple[str, dict[str, object], list[str], str]] = [
         {"r.json": record(name="../../far.rules")},
         ["replay", "r.json"],
         "r.json: the record names rulebook file '../../far.rules', which lies outside the folders a record may "
-        "name ({here}, {parent}): give the rulebook with --rulebook\n",
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
+    ),
+    (
+        "a record naming a rulebook two folders up under another hash is refused, nothing of it shown",
+        {"r.json": record(name="../../far.rules").replace('far.rules"', 'far.rules", "hash": "0123456789abcdef"')},
+        ["replay", "r.json"],
+        "r.json: the record names rulebook file '../../far.rules', which lies outside the folders a record may "
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
     ),
     (
         "a record naming a symlink to a rulebook outside the allowed folders is refused, its file unread",
         {"r.json": record(name="x.rules"), "x.rules": lambda p: p.symlink_to(p.parents[2] / "far.rules")},
         ["replay", "r.json"],
         "r.json: the record names rulebook file 'x.rules', which lies outside the folders a record may "
-        "name ({here}, {parent}): give the rulebook with --rulebook\n",
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
     ),
     (
         "a device as a scenario is refused before a byte is read",
@@ -412,8 +419,7 @@ def test_a_second_game_writing_a_record_is_refused(
 ) -> None:
     """While a game writes a record, `play --resume` of it is refused at once; afterwards it goes on."""
     monkeypatch.chdir(tmp_path)
-    _make(tmp_path, {})  # the rulebook beside the record: a record names no rulebook farther away
-    assert main(["play", "tutorial.rules", "--seed", "3", "--agents", "greedy", "--record", "r.json"]) == 0
+    assert main(["play", str(TUTORIAL), "--seed", "3", "--agents", "greedy", "--record", "r.json"]) == 0
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     del data["result"]
     data["answers"] = data["answers"][:10]
@@ -436,9 +442,7 @@ def test_a_second_game_writing_a_record_is_refused(
 
 def test_two_resumes_at_once_leave_one_game_in_the_record(tmp_path: Path) -> None:
     """A `play --resume` of a record another `play --resume` is playing into is refused; the first plays on."""
-    _make(tmp_path, {})  # the rulebook beside the record: a record names no rulebook farther away
-    rulebook, out = str(tmp_path / "tutorial.rules"), str(tmp_path / "r.json")
-    assert main(["play", rulebook, "--seed", "4", "--agents", "greedy", "--record", out]) == 0
+    assert main(["play", str(TUTORIAL), "--seed", "4", "--agents", "greedy", "--record", str(tmp_path / "r.json")]) == 0
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     del data["result"]
     data["answers"] = data["answers"][:6]
@@ -583,8 +587,7 @@ def test_a_record_s_result_of_another_shape_is_quoted_not_read(
 ) -> None:
     """A finished record whose result is not winners and scores is quoted, clipped, in the disagreement."""
     monkeypatch.chdir(tmp_path)
-    _make(tmp_path, {})  # the rulebook beside the record: a record names no rulebook farther away
-    assert main(["play", "tutorial.rules", "--seed", "2", "--agents", "greedy", "--record", "r.json"]) == 0
+    assert main(["play", str(TUTORIAL), "--seed", "2", "--agents", "greedy", "--record", "r.json"]) == 0
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     data["result"] = {"winners": 5, "scores": ["x" * 1000]}
     (tmp_path / "r.json").write_text(json.dumps(data), encoding="utf-8")

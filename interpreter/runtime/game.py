@@ -326,6 +326,7 @@ class Game(Views):
         """The rulebook's `score(p)` for a player, or None if it declares none."""
         if "score" not in self.program.fns:
             return None
+        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
         value = self._call_fn("score", (player,), NO_SPAN)
         return value if isinstance(value, int) else None
 
@@ -333,6 +334,7 @@ class Game(Views):
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
         for name in ("heuristic", "score"):
             if name in self.program.fns:
+                self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
                 value = self._call_fn(name, (player,), NO_SPAN)
                 return value if isinstance(value, int) else 0
         return 0

@@ -683,7 +683,8 @@ def _budget_statement(rng: random.Random) -> tuple[str, str]:
     if kind == 0:
         return "", f"  set v = len([[j for j in 1..{n}] for i in 1..{m}])"
     if kind == 1:
-        op = rng.choice(["sorted", "distinct", "reversed", "flatten", "max", "any"])
+        # any built-in of one argument, those that sort, compare or copy a list among them
+        op = rng.choice(sorted(name for name, b in BUILTINS.items() if b.min_args == 1))
         return "", shared + f"  set v = len([{op}([b for i in 1..{m}])])"
     if kind == 2:
         return "", shared + f'  say "{{[b for i in 1..{m}]}}"'

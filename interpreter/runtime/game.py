@@ -48,7 +48,7 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import closures
+from . import closures, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk, tier_label
 from .closures import CodeCache, code_cache
 from .machine import (
@@ -444,6 +444,8 @@ class Game:
             st.zones.setdefault(zone, []).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
+        if st.known:
+            knowledge.forget(self, [c.id for c in moved])
         if self.tracing and moved:
             self._event(
                 "arrange",
@@ -618,6 +620,15 @@ class Game:
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
             self._move(taken, dst, False, st.span)
 
+    def _exec_reveal(self, st: s.Reveal, env: dict[str, Any]) -> None:
+        v = self._eval(st.what, env)
+        cards = [] if v is None else self._cards(v, st.what)  # `reveal top(deck)` of an empty deck shows nothing
+        to = self._eval(st.to, env)
+        players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
+        if not all(isinstance(p, Player) for p in players):
+            raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
+        knowledge.reveal(self, cards, players, st.span)
+
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self._push(WhileFrame(st, env))
 
@@ -786,6 +797,8 @@ class Game:
             elif kind == "zone":
                 _, key = entry
                 del st.zones[key]
+            else:  # "known", "forgot"
+                knowledge.undo(self, entry)
 
     # ---------------------------------------------------------------- state changes
 
@@ -843,6 +856,8 @@ class Game:
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
+        if st.known:
+            knowledge.forget(self, [c.id for c in cards])
         if self.tracing:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
@@ -1743,6 +1758,7 @@ class Game:
         info = self._key_info
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
+        shown = knowledge.shown_in_zones(self, who) if who is not None else {}
         for key in sorted(state_zones):
             ids = state_zones[key]
             decl, owned_by = info[key] if key in info else self._info_of(key)
@@ -1756,6 +1772,8 @@ class Game:
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
                 zones[key] = {"count": len(ids)}
+            if key in shown and isinstance(zones[key], dict):
+                zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there
         vars_: dict[str, Any] = {}
         state_vars = self.state.vars
         for key in sorted(state_vars):
@@ -1853,6 +1871,8 @@ class Game:
         return text
 
     def _visible_text(self, event: Event, who: Player | None) -> str:
+        if event.verb == knowledge.VERB:
+            return knowledge.visible_text(self, event, who)
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
                 if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
@@ -1922,6 +1942,7 @@ _EXEC: dict[type, Any] = {
     s.Let: Game._exec_let_call,  # the other `let`s are compiled
     s.SetField: Game._exec_set_field,
     s.Draw: Game._exec_draw,
+    s.Reveal: Game._exec_reveal,
     s.While: Game._exec_while,
     s.Repeat: Game._exec_repeat,
     s.Match: Game._exec_match,

@@ -71,6 +71,16 @@ def test_each_player_is_shown_the_reveal_as_their_seat_may_see_it(trace_snapshot
     assert "show    1 (hand[P2]) to P1  @ peek.rules:24:21" in trace_lines(game, viewer=P1)
 
 
+def test_the_trace_lines_of_language_md_are_those_of_the_game() -> None:
+    """docs/LANGUAGE.md shows the two `show` lines of P1's look at P2's card: P1's and P3's."""
+    doc = (ROOT / "docs" / "LANGUAGE.md").read_text(encoding="utf-8")
+    block = doc.split("P1 and P2 read the first line, P3 the second")[1].split("```text\n")[1].split("```")[0]
+    game = peek(LOOKS[:2])
+    shown = [line for line in trace_lines(game, viewer=P1) if line.startswith("show")]
+    assert trace_lines(game, viewer=P2)[-1] == trace_lines(game)[-1] == shown[0]
+    assert block.splitlines() == [shown[0], trace_lines(game, viewer=P3)[-1]]
+
+
 def test_a_record_replays_its_reveals_and_replay_as_a_player_shows_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

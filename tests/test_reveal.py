@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.authoring.explain import explain
+from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
+from rulecraft.editor.words import words
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import Player
 from rulecraft.records import record_of, write_record
@@ -175,9 +178,7 @@ def test_a_card_moved_within_its_zone_is_forgotten() -> None:
 REVEAL_ERRORS = [
     (
         "reveal 3 to p",
-        "t.rules:8:10: error: only cards are revealed: this is int\n"
-        "      reveal 3 to p\n"
-        "             ^",
+        "t.rules:8:10: error: only cards are revealed: this is int\n      reveal 3 to p\n             ^",
     ),
     (
         "reveal pile to 2",
@@ -209,5 +210,18 @@ def test_bad_operands_of_reveal_are_located_errors(steps: str, message: str) -> 
 def test_a_procedure_called_reveal_gets_a_hint() -> None:
     """`reveal` is a statement now: a call of a procedure so named says so."""
     with pytest.raises(RulebookError) as info:
-        rulecraft.load_text('game T players 2..2\nproc reveal(p: Player) { say "{p}" }\nplay { reveal(players[0]) }', "t.rules")
+        rulecraft.load_text(
+            'game T players 2..2\nproc reveal(p: Player) { say "{p}" }\nplay { reveal(players[0]) }', "t.rules"
+        )
     assert "hint: 'reveal' is a statement (reveal CARDS to PLAYERS)" in str(info.value)
+
+
+def test_explain_fmt_and_the_editor_know_reveal() -> None:
+    """`explain` says who is shown the cards, `fmt` keeps the statement, the editors' words hold the keyword."""
+    program = rulecraft.load(PEEK).program
+    assert "      - Show q's hand to p (to them alone, until the cards move).\n" in explain(program)
+    text = PEEK.read_text(encoding="utf-8")
+    assert "reveal hand[q] to p" in text
+    assert format_text(text, str(PEEK)) == text
+    assert format_text("play {  reveal   top(pile)to [ p,q ] }\n", "t.rules") == "play { reveal top(pile) to [p, q] }\n"
+    assert "reveal" in words().keywords

@@ -622,7 +622,9 @@ class Game:
 
     def _exec_reveal(self, st: s.Reveal, env: dict[str, Any]) -> None:
         v = self._eval(st.what, env)
-        cards = [] if v is None else self._cards(v, st.what)  # `reveal top(deck)` of an empty deck shows nothing
+        cards = [v] if isinstance(v, CardRef) else list(self.as_list(v, st.what))  # none (an empty pile's top): nothing
+        if not all(isinstance(c, CardRef) for c in cards):
+            raise self.runtime_error(st.what.span, f"only cards are revealed, not {self.label(v)}")
         to = self._eval(st.to, env)
         players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
         if not all(isinstance(p, Player) for p in players):

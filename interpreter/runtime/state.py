@@ -15,7 +15,6 @@ import cattrs
 from ..check.checker import CardType, Program
 from ..language.values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
-
 # The version of a state's JSON. 1 (no "format" key): before `reveal`; 2: with "known". A state
 # of format 1 is read as one in which nothing was revealed.
 STATE_FORMAT = 2

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.agents import GreedyAgent
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
@@ -115,6 +116,18 @@ def test_an_agent_sampling_what_it_cannot_see_keeps_a_card_revealed_to_it() -> N
     assert ("hand[P2]", 0) in hidden_positions(game, P3)
     assert {sample_hidden(game, P1, seed).view(None)["zones"]["hand[P2]"][0] for seed in range(20)} == {"1"}
     assert len({sample_hidden(game, P3, seed).view(None)["zones"]["hand[P2]"][0] for seed in range(20)}) > 1
+
+
+def test_a_greedy_agent_that_looked_at_a_card_names_it() -> None:
+    """Having looked at P2's card, a greedy P1 guesses it every time; P3, who did not look, guesses."""
+    game = peek([*LOOKS, "P1", "Look", "P2", "Guess"])  # P3 looks at P1's card; P1 is to name P2's
+    decision = game.current_decision()
+    assert decision is not None and decision.prompt == "Which number?"
+    assert {GreedyAgent(seed).choose(game, decision) for seed in range(12)} == {"1"}
+    blind = peek([*LOOKS, "P1", "Guess"])  # P3 is to name P1's card (a 2), which only P2 has seen
+    decision = blind.current_decision()
+    assert decision is not None and decision.player == P3
+    assert len({GreedyAgent(seed).choose(blind, decision) for seed in range(12)}) > 1
 
 
 def test_soak_finds_no_leak_in_the_example() -> None:

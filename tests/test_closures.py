@@ -9,7 +9,8 @@ import rulecraft
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
 from rulecraft.runtime import closures
-from rulecraft.runtime.game import _EVAL, Game, RuntimeFailure
+from rulecraft.runtime.evaluate import EVAL
+from rulecraft.runtime.game import Game, RuntimeFailure
 from rulecraft.syntax import ast as s
 
 from .test_runtime import load
@@ -50,7 +51,7 @@ class Differential:
 
         def checked_compile(e: Any, cache: closures.CodeCache) -> Any:
             code = compile_node(e, cache)
-            slow = _EVAL[e.__class__]
+            slow = EVAL[e.__class__]
 
             def checked(game: Game, env: dict[str, Any]) -> Any:
                 if self.defining:  # inside a definition: its functions run as in a game
@@ -116,7 +117,7 @@ def test_every_kind_of_expression_was_compared(monkeypatch: pytest.MonkeyPatch) 
             _compare_over_games(name, players, games, monkeypatch)
             monkeypatch.undo()
     compared = set().union(*COMPARED.values())
-    assert sorted(k.__name__ for k in set(_EVAL) - compared) == []
+    assert sorted(k.__name__ for k in set(EVAL) - compared) == []
 
 
 def test_closures_give_the_same_located_errors() -> None:

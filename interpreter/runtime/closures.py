@@ -55,7 +55,7 @@ from .machine import (
 )
 
 if TYPE_CHECKING:
-    from ..check.checker import Program
+    from ..check.program import Program
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]

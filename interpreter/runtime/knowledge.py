@@ -23,12 +23,13 @@ from ..language.values import CardRef, Player
 from .machine import Event
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .store import Store
+    from .views import Views
 
 VERB = "show"  # the trace's verb for a reveal (`reveal` is the table's answer to chance)
 
 
-def reveal(game: Game, cards: Sequence[CardRef], players: Sequence[Player], span: Span) -> None:
+def reveal(game: Store, cards: Sequence[CardRef], players: Sequence[Player], span: Span) -> None:
     """Show `cards` to `players`: each of them knows those cards until they move."""
     if not cards or not players:
         return
@@ -60,7 +61,7 @@ def reveal(game: Game, cards: Sequence[CardRef], players: Sequence[Player], span
         )
 
 
-def forget(game: Game, ids: Sequence[int]) -> None:
+def forget(game: Store, ids: Sequence[int]) -> None:
     """The cards moved: no player knows them any more (see the module's docstring)."""
     known = game.state.known
     journal = game.journal if game.attempts else None
@@ -76,7 +77,7 @@ def forget(game: Game, ids: Sequence[int]) -> None:
             del known[seat]
 
 
-def undo(game: Game, entry: tuple[Any, ...]) -> None:
+def undo(game: Store, entry: tuple[Any, ...]) -> None:
     """Undo one journal entry of `reveal` or `forget`."""
     known = game.state.known
     if entry[0] == "known":
@@ -89,12 +90,12 @@ def undo(game: Game, entry: tuple[Any, ...]) -> None:
         known.setdefault(seat, []).insert(index, cid)
 
 
-def known_to(game: Game, who: Player) -> set[int]:
+def known_to(game: Views, who: Player) -> set[int]:
     """The ids of the cards revealed to `who` that have not moved since."""
     return set(game.state.known.get(str(who), ()))
 
 
-def shown_in_zones(game: Game, who: Player) -> dict[str, list[str]]:
+def shown_in_zones(game: Views, who: Player) -> dict[str, list[str]]:
     """The labels of the cards revealed to `who`, by the zone they are in (each list sorted:
     a reveal tells which cards a zone holds, not where in it they lie)."""
     ids = game.state.known.get(str(who))
@@ -107,7 +108,7 @@ def shown_in_zones(game: Game, who: Player) -> dict[str, list[str]]:
     return {key: sorted(labels) for key, labels in out.items()}
 
 
-def visible_text(game: Game, event: Event, who: Player | None) -> str:
+def visible_text(game: Views, event: Event, who: Player | None) -> str:
     """A reveal's line names its cards to the players it was for, and to those who see the cards
     where they are anyway (the owner of the hand); the others see how many, from where, to whom."""
     if who is None or str(who) in event.to or all(game._sees_cards_of(k, who) for k in event.zones):

@@ -872,6 +872,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             s.Let()
             | s.SetField()
             | s.Draw()
+            | s.Reveal()
             | s.While()
             | s.Repeat()
             | s.Match()

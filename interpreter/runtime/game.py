@@ -39,7 +39,7 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import closures
+from . import closures, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .closures import CodeCache, code_cache
 from .core import (
@@ -430,6 +430,8 @@ class Game(Views):
             st.zones.setdefault(zone, []).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
+        if st.known:
+            knowledge.forget(self, [c.id for c in moved])
         if self.event_sinks and moved:
             self._event(
                 "arrange",

@@ -76,6 +76,8 @@ class Event:
     it is shown only to the viewers from whom the choice is hidden (as its hidden text), so that
     a hidden decision looks the same to them whether it had one option or many, while the full
     trace, and the player who decided, show no line for it.
+
+    A reveal's event (`show`, see knowledge.py) names in `to` the seats it showed its cards to.
     """
 
     verb: str
@@ -88,6 +90,7 @@ class Event:
     secret: SecretRun | None = None
     public_zones: tuple[str, ...] | None = None
     forced: bool = False
+    to: tuple[str, ...] = ()
 
 
 class RuntimeFailure(RulebookError):

@@ -13,6 +13,7 @@ from ..language.values import (
     Record,
     ZoneRef,
 )
+from . import knowledge
 from .core import (
     plain_card,
 )
@@ -56,6 +57,8 @@ class Store(Evaluator):
             elif kind == "zone":
                 _, key = entry
                 del st.zones[key]
+            else:  # "known", "forgot"
+                knowledge.undo(self, entry)
 
     def _event(
         self,
@@ -114,6 +117,8 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
+        if st.known:
+            knowledge.forget(self, [c.id for c in cards])
         if self.event_sinks:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""

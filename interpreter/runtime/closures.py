@@ -20,7 +20,7 @@ a type error. A block's closures are run one after another by its frame (see `Bl
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
 the game's memo, by arguments, until the state next changes: every change goes through the
-runtime's `_move`, `_set_var`, `_set_field`, `_create`, `_undo` or `arrange`, which empty it, and
+runtime's `move`, `set_var`, `_set_field`, `create`, `_undo` or `arrange`, which empty it, and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so within one state a call with the same arguments has the same value. (One
 difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
@@ -144,7 +144,7 @@ def _compile_truth(e: Any, cache: CodeCache) -> Code:
     def truth(g: Game, env: dict[str, Any]) -> Any:
         v = code(g, env)
         if v.__class__ is not bool:
-            return g._truth_of(v, e)
+            return g.truth_of(v, e)
         return v
 
     return truth
@@ -234,17 +234,17 @@ def _name(e: s.Name, program: Program) -> Code:
             v = env.get(name, missing)
             if v is not missing:
                 return v
-            consts = g._consts
+            consts = g.consts
             if name in consts:
                 return consts[name]
-            return g._global(name, e)
+            return g.global_value(name, e)
 
         return const
     if name == "players":
 
         def players(g: Game, env: dict[str, Any]) -> Any:
             v = env.get(name, missing)
-            return g._players if v is missing else v
+            return g.players if v is missing else v
 
         return players
     if (
@@ -261,7 +261,7 @@ def _name(e: s.Name, program: Program) -> Code:
             if v is not missing:
                 return v
             vars_ = g.state.vars
-            return vars_[name] if name in vars_ else g._global(name, e)
+            return vars_[name] if name in vars_ else g.global_value(name, e)
 
         return var
 
@@ -271,13 +271,13 @@ def _name(e: s.Name, program: Program) -> Code:
             try:
                 return env[name]
             except KeyError:
-                return g._global(name, e)  # its located error
+                return g.global_value(name, e)  # its located error
 
         return local
 
     def local_or_global(g: Game, env: dict[str, Any]) -> Any:
         v = env.get(name, missing)
-        return g._global(name, e) if v is missing else v
+        return g.global_value(name, e) if v is missing else v
 
     return local_or_global
 
@@ -340,7 +340,7 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
                 v = g.state.vars.get(key, missing)
                 if v is not missing:
                     return v
-                return default if default is not missing else g._var(name, key)
+                return default if default is not missing else g.variable(name, key)
 
             return var1
 
@@ -351,7 +351,7 @@ def _index(e: s.Index, cache: CodeCache) -> Code:
             v = g.state.vars.get(key, missing)
             if v is not missing:
                 return v
-            return default if default is not missing else g._var(name, key)
+            return default if default is not missing else g.variable(name, key)
 
         return var
     seq_code = cache.value(obj)
@@ -482,31 +482,31 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
 
             def call_fn(g: Game, env: dict[str, Any]) -> Any:
                 new_env = make_env(g, env)
-                if g._fn_depth >= FN_DEPTH_BUDGET:
-                    return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+                if g.fn_depth >= FN_DEPTH_BUDGET:
+                    return g.call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
                 if not body:
                     body.append(cache.value(fn.body))
                 g.work_left -= cost  # budget: each call
                 if g.work_left < 0:
                     g.charge(0, e)  # the located error of the budget
-                g._fn_depth += 1
+                g.fn_depth += 1
                 try:
                     return body[0](g, new_env)
                 finally:
-                    g._fn_depth -= 1
+                    g.fn_depth -= 1
 
             return call_fn
         missing = _MISSING
 
         def call_remembered(g: Game, env: dict[str, Any]) -> Any:
             new_env = make_env(g, env)
-            if g._fn_depth >= FN_DEPTH_BUDGET:
-                return g._call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+            if g.fn_depth >= FN_DEPTH_BUDGET:
+                return g.call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
             g.work_left -= cost  # budget: each call, remembered or not
             if g.work_left < 0:
                 g.charge(0, e)  # the located error of the budget
             key = (name, *new_env.values())
-            memo = g._memo
+            memo = g.memo
             try:
                 v = memo.get(key, missing)
             except TypeError:  # an argument that cannot be a key: compute it each time
@@ -515,11 +515,11 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                 return v
             if not body:
                 body.append(cache.value(fn.body))
-            g._fn_depth += 1
+            g.fn_depth += 1
             try:
                 v = body[0](g, new_env)
             finally:
-                g._fn_depth -= 1
+                g.fn_depth -= 1
             with contextlib.suppress(TypeError):
                 if len(memo) >= MEMO_BUDGET:  # budget: the memo starts afresh rather than grow without bound
                     memo.clear()
@@ -895,7 +895,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
 
             def let(g: Game, env: dict[str, Any]) -> None:
                 v = code(g, env)
-                env[name] = v if v.__class__ is not ZoneRef else g._held(v, value)
+                env[name] = v if v.__class__ is not ZoneRef else g.held(v, value)
 
             return let
         case s.Assign():
@@ -916,6 +916,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             s.Let()
             | s.SetField()
             | s.Draw()
+            | s.Reveal()
             | s.While()
             | s.Repeat()
             | s.Match()
@@ -947,10 +948,10 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
-            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
+            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)
         if op != "=":
-            v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
-        g._set_var(name, key, v, span)
+            v = g.arith(op[0], g.variable(name, key), v, st.value, st.value, st)
+        g.set_var(name, key, v, span)
 
     return set_var
 
@@ -966,10 +967,10 @@ def _if(st: s.If, cache: CodeCache) -> Code:
     def if_(g: Game, env: dict[str, Any]) -> None:
         for cond, stmts in branches:
             if cond(g, env):
-                g._push(BlockFrame(stmts, env))
+                g.push(BlockFrame(stmts, env))
                 return
         if otherwise is not None:
-            g._push(BlockFrame(otherwise, env))
+            g.push(BlockFrame(otherwise, env))
 
     return if_
 
@@ -991,8 +992,8 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
         for param, arg in lists:
             if new_env[param].__class__ is ZoneRef:
                 new_env[param] = g.as_list(new_env[param], arg)
-        g._push(CallFrame(name, new_env, env, None))
-        g._push(BlockFrame(body, new_env))
+        g.push(CallFrame(name, new_env, env, None))
+        g.push(BlockFrame(body, new_env))
 
     return call
 
@@ -1003,8 +1004,8 @@ def _assign(st: s.Assign, cache: CodeCache) -> Code:
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
         if v.__class__ is ZoneRef:
-            v = g._held(v, node)
-        env[name] = v if op == "=" else g._arith(op[0], env[name], v, node, node, st)
+            v = g.held(v, node)
+        env[name] = v if op == "=" else g.arith(op[0], env[name], v, node, node, st)
 
     return assign
 
@@ -1015,8 +1016,8 @@ def _move(st: s.Move, cache: CodeCache) -> Code:
 
     def move(g: Game, env: dict[str, Any]) -> None:
         v = what(g, env)
-        cards = [v] if v.__class__ is CardRef else g._cards(v, what_node)
-        g._move(cards, g.zone_value(to(g, env), to_node), bottom, span)
+        cards = [v] if v.__class__ is CardRef else g.cards_of(v, what_node)
+        g.move(cards, g.zone_value(to(g, env), to_node), bottom, span)
 
     return move
 
@@ -1029,9 +1030,9 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
     def create(g: Game, env: dict[str, Any]) -> None:
         n = count(g, env)
         if n.__class__ is not int:
-            n = g._number_of(count_node, env)  # its located error
+            n = g.number_of(count_node, env)  # its located error
         values = {name: value(g, env) for name, value in inits}
-        g._create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
+        g.create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
 
     return create
 
@@ -1042,6 +1043,6 @@ def _for(st: s.For, cache: CodeCache) -> Code:
     source = _items(cache.value(st.source), st.source, cache)
 
     def for_(g: Game, env: dict[str, Any]) -> None:
-        g._push(ForFrame(var, source(g, env), body, env))
+        g.push(ForFrame(var, source(g, env), body, env))
 
     return for_

@@ -733,7 +733,7 @@ def test_the_function_memo_is_bounded() -> None:
         "g.rules",
     )
     game = rb.new_game()
-    assert 0 < len(game._memo) <= MEMO_BUDGET
+    assert 0 < len(game.memo) <= MEMO_BUDGET
     game.apply("a")
     assert game.view("P1")["vars"]["v"] == "40000"
 

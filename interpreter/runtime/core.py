@@ -81,7 +81,7 @@ class GameCore:
     secret: int
     secret_run: SecretRun | None
     rule_frames: int
-    _held_views: dict[str, dict[str, Any]]
+    held_views: dict[str, dict[str, Any]]
     dirty: set[str]
     pending: Decision | None
     steps: int
@@ -91,7 +91,7 @@ class GameCore:
     _labels: dict[Any, Any]
     code: CodeCache
     _key_info: dict[str, tuple[Any, str | None]]
-    _statement_costs: dict[int, tuple[Any, tuple[int, ...]]]
+    statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]]
     keep: Keep | None
     fn_depth: int
     memo: dict[tuple[Any, ...], Any]
@@ -166,9 +166,9 @@ class GameCore:
     def statement_costs(self, stmts: tuple[s.Stmt, ...]) -> tuple[int, ...]:
         """What each statement of a block charges the budget of work when it runs (`node_count`),
         kept with the rulebook by the block's identity (each entry holds its block)."""
-        entry = self._statement_costs.get(id(stmts))
+        entry = self.statement_cost_table.get(id(stmts))
         if entry is None or entry[0] is not stmts:
-            entry = self._statement_costs[id(stmts)] = (stmts, tuple(node_count(st) for st in stmts))
+            entry = self.statement_cost_table[id(stmts)] = (stmts, tuple(node_count(st) for st in stmts))
         return entry[1]
 
     def charge(self, work: int, at: Any) -> None:

@@ -102,7 +102,7 @@ class Game(Views):
         self.code: CodeCache = code_cache(rulebook, self.program)
         # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
         self._key_info: dict[str, tuple[Any, str | None]] = shared_dict(rulebook, "key_info")
-        self._statement_costs: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
+        self.statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         self._players = tuple(Player(i) for i in range(players))
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
@@ -131,7 +131,7 @@ class Game(Views):
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
         # The views held while a secret run asks others (see `view`), by seat.
-        self._held_views: dict[str, dict[str, Any]] = {}
+        self.held_views: dict[str, dict[str, Any]] = {}
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -254,7 +254,7 @@ class Game(Views):
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self._held_views),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -270,7 +270,7 @@ class Game(Views):
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self._held_views = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views = counts
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -376,7 +376,7 @@ class Game(Views):
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
-        new._held_views = self._held_views
+        new.held_views = self.held_views
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -489,7 +489,7 @@ class Game(Views):
                     )
         except RecursionError:
             raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
-        if self.pending is not None and (self.secret_run is not None or self._held_views):
+        if self.pending is not None and (self.secret_run is not None or self.held_views):
             self._hold_views(self.pending)  # what the others see holds still while a secret asks (views.py)
         if (
             self.check_invariants

@@ -181,7 +181,7 @@ class BlockFrame(Frame):
         # Statements run one after another in this one step until one of them starts other work
         # (pushes or pops a frame), asks a decision or ends the game.
         codes, env, frames = g.code.block(self.stmts), self.env, g.frames
-        entry = g._statement_costs.get(id(self.stmts))
+        entry = g.statement_cost_table.get(id(self.stmts))
         costs = entry[1] if entry is not None and entry[0] is self.stmts else g.statement_costs(self.stmts)
         depth, state, i = len(frames), g.state, self.i
         while i < len(codes):

@@ -36,7 +36,7 @@ class Views(Statements):
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
         if who is not None and self.pending is not None and self.secret_run is not None and self.pending.player != who:
-            held = self._held_views.get(str(who))
+            held = self.held_views.get(str(who))
             if held is not None:
                 return copy.deepcopy(held)
         return self._view(who)
@@ -51,9 +51,9 @@ class Views(Statements):
         the steps of someone else's secret (hidden counts, who is waited on, ...). The dict is
         replaced, never changed, so that a failed `apply` puts the one before back (`_snapshot`).
         """
-        held = self._held_views
+        held = self.held_views
         if self.secret_run is None:
-            self._held_views = {}
+            self.held_views = {}
             return
         asked = str(decision.player)
         missing = [p for p in self._players if p != decision.player and str(p) not in held]
@@ -61,7 +61,7 @@ class Views(Statements):
             held = {p: v for p, v in held.items() if p != asked}
             for p in missing:
                 held[str(p)] = self._view(p)
-            self._held_views = held
+            self.held_views = held
 
     def _view(self, who: Player | None) -> dict[str, Any]:
         """What `who` may see now (None: everything)."""

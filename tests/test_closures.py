@@ -56,16 +56,17 @@ class Differential:
             def checked(game: Game, env: dict[str, Any]) -> Any:
                 if self.defining:  # inside a definition: its functions run as in a game
                     return code(game, env)
-                depth = game.fn_depth
+                depth, work = game.fn_depth, game.work_left
                 fast = _outcome(lambda: code(game, env))
-                game.fn_depth = depth
+                game.fn_depth, spent, game.work_left = depth, game.work_left, work
                 memo, game.memo = game.memo, {}  # the definition computes everything anew
                 self.defining = True
                 try:
                     definition = _outcome(lambda: slow(game, e, dict(env)))
                 finally:
                     self.defining = False
-                    game.fn_depth, game.memo = depth, memo
+                    # the budget of work counts the game's evaluation once, not the comparison's second one
+                    game.fn_depth, game.memo, game.work_left = depth, memo, spent
                 assert fast == definition, f"{e!r} at {e.span}: closure {fast}, definition {definition}"
                 self.compared += 1
                 self.kinds.add(e.__class__)

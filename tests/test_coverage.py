@@ -152,10 +152,10 @@ def test_observing_hears_only_the_games_made_while_it_lasts() -> None:
     rb = rulecraft.load("examples/tutorial.rules")
     with observe(recorder):
         game = rb.new_game(players=2, seed=1)
-        assert game.push_sinks == (recorder,)
-        assert game.clone().push_sinks == ()
+        assert game.sinks.pushes == (recorder,)
+        assert game.clone().sinks.pushes == ()
     later = rb.new_game(players=2, seed=2)
-    assert later.push_sinks == ()
+    assert later.sinks.pushes == ()
     rep = report(recorder, rb.program, "tutorial")
     done, total = rep.line_totals()
     assert 0 < done < total  # setup ran, play is waiting on the first decision
@@ -212,7 +212,7 @@ def test_without_the_option_the_plugin_observes_nothing(tally: Path) -> None:
         "import rulecraft\n\n"
         "def test_no_sink_but_the_trace():\n"
         "    game = rulecraft.load('tally.rules').new_game(players=1, seed=0)\n"
-        "    assert game.sinks == (game.trace,)\n",
+        "    assert game.sinks.all() == (game.trace,)\n",
         encoding="utf-8",
     )
     result = subprocess.run(

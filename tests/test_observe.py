@@ -50,10 +50,10 @@ def test_a_game_that_does_not_trace_makes_no_events() -> None:
     sink = Everything()
     game = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False, observers=[sink])
     play_out(game)
-    assert (game.events, game.trace, game.event_sinks) == ([], None, (sink,))
+    assert (game.events, game.trace, game.sinks.events) == ([], None, (sink,))
     quiet = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
     play_out(quiet)
-    assert (quiet.events, quiet.event_sinks, quiet.push_sinks, quiet.move_sinks) == ([], (), (), ())
+    assert (quiet.events, quiet.sinks.events, quiet.sinks.pushes, quiet.sinks.moves) == ([], (), (), ())
     assert quiet.answers == game.answers
 
 
@@ -77,7 +77,7 @@ def test_a_sink_hears_only_its_hooks() -> None:
 
     pushes = Pushes()
     game = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False, observers=[pushes])
-    assert (game.event_sinks, game.push_sinks, game.move_sinks) == ((), (pushes,), ())
+    assert (game.sinks.events, game.sinks.pushes, game.sinks.moves) == ((), (pushes,), ())
     assert pushes.blocks > 0
 
 
@@ -86,9 +86,9 @@ def test_a_clone_starts_without_sinks() -> None:
     which starts with a copy of the game's events."""
     sink = Everything()
     game = rulecraft.Game(TUTORIAL, 2, seed=3, observers=[sink])
-    assert game.clone().sinks == ()
+    assert game.clone().sinks.all() == ()
     twin = game.clone(trace=True)
-    assert twin.sinks == (twin.trace,) and isinstance(twin.trace, Trace)
+    assert twin.sinks.all() == (twin.trace,) and isinstance(twin.trace, Trace)
     assert twin.events == game.events and twin.events is not game.events
     heard = len(sink.events)
     twin.apply(0)
@@ -102,7 +102,7 @@ def test_observing_adds_a_sink_to_the_games_made_meanwhile() -> None:
     with observing(sink):
         inside = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
     after = rulecraft.Game(TUTORIAL, 2, seed=3, trace=False)
-    assert sink in inside.sinks and sink not in after.sinks
+    assert sink in inside.sinks.all() and sink not in after.sinks.all()
     assert sink.pushed and sink.moves
 
 

@@ -38,19 +38,22 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import attrs
 
-from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 from ..syntax import ast as s
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
+    MEMO_BUDGET,
     TEXT_BUDGET,
     VALUE_ERRORS,
+    WORK_PER_CALL,
     BlockFrame,
     CallFrame,
     ForFrame,
     attrs_fields,
     card_refs,
+    node_count,
     query_by_keys,
 )
 
@@ -200,7 +203,8 @@ def _template(e: s.Template, cache: CodeCache) -> Code:
     parts = tuple(p if isinstance(p, str) else cache.value(p) for p in e.parts)
 
     def text(g: Game, env: dict[str, Any]) -> str:
-        return "".join(p if p.__class__ is str else g.label(p(g, env)) for p in parts)  # type: ignore[operator]
+        # budget: the text is charged and bounded before it is joined (Game.text)
+        return g.text([p if p.__class__ is str else g.label(p(g, env)) for p in parts], e)  # type: ignore[operator]
 
     return text
 
@@ -212,6 +216,9 @@ def _range(e: s.RangeOp, cache: CodeCache) -> Code:
     def range_(g: Game, env: dict[str, Any]) -> Any:
         lo, hi = low(g, env), high(g, env)
         if lo.__class__ is int and hi.__class__ is int and hi - lo < LIST_BUDGET:
+            g.work_left -= max(hi - lo + 1, 0)  # budget: a range is charged before it is built
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             return tuple(range(lo, hi + 1))
         return slow(g, env)
 
@@ -470,6 +477,7 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         body: list[Code] = []  # compiled at the first call: a function may call itself
 
         make_env = _arguments(params, args)
+        cost = WORK_PER_CALL + node_count(fn.body)  # budget: what each call costs at least
         if not _worth_remembering(fn):
 
             def call_fn(g: Game, env: dict[str, Any]) -> Any:
@@ -478,6 +486,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
                     return g.call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
                 if not body:
                     body.append(cache.value(fn.body))
+                g.work_left -= cost  # budget: each call
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 g.fn_depth += 1
                 try:
                     return body[0](g, new_env)
@@ -491,6 +502,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
             new_env = make_env(g, env)
             if g.fn_depth >= FN_DEPTH_BUDGET:
                 return g.call_fn(name, tuple(new_env.values()), e.span)  # the runaway error
+            g.work_left -= cost  # budget: each call, remembered or not
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             key = (name, *new_env.values())
             memo = g.memo
             try:
@@ -507,6 +521,8 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
             finally:
                 g.fn_depth -= 1
             with contextlib.suppress(TypeError):
+                if len(memo) >= MEMO_BUDGET:  # budget: the memo starts afresh rather than grow without bound
+                    memo.clear()
                 memo[key] = v
             return v
 
@@ -572,6 +588,9 @@ def _call(e: s.Call, cache: CodeCache) -> Code:
         def quantifier(g: Game, env: dict[str, Any]) -> Any:
             v = arg(g, env)
             if v.__class__ is tuple:
+                g.work_left -= len(v)  # budget: each element read
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 return test(v)
             return slow(g, env)
 
@@ -605,6 +624,8 @@ def _compare(e: s.Compare, cache: CodeCache) -> Code:
             if a is b:
                 return equal
             ca, cb = a.__class__, b.__class__
+            if ca is tuple and cb is tuple:
+                return slow(g, env)  # budget: comparing two lists is charged by their weight
             if ca is EnumValue and cb is EnumValue:
                 return (a.index == b.index and a.enum == b.enum) is equal
             if (ca is bool) is not (cb is bool):
@@ -680,6 +701,9 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 if -INT_BUDGET <= v <= INT_BUDGET:
                     return v
             elif plus and a.__class__ is str and b.__class__ is str and len(a) + len(b) <= TEXT_BUDGET:
+                g.work_left -= len(a) + len(b)  # budget: each character
+                if g.work_left < 0:
+                    g.charge(0, e)  # the located error of the budget
                 return a + b
             elif (
                 plus
@@ -690,6 +714,9 @@ def _binary(e: s.Binary, cache: CodeCache) -> Code:
                 xs = a if a.__class__ is tuple else g.as_list(a, e.left)
                 ys = b if b.__class__ is tuple else g.as_list(b, e.right)
                 if len(xs) + len(ys) <= LIST_BUDGET:
+                    g.work_left -= len(xs) + len(ys)  # budget: each element
+                    if g.work_left < 0:
+                        g.charge(0, e)  # the located error of the budget
                     return xs + ys
             return slow(g, env)
 
@@ -735,6 +762,11 @@ def _in(e: s.In, cache: CodeCache) -> Code:
             if seq.__class__ is not ZoneRef or None in seq.keys:
                 return slow(g, env)
             seq = card_refs(g.state.zones.get(seq.key, ()))
+        if v.__class__ is tuple:
+            return slow(g, env)  # budget: a list looked for in a list is charged by its weight
+        g.work_left -= len(seq)  # budget: each element compared
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         found = contains(seq, v)
         return not found if negated else found
 
@@ -773,8 +805,12 @@ def _comprehension(e: s.Comprehension, cache: CodeCache) -> Code:
     def comprehension(g: Game, env: dict[str, Any]) -> Any:
         saved = env.get(var, missing)
         out = []
+        items = source(g, env)
+        g.work_left -= len(items)  # budget: each element, before the first is made
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
-            for v in source(g, env):
+            for v in items:
                 env[var] = v
                 if cond is None or cond(g, env):
                     out.append(element(g, env))
@@ -798,12 +834,17 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 
         def query(g: Game, env: dict[str, Any]) -> Any:
             items = source(g, env)
+            g.work_left -= len(items)  # budget: each element, then the sort or grouping by its keys
+            if g.work_left < 0:
+                g.charge(0, e)  # the located error of the budget
             saved = env.get("it", missing_)
             keys = []
             try:
                 for v in items:
                     env["it"] = v
                     keys.append(key_of(g, env))
+                if op != "map":
+                    g.charge(sort_work(keys), e)
                 return query_by_keys(op, items, keys)
             except VALUE_ERRORS:
                 return slow(g, env)  # its message names the query
@@ -819,6 +860,9 @@ def _query(e: s.Query, cache: CodeCache) -> Code:
 
     def where(g: Game, env: dict[str, Any]) -> Any:
         items = source(g, env)
+        g.work_left -= len(items)  # budget: each element
+        if g.work_left < 0:
+            g.charge(0, e)  # the located error of the budget
         saved = env.get("it", missing)
         out = []
         try:
@@ -872,6 +916,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             s.Let()
             | s.SetField()
             | s.Draw()
+            | s.Reveal()
             | s.While()
             | s.Repeat()
             | s.Match()

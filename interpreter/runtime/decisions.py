@@ -205,7 +205,7 @@ class Decisions(Store):
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
-            if self.event_sinks and frame.kind != "draw":
+            if self.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
                 self.emit(
                     Event(
@@ -232,7 +232,7 @@ class Decisions(Store):
             else:
                 option = options[bits % len(options)]
             self.answers.append(("table", option.label))
-            if self.event_sinks and frame.kind != "draw":
+            if self.sinks.events and frame.kind != "draw":
                 self.emit(
                     Event(
                         "reveal",
@@ -288,7 +288,7 @@ class Decisions(Store):
             tier: s.Tier = value
             ability = self.program.abilities[frame.node.ability]
             ability_env = dict(frame.pool[0])
-            if self.event_sinks:
+            if self.sinks.events:
                 self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
             self._open_attempt(
                 None,

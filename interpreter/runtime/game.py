@@ -39,18 +39,20 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import closures
+from . import closures, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .closures import CodeCache, code_cache
 from .core import (
     fold_seed,
     label_cache,
     seats,
+    shared_dict,
 )
 from .evaluate import EVAL
 from .machine import (
     MASK64,
     STEP_BUDGET,
+    WORK_BUDGET,
     AskFrame,
     BeforePlayFrame,
     BlockFrame,
@@ -61,7 +63,7 @@ from .machine import (
     SecretRun,
     splitmix,
 )
-from .observe import Observer, Trace, every_game
+from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC
 from .views import Views
@@ -99,6 +101,8 @@ class Game(Views):
         self._labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self.code: CodeCache = code_cache(rulebook, self.program)
+        self.statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
+        self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -109,11 +113,7 @@ class Game(Views):
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         self.auto_chance = auto_chance and seed is not None
-        self.trace = None
-        self.event_sinks = self.push_sinks = self.move_sinks = ()
-        if trace:
-            self.trace = Trace()
-            self.observe(self.trace)
+        self.sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
         self.answers: list[tuple[str, str]] = []
@@ -123,6 +123,8 @@ class Game(Views):
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
+        # The views held while a secret run asks others (see `view`), by seat.
+        self.held_views: dict[str, dict[str, Any]] = {}
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -246,7 +248,7 @@ class Game(Views):
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -262,7 +264,7 @@ class Game(Views):
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views = counts
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -276,7 +278,7 @@ class Game(Views):
             self.state.rng, _ = splitmix(self.state.rng)
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
-        if self.event_sinks and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
+        if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             verb = "reveal" if decision.player is None else "choose"
             text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
             self.emit(
@@ -331,6 +333,7 @@ class Game(Views):
         """The rulebook's `score(p)` for a player, or None if it declares none."""
         if "score" not in self.program.fns:
             return None
+        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
         value = self.call_fn("score", (player,), NO_SPAN)
         return value if isinstance(value, int) else None
 
@@ -338,6 +341,7 @@ class Game(Views):
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
         for name in ("heuristic", "score"):
             if name in self.program.fns:
+                self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
                 value = self.call_fn(name, (player,), NO_SPAN)
                 return value if isinstance(value, int) else 0
         return 0
@@ -354,17 +358,14 @@ class Game(Views):
         new.seed = self.seed
         new.auto_chance = self.auto_chance
         new.next_draws = dict(self.next_draws)
-        new.trace = None
-        new.event_sinks = new.push_sinks = new.move_sinks = ()
-        if trace:
-            new.trace = Trace(list(self.events))
-            new.observe(new.trace)
+        new.sinks = Sinks(Trace(list(self.events)) if trace else None)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
         new.frames = [f.copy(envs) for f in self.frames]
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
+        new.held_views = self.held_views
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -427,7 +428,9 @@ class Game(Views):
             st.zones.setdefault(zone, []).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
-        if self.event_sinks and moved:
+        if st.known:
+            knowledge.forget(self, [c.id for c in moved])
+        if self.sinks.events and moved:
             self._event(
                 "arrange",
                 f"{', '.join(labels)} -> {zone}",
@@ -453,6 +456,7 @@ class Game(Views):
 
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
+        self.work_left = WORK_BUDGET
         frames = self.frames
         keep = self.keep
         try:
@@ -475,6 +479,8 @@ class Game(Views):
                     )
         except RecursionError:
             raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
+        if self.pending is not None and (self.secret_run is not None or self.held_views):
+            self._hold_views(self.pending)  # what the others see holds still while a secret asks (views.py)
         if (
             self.check_invariants
             and self.program.invariants

@@ -11,7 +11,8 @@ A sink is an `Observer` that overrides the hooks it needs (the others are never 
 `Game.observe(sink)` adds a sink to a game; `Game(..., observers=[sink])` adds it before the setup
 runs; `observing(sink)` adds it to every game made while the context lasts (how the pytest plugin
 sees the games a test suite makes). The game keeps, for each hook, the tuple of the sinks that
-override it, so that a hook nobody listens to costs the test of an empty tuple.
+override it (`game.sinks`, a `Sinks`), so that a hook nobody listens to costs the test of an empty
+tuple.
 
 The trace, `game.events`, is one sink (`Trace`), installed by `Game(trace=True)`. A sink hears
 every step, those of an `apply` that fails and is undone too; the game's own trace alone is put
@@ -62,6 +63,35 @@ class Trace(Observer):
 
     def on_event(self, game: Game, event: Event) -> None:
         self.events.append(event)
+
+
+class Sinks:
+    """The sinks of one game, by hook (`game.sinks`): the game's fast path tests one of these tuples.
+
+    `trace` is the game's own trace (`Game(trace=True)`), whose events `game.events` shows."""
+
+    __slots__ = ("events", "moves", "pushes", "trace")
+
+    def __init__(self, trace: Trace | None = None):
+        self.events: tuple[Observer, ...] = ()
+        self.pushes: tuple[Observer, ...] = ()
+        self.moves: tuple[Observer, ...] = ()
+        self.trace = trace
+        if trace is not None:
+            self.add(trace)
+
+    def add(self, sink: Observer) -> None:
+        """Let `sink` hear the hooks it overrides."""
+        if listens(sink, "on_event"):
+            self.events = (*self.events, sink)
+        if listens(sink, "on_push"):
+            self.pushes = (*self.pushes, sink)
+        if listens(sink, "on_move"):
+            self.moves = (*self.moves, sink)
+
+    def all(self) -> tuple[Observer, ...]:
+        """Every sink, once each."""
+        return tuple(dict.fromkeys((*self.events, *self.pushes, *self.moves)))
 
 
 _EVERY_GAME: list[Observer] = []  # the sinks of `observing`, outermost first

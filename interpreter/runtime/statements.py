@@ -11,6 +11,7 @@ from ..language.values import (
     Player,
 )
 from ..syntax import ast as s
+from . import knowledge
 from .decisions import Decisions
 from .machine import (
     AskFrame,
@@ -63,6 +64,17 @@ class Statements(Decisions):
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
             self.move(taken, dst, False, st.span)
+
+    def _exec_reveal(self, st: s.Reveal, env: dict[str, Any]) -> None:
+        v = self._eval(st.what, env)
+        cards = [v] if isinstance(v, CardRef) else list(self.as_list(v, st.what))  # none (an empty pile's top): nothing
+        if not all(isinstance(c, CardRef) for c in cards):
+            raise self.runtime_error(st.what.span, f"only cards are revealed, not {self.label(v)}")
+        to = self._eval(st.to, env)
+        players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
+        if not all(isinstance(p, Player) for p in players):
+            raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
+        knowledge.reveal(self, cards, players, st.span)
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self.push(WhileFrame(st, env))
@@ -146,12 +158,12 @@ class Statements(Decisions):
         self.state.winners = []
         self.frames.clear()
         self.pending = None
-        if self.event_sinks:
+        if self.sinks.events:
             self.emit(Event("end", f"unfinished: {why}", st.span))
 
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
-        if self.event_sinks:
+        if self.sinks.events:
             self._event("say", self._eval(text, env), st.span)
 
     def _call_proc(
@@ -178,7 +190,7 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-                if self.event_sinks:
+                if self.sinks.events:
                     self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
                 if frame.retry is not None:
                     # A tier that cannot be completed cannot be chosen: ask again without it.
@@ -200,7 +212,7 @@ class Statements(Decisions):
         self.state.winners = sorted(p.index for p in winners)
         self.frames.clear()
         self.pending = None
-        if self.event_sinks:
+        if self.sinks.events:
             self.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
 
     def _default_winners(self) -> list[Player]:
@@ -221,6 +233,7 @@ EXEC: dict[type, Any] = {
     s.Let: Statements._exec_let_call,  # the other `let`s are compiled
     s.SetField: Statements._exec_set_field,
     s.Draw: Statements._exec_draw,
+    s.Reveal: Statements._exec_reveal,
     s.While: Statements._exec_while,
     s.Repeat: Statements._exec_repeat,
     s.Match: Statements._exec_match,

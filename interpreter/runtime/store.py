@@ -13,6 +13,7 @@ from ..language.values import (
     Record,
     ZoneRef,
 )
+from . import knowledge
 from .core import (
     plain_card,
 )
@@ -56,6 +57,8 @@ class Store(Evaluator):
             elif kind == "zone":
                 _, key = entry
                 del st.zones[key]
+            else:  # "known", "forgot"
+                knowledge.undo(self, entry)
 
     def _event(
         self,
@@ -88,8 +91,8 @@ class Store(Evaluator):
         self.memo.clear()
         if not cards:
             return
-        if self.move_sinks:
-            for sink in self.move_sinks:
+        if self.sinks.moves:
+            for sink in self.sinks.moves:
                 sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
         st = self.state
         dst_key = zone.key
@@ -114,7 +117,9 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
-        if self.event_sinks:
+        if st.known:
+            knowledge.forget(self, [c.id for c in cards])
+        if self.sinks.events:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
@@ -136,7 +141,7 @@ class Store(Evaluator):
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.vars[key] = value
-        if self.event_sinks and old != value:
+        if self.sinks.events and old != value:
             self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
         self._changed(name)
 
@@ -147,11 +152,11 @@ class Store(Evaluator):
         if self.attempts:
             self.journal.append(("field", card.id, old))
         # The trace names the card as it was, since the change may alter its label.
-        before = self.label(card) if self.event_sinks else ""
+        before = self.label(card) if self.sinks.events else ""
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.cards[card.id] = attrs.evolve(old, **{field: value})
-        if self.event_sinks:
+        if self.sinks.events:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
@@ -181,7 +186,7 @@ class Store(Evaluator):
                 self.journal.append(("create", cid, key))
         if n > 0 and plain_card(cls, self.program, self._labels):
             self._label_new_cards(st.cards[-n:], cls, values)
-        if self.event_sinks and n:
+        if self.sinks.events and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
             self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..errors import GameError
@@ -10,6 +11,8 @@ from ..language.values import (
     Player,
 )
 from ..syntax import ast as s
+from . import knowledge
+from .asks import Decision
 from .core import as_player
 from .machine import (
     SECRET_TEXT,
@@ -22,14 +25,51 @@ class Views(Statements):
     """What each player sees of the state and of each event."""
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
-        """What `player` may see (None: everything), as plain data; hidden cards become counts."""
+        """What `player` may see (None: everything), as plain data; hidden cards become counts.
+
+        While runs of `secret` blocks ask other players, a player's view is the one they had at the
+        first such decision (`_hold_views`): a step they cannot see changes nothing they see. (A
+        public change made meanwhile shows in their trace at once, and in their view when they are
+        next asked or a decision outside any secret run comes.)
+        """
         who = as_player(player)
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
+        if who is not None and self.pending is not None and self.secret_run is not None and self.pending.player != who:
+            held = self.held_views.get(str(who))
+            if held is not None:
+                return copy.deepcopy(held)
+        return self._view(who)
+
+    def _hold_views(self, decision: Decision) -> None:
+        """Keep, at a decision inside a run of a `secret` block, the view of each player not asked
+        it (unless one is kept already): the view that player keeps while secret runs ask others.
+        A player asked, or a decision outside any secret run, lets the view go.
+
+        Another player's trace folds a secret run into one line, however many steps it takes; the
+        view holds likewise, so that a client showing a player's view after every step cannot count
+        the steps of someone else's secret (hidden counts, who is waited on, ...). The dict is
+        replaced, never changed, so that a failed `apply` puts the one before back (`_snapshot`).
+        """
+        held = self.held_views
+        if self.secret_run is None:
+            self.held_views = {}
+            return
+        asked = str(decision.player)
+        missing = [p for p in self.players if p != decision.player and str(p) not in held]
+        if missing or asked in held:
+            held = {p: v for p, v in held.items() if p != asked}
+            for p in missing:
+                held[str(p)] = self._view(p)
+            self.held_views = held
+
+    def _view(self, who: Player | None) -> dict[str, Any]:
+        """What `who` may see now (None: everything)."""
         owner = str(who) if who is not None else None
         info = self._key_info
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
+        shown = knowledge.shown_in_zones(self, who) if who is not None else {}
         for key in sorted(state_zones):
             ids = state_zones[key]
             decl, owned_by = info[key] if key in info else self._info_of(key)
@@ -43,6 +83,8 @@ class Views(Statements):
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
                 zones[key] = {"count": len(ids)}
+            if key in shown and isinstance(zones[key], dict):
+                zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there
         vars_: dict[str, Any] = {}
         state_vars = self.state.vars
         for key in sorted(state_vars):
@@ -106,7 +148,7 @@ class Views(Statements):
         if self.pending is None or self.pending.player is None or self.secret_run is not None or not self.frames:
             return False
         zones = self._public_zones(self.frames[-1], self.pending)
-        return zones is not None and all(self._sees_cards_of(k, who) for k in zones)
+        return zones is not None and all(self.sees_cards_of(k, who) for k in zones)
 
     def shown_to(self, event: Event, who: Player | None) -> bool:
         """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
@@ -130,9 +172,11 @@ class Views(Statements):
         return text
 
     def _visible_text(self, event: Event, who: Player | None) -> str:
+        if event.verb == knowledge.VERB:
+            return knowledge.visible_text(self, event, who)
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
-                if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
+                if event.public_zones is not None and all(self.sees_cards_of(k, who) for k in event.public_zones):
                     return event.text  # a choice among values the viewer sees is public
                 return event.hidden_text or event.text
             if event.verb == "reveal" and who is not None:
@@ -166,14 +210,14 @@ class Views(Statements):
     def _move_visible_to(self, event: Event, who: Player) -> str:
         """A move names its cards to `who` if `who` saw them where they were or sees them where they land."""
         *sources, dst = event.zones
-        if all(self._sees_cards_of(key, who, as_source=True) for key in sources) or self._sees_cards_of(dst, who):
+        if all(self.sees_cards_of(key, who, as_source=True) for key in sources) or self.sees_cards_of(dst, who):
             return event.text
         decl = self.program.zones.get(dst.split("[", 1)[0])
         if decl is not None and decl.visibility == "top" and event.top_text:
             return event.top_text
         return event.hidden_text or "(hidden)"
 
-    def _sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
         decl = self.program.zones.get(key.split("[", 1)[0])
         if decl is None or decl.shuffled:
             return False

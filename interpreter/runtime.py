@@ -24,6 +24,7 @@ How the language maps onto Python here:
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -396,6 +397,13 @@ class Game:
     def state_changed(self) -> None:
         """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
         self._memo.clear()
+
+    def determinize(self, player: Player, rng: random.Random | int) -> Game:
+        """A copy in which everything hidden from `player` is drawn anew at random, consistently
+        with what `player` sees, and chance is reseeded (determinize.py says what is drawn)."""
+        from .determinize import determinize
+
+        return determinize(self, player, rng)
 
     def reseed(self, seed: int) -> None:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""

@@ -38,9 +38,9 @@ def test_mcts_blocks_an_immediate_loss(seed: int) -> None:
 
 
 def test_mcts_never_loses_tic_tac_toe_to_random_in_a_few_games() -> None:
-    """Seats alternated over 6 seeded games: MCTS wins or draws every one."""
+    """Seats alternated over 4 seeded games: MCTS wins or draws every one."""
     rb = rulecraft.load(TIC_TAC_TOE)
-    for seed in range(6):
+    for seed in range(4):
         mcts_seat = seed % 2
         game = rb.new_game(players=2, seed=seed, trace=False)
         agents = [make_agent("mcts" if i == mcts_seat else "random", seed * 10 + i) for i in range(2)]
@@ -68,8 +68,8 @@ def test_the_same_seed_gives_the_same_moves() -> None:
 
     def answers(agent_seed: int) -> list[tuple[str, str]]:
         game = rb.new_game(players=2, seed=5, trace=False)
-        agents = [make_agent("mcts:decisions=60", agent_seed + i) for i in range(2)]
-        for _ in range(12):
+        agents = [make_agent("mcts:decisions=40", agent_seed + i) for i in range(2)]
+        for _ in range(8):
             decision = game.current_decision()
             assert decision is not None and decision.player is not None
             game.apply(agents[decision.player.index].choose(game, decision))
@@ -91,6 +91,13 @@ def test_a_game_of_mcts_agents_replays_from_its_record(tmp_path, capsys) -> None
     played = capsys.readouterr().out.splitlines()[-1]
     assert main(["replay", str(tmp_path / "a.json")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == played
+
+
+def test_simulate_seats_mcts_with_its_options(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`simulate --agents mcts,random --agent-option mcts.iterations=20` reports the agent by its spelling."""
+    argv = ["simulate", TIC_TAC_TOE, "-n", "2", "--agents", "mcts,random", "--agent-option", "mcts.iterations=20"]
+    assert main([*argv, "--quiet"]) == 0
+    assert "mcts:iterations=20 " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -100,6 +100,14 @@ def test_simulate_seats_mcts_with_its_options(capsys) -> None:  # type: ignore[n
     assert "mcts:iterations=20 " in capsys.readouterr().out
 
 
+def test_soak_checks_games_of_mcts_agents(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`soak --agents mcts` plays its seeded games with MCTS seats and checks them as it checks random ones."""
+    argv = ["soak", TIC_TAC_TOE, "--games", "2", "--agents", "mcts", "--agent-option", "mcts.iterations=10"]
+    assert main([*argv, "--quiet"]) == 0
+    assert "2 games (2 finished, 0 unfinished)" in capsys.readouterr().out
+    assert main(["soak", TIC_TAC_TOE, "--games", "1", "--agents", "human", "--quiet"]) == 2
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -120,8 +120,8 @@ def _agent_option_argument(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="AGENT.OPTION=VALUE",
         help="an option of the seats played by an agent, repeatable (docs/AGENTS.md): "
-        "mcts.iterations=N, mcts.decisions=N (default 1000), mcts.seconds=X (not reproducible), "
-        "mcts.depth=N (default 20), mcts.playout=random|greedy, mcts.c=X (default 0.3)",
+        "mcts.iterations=N, mcts.decisions=N (default 600), mcts.seconds=X (not reproducible), "
+        "mcts.depth=N (default 4), mcts.playout=random|greedy, mcts.c=X (default 0.3)",
     )
 
 

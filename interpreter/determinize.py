@@ -44,23 +44,48 @@ def determinize(game: Game, player: Player, rng: random.Random | int) -> Game:
     `rng` is a `random.Random` (advanced by the draw) or a seed. The clone's chance is reseeded
     from it, so a caller may play on in the clone at once; `game` is left as it is.
     """
-    if not isinstance(rng, random.Random):
-        rng = random.Random(rng)
-    twin = game.clone()
-    st = twin.state
-    for cids in _groups(game, player):
-        contents = sorted((st.cards[c] for c in cids), key=_content_key)
-        rng.shuffle(contents)
-        for cid, card in zip(cids, contents, strict=True):
-            st.cards[cid] = attrs.evolve(card, id=cid)
-    for key in sorted(st.vars):
-        decl = game.program.vars[key.split("[", 1)[0]]
-        if _sees_var(game, decl.visibility, key, player) or _cards_in(st.vars[key]):
-            continue
-        st.vars[key] = game.evaluate(decl.init, {})
-    twin.reseed(rng.getrandbits(64))
-    twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
-    return twin
+    return Determinizer(game, player).draw(rng)
+
+
+class Determinizer:
+    """Worlds of one game as one player sees it: what is hidden is worked out once, then each
+    `draw` deals it anew (a search draws a world per iteration from the same position)."""
+
+    def __init__(self, game: Game, player: Player):
+        self.game = game
+        st = game.state
+        # Each group of places, with its cards in canonical order (the draw must not depend on
+        # which card is where, only on which cards are in the group).
+        self.groups = [(cids, sorted((st.cards[c] for c in cids), key=_content_key)) for cids in _groups(game, player)]
+        self.resets: list[tuple[str, object]] = []
+        for key in sorted(st.vars):
+            decl = game.program.vars[key.split("[", 1)[0]]
+            if not (_sees_var(game, decl.visibility, key, player) or _cards_in(st.vars[key])):
+                self.resets.append((key, game.evaluate(decl.init, {})))
+        self._as: dict[tuple[int, int], object] = {}  # (content, place) -> the card of that content at that place
+
+    def draw(self, rng: random.Random | int) -> Game:
+        if not isinstance(rng, random.Random):
+            rng = random.Random(rng)
+        twin = self.game.clone()
+        st = twin.state
+        made = self._as
+        for cids, canonical in self.groups:
+            contents = list(canonical)
+            rng.shuffle(contents)
+            for cid, card in zip(cids, contents, strict=True):
+                if card.id != cid:
+                    place = (id(card), cid)
+                    moved = made.get(place)
+                    if moved is None:
+                        moved = made[place] = attrs.evolve(card, id=cid)
+                    card = moved
+                st.cards[cid] = card
+        for key, value in self.resets:
+            st.vars[key] = value
+        twin.reseed(rng.getrandbits(64))
+        twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
+        return twin
 
 
 def _groups(game: Game, player: Player) -> list[list[int]]:

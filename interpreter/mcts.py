@@ -12,13 +12,14 @@ Whitehouse, 2012). Each iteration:
    and go between worlds);
 3. **expands** one option not tried yet, then **plays out** at random (or greedily, one ply of
    the rulebook's `heuristic`) until the game ends, or until `depth` decisions have been taken
-   in the iteration when the rulebook has a `heuristic` (or a `score`) to judge the position;
+   in the iteration when the rulebook has a `heuristic` to judge the position;
    chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
    between them (a game without winners, 1/players each); a position cut off at `depth`, or
-   stopped unfinished by a guard, is judged by the heuristic: how far the player is ahead of the
-   best other player (alone: how far above where the search began), through a logistic curve
-   whose scale is the spread of the heuristic values seen in this search.
+   stopped unfinished by a guard, is judged by the heuristic (else `score`): how far the player
+   is ahead of the best other player (alone: how far above where the search began), scaled
+   between the least and the greatest lead judged so far in this search (so that the small
+   differences a heuristic makes between options are not lost in [0, 1]).
 
 The answer is the option tried most often at the root. The search draws everything from one
 generator seeded from the agent's own, so a game of seeded MCTS agents with an iteration budget
@@ -33,13 +34,14 @@ import random
 import time
 from typing import Any, ClassVar
 
+from .determinize import Determinizer
 from .errors import GameError, RulebookError
 from .runtime import Decision, Game
 
 # The default budget: iterations until the worlds searched have taken this many decisions in all
 # (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
-DECISIONS = 1000
-DEPTH = 20  # decisions taken in one iteration before the heuristic judges the position
+DECISIONS = 600
+DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
 EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
 PLAYOUTS = ("random", "greedy")
 
@@ -122,11 +124,14 @@ class _Search:
     def __init__(self, game: Game, me: int, rng: random.Random, agent: MctsAgent):
         self.game, self.me, self.rng, self.agent = game, me, rng, agent
         program = game.program
-        self.judged = "heuristic" in program.fns or "score" in program.fns
+        # Cut off at `depth` only with a heuristic, written to judge positions between turns; a
+        # game a guard stops is judged by `score` where there is no heuristic (Game.heuristic).
+        self.cut = "heuristic" in program.fns
+        self.judged = self.cut or "score" in program.fns
         self.players = game.state.players
         self.start: list[float] = []  # the heuristic where the search began (for a player alone)
-        self.spread = 0.0  # the mean absolute heuristic difference seen so far
-        self.judgements = 0
+        self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
+        self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
         self.done = 0  # iterations
         self.taken = 0  # decisions taken in the worlds searched
 
@@ -150,7 +155,7 @@ class _Search:
         return root
 
     def iterate(self, root: Node) -> None:
-        world = self.game.determinize(self.game.players[self.me], self.rng)
+        world = self.worlds.draw(self.rng)
         world.auto_chance = True  # the table's draws come from the world's (reseeded) generator
         path: list[tuple[Node, int]] = []  # each node entered, and who chose the option leading to it
         node, taken = root, 0
@@ -205,7 +210,7 @@ class _Search:
         return best
 
     def _playout(self, world: Game, taken: int) -> list[float]:
-        depth = self.agent.depth if self.judged else None
+        depth = self.agent.depth if self.cut else None
         greedy = self.agent.playout == "greedy"
         rng = self.rng
         while not world.over:
@@ -261,7 +266,7 @@ class _Search:
             diffs = [values[0] - self.start[0]]
         else:
             diffs = [v - max(values[:i] + values[i + 1 :]) for i, v in enumerate(values)]
-        self.judgements += 1
-        self.spread += (sum(abs(d) for d in diffs) / len(diffs) - self.spread) / self.judgements
-        scale = max(self.spread, 1.0)
-        return [1.0 / (1.0 + math.exp(-d / scale)) for d in diffs]
+        self.low, self.high = min(self.low, *diffs), max(self.high, *diffs)
+        if self.high <= self.low:
+            return [0.5] * self.players
+        return [(d - self.low) / (self.high - self.low) for d in diffs]

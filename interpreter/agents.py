@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from .errors import GameError
+from .errors import GameError, RulebookError
 from .information import sample_hidden
 from .inputs import clip
 from .runtime import MASK64, Decision, Game, splitmix
@@ -54,8 +54,14 @@ class GreedyAgent(RandomAgent):
         for option in decision.options:
             trial = world.clone()
             trial.reseed(salt)
-            trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
-            value = self._value(trial, me)
+            try:
+                trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
+            except RulebookError:
+                # The sampled world may be one the rules cannot go on from (a card dealt where the
+                # real one would have fitted): the answer is judged unknown, below any other.
+                value: float = float("-inf")
+            else:
+                value = self._value(trial, me)
             if value > best_value:
                 best, best_value = [option.label], value
             elif value == best_value:

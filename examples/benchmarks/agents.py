@@ -2,13 +2,15 @@
 
     python examples/benchmarks/agents.py GAME -n GAMES --agents mcts,greedy [--players N]
         [--agent-option mcts.iterations=64 ...] [--seed S] [--jsonl FILE]
+    python examples/benchmarks/agents.py --summary FILE     # the totals of the games in FILE
 
 Game i is played with seed S + i; in even games the first agent sits in the first seat, in odd
 games in the second (with more seats, the seats rotate by i). Each game's result is printed (and
 appended to `--jsonl FILE` as it ends, so an interrupted run keeps its games); then the totals:
 the first agent's wins, losses and draws (a shared win counts as a draw; a game stopped by a
 guard as unfinished), and the seconds per decision of each agent (mean and largest, wall clock).
-A solo game (one player) counts the first agent's wins alone.
+A solo game (one player) counts the first agent's wins alone. `rulecraft simulate GAME --agents
+mcts,greedy` reports win rates too; this script adds the time per decision and keeps every game.
 """
 
 from __future__ import annotations
@@ -63,47 +65,78 @@ def match(game_name: str, players: int, specs: list[str], seed: int, index: int)
     }
 
 
+def outcome(result: dict[str, Any], first: str) -> str:
+    """The first agent's result in a game: win, loss, draw (a shared win too) or unfinished."""
+    mine = [seat for seat, spec in enumerate(result["seats"]) if spec == first]
+    winners = result["winners"]
+    if result["unfinished"] is not None:
+        return "unfinished"
+    if any(s in winners for s in mine) and (len(winners) == 1 or len(result["seats"]) == 1):
+        return "win"
+    if any(s in winners for s in mine) or (not winners and len(result["seats"]) > 1):
+        return "draw"
+    return "loss"
+
+
+def summary(results: list[dict[str, Any]], first: str) -> list[str]:
+    """The totals of games: the first agent's outcomes (with a 95 % Wilson interval of its win
+    rate) and each agent's seconds per decision."""
+    from rulecraft.authoring.simulate import wilson
+
+    n = len(results)
+    tally = {"win": 0, "loss": 0, "draw": 0, "unfinished": 0}
+    times: dict[str, list[float]] = {}
+    for result in results:
+        tally[outcome(result, first)] += 1
+        for spec, (count, total, largest) in result.get("seconds", {}).items():
+            times.setdefault(spec, [0, 0.0, 0.0])
+            times[spec][0] += count
+            times[spec][1] += total
+            times[spec][2] = max(times[spec][2], largest)
+    low, high = wilson(tally["win"] / n, n) if n else (0.0, 1.0)
+    lines = [
+        f"{n} games: " + ", ".join(f"{k} {v} ({100 * v / max(n, 1):.0f} %)" for k, v in tally.items()),
+        f"  {first} wins {100 * tally['win'] / max(n, 1):.0f} % "
+        f"[{100 * low:.0f} % .. {100 * high:.0f} %] (95 % Wilson)",
+    ]
+    for spec, (count, total, largest) in sorted(times.items()):
+        if count:
+            lines.append(f"  {spec}: {count} decisions, {total / count:.3f} s mean, {largest:.3f} s largest")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("game")
+    p.add_argument("game", nargs="?")
     p.add_argument("-n", type=int, default=10)
     p.add_argument("--players", type=int)
     p.add_argument("--agents", default="mcts,greedy")
     p.add_argument("--agent-option", action="append", default=[])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--jsonl")
+    p.add_argument("--jsonl", help="append each game's result to this file as it ends")
+    p.add_argument("--summary", metavar="JSONL", help="print the totals of the games in this file; play nothing")
     args = p.parse_args(argv)
+    if args.summary:
+        results = [json.loads(line) for line in Path(args.summary).read_text(encoding="utf-8").splitlines() if line]
+        first = results[0]["seats"][0] if results else ""
+        print("\n".join(summary(results, first)))
+        return 0
+    if not args.game:
+        p.error("name a game (or give --summary FILE)")
     players = args.players or load(args.game).program.min_players
     specs = with_options([a.strip() for a in args.agents.split(",")], args.agent_option)
-    first = specs[0]
-    tally = {"win": 0, "loss": 0, "draw": 0, "unfinished": 0}
-    times: dict[str, list[float]] = {}
+    results = []
     for i in range(args.n):
         result = match(args.game, players, specs, args.seed + i, i)
-        mine = [seat for seat, spec in enumerate(result["seats"]) if spec == first]
-        winners = result["winners"]
-        if result["unfinished"] is not None:
-            outcome = "unfinished"
-        elif any(s in winners for s in mine) and (len(winners) == 1 or players == 1):
-            outcome = "win"
-        elif any(s in winners for s in mine) or (not winners and players > 1):
-            outcome = "draw"
-        else:
-            outcome = "loss"
-        tally[outcome] += 1
-        for spec, ts in result["times"].items():
-            times.setdefault(spec, []).extend(ts)
-        result["outcome"] = outcome
-        print(f"game {i} seed {result['seed']} seats {result['seats']}: {outcome} {result['scores']}", flush=True)
+        times = result.pop("times")
+        result["seconds"] = {spec: (len(ts), sum(ts), max(ts, default=0.0)) for spec, ts in times.items()}
+        results.append(result)
+        print(f"game {i} seed {result['seed']} seats {result['seats']}: {outcome(result, specs[0])} {result['scores']}")
         if args.jsonl:
             with Path(args.jsonl).open("a", encoding="utf-8") as f:
-                f.write(json.dumps({k: v for k, v in result.items() if k != "times"}) + "\n")
-    n = args.n
-    print(f"{args.game}, {players} players, {n} games, {first} against {specs[1:] or 'itself'}:")
-    print("  " + ", ".join(f"{k} {v} ({100 * v / n:.0f} %)" for k, v in tally.items()))
-    for spec, ts in sorted(times.items()):
-        if ts:
-            print(f"  {spec}: {len(ts)} decisions, {sum(ts) / len(ts):.3f} s mean, {max(ts):.3f} s largest")
+                f.write(json.dumps(result) + "\n")
+    print(f"{args.game}, {players} players, {specs[0]} against {specs[1:] or 'itself'}:")
+    print("\n".join(summary(results, specs[0])))
     return 0
 
 

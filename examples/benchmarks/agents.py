@@ -113,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agents", default="mcts,greedy")
     p.add_argument("--agent-option", action="append", default=[])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--start", type=int, default=0, help="play games START .. START+N-1 of the series (to go on)")
     p.add_argument("--jsonl", help="append each game's result to this file as it ends")
     p.add_argument("--summary", metavar="JSONL", help="print the totals of the games in this file; play nothing")
     args = p.parse_args(argv)
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     players = args.players or load(args.game).program.min_players
     specs = with_options([a.strip() for a in args.agents.split(",")], args.agent_option)
     results = []
-    for i in range(args.n):
+    for i in range(args.start, args.start + args.n):
         result = match(args.game, players, specs, args.seed + i, i)
         times = result.pop("times")
         result["seconds"] = {spec: (len(ts), sum(ts), max(ts, default=0.0)) for spec, ts in times.items()}

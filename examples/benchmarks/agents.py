@@ -61,6 +61,7 @@ def match(game_name: str, players: int, specs: list[str], seed: int, index: int)
         "unfinished": game.state.unfinished,
         "decisions": decisions,
         "scores": game.result()["scores"],
+        "sizes": {key: len(ids) for key, ids in game.state.zones.items() if ids},  # what each seat holds at the end
         "times": {spec: [t for a in agents if a.name == spec for t in a.times] for spec in set(seats)},
     }
 

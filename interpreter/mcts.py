@@ -189,7 +189,8 @@ class _Search:
             rewards = self._playout(world, taken)
         except (RulebookError, GameError):
             # A world drawn at random may be one the rules cannot go on from (a secret reset to a
-            # value that no longer fits): the iteration is spent, and counts for nobody.
+            # value that no longer fits): the iteration counts as the worst outcome for each choice
+            # on its way, so that an answer that fails in every world is not tried again and again.
             for child, _ in path:
                 child.visits += 1
             return

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from .errors import GameError
+from .errors import GameError, RulebookError
 from .inputs import clip
 from .language.values import Player
 from .runtime.game import Decision, Game
@@ -55,8 +55,14 @@ class GreedyAgent(RandomAgent):
         for option in decision.options:
             trial = world.clone()
             trial.reseed(salt)
-            trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
-            value = self._value(trial, me)
+            try:
+                trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
+            except RulebookError:
+                # The sampled world may be one the rules cannot go on from (a card dealt where the
+                # real one would have fitted): the answer is judged unknown, below any other.
+                value: float = float("-inf")
+            else:
+                value = self._value(trial, me)
             if value > best_value:
                 best, best_value = [option.label], value
             elif value == best_value:
@@ -167,11 +173,69 @@ class HumanAgent:
                     )
 
 
-AGENTS: dict[str, Callable[[int], Any]] = {
+def _mcts(seed: int, **options: Any) -> Agent:
+    from .mcts import MctsAgent
+
+    return MctsAgent(seed, **options)
+
+
+AGENTS: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "human": lambda seed: HumanAgent(),
+    "mcts": _mcts,
 }
+
+
+def agent_options(name: str) -> dict[str, Callable[[str], Any]]:
+    """The options an agent takes (`mcts:iterations=200`), each with the parser of its value."""
+    if name == "mcts":
+        from .mcts import MctsAgent
+
+        return MctsAgent.OPTIONS
+    return {}
+
+
+def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
+    """An agent's name and options from its spelling `name:option=value:...` (`mcts:iterations=50`)."""
+    name, *given = spec.strip().split(":")
+    if name not in AGENTS:
+        raise GameError(f"unknown agent '{clip(name)}': choose from {', '.join(AGENTS)}")
+    known = agent_options(name)
+    options: dict[str, Any] = {}
+    for item in given:
+        key, eq, text = item.partition("=")
+        if not eq or key not in known:
+            takes = f"takes {', '.join(known)}" if known else "takes no options"
+            raise GameError(f"agent '{name}': unknown option '{clip(item)}' ({name} {takes})")
+        try:
+            options[key] = known[key](text)
+        except ValueError:
+            kind = {"int": "a whole number", "float": "a number"}.get(known[key].__name__, "a word")
+            raise GameError(f"agent '{name}': option {key} must be {kind}, not '{clip(text)}'") from None
+    return name, options
+
+
+def with_options(names: list[str], options: list[str]) -> list[str]:
+    """The agents' spellings with `--agent-option AGENT.OPTION=VALUE` added to every seat of that agent."""
+    out = list(names)
+    for option in options:
+        agent, dot, setting = option.partition(".")
+        if not dot or "=" not in setting:
+            raise GameError(f"agent option '{clip(option)}' is not AGENT.OPTION=VALUE (as in mcts.iterations=200)")
+        if not any(parse_agent(n)[0] == agent for n in out):
+            raise GameError(f"agent option '{clip(option)}': no seat is played by {clip(agent)}")
+        out = [f"{n}:{setting}" if parse_agent(n)[0] == agent else n for n in out]
+    for spec in out:
+        make_agent(spec, 0)  # a bad value is refused here, before any game starts
+    return out
+
+
+def make_agent(spec: str, seed: int) -> Agent:
+    """The agent of a spelling such as `greedy` or `mcts:iterations=50`, seeded."""
+    name, options = parse_agent(spec)
+    agent: Agent = AGENTS[name](seed, **options)
+    return agent
 
 
 def make_agents(names: list[str], players: int, seed: int) -> list[Agent]:
@@ -180,10 +244,7 @@ def make_agents(names: list[str], players: int, seed: int) -> list[Agent]:
         names = ["random"]
     agents = []
     for i in range(players):
-        name = names[min(i, len(names) - 1)]
-        if name not in AGENTS:
-            raise GameError(f"unknown agent '{name}': choose from {', '.join(AGENTS)}")
-        agents.append(AGENTS[name]((seed * 7919 + i * 104729 + 1) & MASK64))
+        agents.append(make_agent(names[min(i, len(names) - 1)], (seed * 7919 + i * 104729 + 1) & MASK64))
     return agents
 
 

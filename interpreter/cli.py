@@ -13,7 +13,6 @@ from typing import Any
 from . import agents as agents_mod
 from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
 from .errors import GameError, RecordError, RulecraftError
-from .inputs import clip
 from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
@@ -52,9 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--agents",
-        help="comma-separated agents per seat: random, greedy, human; the last repeats "
+        help="comma-separated agents per seat: random, greedy, mcts, human; the last repeats "
         "(default random; with --resume, the record's)",
     )
+    _agent_option_argument(p)
     p.add_argument(
         "--record",
         metavar="FILE",
@@ -106,11 +106,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest the game allows)")
     p.add_argument("--seed", type=SEED, default=0, help="seed of the game's chance and of the agents (default 0)")
     p.add_argument(
-        "--agents", default="random", help="comma-separated agents per seat: random, greedy (default random)"
+        "--agents", default="random", help="comma-separated agents per seat: random, greedy, mcts (default random)"
     )
+    _agent_option_argument(p)
 
     _extend(sub)
     return parser
+
+
+def _agent_option_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="AGENT.OPTION=VALUE",
+        help="an option of the seats played by an agent, repeatable (docs/AGENTS.md): "
+        "mcts.iterations=N, mcts.decisions=N (default 600), mcts.seconds=X (not reproducible), "
+        "mcts.depth=N (default 4), mcts.playout=random|greedy, mcts.c=X (default 0.3)",
+    )
 
 
 def _extend(sub: argparse._SubParsersAction) -> None:
@@ -184,13 +197,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _agent_names(text: str | None, players: int) -> list[str]:
-    """One agent name per seat (the last name given repeats for the remaining seats)."""
+def _agent_names(text: str | None, players: int, options: Sequence[str] = ()) -> list[str]:
+    """One agent per seat, as spelt with its options (the last name given repeats for the remaining seats)."""
     names = [a.strip() for a in (text or "random").split(",") if a.strip()] or ["random"]
     for name in names:
-        if name not in agents_mod.AGENTS:
-            raise UsageError(f"--agents: unknown agent '{clip(name)}': choose from {', '.join(agents_mod.AGENTS)}")
-    return [names[min(i, len(names) - 1)] for i in range(players)]
+        try:
+            agents_mod.parse_agent(name)
+        except GameError as exc:
+            raise UsageError(f"--agents: {exc}") from None
+    seats = [names[min(i, len(names) - 1)] for i in range(players)]
+    try:
+        return agents_mod.with_options(seats, list(options))
+    except GameError as exc:
+        raise UsageError(f"--agent-option: {exc}") from None
 
 
 def _rulebook_file(game: str, record: str) -> str | None:
@@ -224,7 +243,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise UsageError("--table is a game with no seed: every chance outcome is typed in")
         rb = load(args.game)
         players = players_for(rb, args.players)
-        names = _agent_names(args.agents, players)
+        names = _agent_names(args.agents, players, args.agent_option)
         if args.record:
             _may_write_record(Path(args.record), rb.name, args.force)
         # Without --seed the seed is a secret: 128 bits from the operating system (a small seed can be
@@ -311,7 +330,7 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
         recorded = ",".join(recorded)
     elif recorded is not None and not isinstance(recorded, str):
         raise RulecraftError(f"{path}: options.agents is not a list of agent names")
-    names = _agent_names(args.agents or recorded or None, record.players)
+    names = _agent_names(args.agents or recorded or None, record.players, args.agent_option)
     agent_seed = record.options.get("agent_seed", record.seed or 0)
     if not isinstance(agent_seed, int):
         raise RulecraftError(f"{path}: options.agent_seed is not a whole number")
@@ -415,7 +434,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise UsageError(f"name a game to trace: {', '.join(bundled_names())}, or a rulebook path")
     rb = load(args.game)
     game = rb.new_game(players=players_for(rb, args.players), seed=args.seed)
-    agents = agents_mod.make_agents(_agent_names(args.agents, game.state.players), game.state.players, args.seed)
+    names = _agent_names(args.agents, game.state.players, args.agent_option)
+    agents = agents_mod.make_agents(names, game.state.players, args.seed)
     agents_mod.play(game, agents)
     sys.stdout.write(trace_text(game, {"players": game.state.players, "seed": args.seed, "agents": args.agents}))
     return 0

@@ -97,3 +97,40 @@ def test_a_sampled_world_looks_the_same_to_its_player(name: str) -> None:
             world = information.sample_hidden(game, decision.player, step)
             assert world.view(decision.player) == game.view(decision.player)
         game.apply(decision.options[rng.randrange(len(decision.options))].label)
+
+
+# P2 may take P1's chip only when it is red: the option shows that it is, but a world sampled
+# from P2's seat may deal P1 the blue chip, where taking a red one fails.
+TAKE = """game Take players 2..2
+enum Colour { red, blue }
+card Chip { colour: Colour } label "{colour}"
+zone deck: Chip hidden shuffled
+zone hand[Player]: Chip owner
+setup {
+  create 1 Chip { colour: red } in deck  create 1 Chip { colour: blue } in deck
+  draw 1 from deck to hand[players[0]]
+}
+play {
+  choose by players[1] prompt "Take?" {
+    option "take the red chip" when len(hand[players[0]] where it.colour == red) > 0 {
+      let c = choose one from hand[players[0]] where it.colour == red by players[1] prompt "Which?"
+      move c to hand[players[1]]
+      end game winners [players[1]]
+    }
+    option "pass" { end game winners [players[0]] }
+  }
+}
+"""
+
+
+def test_greedy_ranks_an_answer_its_sampled_world_cannot_go_on_from_last() -> None:
+    """An option that fails in the world greedy sampled is not taken there, and stops nothing."""
+    rb = rulecraft.load_text(TAKE, "take.rules")
+    answers = set()
+    for seed in range(12):
+        game = rb.new_game(players=2, seed=seed)
+        decision = game.current_decision()
+        if decision is None or len(decision.options) < 2:
+            continue
+        answers.add(GreedyAgent(seed).choose(game, decision))
+    assert answers == {"take the red chip", "pass"}

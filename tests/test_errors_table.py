@@ -275,7 +275,7 @@ COMMAND_ERRORS = [
     (
         ["simulate", "examples/tutorial.rules", "-n", "1", "--agents", "greedyy"],
         2,
-        "rulecraft simulate: error: --agents: unknown agent 'greedyy': choose from random, greedy, human",
+        "rulecraft simulate: error: --agents: unknown agent 'greedyy': choose from random, greedy, human, mcts",
     ),
     (
         ["simulate", "examples/tutorial.rules", "-n", "1", "--players", "9"],

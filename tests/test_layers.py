@@ -21,7 +21,20 @@ LAYERS = (
     ("rulebook",),
 )
 # Beside and on top of the pipeline; they may import any layer, never the other way round.
-ON_TOP = ("records", "agents", "render", "viewer", "console", "authoring", "tools", "editor", "cli", "pytest_plugin")
+ON_TOP = (
+    "records",
+    "agents",
+    "mcts",
+    "env",
+    "render",
+    "viewer",
+    "console",
+    "authoring",
+    "tools",
+    "editor",
+    "cli",
+    "pytest_plugin",
+)
 
 
 def _module(path: Path) -> str:

@@ -758,7 +758,7 @@ PLAY_ERRORS = [
     ),
     (
         lambda tmp: ["play", TUTORIAL, "--agents", "greedy,robot"],
-        "rulecraft play: error: --agents: unknown agent 'robot': choose from random, greedy, human",
+        "rulecraft play: error: --agents: unknown agent 'robot': choose from random, greedy, human, mcts",
     ),
     (
         lambda tmp: ["play", "--resume", _table_record_cut_before_a_draw(tmp)],

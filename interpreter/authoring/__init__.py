@@ -57,7 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-n", type=whole(1, 10_000_000), default=100, help="number of games (default 100)")
     p.add_argument("--players", type=PLAYERS, help="players per game (default: the fewest the game allows)")
     p.add_argument(
-        "--agents", default="random", help="comma-separated agents; with several kinds, seats rotate between games"
+        "--agents",
+        default="random",
+        help="comma-separated agents (random, greedy, mcts); with several kinds, seats rotate between games",
+    )
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="AGENT.OPTION=VALUE",
+        help="an option of an agent, repeatable, as in mcts.iterations=200 (docs/AGENTS.md)",
     )
     p.add_argument("--seed", type=SEED, default=0, help="the master seed (default 0)")
     p.add_argument(
@@ -151,16 +160,24 @@ def replace_text(path: Path, text: str) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from ..agents import AGENTS
+    from ..agents import parse_agent, with_options
     from ..console import UsageError, players_for, progress, workers_for
+    from ..errors import GameError
     from ..rulebook import load
     from ..tools.distributed import backend_for
     from ..tools.simulate import report, report_data, simulate, timed
 
     players = players_for(load(args.game), args.players)
-    for name in (a.strip() for a in args.agents.split(",")):
-        if name and name not in AGENTS:
-            raise UsageError(f"--agents: unknown agent '{name}': choose from {', '.join(AGENTS)}")
+    names = [a.strip() for a in args.agents.split(",") if a.strip()] or ["random"]
+    for name in names:
+        try:
+            parse_agent(name)
+        except GameError as exc:
+            raise UsageError(f"--agents: {exc}") from None
+    try:
+        names = with_options(names, args.agent_option)
+    except GameError as exc:
+        raise UsageError(f"--agent-option: {exc}") from None
     backend_for(args)
     if args.plot:
         from ..tools.plots import check_plot_file
@@ -173,7 +190,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 args.game,
                 args.n,
                 players=players,
-                agents=args.agents.split(","),
+                agents=names,
                 seed=args.seed,
                 workers=workers,
                 progress=lambda done: advance(1),

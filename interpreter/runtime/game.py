@@ -26,6 +26,7 @@ How the language maps onto Python here:
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from .core import (
     seats,
     shared_dict,
 )
+from .determinize import determinize
 from .evaluate import EVAL
 from .machine import (
     MASK64,
@@ -380,6 +382,11 @@ class Game(Views):
     def state_changed(self) -> None:
         """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
         self.memo.clear()
+
+    def determinize(self, player: Player, rng: random.Random | int) -> Game:
+        """A copy in which everything hidden from `player` is drawn anew at random, consistently
+        with what `player` sees, and chance is reseeded (determinize.py says what is drawn)."""
+        return determinize(self, player, rng)
 
     def reseed(self, seed: int) -> None:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""

@@ -8,13 +8,15 @@ from what their seat may know, never from the real order of a deck or another pl
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..language.values import CardRef, Player, Record
-from .game import Game
 from .knowledge import known_to
+
+if TYPE_CHECKING:
+    from .game import Game
 
 
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
@@ -36,7 +38,7 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     for key, value in game.state.vars.items():
         vdecl = game.program.vars[key.split("[", 1)[0]]
         if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game.owned_by(key, viewer)):
-            shown |= _cards_in(value)
+            shown |= cards_in(value)
     out: list[tuple[str, int]] = []
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
@@ -48,13 +50,13 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     return out
 
 
-def _cards_in(value: Any) -> set[int]:
+def cards_in(value: Any) -> set[int]:
     if isinstance(value, CardRef):
         return {value.id}
     if isinstance(value, tuple | list):
-        return set().union(*(_cards_in(v) for v in value)) if value else set()
+        return set().union(*(cards_in(v) for v in value)) if value else set()
     if isinstance(value, Record):
-        return set().union(*(_cards_in(v) for _, v in value.items()))
+        return set().union(*(cards_in(v) for _, v in value.items()))
     return set()
 
 
@@ -100,7 +102,7 @@ def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
         by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
     rng = random.Random(seed)
     for cids in by_type.values():
-        contents = sorted((game.state.cards[c] for c in cids), key=_content_key)
+        contents = sorted((game.state.cards[c] for c in cids), key=content_key)
         rng.shuffle(contents)
         for cid, card in zip(cids, contents, strict=True):
             twin.state.cards[cid] = attrs.evolve(card, id=cid)
@@ -108,6 +110,6 @@ def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
     return twin
 
 
-def _content_key(card: Any) -> str:
+def content_key(card: Any) -> str:
     """A total order on cards by what they hold, their id left out."""
     return repr(attrs.evolve(card, id=0))

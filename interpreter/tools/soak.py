@@ -31,8 +31,9 @@ from typing import Any
 
 import attrs
 
-from ..console import PLAYERS, SEED, WORKERS, add_quiet, players_for, progress, whole, workers_for
-from ..errors import RulebookError, RulecraftError
+from ..agents import make_agents, parse_agent, with_options
+from ..console import PLAYERS, SEED, WORKERS, UsageError, add_quiet, players_for, progress, whole, workers_for
+from ..errors import GameError, RulebookError, RulecraftError
 from ..records import Answer, record_of, write_record
 from ..rulebook import Rulebook, bundled_names, load
 from ..runtime.game import Game
@@ -94,11 +95,16 @@ def soak_game(
     max_decisions: int = 3000,
     hidden_every: int = 10,
     out_dir: Path | None = None,
+    agents: Sequence[str] = (),
 ) -> Finding | None:
-    """Play one seeded random game, checking after every decision; the first violation is returned."""
+    """Play one seeded game, checking after every decision; the first violation is returned.
+
+    The answers are uniformly random, or, with `agents` (one spelling a seat, as `--agents`
+    gives them), the seats' agents' answers."""
     rng = random.Random(f"{name}:{seed}:{players}")
     game: Game | None = None
     step = 0
+    seats = make_agents(list(agents), players, seed) if agents else []
 
     def found(problem: str, last: Answer | None = None) -> Finding:
         finding = Finding(name, seed, players, step, problem)
@@ -147,7 +153,10 @@ def soak_game(
             labels = decision.labels
             step += 1  # the step is the number of the answer being given, counting from 1
             summary.decisions += 1
-            label = labels[rng.randrange(len(labels))]
+            if seats and decision.player is not None:
+                label = seats[decision.player.index].choose(game, decision)
+            else:
+                label = labels[rng.randrange(len(labels))]
             try:
                 game.apply(label)
             except RulebookError as exc:
@@ -167,14 +176,24 @@ def players_of(seed: int, counts: Sequence[int]) -> int:
 _RULEBOOKS: dict[str, Rulebook] = {}
 
 
-def _one(task: tuple[str, int, int, int, int, Path | None]) -> SoakSummary:
+def _one(task: tuple[str, int, int, int, int, Path | None, tuple[str, ...]]) -> SoakSummary:
     """Soak the game of one seed: its own summary (run in a worker process, or in this one)."""
-    name, seed, players, max_decisions, hidden_every, out_dir = task
+    name, seed, players, max_decisions, hidden_every, out_dir, agents = task
     rb = _RULEBOOKS.get(name)
     if rb is None:
         rb = _RULEBOOKS[name] = load(name)
     one = SoakSummary(first_seed=seed)
-    soak_game(rb, name, seed, players, one, max_decisions=max_decisions, hidden_every=hidden_every, out_dir=out_dir)
+    soak_game(
+        rb,
+        name,
+        seed,
+        players,
+        one,
+        max_decisions=max_decisions,
+        hidden_every=hidden_every,
+        out_dir=out_dir,
+        agents=agents,
+    )
     return one
 
 
@@ -198,6 +217,7 @@ def soak(
     backend: str = "local",
     address: str | None = None,
     batch: int | None = None,
+    agents: Sequence[str] = (),
 ) -> SoakSummary:
     """Play the games of seeds `seed` .. `seed + games - 1` of a rulebook, checking every decision.
 
@@ -212,7 +232,11 @@ def soak(
     rb = _RULEBOOKS[name] = load(name)
     counts = list(players or range(rb.program.min_players, rb.program.max_players + 1))
     summary = SoakSummary(first_seed=seed)
-    tasks = [(name, seed + k, players_of(seed + k, counts), max_decisions, hidden_every, out_dir) for k in range(games)]
+    seat_agents = tuple(agents)
+    tasks = [
+        (name, seed + k, players_of(seed + k, counts), max_decisions, hidden_every, out_dir, seat_agents)
+        for k in range(games)
+    ]
 
     def count_in(k: int, one: SoakSummary) -> None:
         summary.add(one)
@@ -287,6 +311,18 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", default="soak-findings", help="folder for records of violations")
     p.add_argument(
+        "--agents",
+        help="comma-separated agents per seat (random, greedy, mcts; the last repeats) "
+        "instead of the soak's own uniformly random answers",
+    )
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="AGENT.OPTION=VALUE",
+        help="an option of an agent, repeatable, as in mcts.iterations=50 (docs/AGENTS.md)",
+    )
+    p.add_argument(
         "--workers",
         type=WORKERS,
         help="processes to use, at most one a game (the games, findings and figures do not depend on it); "
@@ -316,6 +352,15 @@ def _command(args: argparse.Namespace) -> int:
     if args.totals:
         return _print_totals(Path(args.totals))
     names = args.games or bundled_names()
+    agents: list[str] = []
+    if args.agents or args.agent_option:
+        agents = [a.strip() for a in (args.agents or "random").split(",") if a.strip()] or ["random"]
+        try:
+            agents = with_options(agents, args.agent_option)
+        except GameError as exc:
+            raise UsageError(f"--agents: {exc}") from None
+        if any(parse_agent(spec)[0] == "human" for spec in agents):
+            raise UsageError("--agents: a soak run plays by itself, with no human agent")
     for name in names:  # every rulebook and player count is checked before the first game
         rb = load(name)
         for count in args.players or ():
@@ -343,6 +388,7 @@ def _command(args: argparse.Namespace) -> int:
                 backend=args.backend,
                 address=args.address,
                 batch=args.batch,
+                agents=agents,
             )
         seconds = time.monotonic() - start
         failed = failed or bool(summary.findings)
@@ -386,6 +432,8 @@ def _append_json(path: Path, name: str, summary: SoakSummary, args: argparse.Nam
         "backend": args.backend,
         "seconds": round(seconds, 1),
     }
+    if args.agents or args.agent_option:
+        line["agents"] = [a.strip() for a in (args.agents or "random").split(",") if a.strip()] + args.agent_option
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, sort_keys=True) + "\n")
 
@@ -394,10 +442,16 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
     """The totals of appended runs, one line per rulebook and settings; overlapping seed ranges are an error."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for run in lines:
-        key = (run["rulebook"], tuple(run["players"]), run["max_decisions"], run["hidden_every"])
+        key = (
+            run["rulebook"],
+            tuple(run["players"]),
+            run["max_decisions"],
+            run["hidden_every"],
+            *run.get("agents", ()),  # runs of the soak's own random answers name none
+        )
         groups.setdefault(key, []).append(run)
     out = []
-    for (name, counts, max_decisions, hidden_every), runs in groups.items():
+    for (name, counts, max_decisions, hidden_every, *agents), runs in groups.items():
         ranges = sorted((r["first_seed"], r["first_seed"] + r["games"]) for r in runs if r["games"])
         for (a, b), (c, d) in itertools.pairwise(ranges):
             if c < b:
@@ -415,9 +469,10 @@ def totals(lines: Sequence[dict[str, Any]]) -> list[str]:
         # Runs written before games could end unfinished have no such count (they counted them finished).
         figures["unfinished"] = sum(r.get("unfinished", 0) for r in runs)
         found = sum(len(r["violations"]) for r in runs)
+        by = f", agents {' '.join(agents)}" if agents else ""
         out.append(
             f"{name} (players {' '.join(map(str, counts))}, max {max_decisions} decisions, hidden every "
-            f"{hidden_every}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
+            f"{hidden_every}{by}): {len(runs)} runs, seeds {seeds}: {figures['games']} games "
             f"({figures['finished']} finished, {figures['unfinished']} unfinished), {figures['decisions']} decisions, "
             f"{figures['hidden_checks']} hidden-information checks, {found} violations"
         )

@@ -1,0 +1,273 @@
+"""Information-set Monte Carlo tree search: an agent that plays through the rules alone.
+
+For each decision the agent runs iterations of single-observer ISMCTS (Cowling, Powley and
+Whitehouse, 2012). Each iteration:
+
+1. **determinizes**: a fresh world its seat could be in (`Game.determinize`: every card and
+   secret it cannot see drawn anew, chance reseeded), so the search never reads another hand,
+   a secret plan or the real order of a deck;
+2. **selects** down the tree, one node per decision, whoever takes it: each player picks, among
+   the options legal in this world, the one of best UCB1 value for itself (counts of how often
+   an option was legal stand in for the parent's visits, as ISMCTS does for options that come
+   and go between worlds);
+3. **expands** one option not tried yet, then **plays out** at random (or greedily, one ply of
+   the rulebook's `heuristic`) until the game ends, or until `depth` decisions have been taken
+   in the iteration when the rulebook has a `heuristic` to judge the position;
+   chance is the table's own weighted draws, from the world's reseeded generator;
+4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
+   between them (a game without winners, 1/players each); a position cut off at `depth`, or
+   stopped unfinished by a guard, is judged by the heuristic (else `score`): how far the player
+   is ahead of the best other player (alone: how far above where the search began), scaled
+   between the least and the greatest lead judged so far in this search (so that the small
+   differences a heuristic makes between options are not lost in [0, 1]).
+
+The answer is the option tried most often at the root. The search draws everything from one
+generator seeded from the agent's own, so a game of seeded MCTS agents with an iteration budget
+replays exactly; a time budget (`seconds`) stops after a number of iterations that depends on
+the machine, so such a game does not replay.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any, ClassVar
+
+from .errors import GameError, RulebookError
+from .runtime.determinize import Determinizer
+from .runtime.game import Decision, Game
+
+# The default budget: iterations until the worlds searched have taken this many decisions in all
+# (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
+DECISIONS = 600
+DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
+EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
+PLAYOUTS = ("random", "greedy")
+
+
+class Node:
+    """One decision of the tree: its children by option label, with their statistics."""
+
+    __slots__ = ("available", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[str, Node] = {}
+        self.visits = 0  # iterations that went through this node
+        self.total = 0.0  # their rewards, for the player who chose the option leading here
+        self.available = 0  # iterations in which the option leading here was legal
+
+
+class MctsAgent:
+    """Information-set MCTS with a budget of `iterations` (or `seconds`) per decision."""
+
+    # Options as `--agent-option mcts.NAME=VALUE` gives them: their parsers.
+    OPTIONS: ClassVar[dict[str, Any]] = {
+        "iterations": int,
+        "decisions": int,
+        "seconds": float,
+        "playout": str,
+        "depth": int,
+        "c": float,
+    }
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int | None = None,
+        decisions: int = DECISIONS,
+        seconds: float | None = None,
+        playout: str = "random",
+        depth: int | None = DEPTH,
+        c: float = EXPLORATION,
+    ):
+        if iterations is not None and iterations < 1:
+            raise GameError(f"mcts.iterations must be at least 1, not {iterations}")
+        if decisions < 1:
+            raise GameError(f"mcts.decisions must be at least 1, not {decisions}")
+        if seconds is not None and not seconds > 0:
+            raise GameError(f"mcts.seconds must be more than 0, not {seconds}")
+        if playout not in PLAYOUTS:
+            raise GameError(f"mcts.playout must be one of {', '.join(PLAYOUTS)}, not '{playout}'")
+        if depth is not None and depth < 1:
+            raise GameError(f"mcts.depth must be at least 1, not {depth}")
+        if not c >= 0:
+            raise GameError(f"mcts.c must be 0 or more, not {c}")
+        self.rng = random.Random(seed)
+        self.iterations, self.decisions, self.seconds = iterations, decisions, seconds
+        self.playout, self.depth, self.c = playout, depth, c
+        self.last_iterations = 0  # iterations of the last search (for the benchmark)
+
+    def choose(self, game: Game, decision: Decision) -> str:
+        me = decision.player
+        assert me is not None
+        # One draw from the agent's generator per decision, whatever it decides, so that a
+        # resumed game (which shows the agent its recorded decisions again) catches up exactly.
+        rng = random.Random(self.rng.getrandbits(64))
+        if len(decision.options) == 1:
+            return decision.options[0].label
+        search = _Search(game, me.index, rng, self)
+        root = search.run()
+        self.last_iterations = search.done
+        return max(
+            decision.labels,
+            key=lambda label: (
+                (root.children[label].visits, root.children[label].total) if label in root.children else (-1, 0.0)
+            ),
+        )
+
+
+class _Search:
+    """The search for one decision of player `me` in `game`."""
+
+    def __init__(self, game: Game, me: int, rng: random.Random, agent: MctsAgent):
+        self.game, self.me, self.rng, self.agent = game, me, rng, agent
+        program = game.program
+        # Cut off at `depth` only with a heuristic, written to judge positions between turns; a
+        # game a guard stops is judged by `score` where there is no heuristic (Game.heuristic).
+        self.cut = "heuristic" in program.fns
+        self.judged = self.cut or "score" in program.fns
+        self.players = game.state.players
+        self.start: list[float] = []  # the heuristic where the search began (for a player alone)
+        self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
+        self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
+        self.done = 0  # iterations
+        self.taken = 0  # decisions taken in the worlds searched
+
+    def run(self) -> Node:
+        agent = self.agent
+        root = Node()
+        if self.judged:
+            self.start = [float(self.game.heuristic(p)) for p in self.game.players]
+        deadline = None if agent.seconds is None else time.perf_counter() + agent.seconds
+        while True:
+            if deadline is not None:
+                if time.perf_counter() >= deadline and self.done > 0:
+                    break
+            elif agent.iterations is not None:
+                if self.done >= agent.iterations:
+                    break
+            elif self.taken >= agent.decisions:
+                break
+            self.iterate(root)
+            self.done += 1
+        return root
+
+    def iterate(self, root: Node) -> None:
+        world = self.worlds.draw(self.rng)
+        world.auto_chance = True  # the table's draws come from the world's (reseeded) generator
+        path: list[tuple[Node, int]] = []  # each node entered, and who chose the option leading to it
+        node, taken = root, 0
+        try:
+            # Selection and expansion.
+            while not world.over:
+                decision = world.current_decision()
+                if decision is None:
+                    break
+                assert decision.player is not None
+                labels = decision.labels
+                for label in labels:
+                    child = node.children.get(label)
+                    if child is not None:
+                        child.available += 1
+                untried = [label for label in labels if label not in node.children]
+                if untried:
+                    label = untried[self.rng.randrange(len(untried))]
+                    child = node.children[label] = Node()
+                    child.available = 1
+                else:
+                    label = self._select(node, labels)
+                    child = node.children[label]
+                world.apply(label, atomic=False)  # a world thrown away after the iteration
+                taken += 1
+                self.taken += 1
+                path.append((child, decision.player.index))
+                node = child
+                if untried:
+                    break
+            rewards = self._playout(world, taken)
+        except (RulebookError, GameError):
+            # A world drawn at random may be one the rules cannot go on from (a secret reset to a
+            # value that no longer fits): the iteration counts as the worst outcome for each choice
+            # on its way, so that an answer that fails in every world is not tried again and again.
+            for child, _ in path:
+                child.visits += 1
+            return
+        for child, who in path:
+            child.visits += 1
+            child.total += rewards[who]
+
+    def _select(self, node: Node, labels: list[str]) -> str:
+        c = self.agent.c
+        best, best_value = labels[0], -math.inf
+        for label in labels:
+            child = node.children[label]
+            if child.visits == 0:
+                return label
+            value = child.total / child.visits + c * math.sqrt(math.log(max(child.available, 1)) / child.visits)
+            if value > best_value:
+                best, best_value = label, value
+        return best
+
+    def _playout(self, world: Game, taken: int) -> list[float]:
+        depth = self.agent.depth if self.cut else None
+        greedy = self.agent.playout == "greedy"
+        rng = self.rng
+        while not world.over:
+            if depth is not None and taken >= depth:
+                return self._judge(world)
+            decision = world.current_decision()
+            if decision is None:
+                break
+            options = decision.options
+            if greedy and decision.player is not None and self.judged:
+                label = self._greedy(world, decision)
+            else:
+                label = options[rng.randrange(len(options))].label
+            world.apply(label, atomic=False)
+            taken += 1
+            self.taken += 1
+        return self._outcome(world)
+
+    def _greedy(self, world: Game, decision: Decision) -> str:
+        """One ply of the heuristic for the player deciding (ties: at random)."""
+        assert decision.player is not None
+        who = decision.player
+        best: list[str] = []
+        best_value = -math.inf
+        for option in decision.options:
+            trial = world.clone()
+            trial.apply(option.label, atomic=False)
+            if trial.over and trial.state.unfinished is None:
+                value = math.inf if who.index in (trial.state.winners or []) else -math.inf
+            else:
+                value = float(trial.heuristic(who))
+            if value > best_value:
+                best, best_value = [option.label], value
+            elif value == best_value:
+                best.append(option.label)
+        return best[self.rng.randrange(len(best))] if best else decision.options[0].label
+
+    def _outcome(self, world: Game) -> list[float]:
+        state = world.state
+        if state.over and state.unfinished is None:
+            winners = state.winners or []
+            if not winners:
+                return [1.0 / self.players] * self.players
+            return [1.0 / len(winners) if i in winners else 0.0 for i in range(self.players)]
+        if self.judged:
+            return self._judge(world)
+        return [1.0 / self.players] * self.players
+
+    def _judge(self, world: Game) -> list[float]:
+        """Rewards from the heuristic: how far each player is ahead (alone: above the start)."""
+        values = [float(world.heuristic(p)) for p in world.players]
+        if self.players == 1:
+            diffs = [values[0] - self.start[0]]
+        else:
+            diffs = [v - max(values[:i] + values[i + 1 :]) for i, v in enumerate(values)]
+        self.low, self.high = min(self.low, *diffs), max(self.high, *diffs)
+        if self.high <= self.low:
+            return [0.5] * self.players
+        return [(d - self.low) / (self.high - self.low) for d in diffs]

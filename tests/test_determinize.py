@@ -1,0 +1,155 @@
+"""A determinization is a world its player could be in: what they see stays, what they cannot see is drawn anew."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+import rulecraft
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rulecraft.language.values import Player
+from rulecraft.runtime import information
+from rulecraft.runtime.game import Game
+
+# Each player deals a chip to the other's sight but keeps a sealed bid: the bid is a secret commitment.
+SEALED = """game Sealed players 2..3
+card Chip { value: int } label "chip {value}"
+zone deck: Chip hidden shuffled
+zone hand[Player]: Chip owner
+zone pot: Chip public shuffled
+var bid[Player]: int = 0 owner
+var bids: int = 0 public
+setup {
+  for v in 1..9 { create 1 Chip { value: v } in deck }
+  for p in players { draw 2 from deck to hand[p] }
+  draw 2 from deck to pot
+}
+play {
+  for p in players {
+    secret {
+      choose by p prompt "Your sealed bid" {
+        option "bid 1" { set bid[p] = 1 }
+        option "bid 2" { set bid[p] = 2 }
+      }
+    }
+    set bids += 1
+  }
+  end game winners [p for p in players if bid[p] + first(hand[p]).value == max([bid[q] + first(hand[q]).value for q in players])]
+}
+"""
+
+GAMES = [
+    "examples/tutorial.rules",
+    "examples/games/kuhn_poker.rules",
+    "examples/games/dominion_first_game.rules",
+    "guildhall",
+    "renaissance_man",
+    "valdora",
+    "sealed",
+]
+
+
+@cache
+def _rulebook(name: str) -> rulecraft.Rulebook:
+    return rulecraft.load_text(SEALED, "sealed.rules") if name == "sealed" else rulecraft.load(name)
+
+
+def _played(name: str, seed: int, steps: int) -> Game:
+    """A game of `name` after up to `steps` random answers."""
+    rb = _rulebook(name)
+    players = rb.program.min_players + seed % (rb.program.max_players - rb.program.min_players + 1)
+    game = rb.new_game(players=players, seed=seed, trace=False)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        decision = game.current_decision()
+        if decision is None:
+            break
+        game.apply(decision.options[rng.randrange(len(decision.options))].label)
+    return game
+
+
+def _lookalike(game: Game, player: Player, rng: random.Random) -> Game:
+    """The same game as `player` sees it, and another behind their back: hidden cards exchanged,
+    another chance generator, every secret they cannot see changed."""
+    twin = information.permute_hidden(game, player, rng)
+    twin.reseed(rng.getrandbits(64))
+    for key, value in twin.state.vars.items():
+        decl = game.program.vars[key.split("[", 1)[0]]
+        sees = decl.visibility == "public" or (decl.visibility == "owner" and game.owned_by(key, player))
+        if not sees and not information.cards_in(value):
+            twin.state.vars[key] = "changed"
+    twin.state_changed()
+    return twin
+
+
+GAME_STATES = st.tuples(st.sampled_from(GAMES), st.integers(0, 10_000), st.integers(0, 60), st.integers(0, 3))
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(GAME_STATES, st.integers(0, 2**32))
+def test_a_determinization_never_changes_what_its_player_sees(where: tuple[str, int, int, int], draw: int) -> None:
+    """The player's view of the determinized world is their view of the game, and the game is left as it was."""
+    name, seed, steps, seat = where
+    game = _played(name, seed, steps)
+    player = Player(seat % game.state.players)
+    before, full = game.view(player), game.view(None)
+    world = game.determinize(player, random.Random(draw))
+    assert world.view(player) == before
+    assert game.view(None) == full
+
+
+@SETTINGS
+@given(GAME_STATES, st.integers(0, 2**32), st.integers(0, 2**32))
+def test_games_that_look_the_same_give_the_same_determinization(
+    where: tuple[str, int, int, int], draw: int, other: int
+) -> None:
+    """Two games that look the same to the player (hidden cards, chance and secrets differing) give
+    the same world for the same generator: a determinization depends on the player's view alone."""
+    name, seed, steps, seat = where
+    game = _played(name, seed, steps)
+    player = Player(seat % game.state.players)
+    twin = _lookalike(game, player, random.Random(other))
+    assert twin.view(player) == game.view(player)
+    assert game.determinize(player, draw).state == twin.determinize(player, draw).state
+
+
+def test_hidden_cards_and_the_future_are_drawn_anew() -> None:
+    """Across seeds, another player's hand, the order of a public shuffled zone and chance vary;
+    the player's own hand and the public cards do not."""
+    game = _played("sealed", 2, 0)
+    me, other = Player(0), Player(1)
+    worlds = [game.determinize(me, draw) for draw in range(40)]
+    hands = {tuple(w.view(None)["zones"]["hand[P2]"]) for w in worlds}
+    orders = {tuple(w.state.cards[c] for c in w.state.zones["pot"]) for w in worlds}
+    assert len(hands) > 3 and len(orders) == 2
+    assert len({w.state.rng for w in worlds}) == 40
+    assert all(w.view(None)["zones"]["hand[P1]"] == game.view(None)["zones"]["hand[P1]"] for w in worlds)
+    assert all(w.view(other)["zones"]["pot"] == game.view(other)["zones"]["pot"] for w in worlds)
+
+
+def test_a_secret_commitment_is_not_read_by_the_determinization() -> None:
+    """P2 deciding after P1's sealed bid finds, in every world, P1's bid at its initial value, while
+    P1's own world keeps it."""
+    game = _played("sealed", 2, 0)
+    game.apply("bid 2")
+    assert game.state.vars["bid[P1]"] == 2
+    assert all(game.determinize(Player(1), draw).state.vars["bid[P1]"] == 0 for draw in range(5))
+    assert game.determinize(Player(0), 0).state.vars["bid[P1]"] == 2
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_a_determinized_game_plays_on(name: str) -> None:
+    """A bundled game's determinized world is a game: random answers carry it on without an error."""
+    game = _played(name, 5, 40)
+    decision = game.current_decision()
+    assert decision is not None and decision.player is not None
+    world = game.determinize(decision.player, 7)
+    rng = random.Random(7)
+    for _ in range(200):
+        pending = world.current_decision()
+        if pending is None:
+            break
+        world.apply(pending.options[rng.randrange(len(pending.options))].label, atomic=False)

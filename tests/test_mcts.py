@@ -1,0 +1,124 @@
+"""MCTS plays through the rules alone: it sees a win and a threat, decides from what its seat may
+know, and a game of seeded MCTS agents replays exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import rulecraft
+from rulecraft.agents import make_agent, play
+from rulecraft.cli import main
+from rulecraft.mcts import MctsAgent
+
+from tests.conftest import run_script
+from tests.test_agents import GUESS
+
+TIC_TAC_TOE = "examples/games/tic_tac_toe.rules"
+
+
+def _answer(moves: list[str], seed: int) -> str:
+    game = rulecraft.load(TIC_TAC_TOE).new_game(players=2, seed=0)
+    run_script(game, moves)
+    decision = game.current_decision()
+    assert decision is not None
+    return MctsAgent(seed).choose(game, decision)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mcts_takes_an_immediate_win(seed: int) -> None:
+    """x on 0 and 1, o on 3 and 4: x completes the top row on 2 (rather than block o's row on 5)."""
+    assert _answer(["0", "3", "1", "4"], seed) == "2"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mcts_blocks_an_immediate_loss(seed: int) -> None:
+    """x on 0 and 8, o on 4 and 1: o threatens the middle column, so x plays 7."""
+    assert _answer(["0", "4", "8", "1"], seed) == "7"
+
+
+def test_mcts_never_loses_tic_tac_toe_to_random_in_a_few_games() -> None:
+    """Seats alternated over 4 seeded games: MCTS wins or draws every one."""
+    rb = rulecraft.load(TIC_TAC_TOE)
+    for seed in range(4):
+        mcts_seat = seed % 2
+        game = rb.new_game(players=2, seed=seed, trace=False)
+        agents = [make_agent("mcts" if i == mcts_seat else "random", seed * 10 + i) for i in range(2)]
+        play(game, agents)
+        assert game.state.winners in ([], [mcts_seat]), f"seed {seed}: MCTS in seat {mcts_seat} lost"
+
+
+def test_a_guess_of_a_hidden_card_is_a_guess() -> None:
+    """P2 guessing the colour of P1's face-down chip searches worlds its seat could be in: right about
+    half the time, where a peeking search would be right every time."""
+    rb = rulecraft.load_text(GUESS, "guess.rules")
+    hits = 0
+    for seed in range(40):
+        game = rb.new_game(players=2, seed=seed)
+        decision = game.current_decision()
+        assert decision is not None
+        (truth,) = game.view(None)["zones"]["hand[P1]"]
+        hits += MctsAgent(seed, iterations=8).choose(game, decision) == truth
+    assert 8 <= hits <= 32
+
+
+def test_the_same_seed_gives_the_same_moves() -> None:
+    """Two Guildhall games of seeded MCTS agents (a small budget) take the same answers; another agent seed does not."""
+    rb = rulecraft.load("guildhall")
+
+    def answers(agent_seed: int) -> list[tuple[str, str]]:
+        game = rb.new_game(players=2, seed=5, trace=False)
+        agents = [make_agent("mcts:decisions=40", agent_seed + i) for i in range(2)]
+        for _ in range(8):
+            decision = game.current_decision()
+            assert decision is not None and decision.player is not None
+            game.apply(agents[decision.player.index].choose(game, decision))
+        return game.answers
+
+    assert answers(1) == answers(1)
+    assert answers(1) != answers(2)
+
+
+def test_a_game_of_mcts_agents_replays_from_its_record(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`play --agents mcts,greedy --record` writes a record that `replay` verifies, and playing it
+    again with the same seed writes the same answers."""
+    argv = ["play", TIC_TAC_TOE, "--seed", "4", "--agents", "mcts,greedy", "--agent-option", "mcts.iterations=30"]
+    assert main([*argv, "--record", str(tmp_path / "a.json")]) == 0
+    assert main([*argv, "--record", str(tmp_path / "b.json")]) == 0
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text()) for n in "ab")
+    assert a["answers"] == b["answers"] and len(a["answers"]) >= 5
+    assert a["options"]["agents"] == ["mcts:iterations=30", "greedy"]
+    played = capsys.readouterr().out.splitlines()[-1]
+    assert main(["replay", str(tmp_path / "a.json")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == played
+
+
+def test_simulate_seats_mcts_with_its_options(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`simulate --agents mcts,random --agent-option mcts.iterations=20` reports the agent by its spelling."""
+    argv = ["simulate", TIC_TAC_TOE, "-n", "2", "--agents", "mcts,random", "--agent-option", "mcts.iterations=20"]
+    assert main([*argv, "--quiet"]) == 0
+    assert "mcts:iterations=20 " in capsys.readouterr().out
+
+
+def test_soak_checks_games_of_mcts_agents(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`soak --agents mcts` plays its seeded games with MCTS seats and checks them as it checks random ones."""
+    argv = ["soak", TIC_TAC_TOE, "--games", "2", "--agents", "mcts", "--agent-option", "mcts.iterations=10"]
+    assert main([*argv, "--quiet"]) == 0
+    assert "2 games (2 finished, 0 unfinished)" in capsys.readouterr().out
+    assert main(["soak", TIC_TAC_TOE, "--games", "1", "--agents", "human", "--quiet"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "mcts", "--agent-option", "mcts.depth=deep"], "option depth must be a whole number, not 'deep'"),
+        (["--agents", "mcts", "--agent-option", "mcts.width=3"], "unknown option 'width=3'"),
+        (["--agents", "greedy", "--agent-option", "mcts.iterations=3"], "no seat is played by mcts"),
+        (["--agents", "mcts:playout=smart"], "mcts.playout must be one of random, greedy, not 'smart'"),
+        (["--agents", "mcts", "--agent-option", "iterations"], "is not AGENT.OPTION=VALUE"),
+    ],
+)
+def test_a_bad_agent_option_is_a_usage_error(argv: list[str], message: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A bad option of an agent stops `play` before the game starts, with exit 2 and what is wrong."""
+    assert main(["play", TIC_TAC_TOE, "--seed", "1", *argv]) == 2
+    assert message in capsys.readouterr().err

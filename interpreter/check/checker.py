@@ -18,6 +18,7 @@ from ..language import types as t
 from ..language.builtins import BUILTIN_NAMES, BUILTINS, arity_text
 from ..language.values import EnumValue
 from ..syntax import ast as s
+from .resolve import Resolution
 
 MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
@@ -74,6 +75,7 @@ class Program:
     sources: dict[str, str]
     files: list[str]
     invariants: list[s.InvariantDecl] = attrs.Factory(list)
+    resolution: Resolution = attrs.Factory(Resolution)  # every name's binding (resolve.py)
 
     def enum_value(self, enum: str, name: str) -> EnumValue:
         for value in self.enums[enum]:
@@ -85,9 +87,10 @@ class Program:
 class _Scope:
     """Local names of a body being checked: a chain of dicts, innermost last."""
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, resolution: Resolution | None = None):
         self.kind = kind  # proc | fn | ability | rule | setup | play
         self.frames: list[dict[str, t.T]] = [{}]
+        self.resolution = resolution  # where the names it binds are noted (resolve.py)
 
     def lookup(self, name: str) -> t.T | None:
         for frame in reversed(self.frames):
@@ -97,6 +100,8 @@ class _Scope:
 
     def bind(self, name: str, type_: t.T) -> None:
         self.frames[-1][name] = type_
+        if self.resolution is not None:
+            self.resolution.local(name)
 
     def names(self) -> Iterator[str]:
         for frame in self.frames:
@@ -134,7 +139,8 @@ class Checker:
         self.setup: list[s.Block] = []
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
-        self.scope = _Scope("setup")
+        self.resolution = Resolution()
+        self.scope = _Scope("setup", self.resolution)
 
     # ------------------------------------------------------------ reporting
 
@@ -194,7 +200,16 @@ class Checker:
             play=self.play,
             sources=self.sources,
             files=[f for f, _ in self.files],
+            resolution=self._resolution(),
         )
+
+    def _resolution(self) -> Resolution:
+        """The names' bindings, with the key types of every keyed zone and variable."""
+        keyed: list[tuple[str, s.ZoneDecl | s.VarDecl]] = [*self.zones.items(), *self.vars.items()]
+        for name, decl in keyed:
+            if decl.keys:
+                self.resolution.keys[name] = tuple(self._type(k) for k in decl.keys)
+        return self.resolution
 
     # ------------------------------------------------------------ pass 1: declare names
 
@@ -407,19 +422,19 @@ class Checker:
             case s.VarDecl():
                 for k in d.keys:
                     self._check_key_type(k)
-                self.scope = _Scope("var")
+                self.scope = _Scope("var", self.resolution)
                 have = self.expr(d.init)
                 self.expect(have, self.var_types[d.name], d.init.span, f"the initial value of {d.name}")
             case s.ConstDecl():
-                self.scope = _Scope("const")
+                self.scope = _Scope("const", self.resolution)
                 self.const_types[d.name] = self.expr(d.value)
             case s.FnDecl():
-                self.scope = _Scope("fn")
+                self.scope = _Scope("fn", self.resolution)
                 for p in d.params:
                     self.scope.bind(p.name, self._type(p.type))
                 self.fn_types[d.name] = self.expr(d.body)
             case s.ProcDecl():
-                self.scope = _Scope("proc")
+                self.scope = _Scope("proc", self.resolution)
                 for p in d.params:
                     self.scope.bind(p.name, self._type(p.type))
                 self.block(d.body)
@@ -429,7 +444,7 @@ class Checker:
                     if tier.level in levels:
                         self.error(tier.span, f"ability {d.name} has two tiers {tier.level}")
                     levels.add(tier.level)
-                    self.scope = _Scope("ability")
+                    self.scope = _Scope("ability", self.resolution)
                     for p in d.params:
                         self.scope.bind(p.name, self._type(p.type))
                     if tier.when is not None:
@@ -437,7 +452,7 @@ class Checker:
                     self.block(tier.body)
             case s.RuleDecl():
                 self.rules.append(d)
-                self.scope = _Scope("rule")
+                self.scope = _Scope("rule", self.resolution)
                 for b in d.bindings:
                     elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
@@ -448,20 +463,20 @@ class Checker:
                     if other.name == d.name:
                         self.error(d.span, f"a second invariant '{d.name}' (the first is at {other.span})")
                 self.invariants.append(d)
-                self.scope = _Scope("rule")
+                self.scope = _Scope("rule", self.resolution)
                 for b in d.bindings:
                     elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
                 self.expect(self.expr(d.condition), t.BOOL, d.condition.span, "an invariant")
             case s.SetupDecl():
-                self.scope = _Scope("setup")
+                self.scope = _Scope("setup", self.resolution)
                 self.setup.append(d.body)
                 self.block(d.body)
             case s.PlayDecl():
                 if self.play is not None:
                     self.error(d.span, f"a second 'play' block (the first is at {self.play.span})")
                 self.play = d.body
-                self.scope = _Scope("play")
+                self.scope = _Scope("play", self.resolution)
                 self.block(d.body)
             case _:
                 assert_never(d)
@@ -853,6 +868,7 @@ class Checker:
                 return t.INT
             case s.FieldAccess(obj, name):
                 if isinstance(obj, s.Name) and obj.id in self.enums and self.scope.lookup(obj.id) is None:
+                    self.resolution.bind(e, "enum_member", obj.id)
                     if name not in {v.name for v in self.enums[obj.id]}:
                         self.error(
                             e.span,
@@ -909,25 +925,32 @@ class Checker:
     def _name(self, e: s.Name, name: str) -> t.T:
         local = self.scope.lookup(name)
         if local is not None:
+            self.resolution.bind(e, "local", name)
             return local
         if name in self.consts:
+            self.resolution.bind(e, "const", name)
             return self.const_types.get(name, t.ANY)
         if name in BUILTIN_NAMES:
+            self.resolution.bind(e, "builtin", name)
             return BUILTIN_NAMES[name].type
         if name in self.members:
+            self.resolution.bind(e, "member", name)
             values = self.members[name]
             if len(values) > 1:
                 enums = " or ".join(f"{v.enum}.{name}" for v in values)
                 self.error(e.span, f"'{name}' is a value of more than one enumeration: write {enums}")
             return t.T("enum", values[0].enum)
         if name in self.enums:
+            self.resolution.bind(e, "enum", name)
             return t.list_of(t.T("enum", name))
         if name in self.zones:
+            self.resolution.bind(e, "zone", name)
             zone = self.zones[name]
             if zone.keys:
                 self._keys(zone, (), e.span)
             return t.zone_of(self._card_type(zone.card_type))
         if name in self.vars:
+            self.resolution.bind(e, "var", name)
             var = self.vars[name]
             if var.keys:
                 self._keys(var, (), e.span)
@@ -956,10 +979,12 @@ class Checker:
     def _index(self, e: s.Index, obj: s.Expr, args: tuple[s.Expr, ...]) -> t.T:
         if isinstance(obj, s.Name) and self.scope.lookup(obj.id) is None:
             if obj.id in self.zones:
+                self.resolution.bind(e, "zone", obj.id)
                 zone = self.zones[obj.id]
                 self._keys(zone, args, e.span)
                 return t.zone_of(self._card_type(zone.card_type))
             if obj.id in self.vars and self.vars[obj.id].keys:
+                self.resolution.bind(e, "keyed_var", obj.id)
                 self._keys(self.vars[obj.id], args, e.span)
                 return self.var_types[obj.id]
             # a variable without keys is indexed as the value it holds: `xs[0]` of a list
@@ -978,6 +1003,7 @@ class Checker:
 
     def _call(self, e: s.Call, name: str, args: tuple[s.Expr, ...]) -> t.T:
         if name in self.fns:
+            self.resolution.bind(e, "fn", name)
             fn = self.fns[name]
             self._call_args(name, fn.params, args, e.span)
             return self.fn_types.get(name, t.ANY)
@@ -998,6 +1024,7 @@ class Checker:
         if not builtin.min_args <= len(args) <= builtin.max_args:
             self.error(e.span, f"{name} takes {arity_text(builtin)} argument(s), not {len(args)}")
             return t.ANY
+        self.resolution.bind(e, "builtin_fn", name)
         return builtin.type_rule(self, e, [self.expr(a) for a in args])
 
     # ------------------------------------------------------------ rule dependencies

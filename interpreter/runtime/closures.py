@@ -41,6 +41,7 @@ import attrs
 from ..language.builtins import BUILTINS, LIST_BUDGET
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, zone_key
 from ..syntax import ast as s
+from . import compiled
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
@@ -71,6 +72,7 @@ def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callabl
     """Take the game's definitions of expressions and statements (called once, by runtime.py)."""
     _EVAL.update(evaluate)
     _EXEC.update(execute)
+    compiled.define(evaluate)
 
 
 _MISSING = object()
@@ -80,8 +82,9 @@ _SMALL = 1 << 31  # products of numbers below this in size are far inside the nu
 class CodeCache:
     """The closures of one rulebook's expressions: values, and truths (values that must be booleans)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
+        self.compiled = compiled.compile_program(program, digest, probe)
         self.values: dict[int, tuple[Any, Code]] = {}
         self.truths: dict[int, tuple[Any, Code]] = {}
         self.blocks: dict[int, tuple[Any, tuple[Code, ...]]] = {}
@@ -89,7 +92,7 @@ class CodeCache:
     def value(self, e: Any) -> Code:
         entry = self.values.get(id(e))
         if entry is None or entry[0] is not e:
-            entry = self.values[id(e)] = (e, _compile(e, self))
+            entry = self.values[id(e)] = (e, self.compiled.root(e) or _compile(e, self))
         return entry[1]
 
     def truth(self, e: Any) -> Code:
@@ -114,7 +117,7 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
     """The rulebook's cache of closures, made on first use (a rulebook-like object without one gets a new one)."""
     cache = getattr(rulebook, "code_cache", None)
     if cache is None or cache.program is not program:
-        cache = CodeCache(program)
+        cache = CodeCache(program, getattr(rulebook, "digest", None))
         with contextlib.suppress(AttributeError):
             rulebook.code_cache = cache
     return cache

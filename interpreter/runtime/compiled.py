@@ -1,0 +1,167 @@
+"""A rulebook's generated module, compiled and run once, with what its code reads at run time.
+
+compile/generate.py writes the module's source from the checked program; this module gives the
+source the names it reads (`RUNTIME_NAMES`: the expression nodes by number, the value classes,
+the budgets, and `_slow`, the way back to the definition `Game._eval_*`), compiles it and keeps
+its functions. The source and its compiled code are cached on disk (cache.py), keyed by the
+rulebook's digest, rulecraft's version, the generator's own hash and Python's bytecode tag, so a
+rulebook seen before is neither generated nor compiled again.
+
+`rulebook_span` maps a traceback through generated code back to the rulebook: the module's line
+table says which expression each generated line computes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import linecache
+import marshal
+import sys
+from collections.abc import Callable
+from importlib import metadata
+from types import CodeType, TracebackType
+from typing import Any
+
+from .. import cache
+from ..check.checker import Program
+from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
+from ..errors import Span
+from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.values import CardRef, EnumValue, Record, ZoneRef, contains, zone_key
+from .machine import (
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    TEXT_BUDGET,
+    VALUE_ERRORS,
+    attrs_fields,
+    card_refs,
+    query_by_keys,
+)
+
+Code = Callable[..., Any]
+
+# The definition of each kind of expression (`Game._eval_*`), handed over by the game when it is
+# defined (`define`), so that this module, below the game, does not import it.
+EVAL: dict[type, Callable[..., Any]] = {}
+
+_MISSING = object()
+# The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
+_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str)} | {
+    "TypeError": TypeError
+}
+
+
+def define(evaluate: dict[type, Callable[..., Any]]) -> None:
+    """Take the game's definitions of expressions (called once, by game.py)."""
+    EVAL.update(evaluate)
+
+
+def _has_field(cls: type, name: str, having: set[type]) -> bool:
+    """Whether cards of this class declare the field (remembered in `having` if so)."""
+    if name in attrs_fields(cls):
+        having.add(cls)
+        return True
+    return False
+
+
+def _no_probe(g: Any, k: int, value: Any, env: dict[str, Any]) -> Any:
+    return value
+
+
+def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe) -> dict[str, Any]:
+    """What the generated module reads (`RUNTIME_NAMES`), for a program whose expression nodes are `nodes`."""
+
+    def slow(g: Any, k: int, env: dict[str, Any]) -> Any:
+        node = nodes[k]
+        return EVAL[node.__class__](g, node, env)
+
+    names = {
+        "__builtins__": _BUILTINS_ALLOWED,
+        "_N": nodes,
+        "_program": program,
+        "_M": _MISSING,
+        "_slow": slow,
+        "_probe": probe,
+        "_ZoneRef": ZoneRef,
+        "_CardRef": CardRef,
+        "_Record": Record,
+        "_EnumValue": EnumValue,
+        "_zone_key": zone_key,
+        "_card_refs": card_refs,
+        "_contains": contains,
+        "_query_by_keys": query_by_keys,
+        "_has_field": _has_field,
+        "_BUILTINS": BUILTINS,
+        "_VALUE_ERRORS": VALUE_ERRORS,
+        "_INT_BUDGET": INT_BUDGET,
+        "_TEXT_BUDGET": TEXT_BUDGET,
+        "_LIST_BUDGET": LIST_BUDGET,
+        "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
+    }
+    assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)
+    return names
+
+
+@functools.cache
+def _version() -> str:
+    try:
+        version = metadata.version("rulecraft")
+    except metadata.PackageNotFoundError:
+        version = "?"
+    return f"{version}-{generator_version()}-{sys.implementation.cache_tag}"
+
+
+class Compiled:
+    """A program's generated module, run: the function of each root expression and of each `fn`."""
+
+    def __init__(self, program: Program, generated: Generated, code: CodeType, probe: Code = _no_probe):
+        self.program = program
+        self.generated = generated
+        self.nodes = tuple(expression_nodes(program)[0])
+        self.filename = code.co_filename
+        names = namespace(self.nodes, program, probe)
+        exec(code, names)  # the generated source: see compile/generate.py, "Safe generation"
+        self.roots: dict[int, tuple[Any, Code]] = {
+            id(self.nodes[k]): (self.nodes[k], names[f]) for k, f in generated.roots.items()
+        }
+        self.fns = {name: names[f] for name, f in generated.fns.items()}
+        linecache.cache[self.filename] = (len(generated.source), None, generated.source.splitlines(True), self.filename)
+
+    def root(self, e: Any) -> Code | None:
+        """The function `(game, env)` of a root expression of the program, None for any other node."""
+        entry = self.roots.get(id(e))
+        return entry[1] if entry is not None and entry[0] is e else None
+
+    def rulebook_span(self, tb: TracebackType | None) -> Span | None:
+        """Where in the rulebook the innermost generated line of a traceback comes from (the line table)."""
+        found = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                k = self.generated.lines.get(tb.tb_lineno)
+                if k is not None:
+                    found = self.nodes[k].span
+            tb = tb.tb_next
+        return found
+
+
+def compile_program(program: Program, digest: str | None, probe: Code | None = None) -> Compiled:
+    """The program's module, generated and compiled, or read from the disk cache when seen before."""
+    if probe is not None:  # code checked node by node (tests): never cached
+        generated = generate(program, probe=True)
+        return Compiled(program, generated, compile(generated.source, "<generated, probed>", "exec"), probe)
+    key = hashlib.sha256(f"{digest}\0{_version()}".encode()).hexdigest()[:32] if digest else None
+    path = cache.file(f"compiled-{key}.marshal") if key else None
+    filename = f"<generated {key or 'rulebook'}>"
+    if path is not None and cache.readable(path):
+        try:
+            source, roots, fns, lines, code = marshal.loads(path.read_bytes())
+            return Compiled(program, Generated(source, roots, fns, lines), code)
+        except Exception:  # a damaged or stale cache is made again, never trusted
+            pass
+    generated = generate(program)
+    code = compile(generated.source, filename, "exec")
+    if path is not None:
+        data = (generated.source, generated.roots, generated.fns, generated.lines, code)
+        cache.write(path, lambda f: f.write(marshal.dumps(data)))
+    return Compiled(program, generated, code)

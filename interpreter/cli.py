@@ -114,9 +114,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _extend(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules register here."""
-    from .tools import bench
+    from .tools import bench, generated
 
     bench.register(sub)
+    generated.register(sub)
     from . import authoring
 
     authoring.register(sub)

@@ -47,20 +47,25 @@ RUNTIME_NAMES = (
     "_CardRef",
     "_Record",
     "_EnumValue",
+    "_Player",
     "_zone_key",
     "_card_refs",
     "_contains",
     "_query_by_keys",
-    "_has_field",
+    "_field",  # (game, value, name, having, k, env): a field read that is not a card of a class seen before
+    "_same",
     "_BUILTINS",
     "_VALUE_ERRORS",
     "_INT_BUDGET",
     "_TEXT_BUDGET",
     "_LIST_BUDGET",
     "_FN_DEPTH_BUDGET",
+    "_WORK_BUDGET",
+    "_out_of_work",  # (game, k): the located runaway error of node k
 )
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
+_INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 _EXPRESSIONS = (
     s.IntLit,
@@ -229,6 +234,7 @@ class _Generator:
         f = self.fn_names[name]
         params = [f"a{i}" for i in range(len(fn.params))]
         body = _Body(self, env=False, scope={p.name: a for p, a in zip(fn.params, params, strict=True)})
+        self.lines.append((0, f"# fn {name!r}, line {fn.span.line}", -1))
         self.lines.append((0, f"def {f}({', '.join(['g', *params])}):", -1))
         result = body.value(fn.body)
         self._flush(body, result)
@@ -275,6 +281,8 @@ class _Generator:
 
     def _root(self, k: int) -> str:
         name = f"r{k}"
+        span = self.nodes[k].span
+        self.lines.append((0, f"# line {span.line}, column {span.column}", -1))
         self.lines.append((0, f"def {name}(g, env):", -1))
         body = _Body(self, env=True, scope={})
         result = body.value(self.nodes[k])
@@ -422,7 +430,7 @@ class _Body:
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
-                self.emit(f"if {lo}.__class__ is int and {hi}.__class__ is int and {hi} - {lo} < _LIST_BUDGET:")
+                self.emit(f"if {self._ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
                 self.emit(f"    {t} = tuple(range({lo}, {hi} + 1))")
                 self.emit("else:")
                 self.emit(f"    {t} = {self.slow(k)}")
@@ -430,8 +438,9 @@ class _Body:
             case s.Template(parts):
                 pieces = [repr(p) if isinstance(p, str) else f"g.label({self.value(p)})" for p in parts]
                 return f"''.join(({', '.join(pieces)},))" if pieces else "''"
-            case s.RecordLit():
-                return self.slow(k)  # record literals: rare, and cheap enough by the definition
+            case s.RecordLit(inits):
+                fields = [f"{i.name!r}: {self.value(i.value)}" for i in inits]
+                return f"_Record({{{', '.join(fields)}}})"
             case _:
                 raise TypeError(f"not an expression: {e!r}")
 
@@ -498,7 +507,7 @@ class _Body:
                 self.emit(f"    {t} = {self.slow(k)}")
                 self.emit("else:")
                 self.indent += 1
-            self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
+            self._key(key, name, keys)
             self.emit(f"{t} = g.state.vars.get({key}, _M)")
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = {repr(default) if literal else f'g._var({name!r}, {key})'}")
@@ -507,7 +516,7 @@ class _Body:
             return t
         seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
         self.emit(f"{t} = {seq}")
-        self.emit(f"if {t}.__class__ is tuple and {i}.__class__ is int and -len({t}) <= {i} < len({t}):")
+        self.emit(f"if {t}.__class__ is tuple and {self._ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
         self.emit(f"    {t} = {self.slow(k)}")
@@ -521,17 +530,11 @@ class _Body:
             return self._guarded(enum, k, member)
         v, t, c = self.value(e.obj), self.tmp(), self.tmp()
         having = self.gen._constant("having", e.name, "", "set()")  # the card classes seen to have the field
-        self.emit(f"{t} = {v}")
-        self.emit(f"if {t}.__class__ is _CardRef:")
-        self.emit(f"    {c} = g.state.cards[{t}.id]")
-        self.emit(f"    if {c}.__class__ in {having} or _has_field({c}.__class__, {e.name!r}, {having}):")
-        self.emit(f"        {t} = getattr({c}, {e.name!r})")
-        self.emit("    else:")
-        self.emit(f"        {t} = {self.slow(k)}")
-        self.emit(f"elif {t}.__class__ is _Record and {t}.has({e.name!r}):")
-        self.emit(f"    {t} = {t}.get({e.name!r})")
+        # a card of a class seen to have the field: its attribute; anything else: `_field`
+        self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
+        self.emit(f"    {t} = getattr({c}, {e.name!r})")
         self.emit("else:")
-        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
         return t
 
     def _call(self, e: s.Call, k: int) -> str:
@@ -558,6 +561,25 @@ class _Body:
         self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
         return t
 
+    def _key(self, key: str, name: str, keys: list[str]) -> None:
+        """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared
+        type (a player, a number, an enumeration value), as `zone_key` spells it, else by `zone_key`."""
+        types = self.gen.resolution.keys.get(name, ())
+        spell = {
+            "player": ("_Player", "'P' + str({}.index + 1)"),
+            "int": ("int", "str({})"),
+            "enum": ("_EnumValue", "{}.key"),
+        }
+        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+            self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
+            return
+        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
+        parts = " + ',' + ".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
+        self.emit(f"if {tests}:")
+        self.emit(f"    {key} = {name + '['!r} + {parts} + ']'")
+        self.emit("else:")
+        self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
+
     def _zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
         """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
         binding = self.gen.resolution.of(e)
@@ -575,11 +597,14 @@ class _Body:
         zone = self._zone_cards_key(e.args[0])
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone
-            self.emit(f"{t} = ({', '.join(keys)},)")
-            self.emit(f"if None in {t}:")
+            self.emit(f"if None in ({', '.join(keys)},):")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
-            self.emit(f"    {t} = len(g.state.zones.get(_zone_key({name!r}, {t}), ()))")
+            self.indent += 1
+            key = self.tmp()
+            self._key(key, name, keys)
+            self.emit(f"{t} = len(g.state.zones.get({key}, ()))")
+            self.indent -= 1
             return t
         v = self.value(e.args[0])
         self.emit(f"{t} = {v}")
@@ -596,31 +621,23 @@ class _Body:
         a = self.value(e.left)
         if e.right.__class__ is s.IntLit:  # `x == 0`, `len(xs) > 2`: a number written in the text
             b = repr(e.right.value)
-            self.emit(f"if {a}.__class__ is int:")
-            self.emit(f"    {t} = {a} {op} {b}")
             if op in ("==", "!="):  # a value of another kind is never equal to a number
-                self.emit(f"elif {a}.__class__ is not bool:")
-                self.emit(f"    {t} = {op == '!='}")
-            self.emit("else:")
-            self.emit(f"    {t} = {self.slow(k)}")
+                self.emit(
+                    f"{t} = {a} {op} {b} if {a}.__class__ is int else "
+                    f"{op == '!='} if {a}.__class__ is not bool else {self.slow(k)}"
+                )
+            else:
+                self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
             return t
         b = self.value(e.right)
-        if op in ("==", "!="):  # `same`, inline
-            self.emit(f"if {a} is {b}:")
-            self.emit(f"    {t} = True")
-            self.emit(f"elif {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue:")
-            self.emit(f"    {t} = {a}.index == {b}.index and {a}.enum == {b}.enum")
-            self.emit(f"elif ({a}.__class__ is bool) is not ({b}.__class__ is bool):")
-            self.emit(f"    {t} = False")
-            self.emit("else:")
-            self.emit(f"    {t} = bool({a} == {b})")
-            if op == "!=":
-                self.emit(f"{t} = not {t}")
+        if op in ("==", "!="):  # `same`, with enumeration values (the common case) inline
+            self.emit(
+                f"{t} = {'' if op == '==' else 'not '}({a} is {b} or ("
+                f"{a}.index == {b}.index and {a}.enum == {b}.enum"
+                f" if {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue else _same({a}, {b})))"
+            )
             return t
-        self.emit(f"if {a}.__class__ is int and {b}.__class__ is int:")
-        self.emit(f"    {t} = {a} {op} {b}")
-        self.emit("else:")
-        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")
         return t
 
     def _binary(self, e: s.Binary, k: int) -> str:
@@ -628,7 +645,7 @@ class _Body:
         a, b = self.value(e.left), self.value(e.right)
         if op in ("+", "-"):
             self.emit(f"{t} = _M")
-            self.emit(f"if {a}.__class__ is int and {b}.__class__ is int:")
+            self.emit(f"if {self._ints(a, b)}:")
             self.emit(f"    {t} = {a} {op} {b}")
             self.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
             self.emit(f"        {t} = _M")
@@ -650,16 +667,16 @@ class _Body:
             self.emit(f"    {t} = {self.slow(k)}")
             return t
         if op == "*":
-            self.emit(
-                f"if {a}.__class__ is int and {b}.__class__ is int"
-                f" and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}:"
-            )
+            test = f"{self._ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
         else:
-            self.emit(f"if {a}.__class__ is int and {b}.__class__ is int and {b} != 0:")
-        self.emit(f"    {t} = {a} {op} {b}")
-        self.emit("else:")
-        self.emit(f"    {t} = {self.slow(k)}")
+            test = f"{self._ints(a, b)} and {b} != 0"
+        self.emit(f"{t} = {a} {op} {b} if {test} else {self.slow(k)}")
         return t
+
+    @staticmethod
+    def _ints(*values: str) -> str:
+        """The test that values are numbers (a number written in the text is one: no test)."""
+        return " and ".join([f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v)]) or "True"
 
     def _in(self, e: s.In, k: int) -> str:
         v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
@@ -681,18 +698,26 @@ class _Body:
         zone = self._zone_cards_key(e)
         if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
             name, keys = zone
-            self.emit(f"{t} = ({', '.join(keys)},)")
-            self.emit(f"if None in {t}:")
-            self.emit(f"    {t} = g.as_list(_ZoneRef({name!r}, {t}), _N[{self.gen.number[id(e)]}])")
+            self.emit(f"if None in ({', '.join(keys)},):")
+            self.emit(f"    {t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])")
             self.emit("else:")
-            self.emit(f"    {t} = _card_refs(g.state.zones.get(_zone_key({name!r}, {t}), ()))")
+            self.indent += 1
+            key = self.tmp()
+            self._key(key, name, keys)
+            self.emit(f"{t} = _card_refs(g.state.zones.get({key}, ()))")
+            self.indent -= 1
             return t
         v = self.value(e)
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
         return t
 
     def _loop(self, var: str, items: str) -> tuple[str, str | None]:
-        """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name."""
+        """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name.
+
+        The elements are charged to the work budget first, all at once: one addition per loop, not per element."""
+        self.emit(f"g.work += len({items})")
+        self.emit("if g.work > _WORK_BUDGET:")
+        self.emit(f"    _out_of_work(g, {self.at})")
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py

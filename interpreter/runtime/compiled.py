@@ -28,7 +28,8 @@ from ..check.checker import Program
 from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET
-from ..language.values import CardRef, EnumValue, Record, ZoneRef, contains, zone_key
+from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
+from . import machine
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
@@ -57,14 +58,6 @@ def define(evaluate: dict[type, Callable[..., Any]]) -> None:
     EVAL.update(evaluate)
 
 
-def _has_field(cls: type, name: str, having: set[type]) -> bool:
-    """Whether cards of this class declare the field (remembered in `having` if so)."""
-    if name in attrs_fields(cls):
-        having.add(cls)
-        return True
-    return False
-
-
 def _no_probe(g: Any, k: int, value: Any, env: dict[str, Any]) -> Any:
     return value
 
@@ -75,6 +68,24 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
     def slow(g: Any, k: int, env: dict[str, Any]) -> Any:
         node = nodes[k]
         return EVAL[node.__class__](g, node, env)
+
+    def field(g: Any, v: Any, name: str, having: set[type], k: int, env: dict[str, Any]) -> Any:
+        """A field read other than of a card whose class is known to have it: a card of a class not seen
+        before (remembered in `having` if it declares the field), a record, else the definition."""
+        if v.__class__ is CardRef:
+            card = g.state.cards[v.id]
+            if name in attrs_fields(card.__class__):
+                having.add(card.__class__)
+                return getattr(card, name)
+        elif v.__class__ is Record and v.has(name):
+            return v.get(name)
+        return slow(g, k, env)
+
+    def out_of_work(g: Any, k: int) -> None:
+        raise g._runaway(
+            nodes[k].span,
+            f"expressions walked more than {machine.WORK_BUDGET} elements without a decision: a runaway computation?",
+        )
 
     names = {
         "__builtins__": _BUILTINS_ALLOWED,
@@ -87,17 +98,21 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_CardRef": CardRef,
         "_Record": Record,
         "_EnumValue": EnumValue,
+        "_Player": Player,
         "_zone_key": zone_key,
         "_card_refs": card_refs,
         "_contains": contains,
         "_query_by_keys": query_by_keys,
-        "_has_field": _has_field,
+        "_field": field,
+        "_same": same,
         "_BUILTINS": BUILTINS,
         "_VALUE_ERRORS": VALUE_ERRORS,
         "_INT_BUDGET": INT_BUDGET,
         "_TEXT_BUDGET": TEXT_BUDGET,
         "_LIST_BUDGET": LIST_BUDGET,
         "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
+        "_WORK_BUDGET": machine.WORK_BUDGET,
+        "_out_of_work": out_of_work,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)
     return names

@@ -146,6 +146,7 @@ class Game:
         self.steps = 0
         self._keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self._fn_depth = 0
+        self.work = 0  # elements that generated code walked since the rules last started running (WORK_BUDGET)
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
         self._memo: dict[tuple[Any, ...], Any] = {}
@@ -387,6 +388,7 @@ class Game:
         new.steps = self.steps
         new._keep = None
         new._fn_depth = 0
+        new.work = 0
         new._memo = {}
         new.check_invariants = self.check_invariants
         new._consts = self._consts
@@ -472,6 +474,7 @@ class Game:
 
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
+        self.work = 0
         frames = self.frames
         keep = self._keep
         try:

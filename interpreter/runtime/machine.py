@@ -32,6 +32,9 @@ TEXT_BUDGET = 100_000  # characters of one text value
 INT_BUDGET = 1 << 63  # the magnitude of a number
 OPTION_BUDGET = 10_000  # options of one decision
 CARD_BUDGET = 100_000  # cards in a game
+# Elements that expressions walk (comprehensions, queries) between two decisions, counted by the generated
+# code (compile/generate.py): some seconds of work, a thousand times what a bundled game needs.
+WORK_BUDGET = 10_000_000
 # Lists and records nested in a value the state holds: views, the converter and JSON recurse
 # into them (JSON cannot do otherwise), so the state holds none deeper than this.
 VALUE_DEPTH = 100

@@ -9,8 +9,9 @@ from typing import Any, Protocol, TextIO
 from .errors import GameError
 from .inputs import clip
 from .language.values import Player
-from .runtime.game import MASK64, Decision, Game, splitmix
+from .runtime.game import Decision, Game
 from .runtime.information import sample_hidden
+from .runtime.machine import MASK64, splitmix
 
 
 class Agent(Protocol):

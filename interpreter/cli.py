@@ -18,7 +18,8 @@ from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
-from .runtime.game import Decision, Game, as_player
+from .runtime.core import as_player
+from .runtime.game import Decision, Game
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
-from .check.checker import MAX_PLAYERS
+from .check.program import MAX_PLAYERS
 from .errors import RulecraftError
 
 if TYPE_CHECKING:

@@ -26,13 +26,14 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-from .check.checker import MAX_PLAYERS
+from .check.program import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import InputProblem, clip, decode, position, read_regular
 from .language.values import CardRef
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
-from .runtime.game import Decision, Game, splitmix
+from .runtime.game import Decision, Game
+from .runtime.machine import splitmix
 
 FORMAT = 1
 # JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`

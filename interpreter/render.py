@@ -8,7 +8,8 @@ from typing import Any
 
 from .errors import Span
 from .language.values import Player
-from .runtime.game import SECRET_TEXT, Event, Game, SecretRun
+from .runtime.game import Event, Game, SecretRun
+from .runtime.machine import SECRET_TEXT
 
 
 def where(span: Span) -> str:

@@ -10,7 +10,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .check.checker import Checker, Program
+from .check.checker import Checker
+from .check.program import Program
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span
 from .inputs import InputProblem, clip, decode, read_regular, within
 from .runtime.closures import CodeCache

@@ -25,13 +25,14 @@ from typing import Any
 
 import attrs
 
-from .check.checker import Program, reads_of
+from .check.program import Program, reads_of
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
 from .language.values import Player
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
 from .rulebook import Rulebook, load
-from .runtime.game import Decision, Event, Game, SecretRun, as_player
+from .runtime.core import as_player
+from .runtime.game import Decision, Event, Game, SecretRun
 from .syntax import ast as s
 
 # `verb text  @ file:line:col`, as render.trace_lines writes a line (the place is optional).

@@ -210,7 +210,7 @@ def test_without_the_option_the_plugin_observes_nothing(tally: Path) -> None:
     (tally / "test_plain.py").write_text(
         "import rulecraft\nfrom rulecraft.runtime.game import Game\n\n"
         "def test_push_is_the_runtimes():\n"
-        "    assert Game._push.__module__ == 'rulecraft.runtime.game'\n",
+        "    assert Game._push.__module__ == 'rulecraft.runtime.core'\n",
         encoding="utf-8",
     )
     result = subprocess.run(

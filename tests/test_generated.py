@@ -9,7 +9,8 @@ import rulecraft
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
 from rulecraft.runtime import closures
-from rulecraft.runtime.game import _EVAL, Game, RuntimeFailure
+from rulecraft.runtime.evaluate import EVAL
+from rulecraft.runtime.game import Game, RuntimeFailure
 from rulecraft.syntax import ast as s
 
 from .test_runtime import load
@@ -58,7 +59,7 @@ class Differential:
         game._memo = {}  # the definition computes everything anew
         self.defining = True
         try:
-            return _outcome(lambda: _EVAL[e.__class__](game, e, dict(env)))
+            return _outcome(lambda: EVAL[e.__class__](game, e, dict(env)))
         finally:
             self.defining = False
             game._fn_depth, game._memo = depth, memo
@@ -127,7 +128,7 @@ def test_every_kind_of_expression_was_compared(monkeypatch: pytest.MonkeyPatch) 
             _compare_over_games(name, players, games, monkeypatch)
             monkeypatch.undo()
     compared = set().union(*COMPARED.values())
-    assert sorted(k.__name__ for k in set(_EVAL) - compared) == []
+    assert sorted(k.__name__ for k in set(EVAL) - compared) == []
 
 
 def test_generated_code_gives_the_same_located_errors() -> None:

@@ -24,9 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rulecraft import cli
 from rulecraft.errors import RecordError, RulebookError, RulecraftError
+from rulecraft.language.builtins import LIST_BUDGET
 from rulecraft.records import read_record, replay
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
-from rulecraft.runtime.game import LIST_BUDGET, OPTION_BUDGET
+from rulecraft.runtime.machine import OPTION_BUDGET
 from rulecraft.tools import fuzz, soak
 
 ROOT = Path(__file__).resolve().parent.parent

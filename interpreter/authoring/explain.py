@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import assert_never
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..errors import RulecraftError, did_you_mean
 from ..language.builtins import call_words
 from ..syntax import ast as s

@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..syntax import ast as s
 
 # What generated code reads from its namespace (runtime/compiled.py provides each).

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..rulebook import load_text, remember_parse

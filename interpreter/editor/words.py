@@ -24,7 +24,7 @@ import re
 
 import attrs
 
-from ..check.checker import BASIC_TYPES
+from ..check.program import BASIC_TYPES
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..syntax.parser import grammar_words
 

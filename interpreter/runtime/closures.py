@@ -41,7 +41,7 @@ from . import compiled
 from .machine import BlockFrame, CallFrame, ForFrame, card_refs
 
 if TYPE_CHECKING:
-    from ..check.checker import Program
+    from ..check.program import Program
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]

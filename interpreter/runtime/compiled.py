@@ -24,7 +24,7 @@ from types import CodeType, TracebackType
 from typing import Any
 
 from .. import cache
-from ..check.checker import Program
+from ..check.program import Program
 from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 import cattrs
 
-from ..check.checker import CardType, Program
+from ..check.program import CardType, Program
 from ..language.values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
 

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..check.checker import Program
+from ..check.program import Program
 from ..console import PLAYERS, SEED, UsageError, players_for, whole
 from ..errors import RulecraftError
 from ..inputs import clip
-from ..runtime.game import BlockFrame, CallFrame, Game
+from ..runtime.game import Game
+from ..runtime.machine import BlockFrame, CallFrame
 from ..syntax import ast as s
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ def observe(recorder: Recorder) -> Iterator[Recorder]:
         setattr(new, _UNOBSERVED, True)
         return new
 
-    Game._push = observed_push  # type: ignore[method-assign]
+    Game._push = observed_push  # type: ignore[method-assign,assignment]
     Game.clone = unobserved_clone  # type: ignore[method-assign]
     try:
         yield recorder

@@ -38,7 +38,7 @@ from ..console import SEED, add_quiet, progress, whole
 from ..errors import GameError, RulebookError, RulecraftError
 from ..language.builtins import BUILTINS
 from ..rulebook import bundled_names, load_text
-from ..runtime.game import RuntimeFailure
+from ..runtime.machine import RuntimeFailure
 
 # ---------------------------------------------------------------------------- the corpus
 
@@ -332,9 +332,9 @@ fn score(p: Player) = points[p]
 
 @cache
 def _grammar() -> tuple[dict[str, list[list[str]]], dict[str, str], dict[str, int]]:
-    from ..syntax.parser import _lark
+    from ..syntax.grammar import grammar_parser
 
-    lark = _lark()
+    lark = grammar_parser()
     rules: dict[str, list[list[str]]] = {}
     for rule in lark.rules:
         rules.setdefault(str(rule.origin.name), []).append([str(sym.name) for sym in rule.expansion])

@@ -37,8 +37,9 @@ from ..language.values import Player
 from ..records import Answer, record_of, write_record
 from ..render import where
 from ..rulebook import Rulebook, bundled_names, load
-from ..runtime.game import SECRET_TEXT, Decision, Event, Game, SecretRun
+from ..runtime.game import Decision, Event, Game, SecretRun
 from ..runtime.information import ask_again, hidden_positions, permute_hidden
+from ..runtime.machine import SECRET_TEXT
 from .distributed import add_backend, backend_for
 
 # ---------------------------------------------------------------------------- the checks

@@ -1,0 +1,210 @@
+"""The data of a game and the errors every layer raises: the lowest layer of `Game`.
+
+`Game` is a chain of layers, each a class in its own module that may call only the layers below it:
+`GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Decisions` (decisions.py)
+<- `Statements` (statements.py) <- `Views` (views.py) <- `Game` (game.py: the public API and the step
+loop). A layer is never instantiated alone: every object is a whole `Game`. The frames (machine.py)
+and the closures (closures.py) take the whole game, so a layer that hands them `self` says so to the
+type checker (`# type: ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+from ..check.program import Program
+from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
+from ..inputs import clip
+from ..language.values import (
+    Player,
+    Record,
+    same,
+)
+from .asks import Decision
+from .closures import CodeCache
+from .machine import (
+    DEPTH_BUDGET,
+    FAIL_HINT,
+    MASK64,
+    VALUE_DEPTH,
+    BlockFrame,
+    Event,
+    Frame,
+    Keep,
+    RuntimeFailure,
+    SecretRun,
+)
+from .state import State
+
+
+class GameCore:
+    """The state of a game in progress and what every layer above needs of it: its frames, its budgets' errors."""
+
+    # Declared here, set by `Game.__init__` (and copied by `clone`): what every layer reads.
+    rulebook: Any
+    program: Program
+    classes: dict[str, type]
+    state: State
+    seed: int | None
+    auto_chance: bool
+    tracing: bool
+    events: list[Event]
+    answers: list[tuple[str, str]]
+    frames: list[Frame]
+    journal: list[tuple[Any, ...]]
+    attempts: int
+    together: int
+    secret: int
+    secret_run: SecretRun | None
+    rule_frames: int
+    dirty: set[str]
+    pending: Decision | None
+    steps: int
+    check_invariants: bool
+    next_draws: dict[str, tuple[tuple[str, Span], ...]]
+    _labels: dict[Any, Any]
+    _code: CodeCache
+    _key_info: dict[str, tuple[Any, str | None]]
+    _keep: Keep | None
+    _fn_depth: int
+    _memo: dict[tuple[Any, ...], Any]
+    _consts: dict[str, Any]
+    _players: tuple[Player, ...]
+
+    def _push(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        if len(self.frames) > DEPTH_BUDGET:
+            raise self._runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+
+    def _current_span(self) -> Span:
+        for frame in reversed(self.frames):
+            if isinstance(frame, BlockFrame) and frame.i > 0:
+                return span_of(frame.stmts[frame.i - 1])
+        return NO_SPAN
+
+    def _shallow(self, value: Any, span: Span) -> None:
+        """Refuse a value nested deeper than VALUE_DEPTH before the state holds it (looked at level
+        by level, without recursion; a level of plain values costs one pass in C)."""
+        level, depth = [value], 1
+        while level:
+            if depth > VALUE_DEPTH:
+                raise self._runaway(
+                    span,
+                    f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?",
+                )
+            inner: list[Any] = []
+            for v in level:
+                items = [x for _, x in v.items()] if v.__class__ is Record else v
+                kinds = set(map(type, items))
+                if tuple in kinds or Record in kinds:
+                    inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
+            level, depth = inner, depth + 1
+
+    def _located(self, span: Span, message: str) -> RulebookError:
+        """A located error that stops the game wherever it happens (never undone by an attempt)."""
+        return RulebookError([Diagnostic(span, message)], self.program.sources)
+
+    def _runaway(self, span: Span, message: str) -> RulebookError:
+        """A budget ran out: the rulebook runs away, which no attempt can make right."""
+        return self._located(span, message)
+
+    def runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
+        """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
+        return RuntimeFailure(message, Diagnostic(span, message, hint=hint), self.program.sources)
+
+    def failure(self, span: Span, reason: str) -> RuntimeFailure:
+        """A `fail` (or the like): outside any attempt or ability, its reason is quoted as having failed."""
+        diagnostic = Diagnostic(span, f"'{reason}' failed outside any attempt or ability", hint=FAIL_HINT)
+        return RuntimeFailure(reason, diagnostic, self.program.sources)
+
+    @property
+    def players(self) -> tuple[Player, ...]:
+        return self._players
+
+
+PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
+
+
+def plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
+    """Whether cards of this class hold only plain values, so that their label depends on the card alone.
+
+    The answer is kept in the label cache itself, under the class.
+    """
+    plain = labels.get(cls)
+    if plain is None:
+        card_type = program.cards.get(cls.__name__)
+        plain = labels[cls] = card_type is not None and all(ft.kind in PLAIN_KINDS for _, ft in card_type.fields)
+    return bool(plain)
+
+
+def label_cache(rulebook: Any) -> dict[Any, Any]:
+    return shared_dict(rulebook, "label_cache")
+
+
+def shared_dict(rulebook: Any, name: str) -> dict[Any, Any]:
+    """A dictionary kept on the rulebook and shared by its games (made on first use)."""
+    cache = getattr(rulebook, name, None)
+    if cache is None:
+        cache = {}
+        with contextlib.suppress(AttributeError):
+            setattr(rulebook, name, cache)
+    return cache
+
+
+DONE = object()
+MISSING = object()
+NO_FIELD = Record({"?": None})  # what a template shows for a name that is not a declared field
+MANY = object()
+TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+def restore_local(env: dict[str, Any], name: str, saved: Any) -> None:
+    if saved is MISSING:
+        env.pop(name, None)
+    else:
+        env[name] = saved
+
+
+def without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there)."""
+    left = list(ys)
+    out = []
+    for x in xs:
+        i = next((i for i, y in enumerate(left) if same(x, y)), None)
+        if i is None:
+            out.append(x)
+        else:
+            del left[i]
+    return tuple(out)
+
+
+def span_of(node: Any) -> Span:
+    return getattr(node, "span", NO_SPAN)
+
+
+def fold_seed(seed: int) -> int:
+    """The chance generator's 64-bit state from a seed: a seed of more bits (play draws 128) is
+    folded in whole, so that every bit of it counts; a seed of 64 bits or fewer is its own state."""
+    state = seed & MASK64
+    if seed > MASK64:
+        seed >>= 64
+        while seed:
+            state ^= seed & MASK64
+            seed >>= 64
+    return state
+
+
+def as_player(player: Player | int | str | None) -> Player | None:
+    if player is None or isinstance(player, Player):
+        return player
+    if isinstance(player, str):
+        if not re.fullmatch(r"P[1-9][0-9]{0,5}", player):
+            raise GameError(f"'{clip(player)}' is not a seat: seats are P1, P2, ...")
+        return Player(int(player[1:]) - 1)
+    if not isinstance(player, int) or isinstance(player, bool) or player < 0:
+        raise GameError(
+            f"a seat is 'P1', 'P2', ... (or its index 0, 1, ..., or None for everything), not {clip(repr(player))}"
+        )
+    return Player(player)

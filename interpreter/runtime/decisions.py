@@ -1,0 +1,418 @@
+"""Decisions: asking a player or the table, the labelled options, and taking an answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..check.program import first_player_param
+from ..errors import Span
+from ..language.values import (
+    TABLE,
+    CardRef,
+    EnumValue,
+    Player,
+    ZoneRef,
+    contains,
+)
+from ..syntax import ast as s
+from .asks import Decision, Option, tier_label
+from .core import (
+    DONE,
+    MANY,
+    MISSING,
+    span_of,
+)
+from .machine import (
+    OPTION_BUDGET,
+    AskFrame,
+    AttemptFrame,
+    BlockFrame,
+    CallFrame,
+    Event,
+    Frame,
+    splitmix,
+)
+from .store import Store
+
+
+class Decisions(Store):
+    """Asking: a `Decision` made of labelled options, and the answer taken back into the frame that asked."""
+
+    def _ask(self, frame: AskFrame) -> None:
+        node, env = frame.node, frame.env
+        if frame.kind == "menu":
+            menu: s.Menu = node
+            options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
+            if not options:
+                raise self.failure(menu.span, "no option of this choice is possible")
+            prompt = (self._eval(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
+            self._decide(frame, self._who(menu.by, env), prompt, options, menu.span)
+        elif frame.kind == "use":
+            use: s.Use = node
+            ability = self.program.abilities[use.ability]
+            upto = self._number_of(use.upto, env)
+            ability_env = {
+                p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
+            }
+            frame.pool = (ability_env,)
+            options = [Option("no ability", None)]
+            for tier in ability.tiers:
+                if (
+                    tier.level <= upto
+                    and tier.level not in frame.picked
+                    and (tier.when is None or self._truth(tier.when, ability_env))
+                ):
+                    options.append(Option(tier_label(tier), tier))
+            chooser = self._tier_chooser(use, ability, env, ability_env)
+            self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
+        elif frame.kind == "draw":
+            draw: s.Draw = node
+            src, dst = frame.pool
+            if self.next_draws.get(src.key) and self._draw_named(frame, src, dst):
+                return
+            if self.auto_chance and self._draw_at_once(frame, src, dst, draw.span):
+                return
+            ids = self.state.zones.get(src.key, [])
+            if frame.count <= 0 or not ids:
+                self.frames.pop()
+                return
+            options, weights = self._zone_chance_options(ids)
+            frame.chance_pool = (src, dst)
+            self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
+        else:
+            choose: s.Choose = node
+            several = choose.quantity != "one"
+            if several:  # while several values are chosen, the name holds those picked so far
+                env[choose.target] = tuple(frame.picked)
+            # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
+            if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
+                source = self.as_list(self._eval(choose.source, env), choose.source)
+                frame.pool = source
+                if choose.quantity in ("exactly", "upto"):
+                    frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
+                elif choose.quantity == "one":
+                    frame.count = 1
+                elif choose.quantity == "any":
+                    # One more than it can pick: only "done" ends it (alone, taken at once, when all
+                    # are picked), so that how many fitted does not show by where the lines stop.
+                    frame.count = len(source) + 1
+                else:
+                    frame.count = len(source)
+                if choose.quantity in ("one", "exactly") and len(source) < frame.count:
+                    what = "one" if choose.quantity == "one" else str(frame.count)
+                    raise self.failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
+                if choose.quantity in ("order",) and not source:
+                    frame.pool = ()
+            done = len(frame.picked) >= frame.count
+            if done:
+                remaining = []
+            elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
+                again = self.as_list(self._eval(choose.source, env), choose.source)
+                remaining = [v for v in again if contains(frame.pool, v) and not contains(frame.picked, v)]
+            else:
+                remaining = [v for v in frame.pool if not contains(frame.picked, v)]
+            if not done and not remaining and choose.quantity == "exactly":
+                raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
+            # `upto` and `any` with nothing left that fits still ask, with "done" alone: taken at once,
+            # it shows the others the same line as a free "done" (the shape of the trace tells nothing).
+            done = done or (not remaining and choose.quantity not in ("upto", "any"))
+            if done:
+                self.frames.pop()
+                env[choose.target] = (
+                    frame.picked[0]
+                    if choose.quantity == "one" and frame.picked
+                    else (None if choose.quantity == "one" else tuple(frame.picked))
+                )
+                return
+            who = self._who(choose.by, env)
+            options = self._options(remaining)
+            if choose.quantity in ("upto", "any"):
+                options.append(Option("done", DONE))
+            prompt = (self._eval(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
+            if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
+                total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
+                prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
+            if who is None and choose.quantity == "one":
+                opts, weights = self._chance_options(remaining)
+                self._decide(frame, None, prompt, opts, choose.span, weights)
+                return
+            self._decide(frame, who, prompt, options, choose.span)
+
+    def _draw_named(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
+        """Draw the next card named by `draw_next` for this zone, as the table would have drawn it
+        (True); False when the frame has nothing left to draw."""
+        ids = self.state.zones.get(src.key, [])
+        if frame.count <= 0 or not ids:
+            return False
+        (label, span), *rest = self.next_draws[src.key]
+        first, _counts = self._label_counts(ids)
+        if label not in first:
+            raise self._located(span, f"the next draw from {src.key} is to be '{label}', which is not in {src.key}")
+        self.next_draws = {**self.next_draws, src.key: tuple(rest)}
+        self.answers.append(("table", label))
+        frame.count -= 1
+        self._move([CardRef(first[label])], dst, False, frame.node.span)
+        return True
+
+    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
+        """Draw with the game's own generator, card after card, without making decisions of the table.
+
+        The same draws, answers and moves as asking the table (`_zone_chance_options`, then
+        `_decide`) with less work; it stops when the drawing is done (True), when a move started
+        other work such as a rule (True: the frame draws on when it is stepped again), or when a
+        draw would offer more options than a decision may (False: asking reports it).
+        """
+        st, frames = self.state, self.frames
+        while True:
+            ids = st.zones.get(src.key, [])
+            if frame.count <= 0 or not ids:
+                frames.pop()
+                return True
+            first, counts = self._label_counts(ids)
+            if len(counts) > OPTION_BUDGET:
+                return False
+            if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
+                chosen = next(iter(first))
+            else:
+                st.rng, bits = splitmix(st.rng)
+                r = bits % len(ids)
+                for chosen, w in counts.items():  # noqa: B007 -- the loop finds `chosen`
+                    if r < w:
+                        break
+                    r -= w
+                self.answers.append(("table", chosen))
+            frame.count -= 1
+            self._move([CardRef(first[chosen])], dst, False, span)
+            if frames[-1] is not frame or self.pending is not None or st.over:
+                return True
+
+    def _decide(
+        self,
+        frame: AskFrame,
+        who: Player | None,
+        prompt: str,
+        options: list[Option],
+        span: Span,
+        weights: tuple[int, ...] | None = None,
+    ) -> None:
+        if len(options) > OPTION_BUDGET:
+            raise self._runaway(
+                span,
+                f"a decision of {len(options)} options is more than a decision may offer "
+                f"({OPTION_BUDGET}): choose in steps instead",
+            )
+        decision = Decision(who, prompt, tuple(options), span, weights)
+        frame.decision = decision
+        if len(options) == 1:
+            if self.tracing and frame.kind != "draw":
+                # Taken at once, unrecorded; its line is shown only to those it is hidden from.
+                self.events.append(
+                    Event(
+                        "choose" if who is not None else "reveal",
+                        options[0].label + (f"  [{prompt}]" if prompt else ""),
+                        span,
+                        decision.by,
+                        hidden_text=f"[{prompt}]" if prompt else "",
+                        secret=self.secret_run,
+                        public_zones=self._public_zones(frame, decision),
+                        forced=True,
+                    )
+                )
+            frame.answer(self, options[0].value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            return
+        if who is None and self.auto_chance:
+            self.state.rng, bits = splitmix(self.state.rng)
+            if weights is not None:
+                r = bits % sum(weights)
+                for option, w in zip(options, weights, strict=True):  # noqa: B007 -- the option drawn is the one the loop stops at
+                    if r < w:
+                        break
+                    r -= w
+            else:
+                option = options[bits % len(options)]
+            self.answers.append(("table", option.label))
+            if self.tracing and frame.kind != "draw":
+                self.events.append(
+                    Event(
+                        "reveal",
+                        option.label + (f"  [{prompt}]" if prompt else ""),
+                        span,
+                        "table",
+                        hidden_text=f"[{prompt}]",
+                        secret=self.secret_run,
+                    )
+                )
+            frame.answer(self, option.value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            return
+        self.pending = decision
+
+    def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
+        """The zone keys of the cards a choice offers, when every option is a value others may
+        see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
+        None otherwise."""
+        if not isinstance(frame, AskFrame) or decision.player is None:
+            return None
+        if frame.kind in ("menu", "use"):
+            return ()  # fixed labels: a menu's options, an ability's tiers
+        # What the choice first offered and has picked counts too: a last "done" alone is as
+        # hidden as the cards it stands for (nothing of a hand fits any more).
+        values = [o.value for o in decision.options if o.value is not DONE] + [*frame.pool, *frame.picked]
+        if not values:
+            return None
+        zones: set[str] = set()
+        for value in values:
+            if not self._public_value(value, zones):
+                return None
+        return tuple(sorted(zones))
+
+    def _public_value(self, value: Any, zones: set[str]) -> bool:
+        if isinstance(value, CardRef):
+            zones.add(self.state.location[value.id])
+            return True
+        if isinstance(value, tuple | list):
+            return all(self._public_value(v, zones) for v in value)
+        # Not a text: it may be made of a hidden card's name ("play " + label(c)).
+        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)
+
+    def _answered(self, frame: AskFrame, value: Any) -> None:
+        env = frame.env
+        if frame.kind == "menu":
+            self.frames.pop()
+            option: s.Option = value
+            self._push(BlockFrame(option.body.stmts, env))
+        elif frame.kind == "use":
+            self.frames.pop()
+            if value is None:
+                return
+            tier: s.Tier = value
+            ability = self.program.abilities[frame.node.ability]
+            ability_env = dict(frame.pool[0])
+            if self.tracing:
+                self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
+            self._open_attempt(
+                None,
+                ability_env,
+                tier.span,
+                f"{ability.name} tier {tier.level}",
+                retry=(frame.node, env, (*frame.picked, tier.level)),
+            )
+            self._push(CallFrame(ability.name, ability_env, None, None))
+            self._push(BlockFrame(tier.body.stmts, ability_env))
+        elif frame.kind == "draw":
+            _src, dst = frame.chance_pool or frame.pool
+            frame.count -= 1
+            self._move([value], dst, False, frame.node.span)
+        else:
+            if value is DONE:
+                frame.count = len(frame.picked)
+            else:
+                frame.picked = (*frame.picked, value)
+
+    def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+        if by is None:
+            return self._first_player(env)
+        who = self._eval(by, env)
+        if who is TABLE:
+            return None
+        if not isinstance(who, Player):
+            raise self.runtime_error(span_of(by), f"a decision is made by a player, not {self.label(who)}")
+        return who
+
+    def _tier_chooser(
+        self, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
+    ) -> Player:
+        """Who chooses the tier of a `use`: its `by`, else the ability's first Player parameter."""
+        if use.by is not None:
+            who = self._eval(use.by, env)
+            where = span_of(use.by)
+        else:
+            param = first_player_param(ability)
+            who = ability_env.get(param) if param is not None else None
+            where = use.span
+        if not isinstance(who, Player):
+            raise self.runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+        return who
+
+    def _first_player(self, env: dict[str, Any]) -> Player | None:
+        for value in env.values():
+            if isinstance(value, Player):
+                return value
+        return self._players[0]
+
+    def _options(self, values: Iterable[Any]) -> list[Option]:
+        """Label the values; identical cards in one zone are one option (choosing either is the same)."""
+        return self._labelled_options(values)[0]
+
+    def _labelled_options(self, values: Iterable[Any]) -> tuple[list[Option], list[tuple[str, Any]]]:
+        """The options of `_options`, and each value with its own label."""
+        label, location = self.label, self.state.location
+        labelled: list[tuple[str, Any]] = [(label(v), v) for v in values]
+        if not any(v.__class__ is CardRef for _, v in labelled):
+            # No card, so no label needs its zone: one option per distinct label, in order.
+            seen_plain: set[str] = set()
+            plain = []
+            for text, v in labelled:
+                if text not in seen_plain:
+                    seen_plain.add(text)
+                    plain.append(Option(text, v))
+            return plain, labelled
+        # Where the values of each label are: one place, or MANY (then a card's option names its zone).
+        places: dict[str, Any] = {}
+        for text, v in labelled:
+            where = location[v.id] if v.__class__ is CardRef else ""
+            known = places.get(text, MISSING)
+            if known is MISSING:
+                places[text] = where
+            elif known is not MANY and known != where:
+                places[text] = MANY
+        seen: set[str] = set()
+        options = []
+        for text, v in labelled:
+            if places[text] is MANY and v.__class__ is CardRef:
+                text = f"{text} in {location[v.id]}"
+            if text in seen:
+                continue
+            seen.add(text)
+            options.append(Option(text, v))
+        return options, labelled
+
+    def _zone_chance_options(self, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
+        """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
+        first, counts = self._label_counts(ids)
+        return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
+
+    def _label_counts(self, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
+        """For each distinct label among the cards, in order: its first card's id, and how many carry it."""
+        first: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        for i, text in zip(ids, self._labels_of(ids), strict=True):
+            if text in counts:
+                counts[text] += 1
+            else:
+                counts[text] = 1
+                first[text] = i
+        return first, counts
+
+    def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
+        """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
+        options, labelled = self._labelled_options(values)
+        index = {o.label: i for i, o in enumerate(options)}
+        weights = [0] * len(options)
+        location = self.state.location
+        for text, v in labelled:
+            if text not in index and v.__class__ is CardRef:
+                text = f"{text} in {location[v.id]}"
+            weights[index[text]] += 1
+        return options, tuple(weights)
+
+    def _open_attempt(
+        self,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ) -> None:
+        self.attempts += 1
+        self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))

@@ -1,0 +1,508 @@
+"""Expressions: what a node of the AST is worth in a state (the definition the generated code falls back on)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from ..errors import NO_SPAN, Span
+from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.values import (
+    TABLE,
+    CardRef,
+    EnumValue,
+    Record,
+    ZoneRef,
+    contains,
+    label_of_plain,
+    parse_key,
+    same,
+    zone_key,
+)
+from ..syntax import ast as s
+from .core import (
+    MISSING,
+    NO_FIELD,
+    TEMPLATE,
+    GameCore,
+    plain_card,
+    restore_local,
+    span_of,
+    without,
+)
+from .machine import (
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    LABEL_CACHE_SIZE,
+    TEXT_BUDGET,
+    VALUE_ERRORS,
+    attrs_fields,
+    card_refs,
+    query_by_keys,
+)
+
+
+class Evaluator(GameCore):
+    """The meaning of each kind of expression, node by node, and the values' labels."""
+
+    def _rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
+        """The first binding (in declaration order) for which the rule's condition holds, or None."""
+        return self._first_binding(rule.bindings, lambda env: self._truth(rule.when, env))
+
+    def _first_binding(self, bindings: tuple[s.Binding, ...], holds: Any) -> dict[str, Any] | None:
+        """The first binding (in declaration order) for which `holds(env)` is true, or None."""
+
+        def search(i: int, env: dict[str, Any]) -> dict[str, Any] | None:
+            if i == len(bindings):
+                return dict(env) if holds(env) else None
+            binding = bindings[i]
+            for v in self.as_list(self._eval(binding.source, env), binding.source):
+                env[binding.name] = v
+                found = search(i + 1, env)
+                if found is not None:
+                    return found
+            env.pop(binding.name, None)
+            return None
+
+        return search(0, {})
+
+    def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
+        """The value of a condition: true or false, else a located error."""
+        return bool(self._code.truth(e)(self, env))  # type: ignore[arg-type]  # a layer of Game (see core.py)
+
+    def _truth_of(self, v: Any, e: s.Expr) -> bool:
+        if v.__class__ is not bool:
+            raise self.runtime_error(span_of(e), f"a condition must be true or false, not {self.label(v)}")
+        return bool(v)
+
+    def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression, by its generated code (see compile/generate.py).
+
+        The methods `_eval_*` below define each kind of expression; they evaluate their operands
+        with `EVAL[node.__class__]`, the definition again, and are what generated code falls back
+        on for the unusual case and its located error.
+        """
+        return self._code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+
+    def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
+        """The value of an expression by the definition alone, without generated code (tests compare the two)."""
+        method = EVAL.get(e.__class__)
+        if method is None:
+            raise TypeError(f"not an expression: {e!r}")
+        return method(self, e, env)
+
+    def _eval_name(self, e: s.Name, env: dict[str, Any]) -> Any:
+        id = e.id
+        if id in env:
+            return env[id]
+        return self._global(id, e)
+
+    def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
+        return e.value
+
+    def _eval_template(self, e: s.Template, env: dict[str, Any]) -> str:
+        """The text with each placeholder's value written as its label."""
+        return "".join(p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts)
+
+    def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
+        obj, name = e.obj, e.name
+        if obj.__class__ is s.Name:  # the common `it.colour`, `c.value`, `Colour.red`
+            id = obj.id
+            if id in env:
+                v = env[id]
+            elif id in self.program.enums:
+                return self.program.enum_value(id, name)
+            else:
+                v = self._global(id, obj)
+        else:
+            v = EVAL[obj.__class__](self, obj, env)
+        if v.__class__ is CardRef:
+            card = self.state.cards[v.id]
+            if name not in attrs_fields(card.__class__):
+                raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+            return getattr(card, name)
+        if isinstance(v, Record):
+            if not v.has(name):
+                raise self.runtime_error(e.span, f"the record has no field '{name}'")
+            return v.get(name)
+        if v is None:
+            raise self.failure(e.span, f"no card to read {name} of")
+        raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
+
+    def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
+        obj, args = e.obj, e.args
+        if obj.__class__ is s.Name and obj.id not in env:
+            if obj.id in self.program.zones:
+                return ZoneRef(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
+            if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
+                key = zone_key(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
+                return self._var(obj.id, key)
+        seq = self.as_list(EVAL[obj.__class__](self, obj, env), obj)
+        i = self._eval(args[0], env)
+        if not isinstance(i, int) or not -len(seq) <= i < len(seq):
+            raise self.failure(e.span, f"index {i} is outside a list of {len(seq)}")
+        return seq[i]
+
+    def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
+        name = e.name
+        if name in self.program.fns:
+            return self._call_fn(name, tuple([EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
+        try:
+            return self._builtin(name, e.args, env, e)
+        except VALUE_ERRORS:
+            # The arguments are pure expressions: evaluating them again only names them.
+            shown = ", ".join(self.label(self._eval(a, env)) for a in e.args)
+            raise self.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
+
+    def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
+        op = e.op
+        a, b = EVAL[e.left.__class__](self, e.left, env), EVAL[e.right.__class__](self, e.right, env)
+        if op == "==":
+            return same(a, b)
+        if op == "!=":
+            return not same(a, b)
+        if not isinstance(a, int) or not isinstance(b, int):
+            raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
+        return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
+
+    def _eval_and(self, e: s.And, env: dict[str, Any]) -> Any:
+        return self._truth(e.left, env) and self._truth(e.right, env)
+
+    def _eval_or(self, e: s.Or, env: dict[str, Any]) -> Any:
+        return self._truth(e.left, env) or self._truth(e.right, env)
+
+    def _eval_not(self, e: s.Not, env: dict[str, Any]) -> Any:
+        return not self._truth(e.operand, env)
+
+    def _eval_binary(self, e: s.Binary, env: dict[str, Any]) -> Any:
+        op, left, right = e.op, e.left, e.right
+        a, b = EVAL[left.__class__](self, left, env), EVAL[right.__class__](self, right, env)
+        return self._arith(op, a, b, left, right, e)
+
+    def _arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
+        """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
+        if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
+            xs, ys = self.as_list(a, left), self.as_list(b, right)
+            if op == "-":
+                return without(xs, ys)
+            size = len(xs) + len(ys)
+            return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
+        if op == "+" and isinstance(a, str) and isinstance(b, str):
+            if len(a) + len(b) > TEXT_BUDGET:
+                raise self._runaway(
+                    e.span,
+                    f"a text of {len(a) + len(b)} characters is more than a "
+                    f"rulebook may build ({TEXT_BUDGET}): a runaway computation?",
+                )
+            return a + b
+        if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
+            raise self.runtime_error(e.span, f"cannot compute {self.label(a)} {op} {self.label(b)}")
+        if op == "+":
+            return self.number(a + b, e)
+        if op == "-":
+            return self.number(a - b, e)
+        if op == "*":
+            if a.bit_length() + b.bit_length() > 2 * INT_BUDGET.bit_length():
+                return self.number(INT_BUDGET + 1, e)
+            return self.number(a * b, e)
+        if b == 0:
+            raise self.runtime_error(e.span, "division by zero")
+        return a // b if op == "//" else a % b
+
+    def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
+        v = EVAL[e.item.__class__](self, e.item, env)
+        found = contains(self.as_list(EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
+        return not found if e.negated else found
+
+    def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
+        items = self.as_list(EVAL[e.source.__class__](self, e.source, env), e.source)
+        try:
+            return self._query(e.op, items, e.key, env)
+        except VALUE_ERRORS:
+            raise self.runtime_error(
+                e.span,
+                f"cannot order by these keys: {e.op} by needs keys of one kind "
+                "(numbers, or values of one enumeration, ...)",
+            ) from None
+
+    def _eval_list(self, e: s.ListLit, env: dict[str, Any]) -> Any:
+        return tuple([EVAL[i.__class__](self, i, env) for i in e.items])
+
+    def _eval_comprehension(self, e: s.Comprehension, env: dict[str, Any]) -> Any:
+        element, var, source, cond = e.element, e.var, e.source, e.condition
+        out = []
+        saved = env.get(var, MISSING)
+        try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
+            for v in self.as_list(EVAL[source.__class__](self, source, env), source):
+                env[var] = v
+                if cond is None or self._truth(cond, env):
+                    out.append(EVAL[element.__class__](self, element, env))
+        finally:
+            restore_local(env, var, saved)
+        return tuple(out)
+
+    def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
+        lo, hi = EVAL[e.low.__class__](self, e.low, env), EVAL[e.high.__class__](self, e.high, env)
+        if not isinstance(lo, int) or not isinstance(hi, int):
+            raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
+
+    def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
+        v = EVAL[e.operand.__class__](self, e.operand, env)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.runtime_error(e.span, f"cannot negate {self.label(v)}")
+        return -v
+
+    def _number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
+        """A count (of cards, repeats, choices, a tier): a number, or a located error."""
+        v = self._eval(e, env)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.runtime_error(span_of(e), f"a number is needed here, not {self.label(v)}")
+        return v
+
+    def bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
+        """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
+        if value is None or len(value) > LIST_BUDGET:
+            raise self._runaway(
+                span_of(e),
+                f"a list of {size} elements is more than a rulebook may build ({LIST_BUDGET}): a runaway computation?",
+            )
+        return value
+
+    def number(self, value: int, e: s.Expr | s.Stmt) -> int:
+        if -INT_BUDGET <= value <= INT_BUDGET:
+            return value
+        raise self._runaway(span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
+
+    def _eval_cond(self, e: s.CondExpr, env: dict[str, Any]) -> Any:
+        branch = e.then if self._truth(e.condition, env) else e.otherwise
+        return EVAL[branch.__class__](self, branch, env)
+
+    def _eval_record(self, e: s.RecordLit, env: dict[str, Any]) -> Any:
+        return Record({i.name: EVAL[i.value.__class__](self, i.value, env) for i in e.inits})
+
+    def _eval_none(self, e: s.NoneLit, env: dict[str, Any]) -> Any:
+        return None
+
+    def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
+        saved = env.get("it", MISSING)
+        try:
+            if op == "where":
+                out = []
+                for v in items:
+                    env["it"] = v
+                    if self._truth(key, env):
+                        out.append(v)
+                return tuple(out)
+            keys = []
+            for v in items:
+                env["it"] = v
+                keys.append(self._eval(key, env))
+        finally:
+            restore_local(env, "it", saved)
+        return query_by_keys(op, items, keys)
+
+    def _global(self, name: str, e: s.Expr) -> Any:
+        program = self.program
+        if name in program.consts:
+            if name not in self._consts:
+                self._consts[name] = self._eval(program.consts[name].value, {})
+            return self._consts[name]
+        if name == "players":
+            return self._players
+        if name == "player_count":
+            return len(self._players)
+        if name == "table":
+            return TABLE
+        if name in program.members:
+            return program.members[name]
+        if name in program.enums:
+            return program.enums[name]
+        if name in program.zones:
+            return ZoneRef(name, ())
+        if name in program.vars:
+            return self._var(name, name)
+        raise self.runtime_error(span_of(e), f"unknown name '{name}'")
+
+    def _var(self, name: str, key: str) -> Any:
+        vars_ = self.state.vars
+        if key in vars_:
+            return vars_[key]
+        decl = self.program.vars[name]
+        return self._eval(decl.init, {})
+
+    def _init_vars(self) -> None:
+        """Variables without keys start at their initial value; keyed ones read it until first set."""
+        for name, decl in self.program.vars.items():
+            if not decl.keys:
+                self.state.vars[name] = self._eval(decl.init, {})
+
+    def _call_fn(self, name: str, args: tuple[Any, ...], span: Span) -> Any:
+        fn = self.program.fns[name]
+        env = {p.name: a for p, a in zip(fn.params, args, strict=True)}
+        if self._fn_depth >= FN_DEPTH_BUDGET:
+            raise self._runaway(
+                span if span is not NO_SPAN else fn.span,
+                f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
+            )
+        self._fn_depth += 1
+        try:
+            return self._eval(fn.body, env)
+        finally:
+            self._fn_depth -= 1
+
+    def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
+        """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            raise self.runtime_error(e.span, f"unknown function '{name}'")
+        return builtin.run(self, e, [self._eval(a, env) for a in args])
+
+    def zone_of_card(self, card: CardRef) -> ZoneRef:
+        return ZoneRef(*self._parse_key(self.state.location[card.id]))
+
+    def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
+        """The name and the key values (each of its own type) of a zone or variable key such as `slot[P1,2,3]`."""
+        return parse_key(key, self._enum_word)
+
+    def _enum_word(self, word: str) -> EnumValue | None:
+        """The enumeration value a word of a key names: `red`, or `Colour.red`."""
+        enum, _, name = word.rpartition(".")
+        if not enum:
+            return self.program.members.get(word)
+        with contextlib.suppress(KeyError):
+            return self.program.enum_value(enum, name)
+        return None
+
+    def _held(self, v: Any, e: s.Expr) -> Any:
+        """The value a local name holds: a zone's cards as they are now (a list that later moves do not
+        change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
+        return self.as_list(v, e) if v.__class__ is ZoneRef else v
+
+    def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
+        """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
+        cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
+        if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
+            return self.as_list(v, e)
+        return v
+
+    def as_list(self, v: Any, e: s.Expr) -> tuple[Any, ...]:
+        if isinstance(v, tuple):
+            return v
+        if isinstance(v, ZoneRef):
+            return card_refs(self.state.zones.get(v.key, ()))
+        if v is None:
+            return ()
+        raise self.runtime_error(span_of(e), f"a list is needed here, not {self.label(v)}")
+
+    def _cards(self, v: Any, e: s.Expr) -> list[CardRef]:
+        if isinstance(v, CardRef):
+            return [v]
+        if v is None:
+            raise self.failure(span_of(e), "there is no card to move")
+        items = self.as_list(v, e)
+        out = []
+        for item in items:
+            if not isinstance(item, CardRef):
+                raise self.runtime_error(span_of(e), f"only cards move, not {self.label(item)}")
+            out.append(item)
+        return out
+
+    def zone_value(self, v: Any, e: s.Expr) -> ZoneRef:
+        if not isinstance(v, ZoneRef):
+            raise self.runtime_error(span_of(e), f"a zone is needed here, not {self.label(v)}")
+        if None in v.keys:
+            raise self.failure(span_of(e), f"there is no zone {v.key}")
+        return v
+
+    def label(self, v: Any) -> str:
+        """The stable, readable label of a value: what traces print and records store."""
+        if v is NO_FIELD:
+            return "?"
+        if v.__class__ is CardRef:
+            card = self.state.cards[v.id]
+            # Cards are immutable: a card object keeps its label, found by identity (the entry
+            # holds the object, so the identity cannot be reused while the entry lives).
+            labels = self._labels
+            entry = labels.get(id(card))
+            if entry is not None and entry[0] is card:
+                return entry[1]
+            text = self._card_label(card)
+            if plain_card(card.__class__, self.program, labels):
+                if len(labels) > LABEL_CACHE_SIZE:
+                    labels.clear()
+                labels[id(card)] = (card, text)
+            return text
+        if isinstance(v, tuple):
+            return "[" + ", ".join(self.label(x) for x in v) + "]"
+        if isinstance(v, Record):
+            return "{" + ", ".join(f"{k}: {self.label(x)}" for k, x in v.items()) + "}"
+        return label_of_plain(v)
+
+    def _card_label(self, card: Any) -> str:
+        template = self.rulebook.labels.get(type(card).__name__)
+        if template is None:
+            return (
+                f"{type(card).__name__}("
+                + ", ".join(self.label(getattr(card, f.name)) for f in attrs.fields(type(card))[1:])
+                + ")"
+            )
+        return TEMPLATE.sub(lambda m: self.label(self._template_value(card, m.group(1))), template)
+
+    def _template_value(self, card: Any, path: str) -> Any:
+        """The value a label template names (`{colour}`, `{owner.name}`), through declared fields only."""
+        v = card
+        for part in path.split("."):
+            v = self._field_of(v, part)
+        return v
+
+    def _field_of(self, v: Any, name: str) -> Any:
+        """A declared field of a card or a record, else NO_FIELD: text never reaches other attributes."""
+        if isinstance(v, CardRef):
+            v = self.state.cards[v.id]
+        if isinstance(v, Record):
+            return v.get(name) if v.has(name) else NO_FIELD
+        cls: type = type(v)  # typed as a plain class: mypy does not see type[Any] as Hashable for the cache
+        if cls.__name__ in self.program.cards and name in attrs_fields(cls):
+            return getattr(v, name)
+        return NO_FIELD
+
+    def _labels_of(self, ids: Sequence[int]) -> list[str]:
+        """The labels of cards by id (the label cache read directly, as `label` does)."""
+        cards, labels = self.state.cards, self._labels
+        out = []
+        for i in ids:
+            card = cards[i]
+            entry = labels.get(id(card))
+            out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
+        return out
+
+
+# The method that evaluates each kind of expression (in grammar order of the AST classes).
+EVAL: dict[type, Any] = {
+    s.IntLit: Evaluator._eval_literal,
+    s.StrLit: Evaluator._eval_literal,
+    s.Template: Evaluator._eval_template,
+    s.BoolLit: Evaluator._eval_literal,
+    s.NoneLit: Evaluator._eval_none,
+    s.Name: Evaluator._eval_name,
+    s.ListLit: Evaluator._eval_list,
+    s.Comprehension: Evaluator._eval_comprehension,
+    s.RecordLit: Evaluator._eval_record,
+    s.FieldAccess: Evaluator._eval_field,
+    s.Index: Evaluator._eval_index,
+    s.Call: Evaluator._eval_call,
+    s.Neg: Evaluator._eval_neg,
+    s.Binary: Evaluator._eval_binary,
+    s.RangeOp: Evaluator._eval_range,
+    s.Compare: Evaluator._eval_compare,
+    s.In: Evaluator._eval_in,
+    s.Not: Evaluator._eval_not,
+    s.And: Evaluator._eval_and,
+    s.Or: Evaluator._eval_or,
+    s.Query: Evaluator._eval_query,
+    s.CondExpr: Evaluator._eval_cond,
+}

@@ -1,0 +1,239 @@
+"""Statements that are not compiled into closures, calls, attempts and the unwinding of failures."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import NO_SPAN, Span
+from ..language.values import (
+    CardRef,
+    Player,
+)
+from ..syntax import ast as s
+from .decisions import Decisions
+from .machine import (
+    AskFrame,
+    AttemptFrame,
+    BlockFrame,
+    CallFrame,
+    Event,
+    RepeatFrame,
+    RuntimeFailure,
+    SecretFrame,
+    SecretRun,
+    TogetherFrame,
+    WhileFrame,
+)
+
+
+class Statements(Decisions):
+    """The statements defined here rather than in closures.py, calls of procedures, and the one unwind path."""
+
+    # A statement runs as its closure (closures.py, `_compile_stmt`); the statements below are
+    # those whose closure calls the method here (`_EXEC`).
+
+    def _exec_let_call(self, st: s.Let, env: dict[str, Any]) -> None:
+        """`let x = proc(...)`: call the procedure; its `return` gives x its value."""
+        value = st.value
+        assert isinstance(value, s.Call)
+        self._call_proc(value.name, value.args, env, st.name, st.span)
+
+    def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
+        obj, field, op, value = st.obj, st.field, st.op, st.value
+        card = self._eval(obj, env)
+        v = self._eval(value, env)
+        if not isinstance(card, CardRef):
+            raise self.failure(st.span, f"no card to set {field} on")
+        if op != "=":
+            v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
+        self._set_field(card, field, v, st.span)
+
+    def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
+        count, source, to = st.count, st.source, st.to
+        n = self._number_of(count, env)
+        src = self.zone_value(self._eval(source, env), source)
+        dst = self.zone_value(self._eval(to, env), to)
+        if self.program.zones[src.name].shuffled:
+            frame = AskFrame("draw", st, env)
+            frame.count = n
+            frame.pool = (src, dst)
+            self._push(frame)
+        else:
+            ids = self.state.zones.get(src.key, [])
+            taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
+            self._move(taken, dst, False, st.span)
+
+    def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
+        self._push(WhileFrame(st, env))
+
+    def _exec_repeat(self, st: s.Repeat, env: dict[str, Any]) -> None:
+        count, body = st.count, st.body
+        self._push(RepeatFrame(self._number_of(count, env), body, env))
+
+    def _exec_match(self, st: s.Match, env: dict[str, Any]) -> None:
+        subject, cases, otherwise = st.subject, st.cases, st.otherwise
+        v = self._eval(subject, env)
+        for case in cases:
+            if self._eval(case.value, env) == v:
+                self._push(BlockFrame(case.body.stmts, env))
+                return
+        if otherwise is not None:
+            self._push(BlockFrame(otherwise.stmts, env))
+
+    def _exec_attempt(self, st: s.Attempt, env: dict[str, Any]) -> None:
+        body, otherwise = st.body, st.otherwise
+        self._open_attempt(otherwise, env, st.span, "attempt")
+        self._push(BlockFrame(body.stmts, env))
+
+    def _exec_together(self, st: s.Together, env: dict[str, Any]) -> None:
+        body = st.body
+        self.together += 1
+        self._push(TogetherFrame(env))
+        self._push(BlockFrame(body.stmts, env))
+
+    def _exec_secret(self, st: s.Secret, env: dict[str, Any]) -> None:
+        if self.secret == 0:
+            self.secret_run = SecretRun(self.steps, st.span)
+        self.secret += 1
+        self._push(SecretFrame(env))
+        self._push(BlockFrame(st.body.stmts, env))
+
+    def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
+        message = st.message
+        raise self.failure(st.span, message)
+
+    def _exec_require(self, st: s.Require, env: dict[str, Any]) -> None:
+        cond, message = st.condition, st.message
+        if not self._truth(cond, env):
+            raise self.failure(st.span, message)
+
+    def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
+        self._push(AskFrame("choose", st, env))
+
+    def _exec_menu(self, st: s.Menu, env: dict[str, Any]) -> None:
+        self._push(AskFrame("menu", st, env))
+
+    def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
+        self._push(AskFrame("use", st, env))
+
+    def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
+        value = st.value
+        result = self._held(self._eval(value, env), value) if value is not None else None
+        while self.frames:
+            frame = self.frames.pop()
+            if isinstance(frame, CallFrame):
+                frame.finish(self, result)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+                return
+            frame.unwind(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            if isinstance(frame, AttemptFrame):
+                self.attempts -= 1
+                if self.attempts == 0:
+                    self.journal.clear()
+        raise self._located(st.span, "'return' outside a procedure")
+
+    def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
+        winners = st.winners
+        chosen = None
+        if winners is not None:
+            chosen = [p for p in self.as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
+        self._finish(chosen, st.span)
+
+    def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
+        why = self._eval(st.text, env)
+        self.state.unfinished = why
+        self.state.over = True
+        self.state.winners = []
+        self.frames.clear()
+        self.pending = None
+        if self.tracing:
+            self.events.append(Event("end", f"unfinished: {why}", st.span))
+
+    def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
+        text = st.text
+        if self.tracing:
+            self._event("say", self._eval(text, env), st.span)
+
+    def _call_proc(
+        self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
+    ) -> None:
+        proc = self.program.procs[name]
+        new_env = {p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(proc.params, args, strict=True)}
+        self._push(CallFrame(name, new_env, env, target))
+        self._push(BlockFrame(proc.body.stmts, new_env))
+
+    def _unwind(self, failure: RuntimeFailure) -> None:
+        """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
+        without the tier); outside both, raise the failure, a located error.
+
+        Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
+        cannot be carried out (see RuntimeFailure).
+        """
+        message, span = failure.reason, failure.span
+        while self.frames:
+            frame = self.frames[-1]
+            if isinstance(frame, AttemptFrame):
+                self.frames.pop()
+                self._undo(frame.mark)
+                self.attempts -= 1
+                if self.attempts == 0:
+                    self.journal.clear()
+                if self.tracing:
+                    self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
+                if frame.retry is not None:
+                    # A tier that cannot be completed cannot be chosen: ask again without it.
+                    node, env, failed = frame.retry
+                    again = AskFrame("use", node, env)
+                    again.picked = failed
+                    self._push(again)
+                elif frame.otherwise is not None:
+                    self._push(BlockFrame(frame.otherwise.stmts, frame.env))
+                return
+            self.frames.pop()
+            frame.unwind(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        raise failure
+
+    def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
+        if winners is None:
+            winners = self._default_winners()
+        self.state.over = True
+        self.state.winners = sorted(p.index for p in winners)
+        self.frames.clear()
+        self.pending = None
+        if self.tracing:
+            self.events.append(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
+
+    def _default_winners(self) -> list[Player]:
+        if "score" not in self.program.fns:
+            return []
+        keyed = []
+        for p in self._players:
+            key = [self._call_fn("score", (p,), NO_SPAN)]
+            if "tiebreak" in self.program.fns:
+                key.append(self._call_fn("tiebreak", (p,), NO_SPAN))
+            keyed.append((key, p))
+        best = max(k for k, _ in keyed)
+        return [p for k, p in keyed if k == best]
+
+
+# The method that does each kind of statement that is not compiled (see closures._compile_stmt).
+EXEC: dict[type, Any] = {
+    s.Let: Statements._exec_let_call,  # the other `let`s are compiled
+    s.SetField: Statements._exec_set_field,
+    s.Draw: Statements._exec_draw,
+    s.While: Statements._exec_while,
+    s.Repeat: Statements._exec_repeat,
+    s.Match: Statements._exec_match,
+    s.Attempt: Statements._exec_attempt,
+    s.Together: Statements._exec_together,
+    s.Secret: Statements._exec_secret,
+    s.Fail: Statements._exec_fail,
+    s.Require: Statements._exec_require,
+    s.Choose: Statements._exec_choose,
+    s.Menu: Statements._exec_menu,
+    s.Use: Statements._exec_use,
+    s.Return: Statements._exec_return,
+    s.EndGame: Statements._exec_end_game,
+    s.EndUnfinished: Statements._exec_end_unfinished,
+    s.Say: Statements._exec_say,
+}

@@ -1,0 +1,204 @@
+"""Changes of the state: every move, assignment and creation goes through here, traced and journalled."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from ..errors import Span
+from ..language.values import (
+    CardRef,
+    Record,
+    ZoneRef,
+)
+from .core import (
+    plain_card,
+)
+from .evaluate import Evaluator
+from .machine import (
+    CARD_BUDGET,
+    LABEL_CACHE_SIZE,
+    Event,
+    RuleFrame,
+)
+
+
+class Store(Evaluator):
+    """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
+
+    def _undo(self, mark: int) -> None:
+        self._memo.clear()
+        st = self.state
+        while len(self.journal) > mark:
+            entry = self.journal.pop()
+            kind = entry[0]
+            if kind == "move":
+                _, cid, src, index, dst = entry
+                st.zones[dst].remove(cid)
+                st.zones.setdefault(src, []).insert(index, cid)
+                st.location[cid] = src
+            elif kind == "var":
+                _, key, old, existed = entry
+                if existed:
+                    st.vars[key] = old
+                else:
+                    st.vars.pop(key, None)
+            elif kind == "field":
+                _, cid, old_card = entry
+                st.cards[cid] = old_card
+            elif kind == "create":
+                _, cid, zone = entry
+                st.zones[zone].remove(cid)
+                st.cards.pop()
+                st.location.pop()
+            elif kind == "zone":
+                _, key = entry
+                del st.zones[key]
+
+    def _event(
+        self,
+        verb: str,
+        text: str,
+        span: Span,
+        zones: tuple[str, ...] = (),
+        hidden_text: str | None = None,
+        top_text: str | None = None,
+    ) -> None:
+        self.events.append(
+            Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text, secret=self.secret_run)
+        )
+
+    def _changed(self, name: str) -> None:
+        if not self.program.rules:
+            return
+        if self.together or self.rule_frames:
+            self.dirty.add(name)
+        else:
+            self._check_rules({name})
+
+    def _check_rules(self, names: set[str]) -> None:
+        names |= self.dirty
+        self.dirty = set()
+        self.rule_frames += 1
+        self._push(RuleFrame(names))
+
+    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+        self._memo.clear()
+        if not cards:
+            return
+        st = self.state
+        dst_key = zone.key
+        dst = st.zones.get(dst_key)
+        if dst is None:
+            dst = st.zones[dst_key] = []
+            if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
+                self.journal.append(("zone", dst_key))
+        sources: list[str] = []
+        for card in cards:
+            cid = card.id
+            src_key = st.location[cid]
+            src = st.zones[src_key]
+            index = src.index(cid)
+            del src[index]
+            if bottom:
+                dst.insert(0, cid)
+            else:
+                dst.append(cid)
+            st.location[cid] = dst_key
+            if self.attempts:
+                self.journal.append(("move", cid, src_key, index, dst_key))
+            if src_key not in sources:
+                sources.append(src_key)
+        if self.tracing:
+            labels = ", ".join(self.label(c) for c in cards)
+            where = "bottom of " if bottom else ""
+            text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
+            hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
+            top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
+            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
+        if self.program.rules:  # else `_changed` does nothing
+            changed = {k.split("[", 1)[0] for k in sources}
+            changed.add(zone.name)
+            for name in sorted(changed):
+                self._changed(name)
+
+    def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
+        self._memo.clear()
+        st = self.state
+        if self.attempts:
+            self.journal.append(("var", key, st.vars.get(key), key in st.vars))
+        old = st.vars.get(key)
+        if value.__class__ is tuple or value.__class__ is Record:
+            self._shallow(value, span)
+        st.vars[key] = value
+        if self.tracing and old != value:
+            self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
+        self._changed(name)
+
+    def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
+        self._memo.clear()
+        st = self.state
+        old = st.cards[card.id]
+        if self.attempts:
+            self.journal.append(("field", card.id, old))
+        # The trace names the card as it was, since the change may alter its label.
+        before = self.label(card) if self.tracing else ""
+        if value.__class__ is tuple or value.__class__ is Record:
+            self._shallow(value, span)
+        st.cards[card.id] = attrs.evolve(old, **{field: value})
+        if self.tracing:
+            self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
+        self._changed(st.location[card.id].split("[", 1)[0])
+
+    def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+        self._memo.clear()
+        st = self.state
+        if len(st.cards) + max(n, 0) > CARD_BUDGET:
+            raise self._runaway(
+                span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
+            )
+        for value in values.values():
+            if value.__class__ is tuple or value.__class__ is Record:
+                self._shallow(value, span)
+        cls = self.classes[card_type]
+        key = zone.key
+        dst = st.zones.get(key)
+        if dst is None:
+            dst = st.zones[key] = []
+            if self.attempts:
+                self.journal.append(("zone", key))
+        for _ in range(n):
+            cid = len(st.cards)
+            st.cards.append(cls(id=cid, **values))
+            st.location.append(key)
+            dst.append(cid)
+            if self.attempts:
+                self.journal.append(("create", cid, key))
+        if n > 0 and plain_card(cls, self.program, self._labels):
+            self._label_new_cards(st.cards[-n:], cls, values)
+        if self.tracing and n:
+            text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
+            self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
+        self._changed(zone.name)
+
+    def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:
+        """Put new cards of a plain class in the label cache: one label for them all, known from their fields.
+
+        (The label of a plain card depends on its fields alone, so the same fields in a later game
+        find it without rendering the template again.)
+        """
+        labels = self._labels
+        by_fields = (cls, tuple(values.items()))
+        try:
+            text = labels.get(by_fields)
+        except TypeError:  # a value that cannot be a key (a checker-approved `any`): label as usual
+            return
+        if text is None:
+            text = self._card_label(cards[0])
+            if len(labels) > LABEL_CACHE_SIZE:
+                labels.clear()
+            labels[by_fields] = text
+        for card in cards:
+            labels[id(card)] = (card, text)

@@ -1,0 +1,194 @@
+"""What a player may see: views of the state and the visibility of trace events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import GameError
+from ..language.values import (
+    CardRef,
+    Player,
+)
+from ..syntax import ast as s
+from .core import as_player
+from .machine import (
+    SECRET_TEXT,
+    Event,
+)
+from .statements import Statements
+
+
+class Views(Statements):
+    """What each player sees of the state and of each event."""
+
+    def view(self, player: Player | int | str | None) -> dict[str, Any]:
+        """What `player` may see (None: everything), as plain data; hidden cards become counts."""
+        who = as_player(player)
+        if who is not None and who.index >= self.state.players:
+            raise GameError(f"there is no {who} in a game of {self.state.players} players")
+        owner = str(who) if who is not None else None
+        info = self._key_info
+        zones: dict[str, Any] = {}
+        state_zones = self.state.zones
+        for key in sorted(state_zones):
+            ids = state_zones[key]
+            decl, owned_by = info[key] if key in info else self._info_of(key)
+            visibility = decl.visibility
+            if who is None or visibility == "public":
+                labels = self._zone_labels(key, ids)
+                zones[key] = list(reversed(labels)) if not decl.shuffled else sorted(labels)
+            elif visibility == "owner" and owned_by == owner:
+                zones[key] = list(reversed(self._zone_labels(key, ids)))
+            elif visibility == "top":
+                zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
+            else:
+                zones[key] = {"count": len(ids)}
+        vars_: dict[str, Any] = {}
+        state_vars = self.state.vars
+        for key in sorted(state_vars):
+            var_decl, owned_by = info[key] if key in info else self._info_of(key)
+            visibility = var_decl.visibility
+            if who is None or visibility == "public" or (visibility == "owner" and owned_by == owner):
+                vars_[key] = self.label(state_vars[key])
+            elif visibility == "count":
+                vars_[key] = "?"
+        pending = None
+        if self.pending is not None and (who is None or self.pending.player == who):
+            pending = {"by": self.pending.by, "prompt": self.pending.prompt, "options": self.pending.labels}
+        elif self.pending is not None:
+            pending = {"by": self.pending.by, "prompt": "(waiting)"}
+        return {
+            "as": "all" if who is None else str(who),
+            "zones": zones,
+            "vars": vars_,
+            "pending": pending,
+            "over": self.state.over,
+        }
+
+    def _info_of(self, key: str) -> tuple[Any, str | None]:
+        """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).
+
+        (`slot[2,P1]`: P1. A player owns the key when that text is its seat, as `owned_by` says.)
+        """
+        name = key.split("[", 1)[0]
+        try:
+            _, keys = self._parse_key(key)
+        except ValueError:  # not a key the rules wrote (a state changed from outside): no owner
+            keys = ()
+        decl = self.program.zones.get(name) or self.program.vars[name]
+        owner = None
+        for type_, value in zip(decl.keys, keys, strict=False):
+            if isinstance(type_, s.NamedType) and type_.name == "Player":
+                owner = str(value) if isinstance(value, Player) else None
+                break
+        entry = self._key_info[key] = (decl, owner)
+        return entry
+
+    def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
+        """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
+        memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
+        labels = self._memo.get(memo_key)
+        if labels is None:
+            labels = self._memo[memo_key] = tuple(self._labels_of(ids))
+        return labels
+
+    def owned_by(self, key: str, who: Player) -> bool:
+        """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
+        name = key.split("[", 1)[0]
+        if name not in self.program.zones and name not in self.program.vars:
+            return False
+        _, owner = self._key_info[key] if key in self._key_info else self._info_of(key)
+        return owner == str(who)
+
+    def choice_public_to(self, who: Player) -> bool:
+        """Whether `who` will see the answer to the pending decision, as a trace's `choose` line
+        shows it (see visible_to): its options are values `who` sees, outside a `secret` block."""
+        if self.pending is None or self.pending.player is None or self.secret_run is not None or not self.frames:
+            return False
+        zones = self._public_zones(self.frames[-1], self.pending)
+        return zones is not None and all(self._sees_cards_of(k, who) for k in zones)
+
+    def shown_to(self, event: Event, who: Player | None) -> bool:
+        """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
+        to those who may not see the choice, so that its shape tells them nothing."""
+        return not event.forced or (who is not None and self.visible_to(event, who) != event.text)
+
+    def visible_to(self, event: Event, who: Player | None) -> str:
+        """The text of a trace event as `who` may see it.
+
+        Inside a `secret` block, an event that `who` may not see in full, and any decision that
+        another player (or the table) answered, is only SECRET_TEXT: neither its prompt nor its
+        answer shows (the trace folds a run's secret lines into one, see render.trace_lines).
+        """
+        text = self._visible_text(event, who)
+        if (
+            event.secret is not None
+            and who is not None
+            and (text != event.text or (event.verb in ("choose", "reveal") and event.actor != str(who)))
+        ):
+            return SECRET_TEXT
+        return text
+
+    def _visible_text(self, event: Event, who: Player | None) -> str:
+        if who is None or not event.zones:
+            if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
+                if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
+                    return event.text  # a choice among values the viewer sees is public
+                return event.hidden_text or event.text
+            if event.verb == "reveal" and who is not None:
+                return event.hidden_text or event.text
+            return event.text
+        if event.verb == "move":
+            return self._move_visible_to(event, who)
+        for key in event.zones:
+            name = key.split("[", 1)[0]
+            if name in self.program.zones:
+                decl = self.program.zones[name]
+                if decl.visibility == "public" and not decl.shuffled:
+                    continue
+                if decl.visibility == "owner" and self.owned_by(key, who):
+                    continue
+                if decl.visibility == "top":
+                    continue  # the card passed the face-up top of the pile
+            elif name in self.program.vars:
+                vdecl = self.program.vars[name]
+                if vdecl.visibility == "public" or (vdecl.visibility == "owner" and self.owned_by(key, who)):
+                    continue
+            elif name == key:
+                continue
+            else:
+                continue
+            if name in self.program.zones and self._moved_between_visible(event, who):
+                continue
+            return event.hidden_text or "(hidden)"
+        return event.text
+
+    def _move_visible_to(self, event: Event, who: Player) -> str:
+        """A move names its cards to `who` if `who` saw them where they were or sees them where they land."""
+        *sources, dst = event.zones
+        if all(self._sees_cards_of(key, who, as_source=True) for key in sources) or self._sees_cards_of(dst, who):
+            return event.text
+        decl = self.program.zones.get(dst.split("[", 1)[0])
+        if decl is not None and decl.visibility == "top" and event.top_text:
+            return event.top_text
+        return event.hidden_text or "(hidden)"
+
+    def _sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+        decl = self.program.zones.get(key.split("[", 1)[0])
+        if decl is None or decl.shuffled:
+            return False
+        if decl.visibility == "public" or (decl.visibility == "owner" and self.owned_by(key, who)):
+            return True
+        # A card taken from a pile whose top is face up is (normally) that top card.
+        return as_source and decl.visibility == "top"
+
+    def _moved_between_visible(self, event: Event, who: Player) -> bool:
+        # A card that lands somewhere `who` sees is seen, wherever it came from.
+        dst = event.zones[-1]
+        name = dst.split("[", 1)[0]
+        decl = self.program.zones.get(name)
+        if decl is None:
+            return False
+        return (decl.visibility in ("public", "top") and not decl.shuffled) or (
+            decl.visibility == "owner" and self.owned_by(dst, who)
+        )

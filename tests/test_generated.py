@@ -50,8 +50,8 @@ class Differential:
         self.defining = False
         cache = closures.CodeCache(rb.program, None, probe=self._probe)
         self.nodes = cache.compiled.nodes
-        for key, (node, code) in list(cache.compiled.roots.items()):
-            cache.compiled.roots[key] = (node, self._checked(node, code))
+        for node, name in list(cache.compiled.roots.values()):
+            cache.compiled.names[name] = self._checked(node, cache.compiled.function(name))
         monkeypatch.setattr(rb, "code_cache", cache)  # the probed code, for this test only
 
     def _definition(self, game: Game, e: Any, env: dict[str, Any]) -> tuple[str, Any]:

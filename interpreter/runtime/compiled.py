@@ -17,9 +17,11 @@ import functools
 import hashlib
 import linecache
 import marshal
+import re
 import sys
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
 from types import CodeType, TracebackType
 from typing import Any
 
@@ -127,26 +129,76 @@ def _version() -> str:
     return f"{version}-{generator_version()}-{sys.implementation.cache_tag}"
 
 
-class Compiled:
-    """A program's generated module, run: the function of each root expression and of each `fn`."""
+_DEF = re.compile(r"def ([a-z][0-9]+)\(")
+CACHE_FILES = 64  # compiled rulebooks kept in the disk cache, the least recently written dropped first
 
-    def __init__(self, program: Program, generated: Generated, code: CodeType, probe: Code = _no_probe):
+
+class Compiled:
+    """A program's generated module, run: the function of each root expression and of each `fn`.
+
+    The module is compiled function by function, each when first needed (a root when a statement
+    first asks for it, a `fn` when first called): Python's `compile` takes some 40 µs a generated
+    line, and most games, and most rulebooks a fuzzer makes, run a small part of their rules.
+    Each function is compiled at its own lines of the module, so tracebacks and the line table
+    read the module as a whole.
+    """
+
+    def __init__(self, program: Program, generated: Generated, filename: str, probe: Code = _no_probe):
         self.program = program
         self.generated = generated
         self.nodes = tuple(expression_nodes(program)[0])
-        self.filename = code.co_filename
-        names = namespace(self.nodes, program, probe)
-        exec(code, names)  # the generated source: see compile/generate.py, "Safe generation"
-        self.roots: dict[int, tuple[Any, Code]] = {
-            id(self.nodes[k]): (self.nodes[k], names[f]) for k, f in generated.roots.items()
+        if sorted(generated.roots) != expression_nodes(program)[1] or set(generated.fns) != set(program.fns):
+            raise ValueError("generated code of another program")
+        self.filename = filename
+        self.names = names = namespace(self.nodes, program, probe)
+        self._lines = lines = generated.source.splitlines(True)
+        self._chunks: dict[str, tuple[int, int]] = {}  # function name -> its first line and the line after it
+        prologue = []
+        i = 0
+        while i < len(lines):
+            found = _DEF.match(lines[i])
+            if found is None:
+                if lines[i][:1].isalpha() and not lines[i].startswith("LINES"):
+                    prologue.append(i)  # a module-level value (`k3 = ...`)
+                i += 1
+                continue
+            end = i + 1
+            while end < len(lines) and (lines[end][:1] in (" ", "\n") or not lines[end].strip()):
+                end += 1
+            self._chunks[found.group(1)] = (i, end)
+            names[found.group(1)] = self._stub(found.group(1))
+            i = end
+        for i in prologue:
+            exec(self._code(i, i + 1), names)  # the generated source: see compile/generate.py, "Safe generation"
+        self.roots: dict[int, tuple[Any, str]] = {
+            id(self.nodes[k]): (self.nodes[k], f) for k, f in generated.roots.items()
         }
-        self.fns = {name: names[f] for name, f in generated.fns.items()}
-        linecache.cache[self.filename] = (len(generated.source), None, generated.source.splitlines(True), self.filename)
+        linecache.cache[filename] = (len(generated.source), None, lines, filename)
+
+    def _code(self, start: int, end: int) -> CodeType:
+        """Lines start..end of the module, compiled where they stand in it."""
+        return compile("\n" * start + "".join(self._lines[start:end]), self.filename, "exec")
+
+    def function(self, name: str) -> Code:
+        """A generated function, compiled now if it was not yet."""
+        value = self.names[name]
+        if getattr(value, "stub", False):
+            start, end = self._chunks[name]
+            exec(self._code(start, end), self.names)  # the generated source: see compile/generate.py
+            value = self.names[name]
+        return value
+
+    def _stub(self, name: str) -> Code:
+        def stub(*args: Any) -> Any:
+            return self.function(name)(*args)
+
+        stub.stub = True  # type: ignore[attr-defined]
+        return stub
 
     def root(self, e: Any) -> Code | None:
         """The function `(game, env)` of a root expression of the program, None for any other node."""
         entry = self.roots.get(id(e))
-        return entry[1] if entry is not None and entry[0] is e else None
+        return self.function(entry[1]) if entry is not None and entry[0] is e else None
 
     def rulebook_span(self, tb: TracebackType | None) -> Span | None:
         """Where in the rulebook the innermost generated line of a traceback comes from (the line table)."""
@@ -161,22 +213,31 @@ class Compiled:
 
 
 def compile_program(program: Program, digest: str | None, probe: Code | None = None) -> Compiled:
-    """The program's module, generated and compiled, or read from the disk cache when seen before."""
+    """The program's module, generated (or read from the disk cache when seen before) and ready to run."""
     if probe is not None:  # code checked node by node (tests): never cached
-        generated = generate(program, probe=True)
-        return Compiled(program, generated, compile(generated.source, "<generated, probed>", "exec"), probe)
+        return Compiled(program, generate(program, probe=True), "<generated, probed>", probe)
     key = hashlib.sha256(f"{digest}\0{_version()}".encode()).hexdigest()[:32] if digest else None
     path = cache.file(f"compiled-{key}.marshal") if key else None
     filename = f"<generated {key or 'rulebook'}>"
     if path is not None and cache.readable(path):
         try:
-            source, roots, fns, lines, code = marshal.loads(path.read_bytes())
-            return Compiled(program, Generated(source, roots, fns, lines), code)
+            source, roots, fns, lines = marshal.loads(path.read_bytes())
+            return Compiled(program, Generated(source, roots, fns, lines), filename)
         except Exception:  # a damaged or stale cache is made again, never trusted
             pass
     generated = generate(program)
-    code = compile(generated.source, filename, "exec")
     if path is not None:
-        data = (generated.source, generated.roots, generated.fns, generated.lines, code)
+        data = (generated.source, generated.roots, generated.fns, generated.lines)
         cache.write(path, lambda f: f.write(marshal.dumps(data)))
-    return Compiled(program, generated, code)
+        _prune(path.parent)
+    return Compiled(program, generated, filename)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the newest `CACHE_FILES` compiled rulebooks of the cache (a fuzzer makes thousands)."""
+    try:
+        files = sorted(folder.glob("compiled-*.marshal"), key=lambda p: p.stat().st_mtime)
+        for old in files[:-CACHE_FILES]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -146,8 +146,9 @@ class Compiled:
     def __init__(self, program: Program, generated: Generated, filename: str, probe: Code = _no_probe):
         self.program = program
         self.generated = generated
-        self.nodes = tuple(expression_nodes(program)[0])
-        if sorted(generated.roots) != expression_nodes(program)[1] or set(generated.fns) != set(program.fns):
+        nodes, roots = expression_nodes(program)
+        self.nodes = tuple(nodes)
+        if sorted(generated.roots) != roots or set(generated.fns) != set(program.fns):
             raise ValueError("generated code of another program")
         self.filename = filename
         self.names = names = namespace(self.nodes, program, probe)

@@ -689,7 +689,11 @@ class _Body:
         self.emit(f"if {t} is _M:")
         self.emit(f"    {t} = {self.slow(k)}")
         self.emit("else:")
-        self.emit(f"    {t} = {'not ' if e.negated else ''}_contains({t}, {v})")
+        # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1)
+        self.emit(
+            f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
+            f" if {v}.__class__ is not int and {v}.__class__ is not bool else _contains({t}, {v}))"
+        )
         return t
 
     def _items(self, e: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,26 @@ def test_a_runaway_comprehension_stops_at_the_work_budget(monkeypatch: pytest.Mo
     """Elements that comprehensions and queries walk count against one budget between two decisions; the
     error names the loop that passed it."""
     monkeypatch.setattr(machine, "WORK_BUDGET", 50_000)
-    rb = load("var v: int = 0 public\nplay { while true { set v = len([[j for j in 1..999] for i in 1..999]) } }")
+    rb = load("var v: int = 0 public\nplay { while true { set v = len([[j + i for j in 1..999] for i in 1..999]) } }")
     with pytest.raises(RulebookError, match="walked more than 50000 elements without a decision") as caught:
         rb.new_game(players=1)
     assert "t.rules:11:34" in str(caught.value)  # the inner comprehension
+
+
+@pytest.mark.parametrize(
+    "name", ["guildhall", "renaissance_man", "valdora", "examples/tutorial.rules", "examples/games/tic_tac_toe.rules"]
+)
+def test_a_generated_module_compiles_without_a_warning(name: str) -> None:
+    """Python compiles the module of each bundled rulebook and example without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(generate(rulecraft.load(name).program).source, name, "exec")
+
+
+def test_a_number_or_an_empty_list_on_the_left_of_a_comparison_is_compared_without_is() -> None:
+    """`1 == x` and `[] == xs` are compared by value (Python warns of `is` with a literal)."""
+    rb = load('var n: int = 1 public\nplay { say "{1 == n} {[] == [n]} {2 != n} {[] != []}" }')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(generate(rb.program).source, "t", "exec")
+    assert _said(rb.new_game(players=1, trace=True)) == ["true false true false"]

@@ -309,6 +309,10 @@ class _Body:
         self.indent = 1
         self.count = 0
         self.at = -1  # the node being generated, for the line table
+        # The loops open (innermost last): where each `for` line is, its indentation and its variable;
+        # an expression inside that does not read the variable is computed once per loop (`_invariant`).
+        self.loops: list[tuple[int, int, str]] = []
+        self.cached_below = 0  # loops open around an expression being computed once (nothing inside it is)
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -341,6 +345,8 @@ class _Body:
         k = self.gen.number[id(e)]
         outer, self.at = self.at, k
         try:
+            if len(self.loops) > self.cached_below and self._invariant(e):
+                return self._once(e, k)
             result = self._value(e, k)
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
@@ -353,6 +359,61 @@ class _Body:
             return result
         finally:
             self.at = outer
+
+    def _invariant(self, e: Any) -> bool:
+        """Whether an expression inside a loop is worth computing once per loop: it does work (not a name
+        nor a literal) and reads no local that the innermost loop binds."""
+        if isinstance(e, s.IntLit | s.StrLit | s.BoolLit | s.NoneLit | s.Name | s.ListLit | s.Not):
+            return False
+        binding = self.gen.resolution.of(e)
+        if binding is not None and binding.kind == "enum_member":
+            return False
+        variable = self.loops[-1][2]
+        return all(self.scope.get(name) != variable for name in self._free_locals(e))
+
+    def _free_locals(self, e: Any) -> set[str]:
+        """The local names an expression reads that it does not bind itself."""
+        free: set[str] = set()
+
+        def walk(node: Any, bound: frozenset[str]) -> None:
+            if isinstance(node, tuple):
+                for n in node:
+                    walk(n, bound)
+            elif isinstance(node, s.Name):
+                binding = self.gen.resolution.of(node)
+                if (binding is None or binding.kind == "local") and node.id not in bound:
+                    free.add(node.id)
+            elif isinstance(node, s.Comprehension):
+                walk(node.source, bound)
+                walk((node.element, node.condition), bound | {node.var})
+            elif isinstance(node, s.Query):
+                walk(node.source, bound)
+                walk(node.key, bound | {"it"})
+            elif attrs.has(node.__class__):
+                for f in attrs.fields(node.__class__):
+                    if f.name != "span":
+                        walk(getattr(node, f.name), bound)
+
+        walk(e, frozenset())
+        return free
+
+    def _once(self, e: Any, k: int) -> str:
+        """An expression that does not change while the innermost loop runs: computed where it stands the
+        first time it is reached (so errors come in the same order), then read again."""
+        held = self.local()
+        at, indent, _ = self.loops[-1]
+        self.lines.insert(at, (indent, f"{held} = _M", -1))
+        self.loops[-1] = (at + 1, indent, self.loops[-1][2])
+        self.emit(f"if {held} is _M:")
+        self.indent += 1
+        outer, self.cached_below = self.cached_below, len(self.loops)
+        try:
+            result = self.value(e)
+        finally:
+            self.cached_below = outer
+        self.emit(f"{held} = {result}")
+        self.indent -= 1
+        return held
 
     def truth(self, e: Any) -> str:
         v = self.value(e)
@@ -630,6 +691,9 @@ class _Body:
                 self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
             return t
         b = self.value(e.right)
+        if op in ("==", "!=") and (_INT.fullmatch(a) or a == "()" or b == "()"):  # (`is` of a literal: a warning)
+            self.emit(f"{t} = {'' if op == '==' else 'not '}_same({a}, {b})")
+            return t
         if op in ("==", "!="):  # `same`, with enumeration values (the common case) inline
             self.emit(
                 f"{t} = {'' if op == '==' else 'not '}({a} is {b} or ("
@@ -725,11 +789,13 @@ class _Body:
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py
+        self.loops.append((len(self.lines), self.indent, py))
         self.emit(f"for {py} in {items}:")
         self.indent += 1
         return py, saved
 
     def _close(self, var: str, saved: str | None) -> None:
+        self.loops.pop()
         self.indent -= 1
         if saved is None:
             del self.scope[var]

@@ -5,7 +5,8 @@ that a statement, a declaration or a rule reads (a *root*: an expression whose p
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
 a read of the card's attribute, a constant written as a literal, a local name a Python local, a
-call of a `fn` a call of its Python function. What each name means was decided by the checker
+call of a `fn` a call of its Python function; inside a loop, an expression that does not read
+the loop's variable is computed once per loop. What each name means was decided by the checker
 (check/resolve.py); the generator only reads it.
 
 The common case of each operation is done inline; anything unusual (a value of the wrong kind,

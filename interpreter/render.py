@@ -124,6 +124,8 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> s
             shown = f"{value['count']} cards, top: {value['top'] or '-'}"
         else:
             shown = f"{value['count']} cards (hidden)"
+        if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
+            shown += f", shown to you: {', '.join(value['shown'])}"
         lines.append(f"  {key}: {shown}")
     for key, value in view["vars"].items():
         lines.append(f"  {key} = {value}")

@@ -50,7 +50,7 @@ ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all
 ALLOWED_NAMES |= {"TypeError", "LINES"}
 ALLOWED_ATTRIBUTES = {
     *("state", "vars", "zones", "cards", "index", "key", "keys", "enum", "id", "has", "get", "append", "span"),
-    *("_memo", "_fn_depth", "_call_fn", "_global", "_var", "_consts", "_players", "_truth_of", "label"),
+    *("memo", "fn_depth", "call_fn", "global_value", "variable", "consts", "players", "truth_of", "label"),
     *("as_list", "left", "right", "enums", "members", "enum_value", "run", "__class__", "join", "work"),
 }
 
@@ -165,7 +165,7 @@ def test_a_python_error_in_generated_code_points_at_the_rulebook_line(monkeypatc
     """The line table maps the generated line where an error passed back to the expression's span."""
     rb = rulecraft.load_text(HOSTILE.replace("{len(__import__", "{max(__import__"), "evil.rules")
     game = rb.new_game(players=1)
-    code = game._code.compiled
+    code = game.code.compiled
 
     def broken(*args: Any) -> Any:
         raise ZeroDivisionError("a bug")

@@ -146,20 +146,21 @@ def test_the_html_report_annotates_every_line(tally: Path, capsys: pytest.Captur
     assert "tally.rules" in (html / "index.html").read_text(encoding="utf-8")
 
 
-def test_observing_leaves_the_runtime_as_it_was() -> None:
-    """Outside `observe`, games push frames through the runtime's own method (no coverage cost)."""
-    push, clone = rulecraft.Game._push, rulecraft.Game.clone
+def test_observing_hears_only_the_games_made_while_it_lasts() -> None:
+    """The recorder is a sink of the games made inside `observe`: not of their clones, nor of the games made after."""
     recorder = Recorder()
     rb = rulecraft.load("examples/tutorial.rules")
     with observe(recorder):
-        assert rulecraft.Game._push is not push
-        rb.new_game(players=2, seed=1)
-    assert (rulecraft.Game._push, rulecraft.Game.clone) == (push, clone)
+        game = rb.new_game(players=2, seed=1)
+        assert game.push_sinks == (recorder,)
+        assert game.clone().push_sinks == ()
+    later = rb.new_game(players=2, seed=2)
+    assert later.push_sinks == ()
     rep = report(recorder, rb.program, "tutorial")
     done, total = rep.line_totals()
     assert 0 < done < total  # setup ran, play is waiting on the first decision
     before = dict(recorder.statement_runs)
-    rb.new_game(players=2, seed=2)
+    later.apply(later.legal_answers()[0])
     assert dict(recorder.statement_runs) == before
 
 
@@ -206,11 +207,12 @@ def test_the_pytest_plugin_reports_what_the_tests_ran(tally: Path) -> None:
 
 
 def test_without_the_option_the_plugin_observes_nothing(tally: Path) -> None:
-    """The plugin is always installed; without --rulecraft-cov it leaves the runtime alone."""
+    """The plugin is always installed; without --rulecraft-cov it adds no sink to the games."""
     (tally / "test_plain.py").write_text(
-        "import rulecraft\nfrom rulecraft.runtime.game import Game\n\n"
-        "def test_push_is_the_runtimes():\n"
-        "    assert Game._push.__module__ == 'rulecraft.runtime.core'\n",
+        "import rulecraft\n\n"
+        "def test_no_sink_but_the_trace():\n"
+        "    game = rulecraft.load('tally.rules').new_game(players=1, seed=0)\n"
+        "    assert game.sinks == (game.trace,)\n",
         encoding="utf-8",
     )
     result = subprocess.run(

@@ -55,14 +55,14 @@ class Differential:
         monkeypatch.setattr(rb, "code_cache", cache)  # the probed code, for this test only
 
     def _definition(self, game: Game, e: Any, env: dict[str, Any]) -> tuple[str, Any]:
-        depth, memo = game._fn_depth, game._memo
-        game._memo = {}  # the definition computes everything anew
+        depth, memo = game.fn_depth, game.memo
+        game.memo = {}  # the definition computes everything anew
         self.defining = True
         try:
             return _outcome(lambda: EVAL[e.__class__](game, e, dict(env)))
         finally:
             self.defining = False
-            game._fn_depth, game._memo = depth, memo
+            game.fn_depth, game.memo = depth, memo
 
     def _compared(self, e: Any, fast: tuple[str, Any], definition: tuple[str, Any]) -> None:
         assert fast == definition, f"{e!r} at {e.span}: generated {fast}, definition {definition}"
@@ -79,9 +79,9 @@ class Differential:
         def checked(game: Game, env: dict[str, Any]) -> Any:
             if self.defining:
                 return code(game, env)
-            depth = game._fn_depth
+            depth = game.fn_depth
             fast = _outcome(lambda: code(game, env))
-            game._fn_depth = depth
+            game.fn_depth = depth
             self._compared(e, fast, self._definition(game, e, env))
             if fast[0] == "error":
                 return code(game, env)  # raise it again, as the game would

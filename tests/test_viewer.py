@@ -22,7 +22,7 @@ import rulecraft
 from playwright.sync_api import Browser, Page, sync_playwright
 from rulecraft.cli import main
 from rulecraft.language.values import CardRef, Player
-from rulecraft.records import read_record, record_text, replay
+from rulecraft.records import read_record, record_of, record_text, replay, write_record
 from rulecraft.render import result_lines, trace_lines
 from rulecraft.viewer import _score_visibility, build, page
 
@@ -241,6 +241,24 @@ def test_as_p2_the_page_shows_p2s_hand_and_only_counts_of_the_others(
     assert set(shown["hand[P1]"]) == {"count"}
     assert isinstance(shown["hand[P2]"], list) and shown["hand[P2]"]
     tab.close()
+
+
+def test_as_p1_the_page_shows_beside_p2s_count_the_card_revealed_to_p1(browser: Browser, tmp_path: Path) -> None:
+    """In Peek, P1 looks at P2's card (a 1): P1's page shows it in P2's hand; P3's page shows only the count."""
+    game = rulecraft.load(ROOT / "examples" / "games" / "peek.rules").new_game(players=3, seed=1)
+    for answer in ("P2", "Look"):
+        game.apply(answer)
+    record = tmp_path / "peek.json"
+    write_record(record_of(game, rulebook_file=str(ROOT / "examples" / "games" / "peek.rules")), record)
+    revealed = (
+        "() => [...document.querySelectorAll('.zone[data-zone=\"hand[P2]\"] .card.shown')].map((c) => c.textContent)"
+    )
+    for viewer, expected in (("P1", ["1"]), ("P3", [])):
+        tab = open_page(browser, write_page(record, tmp_path, viewer))
+        tab.keyboard.press("End")
+        assert tab.evaluate(revealed) == expected
+        assert "1 card (hidden)" in tab.inner_text('.zone[data-zone="hand[P2]"]')
+        tab.close()
 
 
 # ---------------------------------------------------------------------------- the page's data

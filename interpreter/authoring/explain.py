@@ -298,6 +298,8 @@ class Explainer:
                 n = x(count) if isinstance(count, s.IntLit | s.Name) else f"({x(count)})"
                 cards = "card" if n == "1" else "cards"
                 return line(depth, f"draw {n} {cards} from {x(source)} into {x(to)}")
+            case s.Reveal(what, to):
+                return line(depth, f"show {x(what)} to {x(to)} (to them alone, until the cards move)")
             case s.Create(count, card_type, inits, zone):
                 fields = ", ".join(f"{words(i.name)} {x(i.value)}" for i in inits)
                 return line(depth, f"put {x(count)} new {card_type} ({fields}) in {x(zone)}")

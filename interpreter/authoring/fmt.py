@@ -476,6 +476,8 @@ class Formatter:
                 return f"move {x(what, indent)} to {'bottom of ' if bottom else ''}{x(to, indent)}"
             case s.Draw(count, source, to):
                 return f"draw {x(count, indent)} from {x(source, indent)} to {x(to, indent)}"
+            case s.Reveal(what, to):
+                return f"reveal {x(what, indent)} to {x(to, indent)}"
             case s.Create(count, card_type, inits, zone):
                 fields = self._seq(inits, self.init, "{", "}", indent, _inits_span(st))
                 return f"create {x(count, indent)} {card_type} {fields} in {x(zone, indent)}"

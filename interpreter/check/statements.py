@@ -104,6 +104,15 @@ class StatementChecker(ExpressionChecker):
                 self.expect(self.expr(count), t.INT, count.span, "the number of cards to draw")
                 self._zone(source)
                 self._zone(to)
+            case s.Reveal(what, to):
+                wt = self.expr(what)
+                el = (wt.element or t.ANY) if wt.kind in ("list", "zone") else wt
+                if el.kind not in ("card", "any"):
+                    self.error(what.span, f"only cards are revealed: this is {wt}")
+                pt = self.expr(to)
+                pl = (pt.element or t.ANY) if pt.kind == "list" else pt
+                if pl.kind not in ("player", "any"):
+                    self.error(to.span, f"cards are revealed to a player or a list of players, not to {pt}")
             case s.Create(count, card_type, inits, zone):
                 self.expect(self.expr(count), t.INT, count.span, "the number of cards to create")
                 ct = self.cards.get(card_type)

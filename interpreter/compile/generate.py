@@ -223,7 +223,7 @@ class _Generator:
         out += ["", f"LINES = {table!r}", ""]
         return Generated("\n".join(out), roots, fns, table)
 
-    def _constant(self, kind: str, a: str, b: str, make: str) -> str:
+    def constant(self, kind: str, a: str, b: str, make: str) -> str:
         """A module-level value made once when the module runs (an enumeration value, a built-in)."""
         key = (kind, a, b)
         if key not in self.constants:
@@ -244,24 +244,24 @@ class _Generator:
         key = f"({name!r}, {args},)" if params else f"({name!r},)"
         lines = [
             f"def {call}(g, k{', ' if params else ''}{args}):",
-            "    if g._fn_depth >= _FN_DEPTH_BUDGET:",
-            f"        return g._call_fn({name!r}, ({args}{',' if params else ''}), _N[k].span)  # the runaway error",
+            "    if g.fn_depth >= _FN_DEPTH_BUDGET:",
+            f"        return g.call_fn({name!r}, ({args}{',' if params else ''}), _N[k].span)  # the runaway error",
         ]
         if worth_remembering(fn):
             lines += [
                 f"    key = {key}",
-                "    memo = g._memo",
+                "    memo = g.memo",
                 "    try:",
                 "        v = memo.get(key, _M)",
                 "    except TypeError:  # an argument that cannot be a key: computed each time",
                 "        memo, v = {}, _M",
                 "    if v is not _M:",
                 "        return v",
-                "    g._fn_depth += 1",
+                "    g.fn_depth += 1",
                 "    try:",
                 f"        v = {f}(g{', ' if params else ''}{args})",
                 "    finally:",
-                "        g._fn_depth -= 1",
+                "        g.fn_depth -= 1",
                 "    try:",
                 "        memo[key] = v",
                 "    except TypeError:",
@@ -270,11 +270,11 @@ class _Generator:
             ]
         else:
             lines += [
-                "    g._fn_depth += 1",
+                "    g.fn_depth += 1",
                 "    try:",
                 f"        return {f}(g{', ' if params else ''}{args})",
                 "    finally:",
-                "        g._fn_depth -= 1",
+                "        g.fn_depth -= 1",
             ]
         self.lines += [(0, line, -1) for line in lines]
         self.lines.append((0, "", -1))
@@ -424,7 +424,7 @@ class _Body:
         k = self.gen.number[id(e)]
         self.emit(f"{t} = {v}")
         self.emit(f"if {t}.__class__ is not bool:")
-        self.emit(f"    {t} = g._truth_of({t}, _N[{k}])")
+        self.emit(f"    {t} = g.truth_of({t}, _N[{k}])")
         return t
 
     def _guarded(self, name: str, k: int, fast: str) -> str:
@@ -517,41 +517,41 @@ class _Body:
             if name not in self.hoisted:
                 self.hoisted[name] = self.local()
             held = self.hoisted[name]
-            return f"({held} if {held} is not _M else g._global({name!r}, _N[{k}]))"
+            return f"({held} if {held} is not _M else g.global_value({name!r}, _N[{k}]))"
         program = self.gen.program
         if kind == "const":
             literal, v = _literal(program.consts[name].value)
             fast = (
                 repr(v)
                 if literal
-                else f"(g._consts[{name!r}] if {name!r} in g._consts else g._global({name!r}, _N[{k}]))"
+                else f"(g.consts[{name!r}] if {name!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
             )
         elif kind == "builtin":
             fast = (
-                "g._players"
+                "g.players"
                 if name == "players"
-                else "len(g._players)"
+                else "len(g.players)"
                 if name == "player_count"
-                else f"g._global({name!r}, _N[{k}])"
+                else f"g.global_value({name!r}, _N[{k}])"
             )
         elif kind == "member":
             fast = self._constant_member(name)
         elif kind == "enum":
-            fast = self.gen._constant("enum", name, "", f"_program.enums[{name!r}]")
+            fast = self.gen.constant("enum", name, "", f"_program.enums[{name!r}]")
         elif kind == "zone":
             fast = f"_ZoneRef({name!r}, ())"
         elif kind == "var":
             t = self.tmp()
             self.emit(f"{t} = g.state.vars.get({name!r}, _M)")
             self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = g._global({name!r}, _N[{k}])")
+            self.emit(f"    {t} = g.global_value({name!r}, _N[{k}])")
             fast = t
         else:
-            fast = f"g._global({name!r}, _N[{k}])"
+            fast = f"g.global_value({name!r}, _N[{k}])"
         return self._guarded(name, k, fast)
 
     def _constant_member(self, name: str) -> str:
-        return self.gen._constant("member", name, "", f"_program.members[{name!r}]")
+        return self.gen.constant("member", name, "", f"_program.members[{name!r}]")
 
     def _index(self, e: s.Index, k: int) -> str:
         binding = self.gen.resolution.of(e)
@@ -572,7 +572,7 @@ class _Body:
             self._key(key, name, keys)
             self.emit(f"{t} = g.state.vars.get({key}, _M)")
             self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = {repr(default) if literal else f'g._var({name!r}, {key})'}")
+            self.emit(f"    {t} = {repr(default) if literal else f'g.variable({name!r}, {key})'}")
             if self.shadowed(name):
                 self.indent -= 1
             return t
@@ -588,10 +588,10 @@ class _Body:
         binding = self.gen.resolution.of(e)
         if binding is not None and binding.kind == "enum_member":
             enum = binding.name
-            member = self.gen._constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
+            member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
             return self._guarded(enum, k, member)
         v, t, c = self.value(e.obj), self.tmp(), self.tmp()
-        having = self.gen._constant("having", e.name, "", "set()")  # the card classes seen to have the field
+        having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
         # a card of a class seen to have the field: its attribute; anything else: `_field`
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
         self.emit(f"    {t} = getattr({c}, {e.name!r})")
@@ -615,7 +615,7 @@ class _Body:
             v = self.value(e.args[0])
             self.emit(f"{t} = {name}({v}) if {v}.__class__ is tuple else {self.slow(k)}")
             return t
-        builtin = self.gen._constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
+        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         args = [self.value(a) for a in e.args]
         self.emit("try:")
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")

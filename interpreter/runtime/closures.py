@@ -18,7 +18,7 @@ clones without replay (docs/ARCHITECTURE.md).
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
 the game's memo, by arguments, until the state next changes: every change goes through the
-runtime's `_move`, `_set_var`, `_set_field`, `_create`, `_undo` or `arrange`, which empty it, and
+runtime's `move`, `set_var`, `_set_field`, `create`, `_undo` or `arrange`, which empty it, and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so within one state a call with the same arguments has the same value. (One
 difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
@@ -92,7 +92,7 @@ class CodeCache:
         def truth(g: Game, env: dict[str, Any]) -> Any:
             v = code(g, env)
             if v.__class__ is not bool:
-                return g._truth_of(v, e)
+                return g.truth_of(v, e)
             return v
 
         return truth
@@ -190,7 +190,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
 
             def let(g: Game, env: dict[str, Any]) -> None:
                 v = code(g, env)
-                env[name] = v if v.__class__ is not ZoneRef else g._held(v, value)
+                env[name] = v if v.__class__ is not ZoneRef else g.held(v, value)
 
             return let
         case s.Assign():
@@ -211,6 +211,7 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             s.Let()
             | s.SetField()
             | s.Draw()
+            | s.Reveal()
             | s.While()
             | s.Repeat()
             | s.Match()
@@ -242,10 +243,10 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
-            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game._held)
+            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)
         if op != "=":
-            v = g._arith(op[0], g._var(name, key), v, st.value, st.value, st)
-        g._set_var(name, key, v, span)
+            v = g.arith(op[0], g.variable(name, key), v, st.value, st.value, st)
+        g.set_var(name, key, v, span)
 
     return set_var
 
@@ -261,10 +262,10 @@ def _if(st: s.If, cache: CodeCache) -> Code:
     def if_(g: Game, env: dict[str, Any]) -> None:
         for cond, stmts in branches:
             if cond(g, env):
-                g._push(BlockFrame(stmts, env))
+                g.push(BlockFrame(stmts, env))
                 return
         if otherwise is not None:
-            g._push(BlockFrame(otherwise, env))
+            g.push(BlockFrame(otherwise, env))
 
     return if_
 
@@ -286,8 +287,8 @@ def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
         for param, arg in lists:
             if new_env[param].__class__ is ZoneRef:
                 new_env[param] = g.as_list(new_env[param], arg)
-        g._push(CallFrame(name, new_env, env, None))
-        g._push(BlockFrame(body, new_env))
+        g.push(CallFrame(name, new_env, env, None))
+        g.push(BlockFrame(body, new_env))
 
     return call
 
@@ -298,8 +299,8 @@ def _assign(st: s.Assign, cache: CodeCache) -> Code:
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
         if v.__class__ is ZoneRef:
-            v = g._held(v, node)
-        env[name] = v if op == "=" else g._arith(op[0], env[name], v, node, node, st)
+            v = g.held(v, node)
+        env[name] = v if op == "=" else g.arith(op[0], env[name], v, node, node, st)
 
     return assign
 
@@ -310,8 +311,8 @@ def _move(st: s.Move, cache: CodeCache) -> Code:
 
     def move(g: Game, env: dict[str, Any]) -> None:
         v = what(g, env)
-        cards = [v] if v.__class__ is CardRef else g._cards(v, what_node)
-        g._move(cards, g.zone_value(to(g, env), to_node), bottom, span)
+        cards = [v] if v.__class__ is CardRef else g.cards_of(v, what_node)
+        g.move(cards, g.zone_value(to(g, env), to_node), bottom, span)
 
     return move
 
@@ -324,9 +325,9 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
     def create(g: Game, env: dict[str, Any]) -> None:
         n = count(g, env)
         if n.__class__ is not int:
-            n = g._number_of(count_node, env)  # its located error
+            n = g.number_of(count_node, env)  # its located error
         values = {name: value(g, env) for name, value in inits}
-        g._create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
+        g.create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
 
     return create
 
@@ -337,6 +338,6 @@ def _for(st: s.For, cache: CodeCache) -> Code:
     source = _items(cache.value(st.source), st.source, cache)
 
     def for_(g: Game, env: dict[str, Any]) -> None:
-        g._push(ForFrame(var, source(g, env), body, env))
+        g.push(ForFrame(var, source(g, env), body, env))
 
     return for_

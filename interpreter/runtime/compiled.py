@@ -84,7 +84,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         return slow(g, k, env)
 
     def out_of_work(g: Any, k: int) -> None:
-        raise g._runaway(
+        raise g.runaway(
             nodes[k].span,
             f"expressions walked more than {machine.WORK_BUDGET} elements without a decision: a runaway computation?",
         )

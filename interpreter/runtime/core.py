@@ -6,6 +6,19 @@
 loop). A layer is never instantiated alone: every object is a whole `Game`. The frames (machine.py)
 and the closures (closures.py) take the whole game, so a layer that hands them `self` says so to the
 type checker (`# type: ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
+
+The frames and the closures reach the game through public members only (tests/test_interfaces.py);
+these, besides the public API of `Game`, are that interface:
+- data: `state`, `program`, `frames`, `pending`, `journal`, `attempts`, `together`, `secret`,
+  `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's closures), `keep` (what `apply`
+  puts back), `memo` (functions' values in this state) and `fn_depth`, `consts`, `players`, and
+  the sinks (`event_sinks` and the others: observe.py);
+- the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
+  and its answer), `check_rules`, `rule_match`;
+- values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `arith`,
+  `number_of`, `cards_of`, `zone_value`, `as_list`, `label`;
+- changes: `move`, `set_var`, `create`, each told to the sinks; `emit` tells them of an event;
+- errors: `runaway` (a budget ran out).
 """
 
 from __future__ import annotations
@@ -36,6 +49,7 @@ from .machine import (
     RuntimeFailure,
     SecretRun,
 )
+from .observe import Observer, Trace, listens
 from .state import State
 
 
@@ -49,8 +63,11 @@ class GameCore:
     state: State
     seed: int | None
     auto_chance: bool
-    tracing: bool
-    events: list[Event]
+    trace: Trace | None
+    sinks: tuple[Observer, ...]
+    event_sinks: tuple[Observer, ...]
+    push_sinks: tuple[Observer, ...]
+    move_sinks: tuple[Observer, ...]
     answers: list[tuple[str, str]]
     frames: list[Frame]
     journal: list[tuple[Any, ...]]
@@ -65,18 +82,38 @@ class GameCore:
     check_invariants: bool
     next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
-    _code: CodeCache
+    code: CodeCache
     _key_info: dict[str, tuple[Any, str | None]]
-    _keep: Keep | None
-    _fn_depth: int
-    _memo: dict[tuple[Any, ...], Any]
-    _consts: dict[str, Any]
+    keep: Keep | None
+    fn_depth: int
+    memo: dict[tuple[Any, ...], Any]
+    consts: dict[str, Any]
     _players: tuple[Player, ...]
 
-    def _push(self, frame: Frame) -> None:
+    @property
+    def events(self) -> list[Event]:
+        """The trace so far (see observe.py): empty when the game does not trace."""
+        return self.trace.events if self.trace is not None else []
+
+    def observe(self, sink: Observer) -> None:
+        """Let `sink` hear this game from now on (see observe.py)."""
+        self.sinks = (*self.sinks, sink)
+        self.event_sinks = tuple(x for x in self.sinks if listens(x, "on_event"))
+        self.push_sinks = tuple(x for x in self.sinks if listens(x, "on_push"))
+        self.move_sinks = tuple(x for x in self.sinks if listens(x, "on_move"))
+
+    def emit(self, event: Event) -> None:
+        """Tell the sinks that listen for events (the trace among them) of one (only made when `event_sinks`)."""
+        for sink in self.event_sinks:
+            sink.on_event(self, event)  # type: ignore[arg-type]  # a layer of Game
+
+    def push(self, frame: Frame) -> None:
         self.frames.append(frame)
         if len(self.frames) > DEPTH_BUDGET:
-            raise self._runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+            raise self.runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+        if self.push_sinks:
+            for sink in self.push_sinks:
+                sink.on_push(self, frame)  # type: ignore[arg-type]  # a layer of Game
 
     def _current_span(self) -> Span:
         for frame in reversed(self.frames):
@@ -90,7 +127,7 @@ class GameCore:
         level, depth = [value], 1
         while level:
             if depth > VALUE_DEPTH:
-                raise self._runaway(
+                raise self.runaway(
                     span,
                     f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?",
                 )
@@ -106,7 +143,7 @@ class GameCore:
         """A located error that stops the game wherever it happens (never undone by an attempt)."""
         return RulebookError([Diagnostic(span, message)], self.program.sources)
 
-    def _runaway(self, span: Span, message: str) -> RulebookError:
+    def runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
 

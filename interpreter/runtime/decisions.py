@@ -39,7 +39,7 @@ from .store import Store
 class Decisions(Store):
     """Asking: a `Decision` made of labelled options, and the answer taken back into the frame that asked."""
 
-    def _ask(self, frame: AskFrame) -> None:
+    def ask(self, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
         if frame.kind == "menu":
             menu: s.Menu = node
@@ -51,7 +51,7 @@ class Decisions(Store):
         elif frame.kind == "use":
             use: s.Use = node
             ability = self.program.abilities[use.ability]
-            upto = self._number_of(use.upto, env)
+            upto = self.number_of(use.upto, env)
             ability_env = {
                 p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
             }
@@ -90,7 +90,7 @@ class Decisions(Store):
                 source = self.as_list(self._eval(choose.source, env), choose.source)
                 frame.pool = source
                 if choose.quantity in ("exactly", "upto"):
-                    frame.count = self._number_of(choose.count, env) if choose.count is not None else 1
+                    frame.count = self.number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":
                     frame.count = 1
                 elif choose.quantity == "any":
@@ -152,7 +152,7 @@ class Decisions(Store):
         self.next_draws = {**self.next_draws, src.key: tuple(rest)}
         self.answers.append(("table", label))
         frame.count -= 1
-        self._move([CardRef(first[label])], dst, False, frame.node.span)
+        self.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
     def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
@@ -183,7 +183,7 @@ class Decisions(Store):
                     r -= w
                 self.answers.append(("table", chosen))
             frame.count -= 1
-            self._move([CardRef(first[chosen])], dst, False, span)
+            self.move([CardRef(first[chosen])], dst, False, span)
             if frames[-1] is not frame or self.pending is not None or st.over:
                 return True
 
@@ -197,7 +197,7 @@ class Decisions(Store):
         weights: tuple[int, ...] | None = None,
     ) -> None:
         if len(options) > OPTION_BUDGET:
-            raise self._runaway(
+            raise self.runaway(
                 span,
                 f"a decision of {len(options)} options is more than a decision may offer "
                 f"({OPTION_BUDGET}): choose in steps instead",
@@ -205,9 +205,9 @@ class Decisions(Store):
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
         if len(options) == 1:
-            if self.tracing and frame.kind != "draw":
+            if self.event_sinks and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
-                self.events.append(
+                self.emit(
                     Event(
                         "choose" if who is not None else "reveal",
                         options[0].label + (f"  [{prompt}]" if prompt else ""),
@@ -232,8 +232,8 @@ class Decisions(Store):
             else:
                 option = options[bits % len(options)]
             self.answers.append(("table", option.label))
-            if self.tracing and frame.kind != "draw":
-                self.events.append(
+            if self.event_sinks and frame.kind != "draw":
+                self.emit(
                     Event(
                         "reveal",
                         option.label + (f"  [{prompt}]" if prompt else ""),
@@ -275,12 +275,12 @@ class Decisions(Store):
         # Not a text: it may be made of a hidden card's name ("play " + label(c)).
         return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)
 
-    def _answered(self, frame: AskFrame, value: Any) -> None:
+    def answered(self, frame: AskFrame, value: Any) -> None:
         env = frame.env
         if frame.kind == "menu":
             self.frames.pop()
             option: s.Option = value
-            self._push(BlockFrame(option.body.stmts, env))
+            self.push(BlockFrame(option.body.stmts, env))
         elif frame.kind == "use":
             self.frames.pop()
             if value is None:
@@ -288,7 +288,7 @@ class Decisions(Store):
             tier: s.Tier = value
             ability = self.program.abilities[frame.node.ability]
             ability_env = dict(frame.pool[0])
-            if self.tracing:
+            if self.event_sinks:
                 self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
             self._open_attempt(
                 None,
@@ -297,12 +297,12 @@ class Decisions(Store):
                 f"{ability.name} tier {tier.level}",
                 retry=(frame.node, env, (*frame.picked, tier.level)),
             )
-            self._push(CallFrame(ability.name, ability_env, None, None))
-            self._push(BlockFrame(tier.body.stmts, ability_env))
+            self.push(CallFrame(ability.name, ability_env, None, None))
+            self.push(BlockFrame(tier.body.stmts, ability_env))
         elif frame.kind == "draw":
             _src, dst = frame.chance_pool or frame.pool
             frame.count -= 1
-            self._move([value], dst, False, frame.node.span)
+            self.move([value], dst, False, frame.node.span)
         else:
             if value is DONE:
                 frame.count = len(frame.picked)
@@ -415,4 +415,4 @@ class Decisions(Store):
         retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
     ) -> None:
         self.attempts += 1
-        self._push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
+        self.push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))

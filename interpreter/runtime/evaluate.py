@@ -48,7 +48,7 @@ from .machine import (
 class Evaluator(GameCore):
     """The meaning of each kind of expression, node by node, and the values' labels."""
 
-    def _rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
+    def rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
         """The first binding (in declaration order) for which the rule's condition holds, or None."""
         return self._first_binding(rule.bindings, lambda env: self._truth(rule.when, env))
 
@@ -71,9 +71,9 @@ class Evaluator(GameCore):
 
     def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
         """The value of a condition: true or false, else a located error."""
-        return bool(self._code.truth(e)(self, env))  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        return bool(self.code.truth(e)(self, env))  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
-    def _truth_of(self, v: Any, e: s.Expr) -> bool:
+    def truth_of(self, v: Any, e: s.Expr) -> bool:
         if v.__class__ is not bool:
             raise self.runtime_error(span_of(e), f"a condition must be true or false, not {self.label(v)}")
         return bool(v)
@@ -85,7 +85,7 @@ class Evaluator(GameCore):
         with `EVAL[node.__class__]`, the definition again, and are what generated code falls back
         on for the unusual case and its located error.
         """
-        return self._code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
         """The value of an expression by the definition alone, without generated code (tests compare the two)."""
@@ -98,7 +98,7 @@ class Evaluator(GameCore):
         id = e.id
         if id in env:
             return env[id]
-        return self._global(id, e)
+        return self.global_value(id, e)
 
     def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
         return e.value
@@ -116,7 +116,7 @@ class Evaluator(GameCore):
             elif id in self.program.enums:
                 return self.program.enum_value(id, name)
             else:
-                v = self._global(id, obj)
+                v = self.global_value(id, obj)
         else:
             v = EVAL[obj.__class__](self, obj, env)
         if v.__class__ is CardRef:
@@ -139,7 +139,7 @@ class Evaluator(GameCore):
                 return ZoneRef(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
             if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
                 key = zone_key(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
-                return self._var(obj.id, key)
+                return self.variable(obj.id, key)
         seq = self.as_list(EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
@@ -149,7 +149,7 @@ class Evaluator(GameCore):
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
         name = e.name
         if name in self.program.fns:
-            return self._call_fn(name, tuple([EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
+            return self.call_fn(name, tuple([EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
         try:
             return self._builtin(name, e.args, env, e)
         except VALUE_ERRORS:
@@ -180,9 +180,9 @@ class Evaluator(GameCore):
     def _eval_binary(self, e: s.Binary, env: dict[str, Any]) -> Any:
         op, left, right = e.op, e.left, e.right
         a, b = EVAL[left.__class__](self, left, env), EVAL[right.__class__](self, right, env)
-        return self._arith(op, a, b, left, right, e)
+        return self.arith(op, a, b, left, right, e)
 
-    def _arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
+    def arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
         if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
             xs, ys = self.as_list(a, left), self.as_list(b, right)
@@ -192,7 +192,7 @@ class Evaluator(GameCore):
             return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
         if op == "+" and isinstance(a, str) and isinstance(b, str):
             if len(a) + len(b) > TEXT_BUDGET:
-                raise self._runaway(
+                raise self.runaway(
                     e.span,
                     f"a text of {len(a) + len(b)} characters is more than a "
                     f"rulebook may build ({TEXT_BUDGET}): a runaway computation?",
@@ -256,7 +256,7 @@ class Evaluator(GameCore):
             raise self.runtime_error(e.span, f"cannot negate {self.label(v)}")
         return -v
 
-    def _number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
+    def number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
         """A count (of cards, repeats, choices, a tier): a number, or a located error."""
         v = self._eval(e, env)
         if not isinstance(v, int) or isinstance(v, bool):
@@ -266,7 +266,7 @@ class Evaluator(GameCore):
     def bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]:
         """The list, or a located error if it is longer than a rulebook may build (`value` None: too long)."""
         if value is None or len(value) > LIST_BUDGET:
-            raise self._runaway(
+            raise self.runaway(
                 span_of(e),
                 f"a list of {size} elements is more than a rulebook may build ({LIST_BUDGET}): a runaway computation?",
             )
@@ -275,7 +275,7 @@ class Evaluator(GameCore):
     def number(self, value: int, e: s.Expr | s.Stmt) -> int:
         if -INT_BUDGET <= value <= INT_BUDGET:
             return value
-        raise self._runaway(span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
+        raise self.runaway(span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
 
     def _eval_cond(self, e: s.CondExpr, env: dict[str, Any]) -> Any:
         branch = e.then if self._truth(e.condition, env) else e.otherwise
@@ -305,12 +305,12 @@ class Evaluator(GameCore):
             restore_local(env, "it", saved)
         return query_by_keys(op, items, keys)
 
-    def _global(self, name: str, e: s.Expr) -> Any:
+    def global_value(self, name: str, e: s.Expr) -> Any:
         program = self.program
         if name in program.consts:
-            if name not in self._consts:
-                self._consts[name] = self._eval(program.consts[name].value, {})
-            return self._consts[name]
+            if name not in self.consts:
+                self.consts[name] = self._eval(program.consts[name].value, {})
+            return self.consts[name]
         if name == "players":
             return self._players
         if name == "player_count":
@@ -324,10 +324,10 @@ class Evaluator(GameCore):
         if name in program.zones:
             return ZoneRef(name, ())
         if name in program.vars:
-            return self._var(name, name)
+            return self.variable(name, name)
         raise self.runtime_error(span_of(e), f"unknown name '{name}'")
 
-    def _var(self, name: str, key: str) -> Any:
+    def variable(self, name: str, key: str) -> Any:
         vars_ = self.state.vars
         if key in vars_:
             return vars_[key]
@@ -340,19 +340,19 @@ class Evaluator(GameCore):
             if not decl.keys:
                 self.state.vars[name] = self._eval(decl.init, {})
 
-    def _call_fn(self, name: str, args: tuple[Any, ...], span: Span) -> Any:
+    def call_fn(self, name: str, args: tuple[Any, ...], span: Span) -> Any:
         fn = self.program.fns[name]
         env = {p.name: a for p, a in zip(fn.params, args, strict=True)}
-        if self._fn_depth >= FN_DEPTH_BUDGET:
-            raise self._runaway(
+        if self.fn_depth >= FN_DEPTH_BUDGET:
+            raise self.runaway(
                 span if span is not NO_SPAN else fn.span,
                 f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
             )
-        self._fn_depth += 1
+        self.fn_depth += 1
         try:
             return self._eval(fn.body, env)
         finally:
-            self._fn_depth -= 1
+            self.fn_depth -= 1
 
     def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
         """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
@@ -377,7 +377,7 @@ class Evaluator(GameCore):
             return self.program.enum_value(enum, name)
         return None
 
-    def _held(self, v: Any, e: s.Expr) -> Any:
+    def held(self, v: Any, e: s.Expr) -> Any:
         """The value a local name holds: a zone's cards as they are now (a list that later moves do not
         change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
         return self.as_list(v, e) if v.__class__ is ZoneRef else v
@@ -398,7 +398,7 @@ class Evaluator(GameCore):
             return ()
         raise self.runtime_error(span_of(e), f"a list is needed here, not {self.label(v)}")
 
-    def _cards(self, v: Any, e: s.Expr) -> list[CardRef]:
+    def cards_of(self, v: Any, e: s.Expr) -> list[CardRef]:
         if isinstance(v, CardRef):
             return [v]
         if v is None:

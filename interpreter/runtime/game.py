@@ -12,9 +12,10 @@ How the language maps onto Python here:
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
   (`runtime/asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
   `pending_ask` describes it to the tools without showing them the frame;
-- every change of the state goes through `_move`, `_set_var`, `_set_field`, `_create`, which emit a
-  trace event with the span of the rule that caused it, and journal the old value while an
-  `attempt` is open so that a failure can undo everything the attempt did;
+- every change of the state goes through `move`, `set_var`, `_set_field`, `create` (store.py), which
+  tell the sinks (observe.py: the trace among them) what changed, with the span of the rule that
+  caused it, and journal the old value while an `attempt` is open so that a failure can undo
+  everything the attempt did;
 - every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
   is a `RuntimeFailure`, raised where it happens and unwound in one place, `_unwind`: to the
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
@@ -38,7 +39,7 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import closures
+from . import closures, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .closures import CodeCache, code_cache
 from .core import (
@@ -60,6 +61,7 @@ from .machine import (
     SecretRun,
     splitmix,
 )
+from .observe import Observer, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC
 from .views import Views
@@ -78,9 +80,13 @@ class Game(Views):
         auto_chance: bool = True,
         check_invariants: bool = False,
         before_play: Callable[[Game], None] | None = None,
+        observers: Sequence[Observer] = (),
         _blank: bool = False,
     ):
         """A new game, set up and run to its first decision.
+
+        `trace` keeps the trace (`events`); `observers` hear the game from its setup on, after the
+        sinks of `observing` (see observe.py).
 
         `before_play` edits the position between setup and play (a scenario's `move` and `set`
         lines): it is called once, as one step, with the game; it changes the state through
@@ -92,10 +98,11 @@ class Game(Views):
         # shared by every game of the rulebook (see `label`).
         self._labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
-        self._code: CodeCache = code_cache(rulebook, self.program)
+        self.code: CodeCache = code_cache(rulebook, self.program)
         # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
         self._key_info: dict[str, tuple[Any, str | None]] = shared_dict(rulebook, "key_info")
-        if _blank:
+        self._players = tuple(Player(i) for i in range(players))
+        if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:
             raise GameError(
@@ -106,8 +113,13 @@ class Game(Views):
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         self.auto_chance = auto_chance and seed is not None
-        self.tracing = trace
-        self.events: list[Event] = []
+        self.trace = None
+        self.sinks = self.event_sinks = self.push_sinks = self.move_sinks = ()
+        if trace:
+            self.trace = Trace()
+            self.observe(self.trace)
+        for sink in (*every_game(), *observers):
+            self.observe(sink)
         self.answers: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
         self.journal: list[tuple[Any, ...]] = []
@@ -119,24 +131,23 @@ class Game(Views):
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
         self.steps = 0
-        self._keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
-        self._fn_depth = 0
+        self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
+        self.fn_depth = 0
         self.work = 0  # elements that generated code walked since the rules last started running (WORK_BUDGET)
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
-        self._memo: dict[tuple[Any, ...], Any] = {}
+        self.memo: dict[tuple[Any, ...], Any] = {}
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
-        self._consts: dict[str, Any] = {}
-        self._players = tuple(Player(i) for i in range(players))
+        self.consts: dict[str, Any] = {}
         self._init_vars()
         if self.program.play is not None:
-            self._push(BlockFrame(self.program.play.stmts, {}))
+            self.push(BlockFrame(self.program.play.stmts, {}))
             if before_play is not None:
-                self._push(BeforePlayFrame(before_play))
+                self.push(BeforePlayFrame(before_play))
         for block in reversed(self.program.setup):
-            self._push(BlockFrame(block.stmts, {}))
+            self.push(BlockFrame(block.stmts, {}))
         self._run()
 
     def current_decision(self) -> Decision | None:
@@ -171,19 +182,20 @@ class Game(Views):
 
     def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
         """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
-        self._code.statement(st)(self, env)
+        self.code.statement(st)(self, env)
 
     def move_cards(self, cards: Sequence[CardRef], zone: ZoneRef, *, bottom: bool, span: Span) -> None:
         """Move cards to a zone, as a `move` statement at `span` does."""
-        self._move(cards, zone, bottom, span)
+        self.move(cards, zone, bottom, span)
 
     def draw_next(self, zone: ZoneRef, labels: Sequence[tuple[str, Span]]) -> None:
         """Make the next draws from a shuffled zone take the cards of these labels, in order (each
         label with the place that names it); the draws after them are chance as usual."""
         self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
 
-    def ask_again(self, go_on: bool = False) -> None:
-        """Ask the pending decision again from the (changed) state, as the rules would have.
+    def ask_again(self, go_on: bool = False) -> bool:
+        """Ask the pending decision again from the (changed) state, as the rules would have; return
+        whether the game waits on the same statement's question again (False: it was taken at once).
 
         If the decision now has one option, it is taken at once; with `go_on` the game then runs
         on to its next decision, as it would have in play.
@@ -194,6 +206,7 @@ class Game(Views):
         frame.step(self)
         if go_on and self.pending is None and not self.state.over:
             self._run()
+        return self.pending is not None and bool(self.frames) and self.frames[-1] is frame
 
     def legal_answers(self) -> list[str]:
         """The labels of the options of the pending decision."""
@@ -225,12 +238,12 @@ class Game(Views):
             self._restore(saved)
             raise
         finally:
-            self._keep = None
+            self.keep = None
 
     def _snapshot(self) -> tuple[Any, ...]:
         """What `restore_local` needs to put the game back as it is now: the state, the stack (its frames
         and envs kept as they are touched: see Keep), and the rest of what a step changes."""
-        self._keep = Keep(self.frames)
+        self.keep = Keep(self.frames)
         return (
             self.state.copy(),
             list(self.frames),
@@ -245,9 +258,9 @@ class Game(Views):
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
         state, frames, answers, events, journal, counts, dirty, pending, steps = saved
-        if self._keep is not None:
-            self._keep.put_back()
-            self._keep = None
+        if self.keep is not None:
+            self.keep.put_back()
+            self.keep = None
         self.state = state
         self.frames[:] = frames
         del self.answers[answers:]
@@ -257,8 +270,8 @@ class Game(Views):
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
-        self._fn_depth = 0
-        self._memo.clear()
+        self.fn_depth = 0
+        self.memo.clear()
 
     def _apply(self, decision: Decision, option: Option) -> None:
         self.pending = None
@@ -267,10 +280,10 @@ class Game(Views):
             self.state.rng, _ = splitmix(self.state.rng)
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
-        if self.tracing and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
+        if self.event_sinks and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             verb = "reveal" if decision.player is None else "choose"
             text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
-            self.events.append(
+            self.emit(
                 Event(
                     verb,
                     text,
@@ -282,8 +295,8 @@ class Game(Views):
                 )
             )
         value = option.value
-        if self._keep is not None:
-            self._keep.touch(frame)
+        if self.keep is not None:
+            self.keep.touch(frame)
         try:
             frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
@@ -322,30 +335,35 @@ class Game(Views):
         """The rulebook's `score(p)` for a player, or None if it declares none."""
         if "score" not in self.program.fns:
             return None
-        value = self._call_fn("score", (player,), NO_SPAN)
+        value = self.call_fn("score", (player,), NO_SPAN)
         return value if isinstance(value, int) else None
 
     def heuristic(self, player: Player) -> int:
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
         for name in ("heuristic", "score"):
             if name in self.program.fns:
-                value = self._call_fn(name, (player,), NO_SPAN)
+                value = self.call_fn(name, (player,), NO_SPAN)
                 return value if isinstance(value, int) else 0
         return 0
 
     def clone(self, *, trace: bool = False) -> Game:
-        """An independent copy of this game at this decision (tracing off unless asked)."""
+        """An independent copy of this game at this decision, another history from here on.
+
+        It has none of this game's sinks; with `trace` it has a trace of its own, which starts
+        with a copy of this game's events (see observe.py).
+        """
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.classes = self.classes
-        new._labels = self._labels
-        new._code = self._code
-        new._key_info = self._key_info
+        new.code = self.code
         new.state = self.state.copy()
         new.seed = self.seed
         new.auto_chance = self.auto_chance
         new.next_draws = dict(self.next_draws)
-        new.tracing = trace
-        new.events = list(self.events) if trace else []
+        new.trace = None
+        new.sinks = new.event_sinks = new.push_sinks = new.move_sinks = ()
+        if trace:
+            new.trace = Trace(list(self.events))
+            new.observe(new.trace)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
         new.frames = [f.copy(envs) for f in self.frames]
@@ -355,18 +373,17 @@ class Game(Views):
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
-        new._keep = None
-        new._fn_depth = 0
+        new.keep = None
+        new.fn_depth = 0
         new.work = 0
-        new._memo = {}
+        new.memo = {}
         new.check_invariants = self.check_invariants
-        new._consts = self._consts
-        new._players = self._players
+        new.consts = self.consts
         return new
 
     def state_changed(self) -> None:
         """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
-        self._memo.clear()
+        self.memo.clear()
 
     def reseed(self, seed: int) -> None:
         """Replace the chance generator (lookahead agents do, so they cannot peek at the real draws)."""
@@ -382,7 +399,7 @@ class Game(Views):
         more arrangements follow), so that its options reflect the new position; a decision left
         with one option is then taken at once, as always.
         """
-        self._memo.clear()
+        self.memo.clear()
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
@@ -415,7 +432,9 @@ class Game(Views):
             st.zones.setdefault(zone, []).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
-        if self.tracing and moved:
+        if st.known:
+            knowledge.forget(self, [c.id for c in moved])
+        if self.event_sinks and moved:
             self._event(
                 "arrange",
                 f"{', '.join(labels)} -> {zone}",
@@ -443,7 +462,7 @@ class Game(Views):
         budget = self.steps + STEP_BUDGET
         self.work = 0
         frames = self.frames
-        keep = self._keep
+        keep = self.keep
         try:
             while self.pending is None and not self.state.over:
                 if not frames:
@@ -459,11 +478,11 @@ class Game(Views):
                 self.steps += 1
                 if self.steps > budget:
                     span = self._current_span()
-                    raise self._runaway(
+                    raise self.runaway(
                         span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
                     )
         except RecursionError:
-            raise self._runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
+            raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
         if (
             self.check_invariants
             and self.program.invariants

@@ -14,6 +14,7 @@ import attrs
 
 from ..language.values import CardRef, Player, Record
 from .game import Game
+from .knowledge import known_to
 
 
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
@@ -22,13 +23,16 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     The cards of another player's `owner` zone, of a `hidden` or `count` zone, and of a `top`
     zone below its top (a batch of cards landing on such a pile shows others only the new top).
     Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
-    zone, the cards named by a variable the viewer sees (its value shows in the view), and the
-    cards the pending decision of `viewer` offers (a search shows the searcher what it offers).
+    zone, the cards named by a variable the viewer sees (its value shows in the view), the cards
+    revealed to the viewer that are still where they were revealed (`reveal`: the view shows
+    them), and the cards the pending decision of `viewer` offers (a search shows the searcher
+    what it offers).
     """
     shown: set[int] = set()
     ask = game.pending_ask()
     if ask is not None and ask.decision.player == viewer:
         shown = {v.id for v in ask.offered if isinstance(v, CardRef)}
+    shown |= known_to(game, viewer)
     for key, value in game.state.vars.items():
         vdecl = game.program.vars[key.split("[", 1)[0]]
         if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game.owned_by(key, viewer)):
@@ -54,13 +58,14 @@ def _cards_in(value: Any) -> set[int]:
     return set()
 
 
-def permute_hidden(game: Game, viewer: Player, rng: random.Random) -> Game:
+def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: bool = False) -> Game:
     """A clone whose state differs from the game's only in what `viewer` cannot see.
 
     The *contents* of the cards at the hidden positions are shuffled among themselves (within
-    each card type); card ids, zones, sizes and everything the viewer sees stay as they are.
+    each card type); card ids, zones, sizes and everything the viewer sees stay as they are. With
+    `trace` the clone keeps a trace (see `Game.clone`).
     """
-    twin = game.clone()
+    twin = game.clone(trace=trace)
     by_type: dict[type, list[int]] = {}
     for key, i in hidden_positions(game, viewer):
         cid = game.state.zones[key][i]

@@ -79,6 +79,8 @@ class Event:
     it is shown only to the viewers from whom the choice is hidden (as its hidden text), so that
     a hidden decision looks the same to them whether it had one option or many, while the full
     trace, and the player who decided, show no line for it.
+
+    A reveal's event (`show`, see knowledge.py) names in `to` the seats it showed its cards to.
     """
 
     verb: str
@@ -91,6 +93,7 @@ class Event:
     secret: SecretRun | None = None
     public_zones: tuple[str, ...] | None = None
     forced: bool = False
+    to: tuple[str, ...] = ()
 
 
 class RuntimeFailure(RulebookError):
@@ -166,7 +169,7 @@ class BlockFrame(Frame):
     def step(self, g: Game) -> None:
         # Statements run one after another in this one step until one of them starts other work
         # (pushes or pops a frame), asks a decision or ends the game.
-        codes, env, frames = g._code.block(self.stmts), self.env, g.frames
+        codes, env, frames = g.code.block(self.stmts), self.env, g.frames
         depth, state, i = len(frames), g.state, self.i
         while i < len(codes):
             code = codes[i]
@@ -191,7 +194,7 @@ class ForFrame(Frame):
             return
         self.env[self.var] = self.items[self.i]
         self.i += 1
-        g._push(BlockFrame(self.body.stmts, self.env))
+        g.push(BlockFrame(self.body.stmts, self.env))
 
 
 class WhileFrame(Frame):
@@ -201,8 +204,8 @@ class WhileFrame(Frame):
         self.node, self.env = node, env
 
     def step(self, g: Game) -> None:
-        if g._truth(self.node.condition, self.env):
-            g._push(BlockFrame(self.node.body.stmts, self.env))
+        if g.holds(self.node.condition, self.env):
+            g.push(BlockFrame(self.node.body.stmts, self.env))
         else:
             g.frames.pop()
 
@@ -219,7 +222,7 @@ class RepeatFrame(Frame):
             g.frames.pop()
             return
         self.left -= 1
-        g._push(BlockFrame(self.body.stmts, self.env))
+        g.push(BlockFrame(self.body.stmts, self.env))
 
 
 class CallFrame(Frame):
@@ -236,8 +239,8 @@ class CallFrame(Frame):
 
     def finish(self, g: Game, value: Any) -> None:
         if self.target is not None and self.caller_env is not None:
-            if g._keep is not None:
-                g._keep.touch_env(self.caller_env)
+            if g.keep is not None:
+                g.keep.touch_env(self.caller_env)
             self.caller_env[self.target] = value
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
@@ -291,7 +294,7 @@ class TogetherFrame(Frame):
         g.frames.pop()
         g.together -= 1
         if g.together == 0 and g.dirty and not g.rule_frames:
-            g._check_rules(set())
+            g.check_rules(set())
 
     def unwind(self, g: Game) -> None:
         g.together -= 1
@@ -329,17 +332,18 @@ class RuleFrame(Frame):
             reads = g.program.rule_reads[rule.name]
             if "*" not in reads and not (reads & self.pending):
                 continue
-            env = g._rule_match(rule)
+            env = g.rule_match(rule)
             if env is not None:
                 self.firings += 1
                 if self.firings > RULE_BUDGET:
-                    raise g._runaway(
+                    raise g.runaway(
                         rule.span,
                         f"rule {rule.name} fired {RULE_BUDGET} times after one change: "
                         "its body must make its condition false",
                     )
-                g._event("rule", rule.name, rule.span)
-                g._push(BlockFrame(rule.body.stmts, env))
+                if g.event_sinks:
+                    g.emit(Event("rule", rule.name, rule.span, secret=g.secret_run))
+                g.push(BlockFrame(rule.body.stmts, env))
                 return
         g.frames.pop()
         g.rule_frames -= 1
@@ -363,10 +367,10 @@ class AskFrame(Frame):
         self.chance_pool: tuple[Any, ...] | None = None
 
     def step(self, g: Game) -> None:
-        g._ask(self)
+        g.ask(self)
 
     def answer(self, g: Game, value: Any) -> None:
-        g._answered(self, value)
+        g.answered(self, value)
 
 
 class BeforePlayFrame(Frame):
@@ -385,7 +389,7 @@ class BeforePlayFrame(Frame):
         finally:
             g.together -= 1
         if g.together == 0 and g.dirty and not g.rule_frames:
-            g._check_rules(set())
+            g.check_rules(set())
 
 
 class Keep:

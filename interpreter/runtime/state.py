@@ -15,6 +15,10 @@ import cattrs
 from ..check.program import CardType, Program
 from ..language.values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
+# The version of a state's JSON. 1 (no "format" key): before `reveal`; 2: with "known". A state
+# of format 1 is read as one in which nothing was revealed.
+STATE_FORMAT = 2
+
 
 @attrs.define
 class State:
@@ -29,6 +33,9 @@ class State:
     over: bool = False
     winners: list[int] | None = None
     unfinished: str | None = None  # why a guard stopped the game (`end game unfinished "..."`): no winner
+    # What each player was shown of cards hidden from them (`reveal`): seat (`P1`) -> card ids,
+    # each kept until the card moves (runtime/knowledge.py).
+    known: dict[str, list[int]] = attrs.Factory(dict)
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this one."""
@@ -42,7 +49,16 @@ class State:
             over=self.over,
             winners=None if self.winners is None else list(self.winners),
             unfinished=self.unfinished,
+            known={k: list(v) for k, v in self.known.items()},
         )
+
+
+def _known(d: dict[str, Any]) -> dict[str, list[int]]:
+    """What the players know, from a state's JSON of any format up to this one."""
+    version = d.get("format", 1)
+    if not isinstance(version, int) or version > STATE_FORMAT:
+        raise ValueError(f"a state of format {version!r}: this rulecraft reads formats 1 to {STATE_FORMAT}")
+    return {k: list(v) for k, v in d.get("known", {}).items()}
 
 
 def card_class(card_type: CardType) -> type:
@@ -133,6 +149,8 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             "over": st.over,
             "winners": st.winners,
             "unfinished": st.unfinished,
+            "known": {k: list(v) for k, v in st.known.items()},
+            "format": STATE_FORMAT,
         },
     )
     conv.register_structure_hook(
@@ -147,6 +165,7 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             over=d["over"],
             winners=d["winners"],
             unfinished=d.get("unfinished"),  # absent from the states of games before the construct
+            known=_known(d),
         ),
     )
     return Codec(conv, uncard, card)

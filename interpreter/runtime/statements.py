@@ -11,6 +11,7 @@ from ..language.values import (
     Player,
 )
 from ..syntax import ast as s
+from . import knowledge
 from .decisions import Decisions
 from .machine import (
     AskFrame,
@@ -46,58 +47,69 @@ class Statements(Decisions):
         if not isinstance(card, CardRef):
             raise self.failure(st.span, f"no card to set {field} on")
         if op != "=":
-            v = self._arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
+            v = self.arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
 
     def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
         count, source, to = st.count, st.source, st.to
-        n = self._number_of(count, env)
+        n = self.number_of(count, env)
         src = self.zone_value(self._eval(source, env), source)
         dst = self.zone_value(self._eval(to, env), to)
         if self.program.zones[src.name].shuffled:
             frame = AskFrame("draw", st, env)
             frame.count = n
             frame.pool = (src, dst)
-            self._push(frame)
+            self.push(frame)
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
-            self._move(taken, dst, False, st.span)
+            self.move(taken, dst, False, st.span)
+
+    def _exec_reveal(self, st: s.Reveal, env: dict[str, Any]) -> None:
+        v = self._eval(st.what, env)
+        cards = [v] if isinstance(v, CardRef) else list(self.as_list(v, st.what))  # none (an empty pile's top): nothing
+        if not all(isinstance(c, CardRef) for c in cards):
+            raise self.runtime_error(st.what.span, f"only cards are revealed, not {self.label(v)}")
+        to = self._eval(st.to, env)
+        players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
+        if not all(isinstance(p, Player) for p in players):
+            raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
+        knowledge.reveal(self, cards, players, st.span)
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
-        self._push(WhileFrame(st, env))
+        self.push(WhileFrame(st, env))
 
     def _exec_repeat(self, st: s.Repeat, env: dict[str, Any]) -> None:
         count, body = st.count, st.body
-        self._push(RepeatFrame(self._number_of(count, env), body, env))
+        self.push(RepeatFrame(self.number_of(count, env), body, env))
 
     def _exec_match(self, st: s.Match, env: dict[str, Any]) -> None:
         subject, cases, otherwise = st.subject, st.cases, st.otherwise
         v = self._eval(subject, env)
         for case in cases:
             if self._eval(case.value, env) == v:
-                self._push(BlockFrame(case.body.stmts, env))
+                self.push(BlockFrame(case.body.stmts, env))
                 return
         if otherwise is not None:
-            self._push(BlockFrame(otherwise.stmts, env))
+            self.push(BlockFrame(otherwise.stmts, env))
 
     def _exec_attempt(self, st: s.Attempt, env: dict[str, Any]) -> None:
         body, otherwise = st.body, st.otherwise
         self._open_attempt(otherwise, env, st.span, "attempt")
-        self._push(BlockFrame(body.stmts, env))
+        self.push(BlockFrame(body.stmts, env))
 
     def _exec_together(self, st: s.Together, env: dict[str, Any]) -> None:
         body = st.body
         self.together += 1
-        self._push(TogetherFrame(env))
-        self._push(BlockFrame(body.stmts, env))
+        self.push(TogetherFrame(env))
+        self.push(BlockFrame(body.stmts, env))
 
     def _exec_secret(self, st: s.Secret, env: dict[str, Any]) -> None:
         if self.secret == 0:
             self.secret_run = SecretRun(self.steps, st.span)
         self.secret += 1
-        self._push(SecretFrame(env))
-        self._push(BlockFrame(st.body.stmts, env))
+        self.push(SecretFrame(env))
+        self.push(BlockFrame(st.body.stmts, env))
 
     def _exec_fail(self, st: s.Fail, env: dict[str, Any]) -> None:
         message = st.message
@@ -109,17 +121,17 @@ class Statements(Decisions):
             raise self.failure(st.span, message)
 
     def _exec_choose(self, st: s.Choose, env: dict[str, Any]) -> None:
-        self._push(AskFrame("choose", st, env))
+        self.push(AskFrame("choose", st, env))
 
     def _exec_menu(self, st: s.Menu, env: dict[str, Any]) -> None:
-        self._push(AskFrame("menu", st, env))
+        self.push(AskFrame("menu", st, env))
 
     def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
-        self._push(AskFrame("use", st, env))
+        self.push(AskFrame("use", st, env))
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
-        result = self._held(self._eval(value, env), value) if value is not None else None
+        result = self.held(self._eval(value, env), value) if value is not None else None
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
@@ -146,12 +158,12 @@ class Statements(Decisions):
         self.state.winners = []
         self.frames.clear()
         self.pending = None
-        if self.tracing:
-            self.events.append(Event("end", f"unfinished: {why}", st.span))
+        if self.event_sinks:
+            self.emit(Event("end", f"unfinished: {why}", st.span))
 
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
-        if self.tracing:
+        if self.event_sinks:
             self._event("say", self._eval(text, env), st.span)
 
     def _call_proc(
@@ -159,8 +171,8 @@ class Statements(Decisions):
     ) -> None:
         proc = self.program.procs[name]
         new_env = {p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(proc.params, args, strict=True)}
-        self._push(CallFrame(name, new_env, env, target))
-        self._push(BlockFrame(proc.body.stmts, new_env))
+        self.push(CallFrame(name, new_env, env, target))
+        self.push(BlockFrame(proc.body.stmts, new_env))
 
     def _unwind(self, failure: RuntimeFailure) -> None:
         """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
@@ -178,16 +190,16 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-                if self.tracing:
+                if self.event_sinks:
                     self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
                 if frame.retry is not None:
                     # A tier that cannot be completed cannot be chosen: ask again without it.
                     node, env, failed = frame.retry
                     again = AskFrame("use", node, env)
                     again.picked = failed
-                    self._push(again)
+                    self.push(again)
                 elif frame.otherwise is not None:
-                    self._push(BlockFrame(frame.otherwise.stmts, frame.env))
+                    self.push(BlockFrame(frame.otherwise.stmts, frame.env))
                 return
             self.frames.pop()
             frame.unwind(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
@@ -200,17 +212,17 @@ class Statements(Decisions):
         self.state.winners = sorted(p.index for p in winners)
         self.frames.clear()
         self.pending = None
-        if self.tracing:
-            self.events.append(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
+        if self.event_sinks:
+            self.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
 
     def _default_winners(self) -> list[Player]:
         if "score" not in self.program.fns:
             return []
         keyed = []
         for p in self._players:
-            key = [self._call_fn("score", (p,), NO_SPAN)]
+            key = [self.call_fn("score", (p,), NO_SPAN)]
             if "tiebreak" in self.program.fns:
-                key.append(self._call_fn("tiebreak", (p,), NO_SPAN))
+                key.append(self.call_fn("tiebreak", (p,), NO_SPAN))
             keyed.append((key, p))
         best = max(k for k, _ in keyed)
         return [p for k, p in keyed if k == best]
@@ -221,6 +233,7 @@ EXEC: dict[type, Any] = {
     s.Let: Statements._exec_let_call,  # the other `let`s are compiled
     s.SetField: Statements._exec_set_field,
     s.Draw: Statements._exec_draw,
+    s.Reveal: Statements._exec_reveal,
     s.While: Statements._exec_while,
     s.Repeat: Statements._exec_repeat,
     s.Match: Statements._exec_match,

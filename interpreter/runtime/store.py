@@ -13,6 +13,7 @@ from ..language.values import (
     Record,
     ZoneRef,
 )
+from . import knowledge
 from .core import (
     plain_card,
 )
@@ -29,7 +30,7 @@ class Store(Evaluator):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
     def _undo(self, mark: int) -> None:
-        self._memo.clear()
+        self.memo.clear()
         st = self.state
         while len(self.journal) > mark:
             entry = self.journal.pop()
@@ -56,6 +57,8 @@ class Store(Evaluator):
             elif kind == "zone":
                 _, key = entry
                 del st.zones[key]
+            else:  # "known", "forgot"
+                knowledge.undo(self, entry)
 
     def _event(
         self,
@@ -66,7 +69,7 @@ class Store(Evaluator):
         hidden_text: str | None = None,
         top_text: str | None = None,
     ) -> None:
-        self.events.append(
+        self.emit(
             Event(verb, text, span, zones=zones, hidden_text=hidden_text, top_text=top_text, secret=self.secret_run)
         )
 
@@ -76,18 +79,21 @@ class Store(Evaluator):
         if self.together or self.rule_frames:
             self.dirty.add(name)
         else:
-            self._check_rules({name})
+            self.check_rules({name})
 
-    def _check_rules(self, names: set[str]) -> None:
+    def check_rules(self, names: set[str]) -> None:
         names |= self.dirty
         self.dirty = set()
         self.rule_frames += 1
-        self._push(RuleFrame(names))
+        self.push(RuleFrame(names))
 
-    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
-        self._memo.clear()
+    def move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+        self.memo.clear()
         if not cards:
             return
+        if self.move_sinks:
+            for sink in self.move_sinks:
+                sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
         st = self.state
         dst_key = zone.key
         dst = st.zones.get(dst_key)
@@ -111,7 +117,9 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
-        if self.tracing:
+        if st.known:
+            knowledge.forget(self, [c.id for c in cards])
+        if self.event_sinks:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
@@ -124,8 +132,8 @@ class Store(Evaluator):
             for name in sorted(changed):
                 self._changed(name)
 
-    def _set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self._memo.clear()
+    def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
+        self.memo.clear()
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -133,30 +141,30 @@ class Store(Evaluator):
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.vars[key] = value
-        if self.tracing and old != value:
+        if self.event_sinks and old != value:
             self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        self._memo.clear()
+        self.memo.clear()
         st = self.state
         old = st.cards[card.id]
         if self.attempts:
             self.journal.append(("field", card.id, old))
         # The trace names the card as it was, since the change may alter its label.
-        before = self.label(card) if self.tracing else ""
+        before = self.label(card) if self.event_sinks else ""
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.cards[card.id] = attrs.evolve(old, **{field: value})
-        if self.tracing:
+        if self.event_sinks:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
-    def _create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        self._memo.clear()
+    def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+        self.memo.clear()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
-            raise self._runaway(
+            raise self.runaway(
                 span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
             )
         for value in values.values():
@@ -178,7 +186,7 @@ class Store(Evaluator):
                 self.journal.append(("create", cid, key))
         if n > 0 and plain_card(cls, self.program, self._labels):
             self._label_new_cards(st.cards[-n:], cls, values)
-        if self.tracing and n:
+        if self.event_sinks and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
             self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)

@@ -10,6 +10,7 @@ from ..language.values import (
     Player,
 )
 from ..syntax import ast as s
+from . import knowledge
 from .core import as_player
 from .machine import (
     SECRET_TEXT,
@@ -30,6 +31,7 @@ class Views(Statements):
         info = self._key_info
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
+        shown = knowledge.shown_in_zones(self, who) if who is not None else {}
         for key in sorted(state_zones):
             ids = state_zones[key]
             decl, owned_by = info[key] if key in info else self._info_of(key)
@@ -43,6 +45,8 @@ class Views(Statements):
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
                 zones[key] = {"count": len(ids)}
+            if key in shown and isinstance(zones[key], dict):
+                zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there
         vars_: dict[str, Any] = {}
         state_vars = self.state.vars
         for key in sorted(state_vars):
@@ -87,9 +91,9 @@ class Views(Statements):
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
         """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
         memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
-        labels = self._memo.get(memo_key)
+        labels = self.memo.get(memo_key)
         if labels is None:
-            labels = self._memo[memo_key] = tuple(self._labels_of(ids))
+            labels = self.memo[memo_key] = tuple(self._labels_of(ids))
         return labels
 
     def owned_by(self, key: str, who: Player) -> bool:
@@ -106,7 +110,7 @@ class Views(Statements):
         if self.pending is None or self.pending.player is None or self.secret_run is not None or not self.frames:
             return False
         zones = self._public_zones(self.frames[-1], self.pending)
-        return zones is not None and all(self._sees_cards_of(k, who) for k in zones)
+        return zones is not None and all(self.sees_cards_of(k, who) for k in zones)
 
     def shown_to(self, event: Event, who: Player | None) -> bool:
         """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
@@ -130,9 +134,11 @@ class Views(Statements):
         return text
 
     def _visible_text(self, event: Event, who: Player | None) -> str:
+        if event.verb == knowledge.VERB:
+            return knowledge.visible_text(self, event, who)
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
-                if event.public_zones is not None and all(self._sees_cards_of(k, who) for k in event.public_zones):
+                if event.public_zones is not None and all(self.sees_cards_of(k, who) for k in event.public_zones):
                     return event.text  # a choice among values the viewer sees is public
                 return event.hidden_text or event.text
             if event.verb == "reveal" and who is not None:
@@ -166,14 +172,14 @@ class Views(Statements):
     def _move_visible_to(self, event: Event, who: Player) -> str:
         """A move names its cards to `who` if `who` saw them where they were or sees them where they land."""
         *sources, dst = event.zones
-        if all(self._sees_cards_of(key, who, as_source=True) for key in sources) or self._sees_cards_of(dst, who):
+        if all(self.sees_cards_of(key, who, as_source=True) for key in sources) or self.sees_cards_of(dst, who):
             return event.text
         decl = self.program.zones.get(dst.split("[", 1)[0])
         if decl is not None and decl.visibility == "top" and event.top_text:
             return event.top_text
         return event.hidden_text or "(hidden)"
 
-    def _sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
         decl = self.program.zones.get(key.split("[", 1)[0])
         if decl is None or decl.shuffled:
             return False

@@ -104,6 +104,7 @@ _FAMILIES = [
             "'repeat'",
             "'require'",
             "'return'",
+            "'reveal'",
             "'say'",
             "'secret'",
             "'set'",
@@ -202,6 +203,8 @@ def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None
         return "a variable needs an initial value: var n: int = 0 public"
     if expected == ["'upto'"]:
         return "'use' names the highest tier offered: use name(p) upto 2"
+    if expected == ["'to'"] and re.search(r"\breveal\s*\(", before):
+        return "'reveal' is a statement (reveal CARDS to PLAYERS): give a procedure named reveal another name"
     if value in ("+", "-") and "an assignment ('=', '+=', '-=')" in expected:
         return f"to add or take away 1 write 'n {value}= 1'"
     if value == ":" and expected == ["'='"]:

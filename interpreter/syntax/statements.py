@@ -80,6 +80,15 @@ class Draw:
 
 
 @attrs.frozen
+class Reveal:
+    """`reveal top(deck) to p`, `reveal hand[q] to [p, r]`: those players see those cards."""
+
+    what: Expr
+    to: Expr
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class Create:
     """`create 4 Ware { suit: s, value: v } in deck`"""
 
@@ -295,6 +304,7 @@ Stmt = (
     | SetField
     | Move
     | Draw
+    | Reveal
     | Create
     | If
     | For

@@ -7,13 +7,13 @@ the tiers of each ability that were chosen and resolved; the rules that fired; t
 each menu that were chosen; the procedures that were called; the lines never run as `file:line`;
 and, with `--html DIR`, each rulebook file annotated line by line.
 
-The hook is the runtime's one door for new work, `Game._push`: every block that starts to run
-(a rule's body, a tier, an option, an arm, a loop's body, a procedure) is pushed there as a
-`BlockFrame`, and the frame's position `i` says how many of its statements have started.
-`observe()` wraps `Game._push` for its duration (and marks the games that `Game.clone` makes, the
-agents' look-ahead, as not observed), so the runtime carries no coverage code and costs nothing
-when coverage is off. An empty block `{ }` is one shared empty tuple, so it is told apart only
-when the statement that runs it has a single empty arm.
+The recorder is a sink of the runtime's observer (runtime/observe.py) that hears every frame
+pushed: every block that starts to run (a rule's body, a tier, an option, an arm, a loop's body, a
+procedure) is pushed as a `BlockFrame`, and the frame's position `i` says how many of its
+statements have started. `observe()` adds the recorder to every game made while it lasts (not to
+the clones an agent's look-ahead makes), so the runtime carries no coverage code and pays one test
+of an empty tuple per frame when coverage is off. An empty block `{ }` is one shared empty tuple,
+so it is told apart only when the statement that runs it has a single empty arm.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from ..console import PLAYERS, SEED, UsageError, players_for, whole
 from ..errors import RulecraftError
 from ..inputs import clip
 from ..runtime.game import Game
-from ..runtime.machine import BlockFrame, CallFrame
+from ..runtime.machine import BlockFrame, CallFrame, Frame
+from ..runtime.observe import Observer, observing
 from ..syntax import ast as s
 
 if TYPE_CHECKING:
@@ -167,8 +168,9 @@ class Structure:
         return None
 
 
-class Recorder:
-    """What ran: statement runs and arm entries, gathered from the frames that `observe` sees pushed."""
+class Recorder(Observer):
+    """What ran: statement runs and arm entries, gathered from the frames it hears pushed (a sink: see
+    runtime/observe.py)."""
 
     def __init__(self) -> None:
         self.structures: dict[int, Structure] = {}
@@ -181,6 +183,10 @@ class Recorder:
         if found is None:
             found = self.structures[id(program)] = Structure(program)
         return found
+
+    def on_push(self, g: Game, frame: Frame) -> None:
+        if frame.__class__ is BlockFrame:
+            self.pushed(g, frame)
 
     def pushed(self, g: Game, frame: BlockFrame) -> None:
         st = self.structure(g.program)
@@ -211,31 +217,13 @@ class Recorder:
         self.pending = kept[-self.KEEP :]
 
 
-_UNOBSERVED = "_coverage_unobserved"
-
-
 @contextlib.contextmanager
 def observe(recorder: Recorder) -> Iterator[Recorder]:
-    """Record every block pushed by a game while the context lasts (not by the clones agents make)."""
-    push, clone = Game._push, Game.clone
-
-    def observed_push(self: Game, frame: Any) -> None:
-        push(self, frame)
-        if frame.__class__ is BlockFrame and not getattr(self, _UNOBSERVED, False):
-            recorder.pushed(self, frame)
-
-    def unobserved_clone(self: Game, *, trace: bool = False) -> Game:
-        new = clone(self, trace=trace)
-        setattr(new, _UNOBSERVED, True)
-        return new
-
-    Game._push = observed_push  # type: ignore[method-assign,assignment]
-    Game.clone = unobserved_clone  # type: ignore[method-assign]
+    """Record every block pushed by a game made while the context lasts (not by the clones agents make)."""
     try:
-        yield recorder
+        with observing(recorder):
+            yield recorder
     finally:
-        Game._push = push  # type: ignore[method-assign]
-        Game.clone = clone  # type: ignore[method-assign]
         recorder.flush()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..compile.generate import generate
 from ..console import UsageError
@@ -32,7 +33,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     """Add the `compile` command to the command line."""
     p = sub.add_parser(
         "compile",

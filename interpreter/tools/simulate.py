@@ -36,6 +36,7 @@ from ..errors import RulebookError
 from ..language.values import CardRef, Player, ZoneRef
 from ..rulebook import Rulebook, load
 from ..runtime.game import MASK64, Decision, Game, splitmix
+from ..runtime.observe import Observer
 from ..syntax import ast as s
 
 SCORE_POINTS = 11  # the score is read at the start, at each tenth of a game, and at its end
@@ -168,30 +169,28 @@ def seat_agents(agents: Sequence[str], players: int, index: int) -> tuple[str, .
     return tuple(agents[(s + index) % len(agents)] for s in range(players))
 
 
-class _CountingGame(Game):
-    """A game that counts, by label, the cards that move between zones."""
+class MoveCounter(Observer):
+    """A sink that counts, by label, the cards that move between zones (see runtime/observe.py)."""
 
-    moved: Counter[str]
+    def __init__(self) -> None:
+        self.moved: Counter[str] = Counter()
 
-    def _move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Any) -> None:
-        if cards:
-            counts = getattr(self, "moved", None)
-            if counts is None:
-                counts = self.moved = Counter()
-            for card in cards:
-                if self.state.location[card.id] != zone.key:
-                    counts[self.label(card)] += 1
-        super()._move(cards, zone, bottom, span)
+    def on_move(self, game: Game, cards: Sequence[CardRef], zone: ZoneRef) -> None:
+        for card in cards:
+            if game.state.location[card.id] != zone.key:
+                self.moved[game.label(card)] += 1
 
 
-def cards_named(answer: str, game: Game) -> list[str]:
-    """The card labels an answer names: the whole answer ("red 1"), or words of it ("play red 1")."""
-    pattern = getattr(game, "_label_pattern", None)
-    if pattern is None:
-        labels = sorted({game.label(CardRef(i)) for i in range(len(game.state.cards))}, key=len, reverse=True)
-        alternatives = "|".join(re.escape(label) for label in labels) or "(?!)"
-        pattern = re.compile(rf"(?<!\S)(?:{alternatives})(?!\S)")
-        game._label_pattern = pattern  # type: ignore[attr-defined]
+def label_pattern(game: Game) -> re.Pattern[str]:
+    """What finds the labels of a game's cards in an answer (the longest label first)."""
+    labels = sorted({game.label(CardRef(i)) for i in range(len(game.state.cards))}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(label) for label in labels) or "(?!)"
+    return re.compile(rf"(?<!\S)(?:{alternatives})(?!\S)")
+
+
+def cards_named(answer: str, pattern: re.Pattern[str]) -> list[str]:
+    """The card labels an answer names (`pattern`: `label_pattern`): the whole answer ("red 1"), or
+    words of it ("play red 1")."""
     return pattern.findall(answer)
 
 
@@ -267,7 +266,8 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     if rb is None:
         rb = _RULEBOOKS[name] = load(name)
         _TIERS[name] = _tier_names(rb.program)
-    game = _CountingGame(rb, players, seed, trace=False)
+    counter = MoveCounter()
+    game = Game(rb, players, seed, trace=False, observers=[counter])
     abilities: dict[str, list[int]] = {}
     choosers: dict[str, set[int]] = {}
     seats = [
@@ -278,7 +278,8 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     scores = [_scores(game)] if scored else []
     play(game, list(seats), on_answer=(lambda g: scores.append(_scores(g))) if scored else None)
     by_players = [label for by, label in game.answers if by != "table"]
-    chosen = Counter(name for answer in by_players for name in cards_named(answer, game))
+    pattern = label_pattern(game)
+    chosen = Counter(name for answer in by_players for name in cards_named(answer, pattern))
     return GameResult(
         index,
         seed,
@@ -286,7 +287,7 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         tuple(game.state.winners or ()),
         len(by_players),
         dict(chosen),
-        dict(getattr(game, "moved", {})),
+        dict(counter.moved),
         game.state.unfinished,
         {key: (o, c) for key, (o, c) in abilities.items()},
         {key: tuple(sorted(seats)) for key, seats in choosers.items()},

@@ -192,14 +192,13 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
         return None
     index = rng.randrange(len(decision.options))
     for viewer in game.players:
-        twin = permute_hidden(game, viewer, rng)
-        twin.tracing = True
-        top, twin_start = twin.frames[-1], len(twin.events)
+        twin = permute_hidden(game, viewer, rng, trace=True)
+        twin_start = len(twin.events)
         try:
-            twin.ask_again(go_on=True)
-            again = twin.pending
+            same = twin.ask_again(go_on=True)
+            again = twin.current_decision()
             answers = [index]
-            if again is not None and twin.frames[-1] is top and again.prompt == decision.prompt:
+            if same and again is not None and again.prompt == decision.prompt:
                 twin.apply(_counterpart(decision, again, index))
             else:  # taken at once in the twin: any answer here may be the one that matches it
                 answers = list(range(len(decision.options)))[:12]

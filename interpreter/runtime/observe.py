@@ -1,0 +1,82 @@
+"""Observers: what tools hear of a game as it runs, while the runtime knows none of them.
+
+A sink is an `Observer` that overrides the hooks it needs (the others are never called):
+- `on_event(game, event)`: a line of the trace (a move, a `set`, a choice, a rule that fired, ...).
+  Events are made only while some sink listens for them: their texts name cards, which costs;
+- `on_push(game, frame)`: a frame was pushed (a block, a loop, a call, a question, ...); rule
+  coverage (tools/coverage.py) counts the blocks that start;
+- `on_move(game, cards, zone)`: cards are about to move to a zone (`game.state.location` still
+  says where they are); the simulator counts the cards that move.
+
+`Game.observe(sink)` adds a sink to a game; `Game(..., observers=[sink])` adds it before the setup
+runs; `observing(sink)` adds it to every game made while the context lasts (how the pytest plugin
+sees the games a test suite makes). The game keeps, for each hook, the tuple of the sinks that
+override it, so that a hook nobody listens to costs the test of an empty tuple.
+
+The trace, `game.events`, is one sink (`Trace`), installed by `Game(trace=True)`. A sink hears
+every step, those of an `apply` that fails and is undone too; the game's own trace alone is put
+back with the game.
+
+A clone (`Game.clone`) is another history, not this one (an agent's look-ahead, a soak's twin): it
+starts with no sink but its own trace when asked (`clone(trace=True)`, a copy of the events so
+far). A tool that wants to hear a clone observes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..language.values import CardRef, ZoneRef
+    from .game import Game
+    from .machine import Event, Frame
+
+HOOKS = ("on_event", "on_push", "on_move")
+
+
+class Observer:
+    """A sink for what happens in games: override the hooks you need."""
+
+    def on_event(self, game: Game, event: Event) -> None:
+        """A line of the trace."""
+
+    def on_push(self, game: Game, frame: Frame) -> None:
+        """A frame was pushed (it is on top of `game.frames`)."""
+
+    def on_move(self, game: Game, cards: Sequence[CardRef], zone: ZoneRef) -> None:
+        """Cards are about to move to `zone` (they are still where they were)."""
+
+
+def listens(sink: Observer, hook: str) -> bool:
+    """Whether a sink overrides a hook (a hook it does not override is never called)."""
+    return getattr(type(sink), hook) is not getattr(Observer, hook)
+
+
+class Trace(Observer):
+    """The trace of a game: its events in order (`Game.events`)."""
+
+    def __init__(self, events: list[Event] | None = None):
+        self.events: list[Event] = events if events is not None else []
+
+    def on_event(self, game: Game, event: Event) -> None:
+        self.events.append(event)
+
+
+_EVERY_GAME: list[Observer] = []  # the sinks of `observing`, outermost first
+
+
+def every_game() -> tuple[Observer, ...]:
+    """The sinks that every new game gets (see `observing`)."""
+    return tuple(_EVERY_GAME)
+
+
+@contextlib.contextmanager
+def observing(sink: Observer) -> Iterator[Observer]:
+    """Add `sink` to every game made while the context lasts, from its setup on (not to clones)."""
+    _EVERY_GAME.append(sink)
+    try:
+        yield sink
+    finally:
+        _EVERY_GAME.remove(sink)

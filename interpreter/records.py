@@ -28,7 +28,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from .check.program import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
-from .inputs import InputProblem, clip, decode, position, read_regular
+from .inputs import InputProblem, clip, decode, position, read_regular, within
 from .language.values import CardRef
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
@@ -256,7 +256,10 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
     """The rulebook a record names: its file (relative to the record's folder), else the bundled name.
 
     A record is data from anywhere: it may name a bundled rulebook or a `.rules` file, nothing else
-    (a symlink named `.rules` must lead to a `.rules` file: its real path counts).
+    (a symlink named `.rules` must lead to a `.rules` file: its real path counts), and the file must
+    lie, symlinks resolved, inside the working folder or beside the record's folder (`../x.rules`),
+    as a scenario's `game` line must, unless the record's hash is that rulebook's: a record cannot
+    make the game show a file farther away that its author did not already know (`_confined`).
     """
     ref, base = record.rulebook, base or Path(".")
     if ref.file is not None:
@@ -266,11 +269,11 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
                 "(give the rulebook with --rulebook)"
             )
         if (base / ref.file).is_file():
-            return load(base / ref.file)
+            return _confined(base, ref.file, ref.hash)
     if ref.name in bundled_names():
         return load(ref.name)
     if _is_rules_file(base / ref.name, ref.name) and (base / ref.name).is_file():
-        return load(base / ref.name)
+        return _confined(base, ref.name, ref.hash)
     if ref.file is not None:
         raise RecordError(
             f"the record's rulebook file {clip(str(base / ref.file))} is not found, and '{clip(ref.name)}' is not "
@@ -292,6 +295,33 @@ def startable(record: GameRecord, base: Path | None = None) -> Rulebook:
             f"{program.max_players} players, not {record.players}"
         )
     return rb
+
+
+def _confined(base: Path, named: str, digest: str | None) -> Rulebook:
+    """The rulebook file a record names, loaded when its real path lies inside the folders a record
+    may name (the working folder, and the record's folder's parent). A file farther away is loaded
+    only to compare its digest with the record's hash, and kept only if they agree (a record that
+    `play --record` wrote of a rulebook elsewhere replays anywhere): the hash shows that the
+    record's author knew the file already. Otherwise a RecordError that names the file as the
+    record does and shows nothing of it, not even why it did not load."""
+    try:
+        roots = [Path.cwd(), base.resolve().parent]
+    except (OSError, RuntimeError):
+        roots = [Path.cwd()]
+    if within(base / named, roots):
+        return load(base / named)
+    if digest is not None:
+        try:
+            rb = load(base / named)
+        except RulecraftError:
+            rb = None
+        if rb is not None and rb.digest == digest:
+            return rb
+    raise RecordError(
+        f"the record names rulebook file '{clip(named)}', which lies outside the folders a record may name "
+        f"({', '.join(str(r) for r in roots)}) and is not the rulebook of the record's hash: "
+        "give the rulebook with --rulebook"
+    )
 
 
 def _is_rules_file(path: Path, named: str) -> bool:

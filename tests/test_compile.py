@@ -15,7 +15,8 @@ from rulecraft.cli import main
 from rulecraft.compile.generate import RUNTIME_NAMES, generate
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
-from rulecraft.runtime import compiled, machine
+from rulecraft.runtime import compiled, core
+from rulecraft.runtime import game as game_module
 from rulecraft.syntax import ast as s
 
 from .test_generated import Differential
@@ -46,12 +47,25 @@ SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
 # What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
 # allowed, and the attributes of the game and of values that it reads.
 GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
-ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all", "bool", "set", "int", "str"}
+ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all", "bool", "set", "int", "str", "max"}
 ALLOWED_NAMES |= {"TypeError", "LINES"}
 ALLOWED_ATTRIBUTES = {
     *("state", "vars", "zones", "cards", "index", "key", "keys", "enum", "id", "has", "get", "append", "span"),
     *("memo", "fn_depth", "call_fn", "global_value", "variable", "consts", "players", "truth_of", "label"),
-    *("as_list", "left", "right", "enums", "members", "enum_value", "run", "__class__", "join", "work"),
+    *(
+        "as_list",
+        "left",
+        "right",
+        "enums",
+        "members",
+        "enum_value",
+        "run",
+        "__class__",
+        "work_left",
+        "charge",
+        "text",
+        "clear",
+    ),
 }
 
 
@@ -193,11 +207,12 @@ def _below(node: Any) -> list[Any]:
 
 
 def test_a_runaway_comprehension_stops_at_the_work_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Elements that comprehensions and queries walk count against one budget between two decisions; the
-    error names the loop that passed it."""
-    monkeypatch.setattr(machine, "WORK_BUDGET", 50_000)
+    """Generated loops charge the elements they walk to the budget of work (Game.charge); the error names the
+    loop that passed it."""
+    monkeypatch.setattr(game_module, "WORK_BUDGET", 50_000)
+    monkeypatch.setattr(core, "WORK_BUDGET", 50_000)
     rb = load("var v: int = 0 public\nplay { while true { set v = len([[j + i for j in 1..999] for i in 1..999]) } }")
-    with pytest.raises(RulebookError, match="walked more than 50000 elements without a decision") as caught:
+    with pytest.raises(RulebookError, match="more than 50000 units of work without a decision") as caught:
         rb.new_game(players=1)
     assert "t.rules:11:34" in str(caught.value)  # the inner comprehension
 

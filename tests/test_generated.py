@@ -55,14 +55,15 @@ class Differential:
         monkeypatch.setattr(rb, "code_cache", cache)  # the probed code, for this test only
 
     def _definition(self, game: Game, e: Any, env: dict[str, Any]) -> tuple[str, Any]:
-        depth, memo = game.fn_depth, game.memo
+        depth, memo, work = game.fn_depth, game.memo, game.work_left
         game.memo = {}  # the definition computes everything anew
         self.defining = True
         try:
             return _outcome(lambda: EVAL[e.__class__](game, e, dict(env)))
         finally:
             self.defining = False
-            game.fn_depth, game.memo = depth, memo
+            # the budget of work counts the game's evaluation once, not the comparison's second one
+            game.fn_depth, game.memo, game.work_left = depth, memo, work
 
     def _compared(self, e: Any, fast: tuple[str, Any], definition: tuple[str, Any]) -> None:
         assert fast == definition, f"{e!r} at {e.span}: generated {fast}, definition {definition}"

@@ -327,6 +327,9 @@ def test_a_record_of_another_rulebook_text_is_reported_as_such(
 ) -> None:
     """A record whose hash is not the rulebook's is refused, naming both hashes; --ignore-hash replays it."""
     data = load_json(play_record(tmp_path, TUTORIAL, 7, "greedy"))
+    # The rulebook beside the record: one farther away is taken only under the record's hash.
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())
+    data["rulebook"]["file"] = "tutorial.rules"
     data["rulebook"]["hash"] = "0123456789abcdef"
     save_json(tmp_path / "r.json", data)
     digest = rulecraft.load(TUTORIAL).digest
@@ -740,7 +743,9 @@ def test_the_example_in_the_records_doc_replays(capsys: pytest.CaptureFixture[st
 
 def _table_record_cut_before_a_draw(tmp_path: Path) -> Path:
     data = load_json(ROOT / "examples" / "records" / "tutorial_table.json")
-    data["rulebook"]["file"] = Path(os.path.relpath(TUTORIAL, tmp_path)).as_posix()
+    # The rulebook beside the record (one farther away is taken only under the record's hash).
+    (tmp_path / "tutorial.rules").write_bytes(Path(TUTORIAL).read_bytes())
+    data["rulebook"]["file"] = "tutorial.rules"
     data["answers"] = data["answers"][:10]  # P2's first turn is done: the table refills P2's hand next
     del data["result"]
     return save_json(tmp_path / "t.json", data)

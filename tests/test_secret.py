@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
 import rulecraft
 from rulecraft.authoring.fmt import format_text
 from rulecraft.language.values import Player
 from rulecraft.render import trace_lines
+from rulecraft.runtime.machine import SECRET_TEXT
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -161,3 +165,67 @@ def test_fmt_lays_out_a_secret_block_and_keeps_its_meaning() -> None:
     assert format_text(messy) == canonical
     assert parse(canonical) == parse(messy)
     assert format_text(canonical) == canonical
+
+
+# ---------------------------------------------------------------------------- views hold still
+
+
+def _hidden_steps_hold_the_view(game: rulecraft.Game, choices: random.Random, decisions: int) -> int:
+    """Play `game` at random; at every step, taken while secret runs ask others than a player and
+    leaving them asking others, that adds nothing to the player's trace but lines of secret runs
+    already shown to them, check that the player's view is what it was. Returns how many such
+    steps there were."""
+    seats = [Player(i) for i in range(game.state.players)]
+    shown: dict[Player, set[object]] = {p: set() for p in seats}  # secret runs each player's trace has a line for
+    checked = 0
+    for _ in range(decisions):
+        if game.over:
+            break
+        before = {p: game.view(p) for p in seats}
+        # Who waits on another's secret step now (a view may change when the waiting starts or ends).
+        waiting = {p for p in seats if game.secret_run is not None and game.pending.player != p}
+        mark = len(game.events)
+        game.apply(choices.randrange(len(game.current_decision().options)))
+        new = game.events[mark:]
+        for p in seats:
+            lines = [e for e in new if game.shown_to(e, p)]
+            folded = all(e.secret in shown[p] and game.visible_to(e, p) == SECRET_TEXT for e in lines)
+            still = not game.over and game.secret_run is not None and game.pending.player != p
+            if folded and p in waiting and still:
+                checked += 1
+                assert game.view(p) == before[p], f"{p}'s view changed on a step hidden from {p}"
+            shown[p] |= {e.secret for e in lines if e.secret is not None and game.visible_to(e, p) == SECRET_TEXT}
+    return checked
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_a_view_does_not_change_on_a_step_the_player_cannot_see(name: str) -> None:
+    """Over seeded random games of each bundled rulebook, a player's view after a step folded into
+    one line of their trace (another player's secret steps) is the view before it."""
+    rb = rulecraft.load(name)
+    checked = 0
+    for seed in range(3):
+        game = rb.new_game(players=rb.program.max_players - seed % 2, seed=seed)
+        checked += _hidden_steps_hold_the_view(game, random.Random(seed), 600)
+    if name == "renaissance_man":  # its commitments are secret: the check is not vacuous there
+        assert checked > 0
+
+
+def test_a_secret_move_between_hidden_zones_holds_the_other_view() -> None:
+    """P1 secretly moves two cards, one step each, from hand to a face-down pile: P2's view shows the
+    counts as they were at the first step until the run ends, then as they are."""
+    rb = rulecraft.load_text(
+        'game H players 2..2\ncard C { n: int } label "c{n}"\nzone hand[Player]: C owner\nzone pile[Player]: C hidden\n'
+        "play {\n  for i in 1..3 { create 1 C { n: i } in hand[players[0]] }\n  secret {\n"
+        '    repeat 2 { let c = choose one from hand[players[0]] by players[0] prompt "Lay"\n'
+        "      move c to pile[players[0]] }\n  }\n"
+        '  choose by players[1] { option "a" { } option "b" { } }\n}\n',
+        "h.rules",
+    )
+    game = rb.new_game(players=2)
+    held = game.view("P2")
+    assert held["zones"]["hand[P1]"] == {"count": 3}
+    game.apply(0)
+    assert game.view("P2") == held
+    game.apply(0)
+    assert game.view("P2")["zones"]["pile[P1]"] == {"count": 2}

@@ -61,8 +61,9 @@ RUNTIME_NAMES = (
     "_TEXT_BUDGET",
     "_LIST_BUDGET",
     "_FN_DEPTH_BUDGET",
-    "_WORK_BUDGET",
-    "_out_of_work",  # (game, k): the located runaway error of node k
+    "_MEMO_BUDGET",
+    "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
+    "_sort_work",
 )
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
@@ -242,10 +243,14 @@ class _Generator:
         call = f"c{f[1:]}"
         args = ", ".join(params)
         key = f"({name!r}, {args},)" if params else f"({name!r},)"
+        cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
         lines = [
             f"def {call}(g, k{', ' if params else ''}{args}):",
             "    if g.fn_depth >= _FN_DEPTH_BUDGET:",
             f"        return g.call_fn({name!r}, ({args}{',' if params else ''}), _N[k].span)  # the runaway error",
+            f"    g.work_left -= {cost}  # budget: each call, remembered or not",
+            "    if g.work_left < 0:",
+            "        g.charge(0, _N[k])",
         ]
         if worth_remembering(fn):
             lines += [
@@ -263,6 +268,8 @@ class _Generator:
                 "    finally:",
                 "        g.fn_depth -= 1",
                 "    try:",
+                "        if len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
+                "            memo.clear()",
                 "        memo[key] = v",
                 "    except TypeError:",
                 "        pass",
@@ -360,6 +367,12 @@ class _Body:
             return result
         finally:
             self.at = outer
+
+    def charge(self, work: str, k: int) -> None:
+        """Charge work to the budget (Game.charge), inline: its located error at node k when it runs out."""
+        self.emit(f"g.work_left -= {work}")
+        self.emit("if g.work_left < 0:")
+        self.emit(f"    g.charge(0, _N[{k}])")
 
     def _invariant(self, e: Any) -> bool:
         """Whether an expression inside a loop is worth computing once per loop: it does work (not a name
@@ -493,13 +506,17 @@ class _Body:
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
                 self.emit(f"if {self._ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
-                self.emit(f"    {t} = tuple(range({lo}, {hi} + 1))")
+                self.indent += 1
+                self.charge(f"max({hi} - {lo} + 1, 0)", k)  # a range is charged before it is built
+                self.emit(f"{t} = tuple(range({lo}, {hi} + 1))")
+                self.indent -= 1
                 self.emit("else:")
                 self.emit(f"    {t} = {self.slow(k)}")
                 return t
             case s.Template(parts):
                 pieces = [repr(p) if isinstance(p, str) else f"g.label({self.value(p)})" for p in parts]
-                return f"''.join(({', '.join(pieces)},))" if pieces else "''"
+                # budget: the text is charged and bounded before it is joined (Game.text)
+                return f"g.text([{', '.join(pieces)}], _N[{k}])"
             case s.RecordLit(inits):
                 fields = [f"{i.name!r}: {self.value(i.value)}" for i in inits]
                 return f"_Record({{{', '.join(fields)}}})"
@@ -613,7 +630,13 @@ class _Body:
         t = self.tmp()
         if name in ("any", "all") and len(e.args) == 1:
             v = self.value(e.args[0])
-            self.emit(f"{t} = {name}({v}) if {v}.__class__ is tuple else {self.slow(k)}")
+            self.emit(f"if {v}.__class__ is tuple:")
+            self.indent += 1
+            self.charge(f"len({v})", k)  # each element read
+            self.emit(f"{t} = {name}({v})")
+            self.indent -= 1
+            self.emit("else:")
+            self.emit(f"    {t} = {self.slow(k)}")
             return t
         builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         args = [self.value(a) for a in e.args]
@@ -692,15 +715,19 @@ class _Body:
                 self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
             return t
         b = self.value(e.right)
-        if op in ("==", "!=") and (_INT.fullmatch(a) or a == "()" or b == "()"):  # (`is` of a literal: a warning)
-            self.emit(f"{t} = {'' if op == '==' else 'not '}_same({a}, {b})")
-            return t
-        if op in ("==", "!="):  # `same`, with enumeration values (the common case) inline
-            self.emit(
-                f"{t} = {'' if op == '==' else 'not '}({a} is {b} or ("
-                f"{a}.index == {b}.index and {a}.enum == {b}.enum"
-                f" if {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue else _same({a}, {b})))"
-            )
+        if op in ("==", "!="):
+            # two lists: the definition, which charges their weight; else `same`, enumeration values inline
+            self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
+            self.emit(f"    {t} = {self.slow(k)}")
+            self.emit("else:")
+            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
+                self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
+            else:
+                self.emit(
+                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ("
+                    f"{a}.index == {b}.index and {a}.enum == {b}.enum"
+                    f" if {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue else _same({a}, {b})))"
+                )
             return t
         self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")
         return t
@@ -717,7 +744,10 @@ class _Body:
             if op == "+":
                 self.emit(f"elif {a}.__class__ is str and {b}.__class__ is str:")
                 self.emit(f"    if len({a}) + len({b}) <= _TEXT_BUDGET:")
-                self.emit(f"        {t} = {a} + {b}")
+                self.indent += 2
+                self.charge(f"len({a}) + len({b})", k)  # each character
+                self.emit(f"{t} = {a} + {b}")
+                self.indent -= 2
                 self.emit(
                     f"elif ({a}.__class__ is tuple or {a}.__class__ is _ZoneRef)"
                     f" and ({b}.__class__ is tuple or {b}.__class__ is _ZoneRef):"
@@ -727,7 +757,10 @@ class _Body:
                 self.emit(f"    {x} = {a} if {a}.__class__ is tuple else g.as_list({a}, _N[{k}].left)")
                 self.emit(f"    {y} = {b} if {b}.__class__ is tuple else g.as_list({b}, _N[{k}].right)")
                 self.emit(f"    if len({x}) + len({y}) <= _LIST_BUDGET:")
-                self.emit(f"        {t} = {x} + {y}")
+                self.indent += 2
+                self.charge(f"len({x}) + len({y})", k)  # each element
+                self.emit(f"{t} = {x} + {y}")
+                self.indent -= 2
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = {self.slow(k)}")
             return t
@@ -751,9 +784,12 @@ class _Body:
         self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
         self.emit("    else:")
         self.emit(f"        {t} = _M")
-        self.emit(f"if {t} is _M:")
+        self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
         self.emit(f"    {t} = {self.slow(k)}")
         self.emit("else:")
+        self.indent += 1
+        self.charge(f"len({t})", k)  # each element compared
+        self.indent -= 1
         # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1)
         self.emit(
             f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
@@ -784,9 +820,7 @@ class _Body:
         """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name.
 
         The elements are charged to the work budget first, all at once: one addition per loop, not per element."""
-        self.emit(f"g.work += len({items})")
-        self.emit("if g.work > _WORK_BUDGET:")
-        self.emit(f"    _out_of_work(g, {self.at})")
+        self.charge(f"len({items})", self.at)
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py
@@ -833,6 +867,8 @@ class _Body:
         if e.op == "where":
             self.emit(f"{out} = tuple({out})")
         else:
+            if e.op != "map":
+                self.emit(f"g.charge(_sort_work({out}), _N[{k}])")
             self.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
         self.indent -= 1
         self.emit("except _VALUE_ERRORS:")

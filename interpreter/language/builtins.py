@@ -20,9 +20,63 @@ import attrs
 from ..errors import Span
 from ..syntax import ast as s
 from . import types as t
-from .values import CardRef, EnumValue, Player, ZoneRef, contains, same, sort_key
+from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, sort_key, value_key
 
 LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)
+# An implementation charges the work it is about to do (`Machine.charge`, in the units of
+# runtime/machine.py's WORK_BUDGET) before doing it: one unit for each element it reads or makes,
+# and for what compares or hashes values, their weight (`weight`: a list counts its elements, a
+# shared one each time it appears) and n log2 n comparisons for a sort.
+# Weights are counted no further than this, more than the runtime's whole budget of work
+# (runtime/machine.py, WORK_BUDGET): a weight past it always runs the budget out.
+WORK_CAP = 10_000_000
+
+
+def weight(value: Any, cap: int = WORK_CAP) -> int:
+    """The number of elements comparing, hashing or writing a value walks: 1 for a plain value; for
+    a list or record, one for itself and each element, nested ones counted each time they appear
+    (so a list that holds the same large list many times weighs what it would written out). The
+    walk stops past `cap`, so it costs at most `cap` steps, and the answer is then some number
+    above `cap`."""
+    cls = value.__class__
+    if cls is not tuple and cls is not Record:
+        return 1
+    total, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        items = v if v.__class__ is tuple else tuple([x for _, x in v.items()])
+        total += 1 + len(items)
+        if total > cap:
+            return total
+        stack.extend([x for x in items if x.__class__ is tuple or x.__class__ is Record])
+    return total
+
+
+def weights(items: Sequence[Any], cap: int = WORK_CAP) -> tuple[int, int]:
+    """The total weight of these values (what reading, hashing or comparing each once walks) and the
+    largest; the count stops once the total passes `cap`."""
+    largest = total = 0
+    for v in items:
+        w = 1 if v.__class__ is not tuple and v.__class__ is not Record else weight(v, cap - total)
+        total += w
+        largest = max(largest, w)
+        if total > cap:
+            break
+    return total, largest
+
+
+def sort_work(items: Sequence[Any]) -> int:
+    """The work of sorting these values: reading each, and n log2 n comparisons each as costly as
+    the largest value."""
+    total, largest = weights(items)
+    return total + len(items) * len(items).bit_length() * largest
+
+
+def _read(g: Machine, values: list[Any], e: s.Call) -> tuple[Any, ...]:
+    """The first argument as a list, its reading (one unit an element) charged."""
+    seq = g.as_list(values[0], e.args[0])
+    g.charge(len(seq), e)
+    return seq
 
 
 class Typer(Protocol):
@@ -58,6 +112,8 @@ class Machine(Protocol):
     def number(self, value: int, e: s.Expr | s.Stmt) -> int: ...
 
     def bounded(self, value: tuple[Any, ...] | None, e: s.Expr | s.Stmt, size: int) -> tuple[Any, ...]: ...
+
+    def charge(self, work: int, at: Any) -> None: ...
 
     def runtime_error(self, span: Span, message: str, hint: str | None = None) -> Exception: ...
 
@@ -177,11 +233,12 @@ def _len(g: Machine, e: s.Call, values: list[Any]) -> Any:
 
 
 def _sum(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    return g.number(sum(g.as_list(values[0], e.args[0])), e)
+    return g.number(sum(_read(g, values, e)), e)
 
 
 def _min_max(g: Machine, e: s.Call, values: list[Any]) -> Any:
     seq = g.as_list(values[0], e.args[0]) if len(values) == 1 else tuple(values)
+    g.charge(2 * weights(seq)[0], e)  # each compared once or twice
     if not seq:
         return 0
     return min(seq) if e.name == "min" else max(seq)
@@ -220,33 +277,50 @@ def _unique(g: Machine, e: s.Call, values: list[Any]) -> Any:
 
 
 def _distinct(g: Machine, e: s.Call, values: list[Any]) -> Any:
+    # Linear: each value is looked up by its key (hashing charged as a sort's reading of the values);
+    # only values that cannot be a key are compared with those kept before them.
+    seq = g.as_list(values[0], e.args[0])
+    g.charge(weights(seq)[0], e)
+    seen: set[Any] = set()
+    unkeyed: list[Any] = []
     out: list[Any] = []
-    for v in g.as_list(values[0], e.args[0]):
-        if not contains(out, v):
-            out.append(v)
+    for v in seq:
+        k = value_key(v)
+        if k is None:
+            if contains(unkeyed, v):
+                continue
+            unkeyed.append(v)
+        elif k in seen:
+            continue
+        else:
+            seen.add(k)
+        out.append(v)
     return tuple(out)
 
 
 def _sorted(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    return tuple(sorted(g.as_list(values[0], e.args[0]), key=sort_key))
+    seq = g.as_list(values[0], e.args[0])
+    g.charge(sort_work(seq), e)
+    return tuple(sorted(seq, key=sort_key))
 
 
 def _reversed(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    return tuple(reversed(g.as_list(values[0], e.args[0])))
+    return tuple(reversed(_read(g, values, e)))
 
 
 def _flatten(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    seqs = [g.as_list(seq, e.args[0]) for seq in g.as_list(values[0], e.args[0])]
+    seqs = [g.as_list(seq, e.args[0]) for seq in _read(g, values, e)]
     size = sum(len(seq) for seq in seqs)
+    g.charge(size, e)
     return g.bounded(tuple(x for seq in seqs for x in seq) if size <= LIST_BUDGET else None, e, size)
 
 
 def _any(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    return any(g.as_list(values[0], e.args[0]))
+    return any(_read(g, values, e))
 
 
 def _all(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    return all(g.as_list(values[0], e.args[0]))
+    return all(_read(g, values, e))
 
 
 def _next_prev(g: Machine, e: s.Call, values: list[Any]) -> Any:
@@ -291,7 +365,9 @@ def _label(g: Machine, e: s.Call, values: list[Any]) -> Any:
 
 
 def _index_of(g: Machine, e: s.Call, values: list[Any]) -> Any:
-    for i, v in enumerate(g.as_list(values[0], e.args[0])):
+    seq = g.as_list(values[0], e.args[0])
+    g.charge(len(seq) * weight(values[1]), e)
+    for i, v in enumerate(seq):
         if same(v, values[1]):
             return i
     return -1

@@ -264,6 +264,17 @@ def contains(seq: Iterable[Any], v: Any) -> bool:
     return False
 
 
+def value_key(v: Any) -> Any:
+    """A dictionary key that equals another value's key exactly when the values are `same` (true is
+    not 1), or None for a value that cannot be a key: what lets `distinct` and `-` on lists run in
+    linear time rather than compare every pair."""
+    try:
+        hash(v)
+    except TypeError:
+        return None
+    return (v.__class__ is bool, v)
+
+
 def sort_key(v: Any) -> Any:
     """The key `sorted` orders values by: none first, then players, enumeration values and cards, then the rest."""
     if isinstance(v, tuple):

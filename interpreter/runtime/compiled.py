@@ -29,16 +29,18 @@ from .. import cache
 from ..check.program import Program
 from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
 from ..errors import Span
-from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
-from . import machine
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
+    MEMO_BUDGET,
     TEXT_BUDGET,
     VALUE_ERRORS,
+    WORK_PER_CALL,
     attrs_fields,
     card_refs,
+    node_count,
     query_by_keys,
 )
 
@@ -50,7 +52,7 @@ EVAL: dict[type, Callable[..., Any]] = {}
 
 _MISSING = object()
 # The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
-_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str)} | {
+_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max)} | {
     "TypeError": TypeError
 }
 
@@ -83,12 +85,6 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
             return v.get(name)
         return slow(g, k, env)
 
-    def out_of_work(g: Any, k: int) -> None:
-        raise g.runaway(
-            nodes[k].span,
-            f"expressions walked more than {machine.WORK_BUDGET} elements without a decision: a runaway computation?",
-        )
-
     names = {
         "__builtins__": _BUILTINS_ALLOWED,
         "_N": nodes,
@@ -113,8 +109,9 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_TEXT_BUDGET": TEXT_BUDGET,
         "_LIST_BUDGET": LIST_BUDGET,
         "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
-        "_WORK_BUDGET": machine.WORK_BUDGET,
-        "_out_of_work": out_of_work,
+        "_MEMO_BUDGET": MEMO_BUDGET,
+        "_fn_cost": lambda name: WORK_PER_CALL + node_count(program.fns[name].body),
+        "_sort_work": sort_work,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)
     return names

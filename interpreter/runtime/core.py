@@ -34,7 +34,9 @@ from ..language.values import (
     Player,
     Record,
     same,
+    value_key,
 )
+from ..syntax import ast as s
 from .asks import Decision
 from .closures import CodeCache
 from .machine import (
@@ -42,12 +44,15 @@ from .machine import (
     FAIL_HINT,
     MASK64,
     VALUE_DEPTH,
+    VALUE_SIZE,
+    WORK_BUDGET,
     BlockFrame,
     Event,
     Frame,
     Keep,
     RuntimeFailure,
     SecretRun,
+    node_count,
 )
 from .observe import Observer, Trace, listens
 from .state import State
@@ -76,14 +81,17 @@ class GameCore:
     secret: int
     secret_run: SecretRun | None
     rule_frames: int
+    held_views: dict[str, dict[str, Any]]
     dirty: set[str]
     pending: Decision | None
     steps: int
+    work_left: int  # units of work inside expressions left before the next decision (`charge`)
     check_invariants: bool
     next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
     _key_info: dict[str, tuple[Any, str | None]]
+    statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]]
     keep: Keep | None
     fn_depth: int
     memo: dict[tuple[Any, ...], Any]
@@ -122,9 +130,10 @@ class GameCore:
         return NO_SPAN
 
     def _shallow(self, value: Any, span: Span) -> None:
-        """Refuse a value nested deeper than VALUE_DEPTH before the state holds it (looked at level
-        by level, without recursion; a level of plain values costs one pass in C)."""
-        level, depth = [value], 1
+        """Refuse a value nested deeper than VALUE_DEPTH, or of more than VALUE_SIZE elements (a
+        shared part counted each time it appears), before the state holds it (looked at level by
+        level, without recursion, and never past VALUE_SIZE elements)."""
+        level, depth, size = [value], 1, 0
         while level:
             if depth > VALUE_DEPTH:
                 raise self.runaway(
@@ -134,6 +143,13 @@ class GameCore:
             inner: list[Any] = []
             for v in level:
                 items = [x for _, x in v.items()] if v.__class__ is Record else v
+                size += 1 + len(items)
+                if size > VALUE_SIZE:
+                    raise self.runaway(
+                        span,
+                        f"a value of more than {VALUE_SIZE} elements (counting a list each time it appears) "
+                        "is more than a game may hold: a runaway computation?",
+                    )
                 kinds = set(map(type, items))
                 if tuple in kinds or Record in kinds:
                     inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
@@ -146,6 +162,29 @@ class GameCore:
     def runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
+
+    def statement_costs(self, stmts: tuple[s.Stmt, ...]) -> tuple[int, ...]:
+        """What each statement of a block charges the budget of work when it runs (`node_count`),
+        kept with the rulebook by the block's identity (each entry holds its block)."""
+        entry = self.statement_cost_table.get(id(stmts))
+        if entry is None or entry[0] is not stmts:
+            entry = self.statement_cost_table[id(stmts)] = (stmts, tuple(node_count(st) for st in stmts))
+        return entry[1]
+
+    def charge(self, work: int, at: Any) -> None:
+        """Count `work` units (machine.py, WORK_BUDGET) against the budget of work inside expressions,
+        before doing it; past the budget, the located error of a runaway at `at` (a node or a span).
+        Every range, comprehension, query, concatenation, built-in over a list, sort, text, call of
+        a function and binding of a rule charges here; the budget starts afresh with each run of
+        the step loop (`Game._run`), as the step budget does."""
+        self.work_left -= work
+        if self.work_left < 0:
+            span = at if isinstance(at, Span) else span_of(at)
+            raise self.runaway(
+                span if span is not NO_SPAN else self._current_span(),
+                f"more than {WORK_BUDGET} units of work without a decision (elements built or read, "
+                "comparisons, characters, calls, bindings): a runaway computation?",
+            )
 
     def runtime_error(self, span: Span, message: str, hint: str | None = None) -> RuntimeFailure:
         """A step that cannot be carried out: undone inside an attempt or a tier, else this located error."""
@@ -205,15 +244,28 @@ def restore_local(env: dict[str, Any], name: str, saved: Any) -> None:
 
 
 def without(xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...]:
-    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there)."""
-    left = list(ys)
+    """`xs - ys` on lists: `xs` in its order with each element of `ys` taken out once (if it is there),
+    in time linear in both (each value counted by its `value_key`, which equals as `same` does)."""
+    left: dict[Any, int] = {}
+    rest: list[Any] = []  # values that cannot be a key: compared one by one
+    for y in ys:
+        k = value_key(y)
+        if k is None:
+            rest.append(y)
+        else:
+            left[k] = left.get(k, 0) + 1
     out = []
     for x in xs:
-        i = next((i for i, y in enumerate(left) if same(x, y)), None)
-        if i is None:
-            out.append(x)
-        else:
-            del left[i]
+        k = value_key(x)
+        if k is not None and left.get(k, 0) > 0:
+            left[k] -= 1
+            continue
+        if k is None:
+            i = next((i for i, y in enumerate(rest) if same(x, y)), None)
+            if i is not None:
+                del rest[i]
+                continue
+        out.append(x)
     return tuple(out)
 
 

@@ -1,4 +1,4 @@
-"""Expressions: what a node of the AST is worth in a state (the definition the generated code falls back on)."""
+"""Expressions: what a node of the AST is worth in a state (the definition the closures fall back on)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from ..errors import NO_SPAN, Span
-from ..language.builtins import BUILTINS, LIST_BUDGET
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
 from ..language.values import (
     TABLE,
     CardRef,
@@ -36,11 +36,14 @@ from .core import (
 from .machine import (
     FN_DEPTH_BUDGET,
     INT_BUDGET,
+    LABEL_BUDGET,
     LABEL_CACHE_SIZE,
     TEXT_BUDGET,
     VALUE_ERRORS,
+    WORK_PER_CALL,
     attrs_fields,
     card_refs,
+    node_count,
     query_by_keys,
 )
 
@@ -60,6 +63,7 @@ class Evaluator(GameCore):
                 return dict(env) if holds(env) else None
             binding = bindings[i]
             for v in self.as_list(self._eval(binding.source, env), binding.source):
+                self.charge(WORK_PER_CALL, binding.span)  # a product of bindings over long lists runs away here
                 env[binding.name] = v
                 found = search(i + 1, env)
                 if found is not None:
@@ -79,16 +83,16 @@ class Evaluator(GameCore):
         return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression, by its generated code (see compile/generate.py).
+        """The value of an expression, by its compiled closure (see closures.py).
 
         The methods `_eval_*` below define each kind of expression; they evaluate their operands
-        with `EVAL[node.__class__]`, the definition again, and are what generated code falls back
-        on for the unusual case and its located error.
+        with `EVAL[node.__class__]`, the definition again, and are what a closure falls back on
+        for the unusual case and its located error.
         """
         return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression by the definition alone, without generated code (tests compare the two)."""
+        """The value of an expression by the definition alone, without closures (tests compare the two)."""
         method = EVAL.get(e.__class__)
         if method is None:
             raise TypeError(f"not an expression: {e!r}")
@@ -104,8 +108,22 @@ class Evaluator(GameCore):
         return e.value
 
     def _eval_template(self, e: s.Template, env: dict[str, Any]) -> str:
-        """The text with each placeholder's value written as its label."""
-        return "".join(p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts)
+        """The text with each placeholder's value written as its label (each label bounded as it is
+        written, the whole checked and charged before it is joined)."""
+        parts = [p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts]
+        return self.text(parts, e)
+
+    def text(self, parts: list[str], e: s.Expr) -> str:
+        """The parts of a text joined, once their size is charged and within TEXT_BUDGET."""
+        size = sum(map(len, parts))
+        self.charge(size, e)
+        if size > TEXT_BUDGET:
+            raise self.runaway(
+                span_of(e),
+                f"a text of {size} characters is more than a rulebook may build ({TEXT_BUDGET}): "
+                "a runaway computation?",
+            )
+        return "".join(parts)
 
     def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
         obj, name = e.obj, e.name
@@ -160,10 +178,10 @@ class Evaluator(GameCore):
     def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
         op = e.op
         a, b = EVAL[e.left.__class__](self, e.left, env), EVAL[e.right.__class__](self, e.right, env)
-        if op == "==":
-            return same(a, b)
-        if op == "!=":
-            return not same(a, b)
+        if op in ("==", "!="):
+            if a.__class__ is tuple and b.__class__ is tuple:
+                self.charge(min(weight(a), weight(b)), e)
+            return same(a, b) is (op == "==")
         if not isinstance(a, int) or not isinstance(b, int):
             raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
         return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
@@ -186,11 +204,14 @@ class Evaluator(GameCore):
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
         if op in ("+", "-") and (isinstance(a, tuple | ZoneRef) or isinstance(b, tuple | ZoneRef)):
             xs, ys = self.as_list(a, left), self.as_list(b, right)
-            if op == "-":
-                return without(xs, ys)
             size = len(xs) + len(ys)
+            if op == "-":
+                self.charge(sort_work(xs + ys), e)  # hashing each element, as a sort would
+                return without(xs, ys)
+            self.charge(size, e)
             return self.bounded(xs + ys if size <= LIST_BUDGET else None, e, size)
         if op == "+" and isinstance(a, str) and isinstance(b, str):
+            self.charge(len(a) + len(b), e)
             if len(a) + len(b) > TEXT_BUDGET:
                 raise self.runaway(
                     e.span,
@@ -214,7 +235,9 @@ class Evaluator(GameCore):
 
     def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
         v = EVAL[e.item.__class__](self, e.item, env)
-        found = contains(self.as_list(EVAL[e.collection.__class__](self, e.collection, env), e.collection), v)
+        items = self.as_list(EVAL[e.collection.__class__](self, e.collection, env), e.collection)
+        self.charge(len(items) * weight(v), e)
+        found = contains(items, v)
         return not found if e.negated else found
 
     def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
@@ -235,8 +258,10 @@ class Evaluator(GameCore):
         element, var, source, cond = e.element, e.var, e.source, e.condition
         out = []
         saved = env.get(var, MISSING)
+        items = self.as_list(EVAL[source.__class__](self, source, env), source)
+        self.charge(len(items), e)
         try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
-            for v in self.as_list(EVAL[source.__class__](self, source, env), source):
+            for v in items:
                 env[var] = v
                 if cond is None or self._truth(cond, env):
                     out.append(EVAL[element.__class__](self, element, env))
@@ -248,6 +273,8 @@ class Evaluator(GameCore):
         lo, hi = EVAL[e.low.__class__](self, e.low, env), EVAL[e.high.__class__](self, e.high, env)
         if not isinstance(lo, int) or not isinstance(hi, int):
             raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
+        if hi - lo < LIST_BUDGET:
+            self.charge(max(hi - lo + 1, 0), e)
         return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
 
     def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
@@ -288,6 +315,7 @@ class Evaluator(GameCore):
         return None
 
     def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
+        self.charge(len(items), key)
         saved = env.get("it", MISSING)
         try:
             if op == "where":
@@ -303,6 +331,8 @@ class Evaluator(GameCore):
                 keys.append(self._eval(key, env))
         finally:
             restore_local(env, "it", saved)
+        if op != "map":
+            self.charge(sort_work(keys), key)
         return query_by_keys(op, items, keys)
 
     def global_value(self, name: str, e: s.Expr) -> Any:
@@ -348,6 +378,7 @@ class Evaluator(GameCore):
                 span if span is not NO_SPAN else fn.span,
                 f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
             )
+        self.charge(WORK_PER_CALL + node_count(fn.body), span if span is not NO_SPAN else fn.span)
         self.fn_depth += 1
         try:
             return self._eval(fn.body, env)
@@ -436,11 +467,49 @@ class Evaluator(GameCore):
                     labels.clear()
                 labels[id(card)] = (card, text)
             return text
-        if isinstance(v, tuple):
-            return "[" + ", ".join(self.label(x) for x in v) + "]"
-        if isinstance(v, Record):
-            return "{" + ", ".join(f"{k}: {self.label(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, tuple | Record):
+            return self._label_of_value(v)
         return label_of_plain(v)
+
+    def _label_of_value(self, value: tuple[Any, ...] | Record) -> str:
+        """The label of a list or record, written piece by piece without recursion and refused (at the
+        statement running) as soon as it passes LABEL_BUDGET characters: a list holding one large
+        list many times would otherwise write it out in full each time."""
+        out: list[str] = []
+        size = 0
+        # The work left: a value to write, or a piece of punctuation between its elements.
+        todo: list[Any] = [value]
+        while todo:
+            v = todo.pop()
+            if v.__class__ is _Piece:
+                piece = v.text
+            elif v.__class__ is tuple:
+                todo.append(_CLOSE_LIST)
+                for i in range(len(v) - 1, -1, -1):
+                    todo.append(v[i])
+                    if i:
+                        todo.append(_COMMA)
+                piece = "["
+            elif v.__class__ is Record:
+                todo.append(_CLOSE_RECORD)
+                fields = list(v.items())
+                for i in range(len(fields) - 1, -1, -1):
+                    todo.append(fields[i][1])
+                    todo.append(_Piece(f"{fields[i][0]}: "))
+                    if i:
+                        todo.append(_COMMA)
+                piece = "{"
+            else:
+                piece = self.label(v)
+            size += len(piece)
+            if size > LABEL_BUDGET:
+                raise self.runaway(
+                    self._current_span(),
+                    f"a value written as text of more than {LABEL_BUDGET} characters is more than a game may "
+                    "show: a runaway computation?",
+                )
+            out.append(piece)
+        return "".join(out)
 
     def _card_label(self, card: Any) -> str:
         template = self.rulebook.labels.get(type(card).__name__)
@@ -506,3 +575,13 @@ EVAL: dict[type, Any] = {
     s.Query: Evaluator._eval_query,
     s.CondExpr: Evaluator._eval_cond,
 }
+
+
+@attrs.frozen
+class _Piece:
+    """Punctuation between the elements of a label being written (`Evaluator._label_of_value`)."""
+
+    text: str
+
+
+_COMMA, _CLOSE_LIST, _CLOSE_RECORD = _Piece(", "), _Piece("]"), _Piece("}")

@@ -51,6 +51,7 @@ from .evaluate import EVAL
 from .machine import (
     MASK64,
     STEP_BUDGET,
+    WORK_BUDGET,
     AskFrame,
     BeforePlayFrame,
     BlockFrame,
@@ -101,6 +102,8 @@ class Game(Views):
         self.code: CodeCache = code_cache(rulebook, self.program)
         # What a zone or variable key is (its declaration, the seat that owns it), shared like the labels.
         self._key_info: dict[str, tuple[Any, str | None]] = shared_dict(rulebook, "key_info")
+        self.statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
+        self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         self._players = tuple(Player(i) for i in range(players))
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
@@ -127,13 +130,14 @@ class Game(Views):
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
+        # The views held while a secret run asks others (see `view`), by seat.
+        self.held_views: dict[str, dict[str, Any]] = {}
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
         self.steps = 0
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
-        self.work = 0  # elements that generated code walked since the rules last started running (WORK_BUDGET)
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
         self.memo: dict[tuple[Any, ...], Any] = {}
@@ -250,7 +254,7 @@ class Game(Views):
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -266,7 +270,7 @@ class Game(Views):
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views = counts
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -335,6 +339,7 @@ class Game(Views):
         """The rulebook's `score(p)` for a player, or None if it declares none."""
         if "score" not in self.program.fns:
             return None
+        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
         value = self.call_fn("score", (player,), NO_SPAN)
         return value if isinstance(value, int) else None
 
@@ -342,6 +347,7 @@ class Game(Views):
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
         for name in ("heuristic", "score"):
             if name in self.program.fns:
+                self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
                 value = self.call_fn(name, (player,), NO_SPAN)
                 return value if isinstance(value, int) else 0
         return 0
@@ -370,12 +376,12 @@ class Game(Views):
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
+        new.held_views = self.held_views
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
         new.keep = None
         new.fn_depth = 0
-        new.work = 0
         new.memo = {}
         new.check_invariants = self.check_invariants
         new.consts = self.consts
@@ -460,7 +466,7 @@ class Game(Views):
 
     def _run(self) -> None:
         budget = self.steps + STEP_BUDGET
-        self.work = 0
+        self.work_left = WORK_BUDGET
         frames = self.frames
         keep = self.keep
         try:
@@ -483,6 +489,8 @@ class Game(Views):
                     )
         except RecursionError:
             raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
+        if self.pending is not None and (self.secret_run is not None or self.held_views):
+            self._hold_views(self.pending)  # what the others see holds still while a secret asks (views.py)
         if (
             self.check_invariants
             and self.program.invariants

@@ -32,13 +32,24 @@ TEXT_BUDGET = 100_000  # characters of one text value
 INT_BUDGET = 1 << 63  # the magnitude of a number
 OPTION_BUDGET = 10_000  # options of one decision
 CARD_BUDGET = 100_000  # cards in a game
-# Elements that expressions walk (comprehensions, queries) between two decisions, counted by the generated
-# code (compile/generate.py): some seconds of work, a thousand times what a bundled game needs.
-WORK_BUDGET = 10_000_000
 # Lists and records nested in a value the state holds: views, the converter and JSON recurse
 # into them (JSON cannot do otherwise), so the state holds none deeper than this.
 VALUE_DEPTH = 100
 LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache starts afresh
+# Work inside expressions, counted by `Game.charge` between two decisions (the same span as
+# STEP_BUDGET): one unit for each element a range, comprehension, query, concatenation or
+# built-in produces or reads, each comparison of a sort (n log2 n, times the size of the largest
+# key), each character of a text built, and WORK_PER_CALL for each call of a function (`fn`) and
+# each binding a rule or invariant tries. A unit is about a tenth of a microsecond: the budget is
+# a second or so of work, far above what the bundled rulebooks do between two decisions
+# (docs/RELIABILITY.md has the figures), and it also bounds what one decision can build in memory.
+WORK_BUDGET = 5_000_000
+WORK_PER_CALL = 20
+# Elements of one value the state holds, counting a shared part each time it appears (what a
+# view, a label or the JSON of the state walks).
+VALUE_SIZE = 1_000_000
+LABEL_BUDGET = 1_000_000  # characters of one label: a value written as text (traces, views, `say`)
+MEMO_BUDGET = 10_000  # values kept in a game's memo (functions' values, zones' labels) before it starts afresh
 
 
 def splitmix(state: int) -> tuple[int, int]:
@@ -170,9 +181,14 @@ class BlockFrame(Frame):
         # Statements run one after another in this one step until one of them starts other work
         # (pushes or pops a frame), asks a decision or ends the game.
         codes, env, frames = g.code.block(self.stmts), self.env, g.frames
+        entry = g.statement_cost_table.get(id(self.stmts))
+        costs = entry[1] if entry is not None and entry[0] is self.stmts else g.statement_costs(self.stmts)
         depth, state, i = len(frames), g.state, self.i
         while i < len(codes):
             code = codes[i]
+            g.work_left -= costs[i]  # the budget of work: the statement's own expressions (`node_count`)
+            if g.work_left < 0:
+                g.charge(0, self.stmts[i])
             i += 1
             self.i = i
             code(g, env)
@@ -445,6 +461,21 @@ def _slots_of(cls: type) -> tuple[str, ...]:
     if slots is None:
         slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
     return slots
+
+
+def node_count(node: Any) -> int:
+    """The nodes of a statement's or an expression's own text, not those of the blocks it holds
+    (they count when they run): what evaluating its expressions once costs at least, in units of
+    the budget of work. Walked without recursion; computed once per node (the callers keep it)."""
+    count, todo = 0, [node]
+    while todo:
+        n = todo.pop()
+        if n.__class__ is tuple:
+            todo.extend(n)
+        elif attrs.has(n.__class__) and n.__class__ is not s.Block:
+            count += 1
+            todo.extend(getattr(n, f.name) for f in attrs.fields(n.__class__))
+    return count
 
 
 # What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).

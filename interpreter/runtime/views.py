@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..errors import GameError
@@ -11,6 +12,7 @@ from ..language.values import (
 )
 from ..syntax import ast as s
 from . import knowledge
+from .asks import Decision
 from .core import as_player
 from .machine import (
     SECRET_TEXT,
@@ -23,10 +25,46 @@ class Views(Statements):
     """What each player sees of the state and of each event."""
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
-        """What `player` may see (None: everything), as plain data; hidden cards become counts."""
+        """What `player` may see (None: everything), as plain data; hidden cards become counts.
+
+        While runs of `secret` blocks ask other players, a player's view is the one they had at the
+        first such decision (`_hold_views`): a step they cannot see changes nothing they see. (A
+        public change made meanwhile shows in their trace at once, and in their view when they are
+        next asked or a decision outside any secret run comes.)
+        """
         who = as_player(player)
         if who is not None and who.index >= self.state.players:
             raise GameError(f"there is no {who} in a game of {self.state.players} players")
+        if who is not None and self.pending is not None and self.secret_run is not None and self.pending.player != who:
+            held = self.held_views.get(str(who))
+            if held is not None:
+                return copy.deepcopy(held)
+        return self._view(who)
+
+    def _hold_views(self, decision: Decision) -> None:
+        """Keep, at a decision inside a run of a `secret` block, the view of each player not asked
+        it (unless one is kept already): the view that player keeps while secret runs ask others.
+        A player asked, or a decision outside any secret run, lets the view go.
+
+        Another player's trace folds a secret run into one line, however many steps it takes; the
+        view holds likewise, so that a client showing a player's view after every step cannot count
+        the steps of someone else's secret (hidden counts, who is waited on, ...). The dict is
+        replaced, never changed, so that a failed `apply` puts the one before back (`_snapshot`).
+        """
+        held = self.held_views
+        if self.secret_run is None:
+            self.held_views = {}
+            return
+        asked = str(decision.player)
+        missing = [p for p in self._players if p != decision.player and str(p) not in held]
+        if missing or asked in held:
+            held = {p: v for p, v in held.items() if p != asked}
+            for p in missing:
+                held[str(p)] = self._view(p)
+            self.held_views = held
+
+    def _view(self, who: Player | None) -> dict[str, Any]:
+        """What `who` may see now (None: everything)."""
         owner = str(who) if who is not None else None
         info = self._key_info
         zones: dict[str, Any] = {}

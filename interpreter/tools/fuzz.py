@@ -14,15 +14,25 @@ kind. Its promise is stronger: no failure escapes (only a budget may stop the ga
 attempt or tier that fails leaves the state exactly as it found it (the rulebook compares a
 fingerprint of the state and fails outside any attempt if not).
 
+A *budget* case (`--budgets`) is a small rulebook that asks for a great deal of work inside
+expressions: ranges, comprehensions and sorts of shared lists, texts of them, functions that call
+themselves twice or deeply, rules of two bindings over long lists, values that double. Each runs in
+a child process under the hostile corpus's limits (CASE_MEMORY of address space, CASE_TIMEOUT
+seconds): it must end, loaded or with a located error, never killed, out of memory or a traceback.
+
     python -m rulecraft.tools.fuzz --cases 10000          # the nightly-size run
     rulecraft fuzz --cases 300                      # the same, through the command line
+    rulecraft fuzz --budgets --cases 50             # cases aimed at the budgets, each in a child process
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
+import resource
+import subprocess
 import sys
 import time
 import traceback
@@ -655,6 +665,109 @@ def run_case(
     return Outcome("loaded", "", decisions)
 
 
+# ---------------------------------------------------------------------------- budget cases
+
+CASE_MEMORY = 1 << 30  # bytes of address space a budget case (and a case of the hostile corpus) may use
+CASE_TIMEOUT = 120  # seconds before such a case is killed: a safety net on a loaded machine, no measure of speed
+
+
+def _big(rng: random.Random) -> int:
+    return rng.choice([3, 50, 2_000, 99_999])
+
+
+def _budget_statement(rng: random.Random) -> tuple[str, str]:
+    """One statement asking for much work, and the declarations it needs."""
+    n, m = _big(rng), _big(rng)
+    shared = f"  let b = 1..{n}\n"
+    kind = rng.randrange(12)
+    if kind == 0:
+        return "", f"  set v = len([[j for j in 1..{n}] for i in 1..{m}])"
+    if kind == 1:
+        # any built-in of one argument, those that sort, compare or copy a list among them
+        op = rng.choice(sorted(name for name, b in BUILTINS.items() if b.min_args == 1))
+        return "", shared + f"  set v = len([{op}([b for i in 1..{m}])])"
+    if kind == 2:
+        return "", shared + f'  say "{{[b for i in 1..{m}]}}"'
+    if kind == 3:
+        depth = rng.choice([5, 15, 40, 150])
+        fn = "fn f(n: int, k: int) = if n <= 0 then k else f(n - 1, k * 2) + f(n - 1, k * 2 + 1)"
+        return fn, f"  set v = f({depth}, 1)"
+    if kind == 4:
+        depth = rng.choice([50, 99, 500])
+        return "fn r(n: int) = if n <= 0 then 0 else r(n - 1) + 1", f"  set v = r({depth})"
+    if kind == 5:
+        return f"rule r(i in 1..{n}, j in 1..{m}) when v + i + j < 0 {{ set v = 1 }}", "  set v = 2"
+    if kind == 6:
+        return "", f"  repeat {rng.choice([10, 25, 60])} {{ set v = [v, v] }}"
+    if kind == 7:
+        return "", f'  set v = "ab"\n  repeat {rng.choice([10, 20, 60])} {{ set v = v + v }}'
+    if kind == 8:
+        return "", f"  repeat {rng.choice([10, 1000, 100_000])} {{ set v = len(1..{n}) }}"
+    if kind == 9:
+        return "", shared + f"  let c = 1..{n}\n  set v = [b for i in 1..{m}] == [c for i in 1..{m}]"
+    if kind == 10:
+        query = rng.choice(["sorted by it.n", "group by it.n", "max by it.n", "where it.n > 3", "map it.n"])
+        return "", f"  let xs = [{{n: i % 7}} for i in 1..{n}]\n  set v = len(xs - xs) + len(xs {query})"
+    literal = ", ".join(["1"] * rng.choice([10, 2_000]))
+    return f"fn big() = len([{literal}])", f"  repeat {rng.choice([10, 100_000])} {{ set v = big() }}"
+
+
+def _numbered(text: str, i: int) -> str:
+    """The text with its functions, rule and local names numbered `i` (`f(` -> `f2(`, `b` -> `b2`)."""
+    return re.sub(r"\b(f|r|big)\(|\b(b|c|xs)\b", lambda m: f"{m[1]}{i}(" if m[1] else f"{m[2]}{i}", text)
+
+
+def budget_case(rng: random.Random) -> str:
+    """A rulebook of one to three statements that ask for much work, then a decision."""
+    declarations, body = [], []
+    for i in range(rng.randint(1, 3)):
+        decl, stmt = _budget_statement(rng)
+        # each statement's function, rule and names of its own
+        declarations.append(_numbered(decl, i))
+        body.append(_numbered(stmt, i))
+    return (
+        "game Budget players 1..1\nvar v: any = 0 public\n"
+        + "\n".join(d for d in declarations if d)
+        + "\nplay {\n"
+        + "\n".join(body)
+        + '\n  choose by players[0] { option "a" { } option "b" { } }\n}\n'
+    )
+
+
+# The child process of a budget case: the text on stdin, the outcome as JSON on stdout.
+_CHILD = (
+    "import json, sys\n"
+    "from rulecraft.tools.fuzz import run_case\n"
+    "o = run_case(sys.stdin.read(), play_decisions=3)\n"
+    "print(json.dumps([o.kind, o.detail, o.decisions]))\n"
+)
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CASE_MEMORY, CASE_MEMORY))
+
+
+def run_limited(text: str, timeout: float = CASE_TIMEOUT) -> Outcome:
+    """`run_case` in a child process under CASE_MEMORY of address space and a timeout: a kill, an
+    exit by an exception (a MemoryError included) or the timeout is a crash."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=text.encode("utf-8", "surrogatepass"),
+            capture_output=True,
+            timeout=timeout,
+            preexec_fn=_limit_memory,  # sets a resource limit only, before exec
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return Outcome("crash", f"did not end within {timeout:g} s")
+    err = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        return Outcome("crash", f"exit {done.returncode}: {err[-2000:]}")
+    kind, detail, decisions = json.loads(done.stdout.decode("utf-8").splitlines()[-1])
+    return Outcome(kind, detail, decisions)
+
+
 def make_case(rng: random.Random, texts: dict[str, str]) -> tuple[str, str]:
     """Draw one case: (how it was made, text)."""
     roll = rng.random()
@@ -684,14 +797,21 @@ def fuzz(
     texts: dict[str, str] | None = None,
     out_dir: Path | None = None,
     progress: Callable[[int, Summary], None] | None = None,
+    *,
+    budgets: bool = False,
 ) -> Summary:
-    """Run `cases` seeded cases; case k is reproducible from (seed, k)."""
+    """Run `cases` seeded cases; case k is reproducible from (seed, k). With `budgets`, budget cases,
+    each in a child process under the limits (`run_limited`)."""
     texts = texts if texts is not None else corpus()
     summary = Summary()
     for k in range(cases):
         rng = random.Random(f"{seed}:{k}")
-        how, text = make_case(rng, texts)
-        outcome = run_case(text, seed=k, unwinds=how == "unwound")
+        if budgets:
+            how, text = "budget", budget_case(rng)
+            outcome = run_limited(text)
+        else:
+            how, text = make_case(rng, texts)
+            outcome = run_case(text, seed=k, unwinds=how == "unwound")
         summary.cases += 1
         summary.decisions += outcome.decisions
         if outcome.kind == "loaded":
@@ -728,6 +848,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=SEED, default=0, help="seed of the run (case k is reproducible from seed and k)")
     p.add_argument("--corpus", nargs="*", default=[], metavar="FILE", help="more rulebook files to mutate")
     p.add_argument("--out", default="fuzz-crashes", help="folder for the texts of crashing cases")
+    p.add_argument(
+        "--budgets",
+        action="store_true",
+        help="cases that ask for much work inside expressions, each run in a child process under "
+        f"{CASE_MEMORY >> 20} MB of address space and a {CASE_TIMEOUT} s timeout",
+    )
     add_quiet(p)
 
 
@@ -736,11 +862,14 @@ def _command(args: argparse.Namespace) -> int:
     start = time.monotonic()
 
     with progress(args.cases, "cases", "fuzz", args.quiet) as advance:
-        summary = fuzz(args.cases, args.seed, texts, Path(args.out), lambda k, summary: advance(1))
+        summary = fuzz(
+            args.cases, args.seed, texts, Path(args.out), lambda k, summary: advance(1), budgets=args.budgets
+        )
     for k, how, detail in summary.crashes[:20]:
         print(f"CRASH case {k} (seed {args.seed}; {how}); text in {args.out}/crash-{args.seed}-{k}.rules\n{detail}")
+    over = "budget cases" if args.budgets else f"cases over {len(texts)} rulebooks ({', '.join(sorted(texts))})"
     print(
-        f"fuzz: {summary.cases} cases over {len(texts)} rulebooks ({', '.join(sorted(texts))}): "
+        f"fuzz: {summary.cases} {over}: "
         f"{summary.loaded} loaded, {summary.errors} located errors, {len(summary.crashes)} crashes; "
         f"{summary.decisions} decisions played in {time.monotonic() - start:.0f}s"
     )

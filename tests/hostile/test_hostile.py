@@ -24,13 +24,18 @@ from rulecraft.agents import HumanAgent
 from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import GameError, RecordError, RulebookError
+from rulecraft.language.values import Record
 from rulecraft.records import lock_record, read_record, unlock_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
+from rulecraft.runtime.machine import MEMO_BUDGET
+from rulecraft.tools import fuzz
+from rulecraft.tools.fuzz import CASE_MEMORY, CASE_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "tutorial.rules"
-MEMORY = 1 << 30  # bytes of address space a case may use
-TIMEOUT = 120  # seconds before a case is killed (the machine may be loaded: this is no measure of speed)
+# Bytes of address space a case may use, and seconds before it is killed (the machine may be loaded:
+# this is no measure of speed): the limits `rulecraft fuzz --budgets` runs its cases under too.
+MEMORY, TIMEOUT = CASE_MEMORY, CASE_TIMEOUT
 
 
 def _limit() -> None:
@@ -137,6 +142,27 @@ CASES: list[tuple[str, dict[str, object], list[str], str]] = [
         "(give the rulebook with --rulebook)\n",
     ),
     (
+        "a record naming a rulebook two folders up is refused, its file unread",
+        {"r.json": record(name="../../far.rules")},
+        ["replay", "r.json"],
+        "r.json: the record names rulebook file '../../far.rules', which lies outside the folders a record may "
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
+    ),
+    (
+        "a record naming a rulebook two folders up under another hash is refused, nothing of it shown",
+        {"r.json": record(name="../../far.rules").replace('far.rules"', 'far.rules", "hash": "0123456789abcdef"')},
+        ["replay", "r.json"],
+        "r.json: the record names rulebook file '../../far.rules', which lies outside the folders a record may "
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
+    ),
+    (
+        "a record naming a symlink to a rulebook outside the allowed folders is refused, its file unread",
+        {"r.json": record(name="x.rules"), "x.rules": lambda p: p.symlink_to(p.parents[2] / "far.rules")},
+        ["replay", "r.json"],
+        "r.json: the record names rulebook file 'x.rules', which lies outside the folders a record may "
+        "name ({here}, {parent}) and is not the rulebook of the record's hash: give the rulebook with --rulebook\n",
+    ),
+    (
         "a device as a scenario is refused before a byte is read",
         {},
         ["trace", "--scenario", "/dev/zero"],
@@ -205,10 +231,13 @@ def test_a_hostile_input_ends_in_a_located_error_within_limits(
     tmp_path: Path, files: dict[str, object], argv: list[str], stderr: str
 ) -> None:
     """Each hostile input ends with exit 1 and one clear message, under 1 GB and a timeout."""
-    _make(tmp_path, files)
-    code, _, err = limited(tmp_path, *argv)
-    assert "Traceback" not in err
-    assert (code, err) == (1, stderr)
+    folder = tmp_path / "a" / "b"  # a rulebook far away: two folders up, beside no folder a record may name
+    folder.mkdir(parents=True)
+    (tmp_path / "far.rules").write_text('game Far players 1..1\nplay { say "the far file" }\n', encoding="utf-8")
+    _make(folder, files)
+    code, out, err = limited(folder, *argv)
+    assert "Traceback" not in err and "the far file" not in out + err
+    assert (code, err) == (1, stderr.replace("{here}", str(folder)).replace("{parent}", str(tmp_path / "a")))
 
 
 @pytest.mark.parametrize(
@@ -568,3 +597,182 @@ def test_a_record_s_result_of_another_shape_is_quoted_not_read(
         "r.json: the replay ends with winners P2 (scores P1 4, P2 17), but the record says "
         '{"winners": 5, "scores": ["' + "x" * 173 + "… (1030 characters)\n"
     )
+
+
+# ---------------------------------------------------------------------------- work inside expressions
+
+WORK = (
+    "more than 5000000 units of work without a decision (elements built or read, comparisons, characters, "
+    "calls, bindings): a runaway computation?"
+)
+
+
+def game_text(declarations: str, body: str) -> str:
+    """A one-player game: the declarations, then a play block of `body`."""
+    return f"game G players 1..1\nvar v: any = 0 public\n{declarations}\nplay {{\n{body}\n}}\n"
+
+
+# (case, declarations, play block, the whole of stderr): each runs out a budget inside expressions.
+BUDGETS: list[tuple[str, str, str, str]] = [
+    (
+        "a list of 99,999 lists of 99,999 numbers",
+        "",
+        "  set v = len([[j for j in 1..99999] for i in 1..99999])",
+        f"g.rules:5:28: error: {WORK}\n"
+        "      set v = len([[j for j in 1..99999] for i in 1..99999])\n"
+        "                               ^^^^^^^^\n",
+    ),
+    (
+        "a sort of one list shared 99,999 times",
+        "",
+        "  let b = 1..99999\n  set v = len(sorted([b for i in 1..99999]))",
+        f"g.rules:6:15: error: {WORK}\n"
+        "      set v = len(sorted([b for i in 1..99999]))\n"
+        "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+    ),
+    (
+        "distinct of one list shared 99,999 times",
+        "",
+        "  let b = 1..99999\n  set v = len(distinct([b for i in 1..99999]))",
+        f"g.rules:6:15: error: {WORK}\n"
+        "      set v = len(distinct([b for i in 1..99999]))\n"
+        "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+    ),
+    (
+        "two equal lists of shared lists compared",
+        "",
+        "  let b = 1..99999\n  let c = 1..99999\n  set v = [b for i in 1..99999] == [c for i in 1..99999]",
+        f"g.rules:7:11: error: {WORK}\n"
+        "      set v = [b for i in 1..99999] == [c for i in 1..99999]\n"
+        "              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+    ),
+    (
+        "a function calling itself twice, 40 deep, with new arguments each time",
+        "fn f(n: int, k: int) = if n == 0 then k else f(n - 1, k * 2) + f(n - 1, k * 2 + 1)",
+        "  set v = f(40, 1)",
+        f"g.rules:3:64: error: {WORK}\n"
+        "    fn f(n: int, k: int) = if n == 0 then k else f(n - 1, k * 2) + f(n - 1, k * 2 + 1)\n"
+        "                                                                   ^^^^^^^^^^^^^^^^^^^\n",
+    ),
+    (
+        "a text of one list shared 99,999 times, refused before it is written out",
+        "",
+        '  let b = 1..99999\n  say "{[b for i in 1..99999]}"',
+        "g.rules:6:3: error: a value written as text of more than 1000000 characters is more than a game may show: "
+        "a runaway computation?\n"
+        '      say "{[b for i in 1..99999]}"\n'
+        "      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+    ),
+    (
+        "a rule of two bindings over 99,999 values each",
+        "rule r(i in 1..99999, j in 1..99999) when v + i + j < 0 { set v = 1 }",
+        "  set v = 2",
+        f"g.rules:3:23: error: {WORK}\n"
+        "    rule r(i in 1..99999, j in 1..99999) when v + i + j < 0 { set v = 1 }\n"
+        "                          ^^^^^^^^^^^^^\n",
+    ),
+    (
+        "an endless loop whose every step builds a range of 99,999",
+        "",
+        "  while true { set v = len(1..99999) }",
+        f"g.rules:5:28: error: {WORK}\n"
+        "      while true { set v = len(1..99999) }\n"
+        "                               ^^^^^^^^\n",
+    ),
+    (
+        "an endless loop calling a function of a long list literal",
+        "fn big() = len([" + ", ".join(["1"] * 2000) + "])",
+        "  while true { set v = big() }",
+        f"g.rules:5:24: error: {WORK}\n      while true {{ set v = big() }}\n                           ^^^^^\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("declarations", "body", "stderr"), [c[1:] for c in BUDGETS], ids=[c[0] for c in BUDGETS])
+def test_work_inside_expressions_runs_out_a_budget_within_limits(
+    tmp_path: Path, declarations: str, body: str, stderr: str
+) -> None:
+    """Each runaway computation inside expressions ends with exit 1 and one located message, under
+    1 GB and a timeout: no MemoryError, no traceback."""
+    (tmp_path / "g.rules").write_text(game_text(declarations, body), encoding="utf-8")
+    code, _, err = limited(tmp_path, "play", "g.rules", "--seed", "1", "--agents", "random")
+    assert "Traceback" not in err
+    assert (code, err) == (1, stderr)
+
+
+def test_an_invariant_of_two_bindings_over_long_lists_runs_out_the_budget() -> None:
+    """An invariant checked over 99,999 by 99,999 bindings stops at the budget of work, located at a binding."""
+    rb = rulecraft.load_text(
+        game_text("invariant big(i in 1..99999, j in 1..99999): v + i + j > 0", "  set v = 2"), "g.rules"
+    )
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(check_invariants=True)
+    assert info.value.messages == [f"g.rules:3:30: error: {WORK}"]
+
+
+def test_a_value_of_a_list_shared_ever_deeper_is_refused_by_its_size() -> None:
+    """`set v = [v, v]` forty times would hold 2^40 elements written out: refused at a million."""
+    rb = rulecraft.load_text(game_text("", "  repeat 40 { set v = [v, v] }"), "g.rules")
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(trace=False)
+    assert info.value.messages == [
+        "g.rules:5:15: error: a value of more than 1000000 elements (counting a list each time it appears) "
+        "is more than a game may hold: a runaway computation?"
+    ]
+
+
+def test_the_function_memo_is_bounded() -> None:
+    """A function remembered for 20,000 different arguments keeps at most MEMO_BUDGET values (until
+    the state changes, which empties the memo)."""
+    rb = rulecraft.load_text(
+        game_text(
+            "fn f(n: int) = len([n for i in 1..2])",
+            "  let total = sum([f(i) for i in 1..20000])\n"
+            '  choose by players[0] { option "a" { set v = total } option "b" { } }',
+        ),
+        "g.rules",
+    )
+    game = rb.new_game()
+    assert 0 < len(game.memo) <= MEMO_BUDGET
+    game.apply("a")
+    assert game.view("P1")["vars"]["v"] == "40000"
+
+
+def test_distinct_and_list_minus_compare_no_pair_of_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`distinct` and `-` of 3,000 records look each one up by its key: no record is compared with
+    every other (3,000 times 3,000 / 2 comparisons before), and true stays apart from 1."""
+    compared = [0]
+    equal = Record.__eq__
+
+    def counting(self: Record, other: object) -> bool:
+        compared[0] += 1
+        return equal(self, other)
+
+    monkeypatch.setattr(Record, "__eq__", counting)
+    rb = rulecraft.load_text(
+        game_text(
+            "",
+            "  let rs = [{n: i % 1500} for i in 1..3000]\n"
+            "  set v = [len(distinct(rs)), len(rs - rs), len(distinct([1, true, 1, false, 0]))]\n"
+            '  choose by players[0] { option "a" { } option "b" { } }',
+        ),
+        "g.rules",
+    )
+    game = rb.new_game(trace=False)
+    assert game.view("P1")["vars"]["v"] == "[1500, 0, 4]"
+    assert compared[0] <= 4 * 3000  # each lookup compares with the one equal value found
+
+
+def test_the_budget_fuzz_runs_its_cases_under_the_limits_without_a_crash() -> None:
+    """A few `fuzz --budgets` cases, each in a child process under 1 GB and the timeout: each loads or
+    ends with a located error."""
+    summary = fuzz.fuzz(3, seed=22, budgets=True)
+    assert summary.cases == 3 and summary.crashes == []
+    assert summary.errors >= 1  # the seed's cases run a budget out: the limits were not idle
+
+
+def test_a_budget_case_that_dies_in_its_child_process_is_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that runs out of memory (or exits by any exception) is reported as a crash with its error."""
+    monkeypatch.setattr(fuzz, "_CHILD", "raise MemoryError")
+    outcome = fuzz.run_limited("game G players 1..1\nplay { }\n")
+    assert outcome.kind == "crash" and "MemoryError" in outcome.detail

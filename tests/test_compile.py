@@ -207,14 +207,14 @@ def _below(node: Any) -> list[Any]:
 
 
 def test_a_runaway_comprehension_stops_at_the_work_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Generated loops charge the elements they walk to the budget of work (Game.charge); the error names the
-    loop that passed it."""
+    """Generated code charges what it builds and walks to the budget of work (Game.charge); the error names the
+    expression that passed it."""
     monkeypatch.setattr(game_module, "WORK_BUDGET", 50_000)
     monkeypatch.setattr(core, "WORK_BUDGET", 50_000)
-    rb = load("var v: int = 0 public\nplay { while true { set v = len([[j + i for j in 1..999] for i in 1..999]) } }")
+    rb = load("var v: int = 0 public\nplay { while true { set v = len([[j for j in 1..999] for i in 1..999]) } }")
     with pytest.raises(RulebookError, match="more than 50000 units of work without a decision") as caught:
         rb.new_game(players=1)
-    assert "t.rules:11:34" in str(caught.value)  # the inner comprehension
+    assert "t.rules:11:46" in str(caught.value)  # the inner range, charged before it is built
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,7 @@ that a statement, a declaration or a rule reads (a *root*: an expression whose p
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
 a read of the card's attribute, a constant written as a literal, a local name a Python local, a
-call of a `fn` a call of its Python function; inside a loop, an expression that does not read
-the loop's variable is computed once per loop. What each name means was decided by the checker
+call of a `fn` a call of its Python function. What each name means was decided by the checker
 (check/resolve.py); the generator only reads it.
 
 The common case of each operation is done inline; anything unusual (a value of the wrong kind,
@@ -317,10 +316,6 @@ class _Body:
         self.indent = 1
         self.count = 0
         self.at = -1  # the node being generated, for the line table
-        # The loops open (innermost last): where each `for` line is, its indentation and its variable;
-        # an expression inside that does not read the variable is computed once per loop (`_invariant`).
-        self.loops: list[tuple[int, int, str]] = []
-        self.cached_below = 0  # loops open around an expression being computed once (nothing inside it is)
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -353,8 +348,6 @@ class _Body:
         k = self.gen.number[id(e)]
         outer, self.at = self.at, k
         try:
-            if len(self.loops) > self.cached_below and self._invariant(e):
-                return self._once(e, k)
             result = self._value(e, k)
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
@@ -373,61 +366,6 @@ class _Body:
         self.emit(f"g.work_left -= {work}")
         self.emit("if g.work_left < 0:")
         self.emit(f"    g.charge(0, _N[{k}])")
-
-    def _invariant(self, e: Any) -> bool:
-        """Whether an expression inside a loop is worth computing once per loop: it does work (not a name
-        nor a literal) and reads no local that the innermost loop binds."""
-        if isinstance(e, s.IntLit | s.StrLit | s.BoolLit | s.NoneLit | s.Name | s.ListLit | s.Not):
-            return False
-        binding = self.gen.resolution.of(e)
-        if binding is not None and binding.kind == "enum_member":
-            return False
-        variable = self.loops[-1][2]
-        return all(self.scope.get(name) != variable for name in self._free_locals(e))
-
-    def _free_locals(self, e: Any) -> set[str]:
-        """The local names an expression reads that it does not bind itself."""
-        free: set[str] = set()
-
-        def walk(node: Any, bound: frozenset[str]) -> None:
-            if isinstance(node, tuple):
-                for n in node:
-                    walk(n, bound)
-            elif isinstance(node, s.Name):
-                binding = self.gen.resolution.of(node)
-                if (binding is None or binding.kind == "local") and node.id not in bound:
-                    free.add(node.id)
-            elif isinstance(node, s.Comprehension):
-                walk(node.source, bound)
-                walk((node.element, node.condition), bound | {node.var})
-            elif isinstance(node, s.Query):
-                walk(node.source, bound)
-                walk(node.key, bound | {"it"})
-            elif attrs.has(node.__class__):
-                for f in attrs.fields(node.__class__):
-                    if f.name != "span":
-                        walk(getattr(node, f.name), bound)
-
-        walk(e, frozenset())
-        return free
-
-    def _once(self, e: Any, k: int) -> str:
-        """An expression that does not change while the innermost loop runs: computed where it stands the
-        first time it is reached (so errors come in the same order), then read again."""
-        held = self.local()
-        at, indent, _ = self.loops[-1]
-        self.lines.insert(at, (indent, f"{held} = _M", -1))
-        self.loops[-1] = (at + 1, indent, self.loops[-1][2])
-        self.emit(f"if {held} is _M:")
-        self.indent += 1
-        outer, self.cached_below = self.cached_below, len(self.loops)
-        try:
-            result = self.value(e)
-        finally:
-            self.cached_below = outer
-        self.emit(f"{held} = {result}")
-        self.indent -= 1
-        return held
 
     def truth(self, e: Any) -> str:
         v = self.value(e)
@@ -824,13 +762,11 @@ class _Body:
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py
-        self.loops.append((len(self.lines), self.indent, py))
         self.emit(f"for {py} in {items}:")
         self.indent += 1
         return py, saved
 
     def _close(self, var: str, saved: str | None) -> None:
-        self.loops.pop()
         self.indent -= 1
         if saved is None:
             del self.scope[var]

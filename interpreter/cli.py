@@ -128,9 +128,10 @@ def _agent_option_argument(p: argparse.ArgumentParser) -> None:
 
 def _extend(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules register here."""
-    from .tools import bench
+    from .tools import bench, generated
 
     bench.register(sub)
+    generated.register(sub)
     from . import authoring
 
     authoring.register(sub)

@@ -17,6 +17,7 @@ LAYERS = (
     ("syntax",),
     ("language",),
     ("check",),
+    ("compile",),
     ("runtime",),
     ("rulebook",),
 )

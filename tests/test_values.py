@@ -11,7 +11,7 @@ from rulecraft.errors import GameError, RulebookError
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
-from .test_closures import Differential
+from .test_generated import Differential
 from .test_runtime import load
 
 
@@ -238,7 +238,7 @@ def test_a_text_key_with_a_comma_leaves_the_owner_key_in_place() -> None:
     assert game.view("P1")["zones"]['shelf["a,P1",P2]'] == {"count": 1}
 
 
-def test_keys_read_the_same_by_closures_and_by_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_read_the_same_by_generated_code_and_by_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys of every kind name the same zone or variable when compiled as when evaluated by the definition."""
     rb = load(
         KEYS

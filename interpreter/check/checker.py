@@ -30,6 +30,7 @@ from .program import (
     reads_of,
     type_text,
 )
+from .resolve import Resolution
 from .scope import Scope
 from .statements import StatementChecker
 
@@ -59,7 +60,8 @@ class Checker(StatementChecker):
         self.setup: list[s.Block] = []
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
-        self.scope = Scope("setup")
+        self.resolution = Resolution()
+        self.scope = Scope("setup", self.resolution)
 
     # ------------------------------------------------------------ reporting
 
@@ -116,7 +118,16 @@ class Checker(StatementChecker):
             play=self.play,
             sources=self.sources,
             files=[f for f, _ in self.files],
+            resolution=self._resolution(),
         )
+
+    def _resolution(self) -> Resolution:
+        """The names' bindings, with the key types of every keyed zone and variable."""
+        keyed: list[tuple[str, s.ZoneDecl | s.VarDecl]] = [*self.zones.items(), *self.vars.items()]
+        for name, decl in keyed:
+            if decl.keys:
+                self.resolution.keys[name] = tuple(self._type(k) for k in decl.keys)
+        return self.resolution
 
     # ------------------------------------------------------------ pass 1: declare names
 
@@ -304,19 +315,19 @@ class Checker(StatementChecker):
             case s.VarDecl():
                 for k in d.keys:
                     self._check_key_type(k)
-                self.scope = Scope("var")
+                self.scope = Scope("var", self.resolution)
                 have = self.expr(d.init)
                 self.expect(have, self.var_types[d.name], d.init.span, f"the initial value of {d.name}")
             case s.ConstDecl():
-                self.scope = Scope("const")
+                self.scope = Scope("const", self.resolution)
                 self.const_types[d.name] = self.expr(d.value)
             case s.FnDecl():
-                self.scope = Scope("fn")
+                self.scope = Scope("fn", self.resolution)
                 for p in d.params:
                     self.scope.bind(p.name, self._type(p.type))
                 self.fn_types[d.name] = self.expr(d.body)
             case s.ProcDecl():
-                self.scope = Scope("proc")
+                self.scope = Scope("proc", self.resolution)
                 for p in d.params:
                     self.scope.bind(p.name, self._type(p.type))
                 self.block(d.body)
@@ -326,7 +337,7 @@ class Checker(StatementChecker):
                     if tier.level in levels:
                         self.error(tier.span, f"ability {d.name} has two tiers {tier.level}")
                     levels.add(tier.level)
-                    self.scope = Scope("ability")
+                    self.scope = Scope("ability", self.resolution)
                     for p in d.params:
                         self.scope.bind(p.name, self._type(p.type))
                     if tier.when is not None:
@@ -334,7 +345,7 @@ class Checker(StatementChecker):
                     self.block(tier.body)
             case s.RuleDecl():
                 self.rules.append(d)
-                self.scope = Scope("rule")
+                self.scope = Scope("rule", self.resolution)
                 for b in d.bindings:
                     elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
@@ -345,20 +356,20 @@ class Checker(StatementChecker):
                     if other.name == d.name:
                         self.error(d.span, f"a second invariant '{d.name}' (the first is at {other.span})")
                 self.invariants.append(d)
-                self.scope = Scope("rule")
+                self.scope = Scope("rule", self.resolution)
                 for b in d.bindings:
                     elem = self.collection(self.expr(b.source), b.source.span)
                     self.scope.bind(b.name, elem)
                 self.expect(self.expr(d.condition), t.BOOL, d.condition.span, "an invariant")
             case s.SetupDecl():
-                self.scope = Scope("setup")
+                self.scope = Scope("setup", self.resolution)
                 self.setup.append(d.body)
                 self.block(d.body)
             case s.PlayDecl():
                 if self.play is not None:
                     self.error(d.span, f"a second 'play' block (the first is at {self.play.span})")
                 self.play = d.body
-                self.scope = Scope("play")
+                self.scope = Scope("play", self.resolution)
                 self.block(d.body)
             case _:
                 assert_never(d)

@@ -18,6 +18,7 @@ from .program import (
     BASIC_TYPES,
     CardType,
 )
+from .resolve import Resolution
 from .scope import Scope
 
 
@@ -43,6 +44,7 @@ class ExpressionChecker:
     abilities: dict[str, s.AbilityDecl]
     rules: list[s.RuleDecl]
     invariants: list[s.InvariantDecl]
+    resolution: Resolution
     setup: list[s.Block]
     play: s.Block | None
     game: s.GameDecl | None
@@ -208,6 +210,7 @@ class ExpressionChecker:
                 return t.INT
             case s.FieldAccess(obj, name):
                 if isinstance(obj, s.Name) and obj.id in self.enums and self.scope.lookup(obj.id) is None:
+                    self.resolution.bind(e, "enum_member", obj.id)
                     if name not in {v.name for v in self.enums[obj.id]}:
                         self.error(
                             e.span,
@@ -264,25 +267,32 @@ class ExpressionChecker:
     def _name(self, e: s.Name, name: str) -> t.T:
         local = self.scope.lookup(name)
         if local is not None:
+            self.resolution.bind(e, "local", name)
             return local
         if name in self.consts:
+            self.resolution.bind(e, "const", name)
             return self.const_types.get(name, t.ANY)
         if name in BUILTIN_NAMES:
+            self.resolution.bind(e, "builtin", name)
             return BUILTIN_NAMES[name].type
         if name in self.members:
+            self.resolution.bind(e, "member", name)
             values = self.members[name]
             if len(values) > 1:
                 enums = " or ".join(f"{v.enum}.{name}" for v in values)
                 self.error(e.span, f"'{name}' is a value of more than one enumeration: write {enums}")
             return t.T("enum", values[0].enum)
         if name in self.enums:
+            self.resolution.bind(e, "enum", name)
             return t.list_of(t.T("enum", name))
         if name in self.zones:
+            self.resolution.bind(e, "zone", name)
             zone = self.zones[name]
             if zone.keys:
                 self._keys(zone, (), e.span)
             return t.zone_of(self._card_type(zone.card_type))
         if name in self.vars:
+            self.resolution.bind(e, "var", name)
             var = self.vars[name]
             if var.keys:
                 self._keys(var, (), e.span)
@@ -311,10 +321,12 @@ class ExpressionChecker:
     def _index(self, e: s.Index, obj: s.Expr, args: tuple[s.Expr, ...]) -> t.T:
         if isinstance(obj, s.Name) and self.scope.lookup(obj.id) is None:
             if obj.id in self.zones:
+                self.resolution.bind(e, "zone", obj.id)
                 zone = self.zones[obj.id]
                 self._keys(zone, args, e.span)
                 return t.zone_of(self._card_type(zone.card_type))
             if obj.id in self.vars and self.vars[obj.id].keys:
+                self.resolution.bind(e, "keyed_var", obj.id)
                 self._keys(self.vars[obj.id], args, e.span)
                 return self.var_types[obj.id]
             # a variable without keys is indexed as the value it holds: `xs[0]` of a list
@@ -333,6 +345,7 @@ class ExpressionChecker:
 
     def _call(self, e: s.Call, name: str, args: tuple[s.Expr, ...]) -> t.T:
         if name in self.fns:
+            self.resolution.bind(e, "fn", name)
             fn = self.fns[name]
             self._call_args(name, fn.params, args, e.span)
             return self.fn_types.get(name, t.ANY)
@@ -353,4 +366,5 @@ class ExpressionChecker:
         if not builtin.min_args <= len(args) <= builtin.max_args:
             self.error(e.span, f"{name} takes {arity_text(builtin)} argument(s), not {len(args)}")
             return t.ANY
+        self.resolution.bind(e, "builtin_fn", name)
         return builtin.type_rule(self, e, [self.expr(a) for a in args])

@@ -11,6 +11,7 @@ import attrs
 from ..language import types as t
 from ..language.values import EnumValue
 from ..syntax import ast as s
+from .resolve import Resolution
 
 MAX_PLAYERS = 1000  # seats a game may declare: each seat has its own zones and variables
 MAX_FIELDS = 200  # fields of one card type: each is an attribute of every card
@@ -67,6 +68,7 @@ class Program:
     sources: dict[str, str]
     files: list[str]
     invariants: list[s.InvariantDecl] = attrs.Factory(list)
+    resolution: Resolution = attrs.Factory(Resolution)  # every name's binding (resolve.py)
 
     def enum_value(self, enum: str, name: str) -> EnumValue:
         for value in self.enums[enum]:

@@ -260,7 +260,7 @@ class Evaluator(GameCore):
         saved = env.get(var, MISSING)
         items = self.as_list(EVAL[source.__class__](self, source, env), source)
         self.charge(len(items), e)
-        try:  # a failure inside leaves the locals as they were (see closures.py)
+        try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
             for v in items:
                 env[var] = v
                 if cond is None or self._truth(cond, env):

@@ -1,4 +1,4 @@
-"""Compiled closures against the definition: every expression evaluated both ways gives the same value or error."""
+"""Generated code against the definition: every expression evaluated both ways gives the same value or error."""
 
 from __future__ import annotations
 
@@ -36,48 +36,59 @@ def _outcome(f: Any) -> tuple[str, Any]:
 
 
 class Differential:
-    """Wraps every compiled closure so that it is compared, at each evaluation, with the definition.
+    """Runs the rulebook on code generated with probes, so that each expression is compared with the definition.
 
-    Each node's closure gives a value (or raises); the node's `Game._eval_*` method is then run on
-    the same locals and must give the same value (or the same error). Children are wrapped too, so
-    every node is checked, including those reached only from statements compiled into closures.
+    Code generated with `probe` passes the value of every node it computes to `_probe`, with the
+    node's local names; the node's `Game._eval_*` method is then run on the same locals and must
+    give the same value. Each root expression's function (what a statement calls) is wrapped too,
+    and must give the same value or the same error as the definition.
     """
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, rb: rulecraft.Rulebook):
         self.compared = 0
         self.kinds: set[type] = set()
         self.defining = False
-        compile_node = closures._compile
+        cache = closures.CodeCache(rb.program, None, probe=self._probe)
+        self.nodes = cache.compiled.nodes
+        for node, name in list(cache.compiled.roots.values()):
+            cache.compiled.names[name] = self._checked(node, cache.compiled.function(name))
+        monkeypatch.setattr(rb, "code_cache", cache)  # the probed code, for this test only
 
-        def checked_compile(e: Any, cache: closures.CodeCache) -> Any:
-            code = compile_node(e, cache)
-            slow = EVAL[e.__class__]
+    def _definition(self, game: Game, e: Any, env: dict[str, Any]) -> tuple[str, Any]:
+        depth, memo, work = game.fn_depth, game.memo, game.work_left
+        game.memo = {}  # the definition computes everything anew
+        self.defining = True
+        try:
+            return _outcome(lambda: EVAL[e.__class__](game, e, dict(env)))
+        finally:
+            self.defining = False
+            # the budget of work counts the game's evaluation once, not the comparison's second one
+            game.fn_depth, game.memo, game.work_left = depth, memo, work
 
-            def checked(game: Game, env: dict[str, Any]) -> Any:
-                if self.defining:  # inside a definition: its functions run as in a game
-                    return code(game, env)
-                depth, work = game.fn_depth, game.work_left
-                fast = _outcome(lambda: code(game, env))
-                game.fn_depth, spent, game.work_left = depth, game.work_left, work
-                memo, game.memo = game.memo, {}  # the definition computes everything anew
-                self.defining = True
-                try:
-                    definition = _outcome(lambda: slow(game, e, dict(env)))
-                finally:
-                    self.defining = False
-                    # the budget of work counts the game's evaluation once, not the comparison's second one
-                    game.fn_depth, game.memo, game.work_left = depth, memo, spent
-                assert fast == definition, f"{e!r} at {e.span}: closure {fast}, definition {definition}"
-                self.compared += 1
-                self.kinds.add(e.__class__)
-                if fast[0] == "error":
-                    return code(game, env)  # raise it again, as the game would
-                return fast[1]
+    def _compared(self, e: Any, fast: tuple[str, Any], definition: tuple[str, Any]) -> None:
+        assert fast == definition, f"{e!r} at {e.span}: generated {fast}, definition {definition}"
+        self.compared += 1
+        self.kinds.add(e.__class__)
 
-            return checked
+    def _probe(self, game: Game, k: int, value: Any, env: dict[str, Any]) -> Any:
+        if not self.defining:  # inside a definition: its functions run as in a game
+            e = self.nodes[k]
+            self._compared(e, ("value", value), self._definition(game, e, env))
+        return value
 
-        monkeypatch.setattr(closures, "_compile", checked_compile)
-        monkeypatch.setattr(rb, "code_cache", None)  # a cache of checked closures, for this test only
+    def _checked(self, e: Any, code: Any) -> Any:
+        def checked(game: Game, env: dict[str, Any]) -> Any:
+            if self.defining:
+                return code(game, env)
+            depth = game.fn_depth
+            fast = _outcome(lambda: code(game, env))
+            game.fn_depth = depth
+            self._compared(e, fast, self._definition(game, e, env))
+            if fast[0] == "error":
+                return code(game, env)  # raise it again, as the game would
+            return fast[1]
+
+        return checked
 
 
 # The kinds of expression compared in each game of GAMES (filled by the test below, read by the next).
@@ -102,7 +113,7 @@ def _compare_over_games(name: str, players: int, games: int, monkeypatch: pytest
 
 
 @pytest.mark.parametrize(("name", "players", "games", "decisions"), GAMES, ids=[g[0].split("/")[-1] for g in GAMES])
-def test_closures_agree_with_the_definition_over_seeded_games(
+def test_generated_code_agrees_with_the_definition_over_seeded_games(
     name: str, players: int, games: int, decisions: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Over seeded random games, every expression a statement evaluates has the same value both ways."""
@@ -112,7 +123,7 @@ def test_closures_agree_with_the_definition_over_seeded_games(
 
 
 def test_every_kind_of_expression_was_compared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Over the games above, every kind of expression the evaluator defines was compared with its closure."""
+    """Over the games above, every kind of expression the evaluator defines was compared with its generated code."""
     for name, players, games, _ in GAMES:
         if name not in COMPARED:  # this test run alone: play the games here
             _compare_over_games(name, players, games, monkeypatch)
@@ -121,8 +132,8 @@ def test_every_kind_of_expression_was_compared(monkeypatch: pytest.MonkeyPatch) 
     assert sorted(k.__name__ for k in set(EVAL) - compared) == []
 
 
-def test_closures_give_the_same_located_errors() -> None:
-    """A value of the wrong kind reaches the same located error by a closure as by the definition."""
+def test_generated_code_gives_the_same_located_errors() -> None:
+    """A value of the wrong kind reaches the same located error by generated code as by the definition."""
     rb = load("""
 var v: any = "x" public
 play { if v + 1 > 0 { } }
@@ -162,7 +173,7 @@ play { if v + 1 > 0 { } }
     ],
 )
 def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, value: Any) -> None:
-    """Each compiled kind of expression has the value the definition gives it."""
+    """Each kind of expression, generated, has the value the definition gives it."""
     rb = load(f"const P1 = players[0]\nconst X = {expr}\nplay {{ }}\n")
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value

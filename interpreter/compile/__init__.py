@@ -1,0 +1,1 @@
+"""Code generation: a checked rulebook's expressions and functions as one module of Python source."""

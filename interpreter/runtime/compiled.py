@@ -1,0 +1,241 @@
+"""A rulebook's generated module, compiled and run once, with what its code reads at run time.
+
+compile/generate.py writes the module's source from the checked program; this module gives the
+source the names it reads (`RUNTIME_NAMES`: the expression nodes by number, the value classes,
+the budgets, and `_slow`, the way back to the definition `Game._eval_*`), compiles it and keeps
+its functions. The source and its compiled code are cached on disk (cache.py), keyed by the
+rulebook's digest, rulecraft's version, the generator's own hash and Python's bytecode tag, so a
+rulebook seen before is neither generated nor compiled again.
+
+`rulebook_span` maps a traceback through generated code back to the rulebook: the module's line
+table says which expression each generated line computes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import linecache
+import marshal
+import re
+import sys
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from types import CodeType, TracebackType
+from typing import Any
+
+from .. import cache
+from ..check.program import Program
+from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
+from ..errors import Span
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
+from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
+from .machine import (
+    FN_DEPTH_BUDGET,
+    INT_BUDGET,
+    MEMO_BUDGET,
+    TEXT_BUDGET,
+    VALUE_ERRORS,
+    WORK_PER_CALL,
+    attrs_fields,
+    card_refs,
+    node_count,
+    query_by_keys,
+)
+
+Code = Callable[..., Any]
+
+# The definition of each kind of expression (`Game._eval_*`), handed over by the game when it is
+# defined (`define`), so that this module, below the game, does not import it.
+EVAL: dict[type, Callable[..., Any]] = {}
+
+_MISSING = object()
+# The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
+_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max)} | {
+    "TypeError": TypeError
+}
+
+
+def define(evaluate: dict[type, Callable[..., Any]]) -> None:
+    """Take the game's definitions of expressions (called once, by game.py)."""
+    EVAL.update(evaluate)
+
+
+def _no_probe(g: Any, k: int, value: Any, env: dict[str, Any]) -> Any:
+    return value
+
+
+def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe) -> dict[str, Any]:
+    """What the generated module reads (`RUNTIME_NAMES`), for a program whose expression nodes are `nodes`."""
+
+    def slow(g: Any, k: int, env: dict[str, Any]) -> Any:
+        node = nodes[k]
+        return EVAL[node.__class__](g, node, env)
+
+    def field(g: Any, v: Any, name: str, having: set[type], k: int, env: dict[str, Any]) -> Any:
+        """A field read other than of a card whose class is known to have it: a card of a class not seen
+        before (remembered in `having` if it declares the field), a record, else the definition."""
+        if v.__class__ is CardRef:
+            card = g.state.cards[v.id]
+            if name in attrs_fields(card.__class__):
+                having.add(card.__class__)
+                return getattr(card, name)
+        elif v.__class__ is Record and v.has(name):
+            return v.get(name)
+        return slow(g, k, env)
+
+    names = {
+        "__builtins__": _BUILTINS_ALLOWED,
+        "_N": nodes,
+        "_program": program,
+        "_M": _MISSING,
+        "_slow": slow,
+        "_probe": probe,
+        "_ZoneRef": ZoneRef,
+        "_CardRef": CardRef,
+        "_Record": Record,
+        "_EnumValue": EnumValue,
+        "_Player": Player,
+        "_zone_key": zone_key,
+        "_card_refs": card_refs,
+        "_contains": contains,
+        "_query_by_keys": query_by_keys,
+        "_field": field,
+        "_same": same,
+        "_BUILTINS": BUILTINS,
+        "_VALUE_ERRORS": VALUE_ERRORS,
+        "_INT_BUDGET": INT_BUDGET,
+        "_TEXT_BUDGET": TEXT_BUDGET,
+        "_LIST_BUDGET": LIST_BUDGET,
+        "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
+        "_MEMO_BUDGET": MEMO_BUDGET,
+        "_fn_cost": lambda name: WORK_PER_CALL + node_count(program.fns[name].body),
+        "_sort_work": sort_work,
+    }
+    assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)
+    return names
+
+
+@functools.cache
+def _version() -> str:
+    try:
+        version = metadata.version("rulecraft")
+    except metadata.PackageNotFoundError:
+        version = "?"
+    return f"{version}-{generator_version()}-{sys.implementation.cache_tag}"
+
+
+_DEF = re.compile(r"def ([a-z][0-9]+)\(")
+CACHE_FILES = 64  # compiled rulebooks kept in the disk cache, the least recently written dropped first
+
+
+class Compiled:
+    """A program's generated module, run: the function of each root expression and of each `fn`.
+
+    The module is compiled function by function, each when first needed (a root when a statement
+    first asks for it, a `fn` when first called): Python's `compile` takes some 40 µs a generated
+    line, and most games, and most rulebooks a fuzzer makes, run a small part of their rules.
+    Each function is compiled at its own lines of the module, so tracebacks and the line table
+    read the module as a whole.
+    """
+
+    def __init__(self, program: Program, generated: Generated, filename: str, probe: Code = _no_probe):
+        self.program = program
+        self.generated = generated
+        nodes, roots = expression_nodes(program)
+        self.nodes = tuple(nodes)
+        if sorted(generated.roots) != roots or set(generated.fns) != set(program.fns):
+            raise ValueError("generated code of another program")
+        self.filename = filename
+        self.names = names = namespace(self.nodes, program, probe)
+        self._lines = lines = generated.source.splitlines(True)
+        self._chunks: dict[str, tuple[int, int]] = {}  # function name -> its first line and the line after it
+        prologue = []
+        i = 0
+        while i < len(lines):
+            found = _DEF.match(lines[i])
+            if found is None:
+                if lines[i][:1].isalpha() and not lines[i].startswith("LINES"):
+                    prologue.append(i)  # a module-level value (`k3 = ...`)
+                i += 1
+                continue
+            end = i + 1
+            while end < len(lines) and (lines[end][:1] in (" ", "\n") or not lines[end].strip()):
+                end += 1
+            self._chunks[found.group(1)] = (i, end)
+            names[found.group(1)] = self._stub(found.group(1))
+            i = end
+        for i in prologue:
+            exec(self._code(i, i + 1), names)  # the generated source: see compile/generate.py, "Safe generation"
+        self.roots: dict[int, tuple[Any, str]] = {
+            id(self.nodes[k]): (self.nodes[k], f) for k, f in generated.roots.items()
+        }
+        linecache.cache[filename] = (len(generated.source), None, lines, filename)
+
+    def _code(self, start: int, end: int) -> CodeType:
+        """Lines start..end of the module, compiled where they stand in it."""
+        return compile("\n" * start + "".join(self._lines[start:end]), self.filename, "exec")
+
+    def function(self, name: str) -> Code:
+        """A generated function, compiled now if it was not yet."""
+        value = self.names[name]
+        if getattr(value, "stub", False):
+            start, end = self._chunks[name]
+            exec(self._code(start, end), self.names)  # the generated source: see compile/generate.py
+            value = self.names[name]
+        return value
+
+    def _stub(self, name: str) -> Code:
+        def stub(*args: Any) -> Any:
+            return self.function(name)(*args)
+
+        stub.stub = True  # type: ignore[attr-defined]
+        return stub
+
+    def root(self, e: Any) -> Code | None:
+        """The function `(game, env)` of a root expression of the program, None for any other node."""
+        entry = self.roots.get(id(e))
+        return self.function(entry[1]) if entry is not None and entry[0] is e else None
+
+    def rulebook_span(self, tb: TracebackType | None) -> Span | None:
+        """Where in the rulebook the innermost generated line of a traceback comes from (the line table)."""
+        found = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                k = self.generated.lines.get(tb.tb_lineno)
+                if k is not None:
+                    found = self.nodes[k].span
+            tb = tb.tb_next
+        return found
+
+
+def compile_program(program: Program, digest: str | None, probe: Code | None = None) -> Compiled:
+    """The program's module, generated (or read from the disk cache when seen before) and ready to run."""
+    if probe is not None:  # code checked node by node (tests): never cached
+        return Compiled(program, generate(program, probe=True), "<generated, probed>", probe)
+    key = hashlib.sha256(f"{digest}\0{_version()}".encode()).hexdigest()[:32] if digest else None
+    path = cache.file(f"compiled-{key}.marshal") if key else None
+    filename = f"<generated {key or 'rulebook'}>"
+    if path is not None and cache.readable(path):
+        try:
+            source, roots, fns, lines = marshal.loads(path.read_bytes())
+            return Compiled(program, Generated(source, roots, fns, lines), filename)
+        except Exception:  # a damaged or stale cache is made again, never trusted
+            pass
+    generated = generate(program)
+    if path is not None:
+        data = (generated.source, generated.roots, generated.fns, generated.lines)
+        cache.write(path, lambda f: f.write(marshal.dumps(data)))
+        _prune(path.parent)
+    return Compiled(program, generated, filename)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the newest `CACHE_FILES` compiled rulebooks of the cache (a fuzzer makes thousands)."""
+    try:
+        files = sorted(folder.glob("compiled-*.marshal"), key=lambda p: p.stat().st_mtime)
+        for old in files[:-CACHE_FILES]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -1,0 +1,236 @@
+"""Rulebooks compiled to Python: safe generation, `rulecraft compile`, the disk cache and the line table."""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import rulecraft
+from rulecraft.cli import main
+from rulecraft.compile.generate import RUNTIME_NAMES, generate
+from rulecraft.errors import RulebookError
+from rulecraft.language.builtins import BUILTINS
+from rulecraft.runtime import compiled, core
+from rulecraft.runtime import game as game_module
+from rulecraft.syntax import ast as s
+
+from .test_generated import Differential
+from .test_runtime import load
+
+# Names, texts and numbers built to break out of generated code: quotes, a newline and a comment
+# sign in a text, `__import__`, dunder and Python-keyword-like names, `_x` beside `x`.
+HOSTILE = r"""game Evil players 1..2
+enum Kind { __class__, None_, lam }
+card Bit { x: int, y: int, kind: Kind } label "{x}"
+zone pile: Bit public
+zone __import__[Player]: Bit public
+var __builtins__: int = 1 public
+var _x: int = 2 public
+var x: int = 3 public
+const self = "a'b\"c\\\n');import os#"
+fn __init__(__class__: int, _x: int) = __class__ * 10 + _x
+fn lambda_(class_: list of int) = [__dict__ + x for __dict__ in class_ where it > _x]
+setup { create 2 Bit { x: 4, y: 5, kind: __class__ } in pile }
+play {
+  let yield_ = __init__(x, _x) + __builtins__
+  let exec = "{self} }}{{"
+  say "{yield_} {lambda_([1, 2, 3, 4])} {exec} {[b.y + b.x for b in pile]} {len(__import__[players[0]])} {Kind.None_}"
+}
+"""
+SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
+
+# What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
+# allowed, and the attributes of the game and of values that it reads.
+GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
+ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all", "bool", "set", "int", "str", "max"}
+ALLOWED_NAMES |= {"TypeError", "LINES"}
+ALLOWED_ATTRIBUTES = {
+    *("state", "vars", "zones", "cards", "index", "key", "keys", "enum", "id", "has", "get", "append", "span"),
+    *("memo", "fn_depth", "call_fn", "global_value", "variable", "consts", "players", "truth_of", "label"),
+    *(
+        "as_list",
+        "left",
+        "right",
+        "enums",
+        "members",
+        "enum_value",
+        "run",
+        "__class__",
+        "work_left",
+        "charge",
+        "text",
+        "clear",
+    ),
+}
+
+
+def _names_in(source: str) -> tuple[set[str], set[str], list[str]]:
+    """The names, the attributes and the texts a module's source spells out."""
+    tree = ast.parse(source)
+    names, attributes, texts = set(), set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Attribute):
+            attributes.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            texts.append(node.value)
+    return names, attributes, texts
+
+
+def _said(game: rulecraft.Game) -> list[str]:
+    return [e.text for e in game.events if e.verb == "say"]
+
+
+def test_hostile_names_and_texts_reach_generated_code_only_as_quoted_literals() -> None:
+    """No name or text of a rulebook becomes Python code: every name in the generated module is one the
+    generator made or the runtime gives, and the rulebook's texts are string literals."""
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    source = generate(rb.program).source
+    names, attributes, texts = _names_in(source)
+    assert {n for n in names if not GENERATED_NAME.fullmatch(n)} <= ALLOWED_NAMES
+    assert attributes <= ALLOWED_ATTRIBUTES
+    assert "a'b\"c\\\n');import os#" in texts
+    assert {"__import__", "__init__", "lambda_", "_x", "__builtins__"} <= set(texts)
+
+
+def test_a_rulebook_with_hostile_names_plays_as_the_definition_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hostile rulebook runs: its functions, locals, texts and zones have their values, checked node by
+    node against the definition."""
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    assert _said(rb.new_game(players=1, trace=True)) == [SAID]
+    diff = Differential(monkeypatch, rb)
+    assert _said(rb.new_game(players=1, trace=True)) == [SAID]
+    assert diff.compared > 20
+
+
+def test_generated_code_cannot_reach_python_builtins_it_does_not_use() -> None:
+    """The module runs with only the built-ins it needs: no `__import__`, `open` or `eval`."""
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    names = compiled.namespace((), rb.program)
+    assert "__import__" not in names["__builtins__"] and "open" not in names["__builtins__"]
+
+
+# ---------------------------------------------------------------- rulecraft compile
+
+
+def test_compile_writes_the_module_and_refuses_to_replace_a_file(tmp_path: Path, capsys: Any) -> None:
+    """`rulecraft compile GAME -o FILE.py` writes the module; a second time it needs --force."""
+    out = tmp_path / "guildhall.py"
+    assert main(["compile", "guildhall", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == generate(rulecraft.load("guildhall").program).source
+    compile(out.read_text(encoding="utf-8"), str(out), "exec")  # a valid Python module
+    assert main(["compile", "guildhall", "-o", str(out)]) == 2
+    assert "give --force to replace it" in capsys.readouterr().err
+    assert main(["compile", "guildhall", "-o", str(out), "--force"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [("missing/x.py", "cannot write the file: No such file or directory"), (".", "is a folder, not a file")],
+)
+def test_compile_to_a_bad_path_is_a_clear_error(where: str, message: str, tmp_path: Path, capsys: Any) -> None:
+    """A folder, or a file in a folder that is not there, is named in a one-line error (exit 1)."""
+    assert main(["compile", "guildhall", "-o", str(tmp_path / where)]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_compile_prints_the_module_without_a_file(capsys: Any) -> None:
+    """Without -o the module goes to standard output."""
+    assert main(["compile", "examples/games/tic_tac_toe.rules"]) == 0
+    assert capsys.readouterr().out.startswith("# Generated by rulecraft")
+
+
+# ---------------------------------------------------------------- the cache and the line table
+
+
+def test_generated_code_is_cached_on_disk_by_the_rulebook_and_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first load of a rulebook writes its compiled module to the cache; the next reads it, not generating."""
+    monkeypatch.setenv("RULECRAFT_CACHE_DIR", str(tmp_path))
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    first = compiled.compile_program(rb.program, rb.digest)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("compiled-")] != []
+
+    def no_generation(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("generated again")
+
+    monkeypatch.setattr(compiled, "generate", no_generation)
+    again = compiled.compile_program(rb.program, rb.digest)
+    assert again.generated.source == first.generated.source
+    for cached in tmp_path.glob("compiled-*"):
+        cached.write_bytes(b"damaged")
+    monkeypatch.undo()
+    monkeypatch.setenv("RULECRAFT_CACHE_DIR", str(tmp_path))
+    assert compiled.compile_program(rb.program, rb.digest).generated.source == first.generated.source
+
+
+def test_a_python_error_in_generated_code_points_at_the_rulebook_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line table maps the generated line where an error passed back to the expression's span."""
+    rb = rulecraft.load_text(HOSTILE.replace("{len(__import__", "{max(__import__"), "evil.rules")
+    game = rb.new_game(players=1)
+    code = game.code.compiled
+
+    def broken(*args: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setitem(BUILTINS, "max", attrs.evolve(BUILTINS["max"], run=broken))
+    call = next(n for n in code.nodes if isinstance(n, s.Call) and n.name == "max")
+    root = next(n for n in code.nodes if code.root(n) is not None and call in _below(n))
+    fresh = compiled.compile_program(rb.program, None)
+    with pytest.raises(ZeroDivisionError) as caught:
+        fresh.root(root)(game, {"yield_": 32, "exec": "x"})  # type: ignore[misc]
+    span = fresh.rulebook_span(caught.value.__traceback__)
+    assert span is not None and (span.line, span.column) == (call.span.line, call.span.column)
+
+
+def _below(node: Any) -> list[Any]:
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        found.append(n)
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif hasattr(n, "__attrs_attrs__"):
+            stack.extend(getattr(n, f.name) for f in n.__attrs_attrs__ if f.name != "span")
+    return found
+
+
+def test_a_runaway_comprehension_stops_at_the_work_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generated code charges what it builds and walks to the budget of work (Game.charge); the error names the
+    expression that passed it."""
+    monkeypatch.setattr(game_module, "WORK_BUDGET", 50_000)
+    monkeypatch.setattr(core, "WORK_BUDGET", 50_000)
+    rb = load("var v: int = 0 public\nplay { while true { set v = len([[j for j in 1..999] for i in 1..999]) } }")
+    with pytest.raises(RulebookError, match="more than 50000 units of work without a decision") as caught:
+        rb.new_game(players=1)
+    assert "t.rules:11:46" in str(caught.value)  # the inner range, charged before it is built
+
+
+@pytest.mark.parametrize(
+    "name", ["guildhall", "renaissance_man", "valdora", "examples/tutorial.rules", "examples/games/tic_tac_toe.rules"]
+)
+def test_a_generated_module_compiles_without_a_warning(name: str) -> None:
+    """Python compiles the module of each bundled rulebook and example without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(generate(rulecraft.load(name).program).source, name, "exec")
+
+
+def test_a_number_or_an_empty_list_on_the_left_of_a_comparison_is_compared_without_is() -> None:
+    """`1 == x` and `[] == xs` are compared by value (Python warns of `is` with a literal)."""
+    rb = load('var n: int = 1 public\nplay { say "{1 == n} {[] == [n]} {2 != n} {[] != []}" }')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(generate(rb.program).source, "t", "exec")
+    assert _said(rb.new_game(players=1, trace=True)) == ["true false true false"]

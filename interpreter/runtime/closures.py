@@ -34,7 +34,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
-from ..compile.generate import BOOLEAN
+from ..compile.body import BOOLEAN
 from ..language.values import CardRef, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled

@@ -1,0 +1,533 @@
+"""The code of one generated function, made node by node: the half of the generator that writes expressions."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..syntax import ast as s
+
+if TYPE_CHECKING:
+    from .generate import Generator
+
+_ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
+_INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
+_SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
+BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
+
+
+def _literal(e: Any) -> tuple[bool, Any]:
+    """Whether an expression is a literal, and its value."""
+    if e.__class__ in (s.IntLit, s.StrLit, s.BoolLit):
+        return True, e.value
+    if e.__class__ is s.NoneLit:
+        return True, None
+    return False, None
+
+
+class Body:
+    """The statements of one generated function, made node by node; `value` returns a Python expression."""
+
+    def __init__(self, gen: Generator, env: bool, scope: dict[str, str]):
+        self.gen = gen
+        self.env = env  # whether the function has the statement's locals in `env` (a root's function)
+        self.scope = dict(scope)  # local names held in Python locals: rulebook name -> Python name
+        self.hoisted: dict[str, str] = {}  # locals read from `env`, once, at the top
+        self.lines: list[tuple[int, str, int]] = []
+        self.indent = 1
+        self.count = 0
+        self.at = -1  # the node being generated, for the line table
+
+    def emit(self, text: str) -> None:
+        self.lines.append((self.indent, text, self.at))
+
+    def tmp(self) -> str:
+        self.count += 1
+        return f"t{self.count}"
+
+    def local(self) -> str:
+        self.count += 1
+        return f"v{self.count}"
+
+    def env_dict(self) -> str:
+        """The local names as the definition sees them: a dict."""
+        held = ", ".join(f"{name!r}: {py}" for name, py in self.scope.items())
+        if self.env:
+            return f"{{**env, {held}}}" if held else "env"
+        return f"{{{held}}}"
+
+    def slow(self, k: int) -> str:
+        return f"_slow(g, {k}, {self.env_dict()})"
+
+    def shadowed(self, name: str) -> bool:
+        """Whether a global name may be hidden at run time by a local of the statement (see resolve.py)."""
+        return self.env and name in self.gen.resolution.locals
+
+    # ------------------------------------------------------------ expressions
+
+    def value(self, e: Any) -> str:
+        k = self.gen.number[id(e)]
+        outer, self.at = self.at, k
+        try:
+            result = self._value(e, k)
+            if not _ATOM.fullmatch(result):  # computed once, whatever reads it
+                t = self.tmp()
+                self.emit(f"{t} = {result}")
+                result = t
+            if self.gen.probe:
+                t = self.tmp()
+                self.emit(f"{t} = _probe(g, {k}, {result}, {self.env_dict()})")
+                result = t
+            return result
+        finally:
+            self.at = outer
+
+    def charge(self, work: str, k: int) -> None:
+        """Charge work to the budget (Game.charge), inline: its located error at node k when it runs out."""
+        self.emit(f"g.work_left -= {work}")
+        self.emit("if g.work_left < 0:")
+        self.emit(f"    g.charge(0, _N[{k}])")
+
+    def truth(self, e: Any) -> str:
+        v = self.value(e)
+        if isinstance(e, BOOLEAN):
+            return v
+        t = self.tmp()
+        k = self.gen.number[id(e)]
+        self.emit(f"{t} = {v}")
+        self.emit(f"if {t}.__class__ is not bool:")
+        self.emit(f"    {t} = g.truth_of({t}, _N[{k}])")
+        return t
+
+    def _guarded(self, name: str, k: int, fast: str) -> str:
+        """A global's value, unless a local of the same name hides it (then the definition's)."""
+        if not self.shadowed(name):
+            return fast
+        t = self.tmp()
+        self.emit(f"{t} = {self.slow(k)} if {name!r} in env else {fast}")
+        return t
+
+    def _value(self, e: Any, k: int) -> str:
+        match e:
+            case s.IntLit(value):
+                return f"({value!r})"  # `(5).__class__`, not `5.__class__`
+            case s.StrLit(value) | s.BoolLit(value):
+                return repr(value)
+            case s.NoneLit():
+                return "None"
+            case s.Name(name):
+                return self._name(e, name, k)
+            case s.Index():
+                return self._index(e, k)
+            case s.FieldAccess():
+                return self._field(e, k)
+            case s.Call():
+                return self._call(e, k)
+            case s.Compare():
+                return self._compare(e, k)
+            case s.Binary():
+                return self._binary(e, k)
+            case s.And(left, right) | s.Or(left, right):
+                t = self.tmp()
+                self.emit(f"{t} = {self.truth(left)}")
+                self.emit(f"if {'' if isinstance(e, s.And) else 'not '}{t}:")
+                self.indent += 1
+                self.emit(f"{t} = {self.truth(right)}")
+                self.indent -= 1
+                return t
+            case s.Not(operand):
+                return f"(not {self.truth(operand)})"
+            case s.In():
+                return self._in(e, k)
+            case s.Comprehension():
+                return self._comprehension(e, k)
+            case s.ListLit(items):
+                values = [self.value(i) for i in items]
+                return f"({', '.join(values)},)" if values else "()"
+            case s.CondExpr(condition, then, otherwise):
+                t = self.tmp()
+                self.emit(f"if {self.truth(condition)}:")
+                self.indent += 1
+                self.emit(f"{t} = {self.value(then)}")
+                self.indent -= 1
+                self.emit("else:")
+                self.indent += 1
+                self.emit(f"{t} = {self.value(otherwise)}")
+                self.indent -= 1
+                return t
+            case s.Query():
+                return self._query(e, k)
+            case s.Neg(operand):
+                v, t = self.value(operand), self.tmp()
+                self.emit(f"{t} = {v}")
+                self.emit(f"{t} = -{t} if {t}.__class__ is int else {self.slow(k)}")
+                return t
+            case s.RangeOp(low, high):
+                lo, hi, t = self.value(low), self.value(high), self.tmp()
+                self.emit(f"if {self._ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
+                self.indent += 1
+                self.charge(f"max({hi} - {lo} + 1, 0)", k)  # a range is charged before it is built
+                self.emit(f"{t} = tuple(range({lo}, {hi} + 1))")
+                self.indent -= 1
+                self.emit("else:")
+                self.emit(f"    {t} = {self.slow(k)}")
+                return t
+            case s.Template(parts):
+                pieces = [repr(p) if isinstance(p, str) else f"g.label({self.value(p)})" for p in parts]
+                # budget: the text is charged and bounded before it is joined (Game.text)
+                return f"g.text([{', '.join(pieces)}], _N[{k}])"
+            case s.RecordLit(inits):
+                fields = [f"{i.name!r}: {self.value(i.value)}" for i in inits]
+                return f"_Record({{{', '.join(fields)}}})"
+            case _:
+                raise TypeError(f"not an expression: {e!r}")
+
+    def _name(self, e: s.Name, name: str, k: int) -> str:
+        binding = self.gen.resolution.of(e)
+        kind = binding.kind if binding is not None else "local"
+        if kind == "local":
+            if name in self.scope:
+                return self.scope[name]
+            if not self.env:
+                return self.slow(k)  # not a local of this function: the definition's error
+            if name not in self.hoisted:
+                self.hoisted[name] = self.local()
+            held = self.hoisted[name]
+            return f"({held} if {held} is not _M else g.global_value({name!r}, _N[{k}]))"
+        program = self.gen.program
+        if kind == "const":
+            literal, v = _literal(program.consts[name].value)
+            fast = (
+                repr(v)
+                if literal
+                else f"(g.consts[{name!r}] if {name!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
+            )
+        elif kind == "builtin":
+            fast = (
+                "g.players"
+                if name == "players"
+                else "len(g.players)"
+                if name == "player_count"
+                else f"g.global_value({name!r}, _N[{k}])"
+            )
+        elif kind == "member":
+            fast = self._constant_member(name)
+        elif kind == "enum":
+            fast = self.gen.constant("enum", name, "", f"_program.enums[{name!r}]")
+        elif kind == "zone":
+            fast = f"_ZoneRef({name!r}, ())"
+        elif kind == "var":
+            t = self.tmp()
+            self.emit(f"{t} = g.state.vars.get({name!r}, _M)")
+            self.emit(f"if {t} is _M:")
+            self.emit(f"    {t} = g.global_value({name!r}, _N[{k}])")
+            fast = t
+        else:
+            fast = f"g.global_value({name!r}, _N[{k}])"
+        return self._guarded(name, k, fast)
+
+    def _constant_member(self, name: str) -> str:
+        return self.gen.constant("member", name, "", f"_program.members[{name!r}]")
+
+    def _index(self, e: s.Index, k: int) -> str:
+        binding = self.gen.resolution.of(e)
+        if binding is not None and binding.kind == "zone":
+            keys = [self.value(a) for a in e.args]
+            return self._guarded(binding.name, k, f"_ZoneRef({binding.name!r}, ({', '.join(keys)},))")
+        if binding is not None and binding.kind == "keyed_var":
+            name = binding.name
+            keys = [self.value(a) for a in e.args]
+            t, key = self.tmp(), self.tmp()
+            # A keyed variable reads its initial value until first set: a literal one is known now.
+            literal, default = _literal(self.gen.program.vars[name].init)
+            if self.shadowed(name):
+                self.emit(f"if {name!r} in env:")
+                self.emit(f"    {t} = {self.slow(k)}")
+                self.emit("else:")
+                self.indent += 1
+            self._key(key, name, keys)
+            self.emit(f"{t} = g.state.vars.get({key}, _M)")
+            self.emit(f"if {t} is _M:")
+            self.emit(f"    {t} = {repr(default) if literal else f'g.variable({name!r}, {key})'}")
+            if self.shadowed(name):
+                self.indent -= 1
+            return t
+        seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
+        self.emit(f"{t} = {seq}")
+        self.emit(f"if {t}.__class__ is tuple and {self._ints(i)} and -len({t}) <= {i} < len({t}):")
+        self.emit(f"    {t} = {t}[{i}]")
+        self.emit("else:")
+        self.emit(f"    {t} = {self.slow(k)}")
+        return t
+
+    def _field(self, e: s.FieldAccess, k: int) -> str:
+        binding = self.gen.resolution.of(e)
+        if binding is not None and binding.kind == "enum_member":
+            enum = binding.name
+            member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
+            return self._guarded(enum, k, member)
+        v, t, c = self.value(e.obj), self.tmp(), self.tmp()
+        having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
+        # a card of a class seen to have the field: its attribute; anything else: `_field`
+        self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
+        self.emit(f"    {t} = getattr({c}, {e.name!r})")
+        self.emit("else:")
+        self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
+        return t
+
+    def _call(self, e: s.Call, k: int) -> str:
+        binding = self.gen.resolution.of(e)
+        name = e.name
+        if binding is not None and binding.kind == "fn":
+            args = [self.value(a) for a in e.args]
+            call = f"c{self.gen.fn_names[name][1:]}"
+            return f"{call}(g, {', '.join([str(k), *args])})"
+        if binding is None or binding.kind != "builtin_fn":
+            return self.slow(k)  # the definition names the unknown function
+        if name in ("len", "count") and len(e.args) == 1:
+            return self._length(e, k)
+        t = self.tmp()
+        if name in ("any", "all") and len(e.args) == 1:
+            v = self.value(e.args[0])
+            self.emit(f"if {v}.__class__ is tuple:")
+            self.indent += 1
+            self.charge(f"len({v})", k)  # each element read
+            self.emit(f"{t} = {name}({v})")
+            self.indent -= 1
+            self.emit("else:")
+            self.emit(f"    {t} = {self.slow(k)}")
+            return t
+        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
+        args = [self.value(a) for a in e.args]
+        self.emit("try:")
+        self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
+        self.emit("except _VALUE_ERRORS:")
+        self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+        return t
+
+    def _key(self, key: str, name: str, keys: list[str]) -> None:
+        """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared
+        type (a player, a number, an enumeration value), as `zone_key` spells it, else by `zone_key`."""
+        types = self.gen.resolution.keys.get(name, ())
+        spell = {
+            "player": ("_Player", "'P' + str({}.index + 1)"),
+            "int": ("int", "str({})"),
+            "enum": ("_EnumValue", "{}.key"),
+        }
+        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+            self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
+            return
+        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
+        parts = " + ',' + ".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
+        self.emit(f"if {tests}:")
+        self.emit(f"    {key} = {name + '['!r} + {parts} + ']'")
+        self.emit("else:")
+        self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
+
+    def _zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
+        """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
+        binding = self.gen.resolution.of(e)
+        if (
+            e.__class__ is s.Index
+            and binding is not None
+            and binding.kind == "zone"
+            and not self.shadowed(binding.name)
+        ):
+            return binding.name, [self.value(a) for a in e.args]
+        return None
+
+    def _length(self, e: s.Call, k: int) -> str:
+        t = self.tmp()
+        zone = self._zone_cards_key(e.args[0])
+        if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
+            name, keys = zone
+            self.emit(f"if None in ({', '.join(keys)},):")
+            self.emit(f"    {t} = {self.slow(k)}")
+            self.emit("else:")
+            self.indent += 1
+            key = self.tmp()
+            self._key(key, name, keys)
+            self.emit(f"{t} = len(g.state.zones.get({key}, ()))")
+            self.indent -= 1
+            return t
+        v = self.value(e.args[0])
+        self.emit(f"{t} = {v}")
+        self.emit(f"if {t}.__class__ is tuple:")
+        self.emit(f"    {t} = len({t})")
+        self.emit(f"elif {t}.__class__ is _ZoneRef and None not in {t}.keys:")
+        self.emit(f"    {t} = len(g.state.zones.get({t}.key, ()))")
+        self.emit("else:")
+        self.emit(f"    {t} = {self.slow(k)}")
+        return t
+
+    def _compare(self, e: s.Compare, k: int) -> str:
+        op, t = e.op, self.tmp()
+        a = self.value(e.left)
+        if e.right.__class__ is s.IntLit:  # `x == 0`, `len(xs) > 2`: a number written in the text
+            b = repr(e.right.value)
+            if op in ("==", "!="):  # a value of another kind is never equal to a number
+                self.emit(
+                    f"{t} = {a} {op} {b} if {a}.__class__ is int else "
+                    f"{op == '!='} if {a}.__class__ is not bool else {self.slow(k)}"
+                )
+            else:
+                self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
+            return t
+        b = self.value(e.right)
+        if op in ("==", "!="):
+            # two lists: the definition, which charges their weight; else `same`, enumeration values inline
+            self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
+            self.emit(f"    {t} = {self.slow(k)}")
+            self.emit("else:")
+            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
+                self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
+            else:
+                self.emit(
+                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ("
+                    f"{a}.index == {b}.index and {a}.enum == {b}.enum"
+                    f" if {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue else _same({a}, {b})))"
+                )
+            return t
+        self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")
+        return t
+
+    def _binary(self, e: s.Binary, k: int) -> str:
+        op, t = e.op, self.tmp()
+        a, b = self.value(e.left), self.value(e.right)
+        if op in ("+", "-"):
+            self.emit(f"{t} = _M")
+            self.emit(f"if {self._ints(a, b)}:")
+            self.emit(f"    {t} = {a} {op} {b}")
+            self.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+            self.emit(f"        {t} = _M")
+            if op == "+":
+                self.emit(f"elif {a}.__class__ is str and {b}.__class__ is str:")
+                self.emit(f"    if len({a}) + len({b}) <= _TEXT_BUDGET:")
+                self.indent += 2
+                self.charge(f"len({a}) + len({b})", k)  # each character
+                self.emit(f"{t} = {a} + {b}")
+                self.indent -= 2
+                self.emit(
+                    f"elif ({a}.__class__ is tuple or {a}.__class__ is _ZoneRef)"
+                    f" and ({b}.__class__ is tuple or {b}.__class__ is _ZoneRef):"
+                )
+                # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
+                x, y = self.tmp(), self.tmp()
+                self.emit(f"    {x} = {a} if {a}.__class__ is tuple else g.as_list({a}, _N[{k}].left)")
+                self.emit(f"    {y} = {b} if {b}.__class__ is tuple else g.as_list({b}, _N[{k}].right)")
+                self.emit(f"    if len({x}) + len({y}) <= _LIST_BUDGET:")
+                self.indent += 2
+                self.charge(f"len({x}) + len({y})", k)  # each element
+                self.emit(f"{t} = {x} + {y}")
+                self.indent -= 2
+            self.emit(f"if {t} is _M:")
+            self.emit(f"    {t} = {self.slow(k)}")
+            return t
+        if op == "*":
+            test = f"{self._ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
+        else:
+            test = f"{self._ints(a, b)} and {b} != 0"
+        self.emit(f"{t} = {a} {op} {b} if {test} else {self.slow(k)}")
+        return t
+
+    @staticmethod
+    def _ints(*values: str) -> str:
+        """The test that values are numbers (a number written in the text is one: no test)."""
+        return " and ".join([f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v)]) or "True"
+
+    def _in(self, e: s.In, k: int) -> str:
+        v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
+        self.emit(f"{t} = {seq}")
+        self.emit(f"if {t}.__class__ is not tuple:")
+        self.emit(f"    if {t}.__class__ is _ZoneRef and None not in {t}.keys:")
+        self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
+        self.emit("    else:")
+        self.emit(f"        {t} = _M")
+        self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
+        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit("else:")
+        self.indent += 1
+        self.charge(f"len({t})", k)  # each element compared
+        self.indent -= 1
+        # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1)
+        self.emit(
+            f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
+            f" if {v}.__class__ is not int and {v}.__class__ is not bool else _contains({t}, {v}))"
+        )
+        return t
+
+    def _items(self, e: Any) -> str:
+        """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""
+        t = self.tmp()
+        zone = self._zone_cards_key(e)
+        if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
+            name, keys = zone
+            self.emit(f"if None in ({', '.join(keys)},):")
+            self.emit(f"    {t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])")
+            self.emit("else:")
+            self.indent += 1
+            key = self.tmp()
+            self._key(key, name, keys)
+            self.emit(f"{t} = _card_refs(g.state.zones.get({key}, ()))")
+            self.indent -= 1
+            return t
+        v = self.value(e)
+        self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
+        return t
+
+    def _loop(self, var: str, items: str) -> tuple[str, str | None]:
+        """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name.
+
+        The elements are charged to the work budget first, all at once: one addition per loop, not per element."""
+        self.charge(f"len({items})", self.at)
+        py = self.local()
+        saved = self.scope.get(var)
+        self.scope[var] = py
+        self.emit(f"for {py} in {items}:")
+        self.indent += 1
+        return py, saved
+
+    def _close(self, var: str, saved: str | None) -> None:
+        self.indent -= 1
+        if saved is None:
+            del self.scope[var]
+        else:
+            self.scope[var] = saved
+
+    def _comprehension(self, e: s.Comprehension, k: int) -> str:
+        items, out = self._items(e.source), self.tmp()
+        self.emit(f"{out} = []")
+        _, saved = self._loop(e.var, items)
+        if e.condition is not None:
+            self.emit(f"if {self.truth(e.condition)}:")
+            self.indent += 1
+            self.emit(f"{out}.append({self.value(e.element)})")
+            self.indent -= 1
+        else:
+            self.emit(f"{out}.append({self.value(e.element)})")
+        self._close(e.var, saved)
+        self.emit(f"{out} = tuple({out})")
+        return out
+
+    def _query(self, e: s.Query, k: int) -> str:
+        items, out = self._items(e.source), self.tmp()
+        self.emit(f"{out} = []")
+        self.emit("try:")
+        self.indent += 1
+        py, saved = self._loop("it", items)
+        if e.op == "where":
+            self.emit(f"if {self.truth(e.key)}:")
+            self.emit(f"    {out}.append({py})")
+        else:
+            self.emit(f"{out}.append({self.value(e.key)})")
+        self._close("it", saved)
+        if e.op == "where":
+            self.emit(f"{out} = tuple({out})")
+        else:
+            if e.op != "map":
+                self.emit(f"g.charge(_sort_work({out}), _N[{k}])")
+            self.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
+        self.indent -= 1
+        self.emit("except _VALUE_ERRORS:")
+        self.emit(f"    {out} = {self.slow(k)}  # its message names the query")
+        return out

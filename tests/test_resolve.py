@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+import pytest
 import rulecraft
+from rulecraft.errors import RulebookError
 from rulecraft.language import types as t
+from rulecraft.runtime import evaluate
 from rulecraft.syntax import ast as s
 
+from .test_generated import _compare_over_games
 from .test_runtime import load
 
 
@@ -94,3 +99,65 @@ play { if f(turns) > 0 { } }
     assert _bindings(rb, rb.program.fns["f"].body) == [("Name", "turns", "local")]
     assert rb.program.play is not None
     assert ("Name", "turns", "var") in _bindings(rb, rb.program.play.stmts)
+
+
+def _no_lookup_by_name(program: Any, e: Any) -> Any:
+    raise AssertionError(f"the evaluator looked up {e!r} by name")
+
+
+def test_the_evaluator_reads_each_names_binding_and_never_looks_a_name_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over seeded games, every expression the definition evaluates (each compared with its generated code)
+    finds what its names mean in the checker's bindings: the lookup by name is never used."""
+    monkeypatch.setattr(evaluate, "unchecked_binding", _no_lookup_by_name)
+    for name, players, games in [("renaissance_man", 2, 1), ("examples/games/kuhn_poker.rules", 2, 10)]:
+        diff = _compare_over_games(name, players, games, monkeypatch)
+        assert diff.compared > 500
+        assert {s.Name, s.Index, s.Call, s.FieldAccess} <= diff.kinds
+
+
+def test_the_binding_decides_what_a_name_is() -> None:
+    """The evaluator reads a name as its binding says, whatever the name: a constant bound as a zone is the zone."""
+    rb = load(RULES)
+    game = rb.new_game(players=2)
+    node = rb.program.consts["LIMIT"].value
+    limit = s.Name("hand", span=node.span)  # a name the checker never saw, bound here by hand as a constant
+    rb.program.resolution.bind(limit, "const", "LIMIT")
+    assert game.evaluate(limit, {}) == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LIMIT",
+        "turns",
+        "big",
+        "Size",
+        "Size.big",
+        "players",
+        "player_count",
+        "points[who]",
+        "len(hand[who])",
+        "total(who)",
+        "biggest([1, 2])",
+    ],
+)
+def test_an_expression_made_outside_the_checked_program_is_resolved_by_name(text: str) -> None:
+    """An expression the checker never saw (a scenario's `expect`, a test's) has the value it has in the rulebook:
+    its names are looked up in the checker's order."""
+    rb = load(RULES + f"const SHOWN = {text.replace('who', 'players[0]')}\n")
+    game = rb.new_game(players=2)
+    checked = rb.program.consts["SHOWN"].value
+    unchecked = copy.deepcopy(checked)  # the same expression, not of the checked program
+    assert rb.program.resolution.of(unchecked) is None
+    assert game.evaluate(unchecked, {}) == game.evaluate(checked, {})
+
+
+def test_a_name_outside_the_checked_program_that_means_nothing_is_a_located_error() -> None:
+    """An unchecked name the rulebook does not define is reported where it stands."""
+    rb = load(RULES)
+    game = rb.new_game(players=2)
+    node = rb.program.consts["LIMIT"].value
+    with pytest.raises(RulebookError, match="unknown name 'nothing'"):
+        game.evaluate(s.Name("nothing", span=node.span), {})
+    with pytest.raises(RulebookError, match="unknown function 'nothing'"):
+        game.evaluate(s.Call("nothing", (), span=node.span), {})

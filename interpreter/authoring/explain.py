@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from ..check.program import Program
+from ..check.resolve import Kind
 from ..errors import RulecraftError, did_you_mean
 from ..language.builtins import call_words
 from ..syntax import ast as s
@@ -206,7 +207,7 @@ class Explainer:
 
     def holds(self, e: s.Expr) -> str:
         """A condition: a call of a function reads `name(args) holds`."""
-        if isinstance(e, s.Call) and e.name in self.program.fns and e.args:
+        if isinstance(e, s.Call) and self.bound(e, "fn") and e.args:
             return f"{words(e.name)}({', '.join(self.x(a) for a in e.args)}) holds"
         if isinstance(e, s.And):
             return f"{self.grouped(e.left, s.Or, True)} and {self.grouped(e.right, s.Or, True)}"
@@ -258,13 +259,16 @@ class Explainer:
     def line(self, depth: int, text: str, capital: bool = True) -> list[str]:
         return [NESTED * depth + BULLET + sentence(text, capital)]
 
+    def bound(self, e: s.Expr, kind: Kind) -> bool:
+        """Whether the checker resolved the node to a name of this kind (check/resolve.py)."""
+        binding = self.program.resolution.of(e)
+        return binding is not None and binding.kind == kind
+
     def is_zone(self, e: s.Expr) -> bool:
         """Whether an expression reads a zone (so `len` counts cards in it)."""
         match e:
-            case s.Name(id):
-                return id in self.program.zones
-            case s.Index(s.Name(id), _):
-                return id in self.program.zones
+            case s.Name() | s.Index():
+                return self.bound(e, "zone")
             case s.Query("where" | "sorted", source, _):
                 return self.is_zone(source)
         return False

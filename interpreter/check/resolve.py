@@ -24,13 +24,13 @@ so only such names need a look at the local names before the global.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import attrs
 
 from ..language import types as t
 
-KINDS = (
+Kind = Literal[
     "local",
     "const",
     "var",
@@ -42,14 +42,15 @@ KINDS = (
     "builtin",
     "fn",
     "builtin_fn",
-)
+]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 @attrs.frozen
 class Binding:
     """What one name (or call, or `Enum.member`) of the text means."""
 
-    kind: str
+    kind: Kind
     name: str
     slot: int = -1  # a local's number among the program's local names; -1 for the others
 
@@ -66,7 +67,7 @@ class Resolution:
         """Note a name some body binds locally."""
         self.locals.setdefault(name, len(self.locals))
 
-    def bind(self, node: Any, kind: str, name: str) -> None:
+    def bind(self, node: Any, kind: Kind, name: str) -> None:
         assert kind in KINDS, kind
         slot = self.locals.setdefault(name, len(self.locals)) if kind == "local" else -1
         self._bindings[id(node)] = (node, Binding(kind, name, slot))

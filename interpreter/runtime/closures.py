@@ -157,10 +157,10 @@ def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
 def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
 
-    program = cache.program
-    if e.__class__ is s.Index and e.obj.__class__ is s.Name and e.obj.id in program.zones:
+    binding = cache.program.resolution.of(e)
+    if binding is not None and binding.kind == "zone" and e.__class__ is s.Index:
         # `slot[p, 1, 2]` as a list: the zone's cards, without making a reference to the zone
-        name, keys = e.obj.id, tuple(cache.value(a) for a in e.args)
+        name, keys = binding.name, tuple(cache.value(a) for a in e.args)
 
         def zone_cards(g: Game, env: dict[str, Any]) -> Any:
             values = tuple([k(g, env) for k in keys])

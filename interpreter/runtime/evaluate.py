@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
 import attrs
 
+from ..check.program import Program
+from ..check.resolve import Binding
 from ..errors import NO_SPAN, Span
-from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
+from ..language.builtins import BUILTIN_NAMES, BUILTINS, LIST_BUDGET, sort_work, weight
 from ..language.values import (
     TABLE,
     CardRef,
@@ -100,9 +102,20 @@ class Evaluator(GameCore):
 
     def _eval_name(self, e: s.Name, env: dict[str, Any]) -> Any:
         id = e.id
-        if id in env:
+        if id in env:  # a local; or a global hidden at run time by a local of the statement (resolve.py)
             return env[id]
         return self.global_value(id, e)
+
+    def binding(self, e: s.Expr, checked: s.Expr | None = None) -> Binding | None:
+        """What the checker resolved the node to (check/resolve.py): a `Name`, a `Call`, an `Index` of a zone
+        or keyed variable, an `Enum.member`. A node the checker never saw (a scenario's `expect`, a test's
+        expression) is resolved by name instead (`unchecked_binding`); `checked` is the part of the node the
+        checker resolves when the node itself means nothing of its own (the `obj` of `c.value`, `xs[0]`)."""
+        resolution = self.program.resolution
+        found = resolution.of(e)
+        if found is not None or (checked is not None and resolution.of(checked) is not None):
+            return found
+        return unchecked_binding(self.program, e)
 
     def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
         return e.value
@@ -131,9 +144,10 @@ class Evaluator(GameCore):
             id = obj.id
             if id in env:
                 v = env[id]
-            elif id in self.program.enums:
-                return self.program.enum_value(id, name)
             else:
+                binding = self.binding(e, obj)
+                if binding is not None and binding.kind == "enum_member":
+                    return self.program.enum_value(binding.name, name)
                 v = self.global_value(id, obj)
         else:
             v = EVAL[obj.__class__](self, obj, env)
@@ -153,11 +167,12 @@ class Evaluator(GameCore):
     def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
         obj, args = e.obj, e.args
         if obj.__class__ is s.Name and obj.id not in env:
-            if obj.id in self.program.zones:
-                return ZoneRef(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
-            if obj.id in self.program.vars and self.program.vars[obj.id].keys:  # else `xs[0]` of its list
-                key = zone_key(obj.id, tuple([EVAL[a.__class__](self, a, env) for a in args]))
-                return self.variable(obj.id, key)
+            binding = self.binding(e, obj)
+            if binding is not None and binding.kind == "zone":
+                return ZoneRef(binding.name, tuple([EVAL[a.__class__](self, a, env) for a in args]))
+            if binding is not None and binding.kind == "keyed_var":  # else `xs[0]` of its list
+                key = zone_key(binding.name, tuple([EVAL[a.__class__](self, a, env) for a in args]))
+                return self.variable(binding.name, key)
         seq = self.as_list(EVAL[obj.__class__](self, obj, env), obj)
         i = self._eval(args[0], env)
         if not isinstance(i, int) or not -len(seq) <= i < len(seq):
@@ -166,7 +181,8 @@ class Evaluator(GameCore):
 
     def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
         name = e.name
-        if name in self.program.fns:
+        binding = self.binding(e)
+        if binding is not None and binding.kind == "fn":
             return self.call_fn(name, tuple([EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
         try:
             return self._builtin(name, e.args, env, e)
@@ -336,26 +352,34 @@ class Evaluator(GameCore):
         return query_by_keys(op, items, keys)
 
     def global_value(self, name: str, e: s.Expr) -> Any:
-        program = self.program
-        if name in program.consts:
-            if name not in self.consts:
-                self.consts[name] = self._eval(program.consts[name].value, {})
-            return self.consts[name]
-        if name == "players":
-            return self.players
-        if name == "player_count":
-            return len(self.players)
-        if name == "table":
-            return TABLE
-        if name in program.members:
-            return program.members[name]
-        if name in program.enums:
-            return program.enums[name]
-        if name in program.zones:
-            return ZoneRef(name, ())
-        if name in program.vars:
-            return self.variable(name, name)
-        raise self.runtime_error(span_of(e), f"unknown name '{name}'")
+        """The value of the name `e` (not held by a local) as the checker resolved it."""
+        binding = self.binding(e)
+        if binding is not None and binding.kind == "local":
+            # A name the checker saw bound locally but no local holds here: by name, as the definition
+            # always read it (the generated code hands such a read to this method too).
+            binding = unchecked_binding(self.program, e)
+        if binding is None:
+            raise self.runtime_error(span_of(e), f"unknown name '{name}'")
+        program, bound = self.program, binding.name
+        match binding.kind:
+            case "const":
+                if bound not in self.consts:
+                    self.consts[bound] = self._eval(program.consts[bound].value, {})
+                return self.consts[bound]
+            case "builtin":
+                return self.players if bound == "players" else len(self.players) if bound == "player_count" else TABLE
+            case "member":
+                return program.members[bound]
+            case "enum":
+                return program.enums[bound]
+            case "zone":
+                return ZoneRef(bound, ())
+            case "var":
+                return self.variable(bound, bound)
+            case "local" | "keyed_var" | "enum_member" | "fn" | "builtin_fn":
+                raise AssertionError(f"a name bound as {binding.kind}: {name}")  # kinds of other nodes
+            case _:
+                assert_never(binding.kind)
 
     def variable(self, name: str, key: str) -> Any:
         vars_ = self.state.vars
@@ -548,6 +572,39 @@ class Evaluator(GameCore):
             entry = labels.get(id(card))
             out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
         return out
+
+
+def unchecked_binding(program: Program, e: s.Expr) -> Binding | None:
+    """The binding of a node the checker never resolved (an expression made outside the checked program: a
+    scenario's `expect`, a test's), found by name in the checker's order (check/expressions.py `_name`,
+    `_index`, `_call`): the one place the runtime looks a name up. Locals come first, from the caller's env."""
+    match e:
+        case s.Name(id=name):
+            if name in program.consts:
+                return Binding("const", name)
+            if name in BUILTIN_NAMES:
+                return Binding("builtin", name)
+            if name in program.members:
+                return Binding("member", name)
+            if name in program.enums:
+                return Binding("enum", name)
+            if name in program.zones:
+                return Binding("zone", name)
+            if name in program.vars:
+                return Binding("var", name)
+        case s.FieldAccess(obj=s.Name(id=name)) if name in program.enums:
+            return Binding("enum_member", name)
+        case s.Index(obj=s.Name(id=name)):
+            if name in program.zones:
+                return Binding("zone", name)
+            if name in program.vars and program.vars[name].keys:
+                return Binding("keyed_var", name)
+        case s.Call(name=name):
+            if name in program.fns:
+                return Binding("fn", name)
+            if name in BUILTINS:
+                return Binding("builtin_fn", name)
+    return None
 
 
 # The method that evaluates each kind of expression (in grammar order of the AST classes).

@@ -4,6 +4,9 @@ know, and a game of seeded MCTS agents replays exactly."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import rulecraft
@@ -122,3 +125,20 @@ def test_a_bad_agent_option_is_a_usage_error(argv: list[str], message: str, caps
     """A bad option of an agent stops `play` before the game starts, with exit 2 and what is wrong."""
     assert main(["play", TIC_TAC_TOE, "--seed", "1", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_agents_benchmark_sums_the_recorded_guildhall_games(tmp_path: Path) -> None:
+    """`examples/benchmarks/agents.py --summary` reads the games kept in docs/agents-runs.jsonl and gives
+    the first agent's wins with their interval (the figures docs/AGENTS.md quotes)."""
+    root = Path(__file__).resolve().parent.parent
+    rows = [line for line in (root / "docs" / "agents-runs.jsonl").read_text().splitlines() if '"guildhall"' in line]
+    games = tmp_path / "guildhall.jsonl"
+    games.write_text("\n".join(rows) + "\n")
+    done = subprocess.run(
+        [sys.executable, str(root / "examples" / "benchmarks" / "agents.py"), "--summary", str(games)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{len(rows)} games: win 28 (97 %)" in done.stdout

@@ -82,7 +82,7 @@ def outcome(result: dict[str, Any], first: str) -> str:
 def summary(results: list[dict[str, Any]], first: str) -> list[str]:
     """The totals of games: the first agent's outcomes (with a 95 % Wilson interval of its win
     rate) and each agent's seconds per decision."""
-    from rulecraft.authoring.simulate import wilson
+    from rulecraft.tools.simulate import wilson
 
     n = len(results)
     tally = {"win": 0, "loss": 0, "draw": 0, "unfinished": 0}

@@ -51,7 +51,7 @@ def _twin(game: Game, rng: random.Random) -> Game:
     decision = game.current_decision()
     assert decision is not None and decision.player is not None
     twin = information.permute_hidden(game, decision.player, rng)
-    information.ask_again(twin)
+    twin.ask_again()
     return twin
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ..language.values import CardRef, Player
-from .information import cards_in, content_key, hidden_positions
+from .information import cards_in, content_key, hidden_groups
 
 if TYPE_CHECKING:
     from .game import Game
@@ -90,11 +90,8 @@ class Determinizer:
 
 def _groups(game: Game, player: Player) -> list[list[int]]:
     """The groups of card ids whose contents may be exchanged among themselves, in a fixed order."""
-    by_type: dict[str, list[int]] = {}
-    for key, i in hidden_positions(game, player):
-        cid = game.state.zones[key][i]
-        by_type.setdefault(type(game.state.cards[cid]).__name__, []).append(cid)
-    groups = [by_type[name] for name in sorted(by_type)]
+    cards = game.state.cards
+    groups = sorted(hidden_groups(game, player), key=lambda cids: type(cards[cids[0]]).__name__)
     named = _named_cards(game, player)
     for key in sorted(game.state.zones):
         decl = game.program.zones[key.split("[", 1)[0]]

@@ -50,6 +50,16 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     return out
 
 
+def hidden_groups(game: Game, viewer: Player) -> list[list[int]]:
+    """The cards at the places `viewer` cannot see, grouped by card type (in the order the types first
+    appear): the cards whose contents may be exchanged within a group without `viewer` noticing."""
+    by_type: dict[type, list[int]] = {}
+    for key, i in hidden_positions(game, viewer):
+        cid = game.state.zones[key][i]
+        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
+    return list(by_type.values())
+
+
 def cards_in(value: Any) -> set[int]:
     if isinstance(value, CardRef):
         return {value.id}
@@ -68,22 +78,13 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: boo
     `trace` the clone keeps a trace (see `Game.clone`).
     """
     twin = game.clone(trace=trace)
-    by_type: dict[type, list[int]] = {}
-    for key, i in hidden_positions(game, viewer):
-        cid = game.state.zones[key][i]
-        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
-    for cids in by_type.values():
+    for cids in hidden_groups(game, viewer):
         contents = [game.state.cards[c] for c in cids]
         rng.shuffle(contents)
         for cid, card in zip(cids, contents, strict=True):
             twin.state.cards[cid] = attrs.evolve(card, id=cid)
     twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
     return twin
-
-
-def ask_again(game: Game) -> None:
-    """Ask the pending decision again from the (changed) state, as the rules would have."""
-    game.ask_again()
 
 
 def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
@@ -96,12 +97,8 @@ def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
     more). The clone's chance is not reseeded here: a caller that plays on must `reseed` it.
     """
     twin = game.clone()
-    by_type: dict[type, list[int]] = {}
-    for key, i in hidden_positions(game, viewer):
-        cid = game.state.zones[key][i]
-        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
     rng = random.Random(seed)
-    for cids in by_type.values():
+    for cids in hidden_groups(game, viewer):
         contents = sorted((game.state.cards[c] for c in cids), key=content_key)
         rng.shuffle(contents)
         for cid, card in zip(cids, contents, strict=True):

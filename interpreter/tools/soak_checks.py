@@ -15,7 +15,7 @@ from ..errors import RulebookError
 from ..language.values import Player
 from ..render import where
 from ..runtime.game import Decision, Event, Game, SecretRun
-from ..runtime.information import ask_again, permute_hidden
+from ..runtime.information import permute_hidden
 from ..runtime.machine import SECRET_TEXT
 
 
@@ -133,7 +133,7 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
     asked = (decision.prompt, decision.labels)
     for _ in range(tries):
         twin = permute_hidden(game, viewer, rng)
-        ask_again(twin)
+        twin.ask_again()
         again = twin.current_decision()
         twin_asked = (again.prompt, again.labels) if again is not None and again.player == viewer else None
         if twin_asked != asked:

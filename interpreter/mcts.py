@@ -41,6 +41,10 @@ from .runtime.game import Decision, Game
 # The default budget: iterations until the worlds searched have taken this many decisions in all
 # (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
 DECISIONS = 600
+# Without a heuristic every iteration plays to the end and brings back one finished game (a win,
+# a loss or a draw: little to choose by), so a rulebook that declares none gets a larger budget;
+# the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
+DECISIONS_PLAYED_OUT = 6000
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
 EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
 PLAYOUTS = ("random", "greedy")
@@ -49,13 +53,18 @@ PLAYOUTS = ("random", "greedy")
 class Node:
     """One decision of the tree: its children by option label, with their statistics."""
 
-    __slots__ = ("available", "children", "total", "visits")
+    __slots__ = ("available", "children", "labels", "proven", "total", "visits", "who")
 
     def __init__(self) -> None:
         self.children: dict[str, Node] = {}
         self.visits = 0  # iterations that went through this node
         self.total = 0.0  # their rewards, for the player who chose the option leading here
         self.available = 0  # iterations in which the option leading here was legal
+        # Where every world is the same position (`_Search.exact`): the player deciding here and
+        # the legal options, and, once the search has proved it, each player's reward from here.
+        self.who: int | None = None
+        self.labels: list[str] | None = None
+        self.proven: list[float] | None = None
 
 
 class MctsAgent:
@@ -76,7 +85,7 @@ class MctsAgent:
         seed: int = 0,
         *,
         iterations: int | None = None,
-        decisions: int = DECISIONS,
+        decisions: int | None = None,
         seconds: float | None = None,
         playout: str = "random",
         depth: int | None = DEPTH,
@@ -84,7 +93,7 @@ class MctsAgent:
     ):
         if iterations is not None and iterations < 1:
             raise GameError(f"mcts.iterations must be at least 1, not {iterations}")
-        if decisions < 1:
+        if decisions is not None and decisions < 1:
             raise GameError(f"mcts.decisions must be at least 1, not {decisions}")
         if seconds is not None and not seconds > 0:
             raise GameError(f"mcts.seconds must be more than 0, not {seconds}")
@@ -110,12 +119,25 @@ class MctsAgent:
         search = _Search(game, me.index, rng, self)
         root = search.run()
         self.last_iterations = search.done
-        return max(
-            decision.labels,
-            key=lambda label: (
-                (root.children[label].visits, root.children[label].total) if label in root.children else (-1, 0.0)
-            ),
-        )
+        children = root.children
+        # A proved result decides: a proved win at once; a choice proved worse than another proved
+        # one never (MCTS-Solver, Winands, Bjornsson and Saito 2008). Else the one tried most often.
+        proven = [children[label].proven for label in decision.labels if label in children]
+        best = max((value[me.index] for value in proven if value is not None), default=None)
+
+        def rank(label: str) -> tuple[int, int, float]:
+            child = children.get(label)
+            if child is None:
+                return (0, -1, 0.0)
+            if child.proven is not None:
+                mine = child.proven[me.index]
+                if mine >= 1.0:
+                    return (2, child.visits, child.total)
+                if best is not None and mine < best:
+                    return (0, child.visits, child.total)
+            return (1, child.visits, child.total)
+
+        return max(decision.labels, key=rank)
 
 
 class _Search:
@@ -132,6 +154,11 @@ class _Search:
         self.start: list[float] = []  # the heuristic where the search began (for a player alone)
         self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
         self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
+        # Nothing hidden from the player: every world is the position itself (reseeded), so where
+        # no chance is drawn on the way a node is one position, whose result the search can prove.
+        self.exact = not self.worlds.groups and not self.worlds.resets
+        default = DECISIONS if self.cut else DECISIONS_PLAYED_OUT
+        self.budget = agent.decisions if agent.decisions is not None else default
         self.done = 0  # iterations
         self.taken = 0  # decisions taken in the worlds searched
 
@@ -148,8 +175,10 @@ class _Search:
             elif agent.iterations is not None:
                 if self.done >= agent.iterations:
                     break
-            elif self.taken >= agent.decisions:
+            elif self.taken >= self.budget:
                 break
+            if root.proven is not None:
+                break  # the result of every answer is known
             self.iterate(root)
             self.done += 1
         return root
@@ -159,14 +188,21 @@ class _Search:
         world.auto_chance = True  # the table's draws come from the world's (reseeded) generator
         path: list[tuple[Node, int]] = []  # each node entered, and who chose the option leading to it
         node, taken = root, 0
+        sure = self.exact  # every node entered so far is one position (no chance drawn on the way)
+        rewards: list[float] | None = None
         try:
             # Selection and expansion.
             while not world.over:
+                if node.proven is not None:
+                    rewards = node.proven  # known: no need to play it out again
+                    break
                 decision = world.current_decision()
                 if decision is None:
                     break
                 assert decision.player is not None
                 labels = decision.labels
+                if sure:
+                    node.who, node.labels = decision.player.index, labels
                 for label in labels:
                     child = node.children.get(label)
                     if child is not None:
@@ -177,16 +213,21 @@ class _Search:
                     child = node.children[label] = Node()
                     child.available = 1
                 else:
-                    label = self._select(node, labels)
+                    label = self._select(node, labels, decision.player.index)
                     child = node.children[label]
+                drawn = world.state.rng
                 world.apply(label, atomic=False)  # a world thrown away after the iteration
+                sure = sure and world.state.rng == drawn
                 taken += 1
                 self.taken += 1
                 path.append((child, decision.player.index))
                 node = child
+                if sure and world.over and world.state.unfinished is None:
+                    node.proven = self._outcome(world)
                 if untried:
                     break
-            rewards = self._playout(world, taken)
+            if rewards is None:
+                rewards = self._playout(world, taken)
         except (RulebookError, GameError):
             # A world drawn at random may be one the rules cannot go on from (a secret reset to a
             # value that no longer fits): the iteration counts as the worst outcome for each choice
@@ -194,18 +235,45 @@ class _Search:
             for child, _ in path:
                 child.visits += 1
             return
+        finally:
+            self.taken += taken == 0  # an iteration that plays nothing (all known) counts as one decision
         for child, who in path:
             child.visits += 1
             child.total += rewards[who]
+        if self.exact:
+            for parent, _ in reversed([(root, -1), *path[:-1]]):
+                if not self._prove(parent):
+                    break
 
-    def _select(self, node: Node, labels: list[str]) -> str:
+    def _prove(self, node: Node) -> bool:
+        """Prove `node`'s result from its children's where they decide it; whether it now is proved.
+
+        The player deciding there takes a proved best outcome for itself at once; otherwise the
+        node is proved only when every option is, as the best of them for that player."""
+        if node.proven is not None:
+            return True
+        if node.who is None or node.labels is None:
+            return False
+        who = node.who
+        values = [None if child is None else child.proven for child in map(node.children.get, node.labels)]
+        won = [value for value in values if value is not None and value[who] >= 1.0]
+        if won:
+            node.proven = won[0]
+        elif values and all(value is not None for value in values):
+            node.proven = max(values, key=lambda value: value[who])  # type: ignore[index]
+        return node.proven is not None
+
+    def _select(self, node: Node, labels: list[str], who: int) -> str:
         c = self.agent.c
         best, best_value = labels[0], -math.inf
         for label in labels:
             child = node.children[label]
             if child.visits == 0:
                 return label
-            value = child.total / child.visits + c * math.sqrt(math.log(max(child.available, 1)) / child.visits)
+            if child.proven is not None:
+                value = child.proven[who]  # known exactly: nothing left to explore
+            else:
+                value = child.total / child.visits + c * math.sqrt(math.log(max(child.available, 1)) / child.visits)
             if value > best_value:
                 best, best_value = label, value
         return best

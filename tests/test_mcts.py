@@ -51,6 +51,41 @@ def test_mcts_never_loses_tic_tac_toe_to_random_in_a_few_games() -> None:
         assert game.state.winners in ([], [mcts_seat]), f"seed {seed}: MCTS in seat {mcts_seat} lost"
 
 
+def test_a_finished_line_is_proved_and_the_search_stops() -> None:
+    """Two cells left: every answer's result is proved within a few iterations (MCTS-Solver), so
+    the search stops long before its budget, with x taking the cell that completes its row."""
+    game = rulecraft.load(TIC_TAC_TOE).new_game(players=2, seed=0)
+    run_script(game, ["0", "4", "8", "2", "6", "3", "5"])  # x: 0 8 6 5; o: 4 2 3; left: 1 and 7
+    decision = game.current_decision()
+    assert decision is not None
+    agent = MctsAgent(1)
+    assert agent.choose(game, decision) == "7"
+    assert agent.last_iterations <= 4
+
+
+COIN = """game Coin players 2..2
+play {
+  choose by players[0] prompt "Play it safe, or roll?" {
+    option "safe" { end game winners [] }
+    option "roll" {
+      let side = choose one from [1, 2, 3] by table prompt "The die"
+      if side == 1 { end game winners [players[0]] } else { end game winners [players[1]] }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_win_a_die_gave_once_is_not_proved(seed: int) -> None:
+    """Only a position every world shares is proved: a roll that won once is a 1-in-3 chance, so
+    P1 takes the sure draw (1/2) over it."""
+    game = rulecraft.load_text(COIN, "coin.rules").new_game(players=2, seed=seed)
+    decision = game.current_decision()
+    assert decision is not None
+    assert MctsAgent(seed).choose(game, decision) == "safe"
+
+
 def test_a_guess_of_a_hidden_card_is_a_guess() -> None:
     """P2 guessing the colour of P1's face-down chip searches worlds its seat could be in: right about
     half the time, where a peeking search would be right every time."""

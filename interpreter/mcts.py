@@ -195,6 +195,7 @@ class _Search:
             while not world.over:
                 if node.proven is not None:
                     rewards = node.proven  # known: no need to play it out again
+                    self.taken += taken == 0  # an iteration that plays nothing counts as one decision
                     break
                 decision = world.current_decision()
                 if decision is None:
@@ -235,8 +236,6 @@ class _Search:
             for child, _ in path:
                 child.visits += 1
             return
-        finally:
-            self.taken += taken == 0  # an iteration that plays nothing (all known) counts as one decision
         for child, who in path:
             child.visits += 1
             child.total += rewards[who]

@@ -121,8 +121,9 @@ def _agent_option_argument(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="AGENT.OPTION=VALUE",
         help="an option of the seats played by an agent, repeatable (docs/AGENTS.md): "
-        "mcts.iterations=N, mcts.decisions=N (default 600), mcts.seconds=X (not reproducible), "
-        "mcts.depth=N (default 4), mcts.playout=random|greedy, mcts.c=X (default 0.3)",
+        "mcts.iterations=N, mcts.decisions=N (default 600; 6000 without a heuristic), "
+        "mcts.seconds=X (not reproducible), mcts.depth=N (default 4), mcts.playout=random|greedy, "
+        "mcts.c=X (default 0.3)",
     )
 
 

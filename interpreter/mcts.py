@@ -20,8 +20,14 @@ Whitehouse, 2012). Each iteration:
    is ahead of the best other player (alone: how far above where the search began), scaled
    between the least and the greatest lead judged so far in this search (so that the small
    differences a heuristic makes between options are not lost in [0, 1]).
+5. **proves** results (MCTS-Solver, Winands, Bjornsson and Saito 2008) where every world is the
+   position itself (nothing hidden from the player) and no chance was drawn on the way: a
+   finished game's result is known, and a node is proved when its player has a proved win or
+   every option is proved. A proved node is not played out again; the search stops when the
+   root is proved.
 
-The answer is the option tried most often at the root. The search draws everything from one
+The answer is a proved win if there is one, never an option proved worse than another proved one,
+else the option tried most often at the root. The search draws everything from one
 generator seeded from the agent's own, so a game of seeded MCTS agents with an iteration budget
 replays exactly; a time budget (`seconds`) stops after a number of iterations that depends on
 the machine, so such a game does not replay.

@@ -167,6 +167,7 @@ class _Search:
         self.budget = agent.decisions if agent.decisions is not None else default
         self.done = 0  # iterations
         self.taken = 0  # decisions taken in the worlds searched
+        self.failed = 0  # iterations whose world the rules could not go on from
 
     def run(self) -> Node:
         agent = self.agent
@@ -181,7 +182,10 @@ class _Search:
             elif agent.iterations is not None:
                 if self.done >= agent.iterations:
                     break
-            elif self.taken >= self.budget:
+            elif self.taken >= self.budget or self.failed >= self.budget:
+                # An iteration that fails at once takes no decision: without a bound of their own,
+                # worlds that all fail (a card whose state the draw dealt elsewhere) would search on
+                # and on. As many failures as the budget's decisions stop the search too.
                 break
             if root.proven is not None:
                 break  # the result of every answer is known
@@ -241,6 +245,7 @@ class _Search:
             # on its way, so that an answer that fails in every world is not tried again and again.
             for child, _ in path:
                 child.visits += 1
+            self.failed += 1
             return
         for child, who in path:
             child.visits += 1

@@ -86,6 +86,28 @@ def test_a_win_a_die_gave_once_is_not_proved(seed: int) -> None:
     assert MctsAgent(seed).choose(game, decision) == "safe"
 
 
+STUCK = """game Stuck players 2..2
+play {
+  choose by players[0] prompt "Which way?" {
+    option "left" { let step = choose one from [1, 2] where it > 2 by players[0] prompt "Step" }
+    option "right" { let step = choose one from [1, 2] where it > 2 by players[0] prompt "Step" }
+  }
+  end game winners []
+}
+"""
+
+
+def test_a_search_whose_worlds_all_fail_stops_at_its_budget() -> None:
+    """Each way leads to a choice from nothing: every iteration fails before it takes a decision,
+    and the search stops after as many failures as its budget has decisions."""
+    game = rulecraft.load_text(STUCK, "stuck.rules").new_game(players=2, seed=0)
+    decision = game.current_decision()
+    assert decision is not None
+    agent = MctsAgent(0, decisions=50)
+    assert agent.choose(game, decision) in ("left", "right")
+    assert agent.last_iterations == 50
+
+
 def test_a_guess_of_a_hidden_card_is_a_guess() -> None:
     """P2 guessing the colour of P1's face-down chip searches worlds its seat could be in: right about
     half the time, where a peeking search would be right every time."""

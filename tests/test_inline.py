@@ -192,3 +192,48 @@ def test_whole_games_are_the_same_inline_and_with_a_frame_per_block(name: str) -
         inline, framed = games
         assert inline.answers == framed.answers
         assert trace(inline) == trace(framed)
+
+
+MEMO = """
+zone deck: Chip public
+fn reds(z: int) = len([c for c in row if c.colour == red]) + z
+fn passed_in(cs: list of Chip) = len(cs where it.n > 0)
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: red, n: 2 } in deck }
+play {
+  set total = reds(0)
+  choose by players[0] { option "add" { set total = total + 1 } option "move" { move first(deck) to row } }
+  set total = reds(0) + total
+  choose by players[0] { option "paint" { set first(row).colour = blue } option "keep" { } }
+  set total = reds(0) * 100 + total
+}
+"""
+
+
+def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
+    """A remembered function keeps its values through a change to what it does not read, and forgets
+    them at a change to a zone it reads or to any card's field; its value is always what it reads."""
+    rb = load(MEMO)
+    game = rb.new_game(players=1)
+    layout = game.code.memo_layout
+    slot = layout.slots["reds"]
+    assert slot > 0 and slot in layout.readers["row"] and slot not in layout.readers.get("total", ())
+    assert layout.slots["passed_in"] > 0  # a list of cards passed in is a value, not a zone
+    assert game.memo[slot]
+    game.apply("add")  # `set total`: reds does not read it
+    assert game.memo[slot]
+    assert game.state.vars["total"] == 2 + 3
+    other = rb.new_game(players=1)
+    other.apply("move")  # a red chip moved into `row`, which reds reads
+    assert other.state.vars["total"] == 2 + 3
+    other.apply("paint")  # a field changed (a red chip painted blue): everything is forgotten
+    assert other.state.vars["total"] == 100 * 2 + 5
+    game.apply("keep")
+    assert game.state.vars["total"] == 200 + 5
+
+
+def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
+    """A function given a zone itself (a parameter of type `any`) may read any zone: it keeps no
+    values of its own past a change."""
+    rb = load("fn size(z: any) = len(z where true)\nplay { }")
+    layout = rb.new_game(players=1).code.memo_layout
+    assert layout.slots.get("size", 0) == 0

@@ -29,7 +29,7 @@ or else the call's frame). The depth budget counts the frames that inline work s
 (`Game.inline_depth`), so it stops a runaway recursion where the machine did, naming the same
 statement. Nothing runs inline while a sink hears every frame pushed (rule coverage counts them),
 nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
-`tests/test_inline.py` compares games both ways.
+`tests/test_fast_paths.py` compares games both ways.
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
@@ -51,6 +51,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
+from ..check.program import reads_of
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout
 from ..language.values import CardRef, ZoneRef, zone_key
@@ -104,6 +105,10 @@ class CodeCache:
         self.program = program
         self.compiled = compiled.compile_program(program, digest, probe)
         self.memo_layout: MemoLayout = memo_layout(program)
+        # Constants that read no zone or variable (`reads_of`) have the same value in every game of
+        # as many players: computed once, by the first game that needs each, then shared.
+        self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))
+        self.const_values: dict[int, dict[str, Any]] = {}  # players -> pure constant -> value
         self.values: dict[int, tuple[Any, Code]] = {}
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its statements' closures, and what

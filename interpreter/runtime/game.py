@@ -138,7 +138,7 @@ class Game(Views):
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
-        self.consts: dict[str, Any] = {}
+        self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
         if self.program.play is not None:

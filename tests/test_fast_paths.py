@@ -1,7 +1,12 @@
-"""Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
-wait becomes frames only then (runtime/closures.py, `run_block`). Nothing may change but speed, so
-each test compares the inline run with the machine that makes a frame for every block (which it
-does while a sink hears every frame pushed, as rule coverage does)."""
+"""The runtime's fast paths, which must change nothing but speed.
+
+- Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
+  wait becomes frames only then (runtime/closures.py, `run_block`). The tests compare the inline
+  run with the machine that makes a frame for every block (which it does while a sink hears every
+  frame pushed, as rule coverage does).
+- A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
+- A constant that reads no state is computed once for every game of as many players.
+"""
 
 from __future__ import annotations
 
@@ -237,3 +242,22 @@ def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
     rb = load("fn size(z: any) = len(z where true)\nplay { }")
     layout = rb.new_game(players=1).code.memo_layout
     assert layout.slots.get("size", 0) == 0
+
+
+def test_a_constant_that_reads_no_state_is_computed_once_for_every_game() -> None:
+    """A constant of the rules alone is shared by the games of as many players; one that reads the
+    state (lazily, at its first use) is each game's own."""
+    rb = load("""
+const SIZES = [len([j for j in 1..i]) for i in 1..5]
+const START = total
+play {
+  choose by players[0] { option "one" { set total = 1 } option "two" { set total = 2 } }
+  set log = SIZES + [START]
+}
+""")
+    first, second = rb.new_game(players=1), rb.new_game(players=1)
+    first.apply("one")
+    second.apply("two")
+    assert (first.state.vars["log"], second.state.vars["log"]) == ((1, 2, 3, 4, 5, 1), (1, 2, 3, 4, 5, 2))
+    assert set(first.code.const_values[1]) == {"SIZES"}
+    assert rb.new_game(players=1).consts == {"SIZES": (1, 2, 3, 4, 5)}

@@ -4,9 +4,9 @@
 |---------------------|-----------------------------------------|
 | int, bool, str      | int, bool, str                          |
 | none                | None                                    |
-| a player            | `Player` (seat index; labelled P1, P2…) |
+| a player            | `Player` (a seat, interned; P1, P2…)    |
 | an enumeration value| `EnumValue` (interned per rulebook)     |
-| a card              | `CardRef` (the card's id in the state)  |
+| a card              | `CardRef` (a card's id, interned)       |
 | a list              | tuple (lists are immutable values)      |
 | a record            | `Record`                                |
 | a zone              | `ZoneRef` (name and keys)               |
@@ -289,7 +289,7 @@ def label_of_plain(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
-    if a is b:  # every value equals itself (enumeration values and players are often the same object)
+    if a is b:  # every value equals itself (a player, a card, an enumeration value is one object)
         return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False

@@ -289,7 +289,7 @@ def label_of_plain(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
-    if a is b:  # every value equals itself (a player, a card, an enumeration value is one object)
+    if a is b:  # every value equals itself (players and cards are interned, enumeration values per rulebook)
         return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False

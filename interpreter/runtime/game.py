@@ -47,7 +47,6 @@ from .core import (
     fold_seed,
     label_cache,
     seats,
-    shared_dict,
 )
 from .determinize import determinize
 from .evaluate import EVAL
@@ -103,7 +102,6 @@ class Game(Views):
         self._labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self.code: CodeCache = code_cache(rulebook, self.program)
-        self.statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
@@ -133,6 +131,7 @@ class Game(Views):
         self.steps = 0
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
+        self.inline_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
         self.memo: dict[tuple[Any, ...], Any] = {}
@@ -271,6 +270,7 @@ class Game(Views):
         self.pending = pending
         self.steps = steps
         self.fn_depth = 0
+        self.inline_depth = 0
         self.memo.clear()
 
     def _apply(self, decision: Decision, option: Option) -> None:
@@ -373,6 +373,7 @@ class Game(Views):
         new.steps = self.steps
         new.keep = None
         new.fn_depth = 0
+        new.inline_depth = 0
         new.memo = {}
         new.check_invariants = self.check_invariants
         new.consts = self.consts

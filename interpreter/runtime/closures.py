@@ -29,13 +29,15 @@ or else the call's frame). The depth budget counts the frames that inline work s
 (`Game.inline_depth`), so it stops a runaway recursion where the machine did, naming the same
 statement. Nothing runs inline while a sink hears every frame pushed (rule coverage counts them),
 nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
-`tests/test_inline.py` compares games both ways.
+`tests/test_fast_paths.py` compares games both ways.
 
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
-the game's memo, by arguments, until the state next changes: every change goes through the
-runtime's `move`, `set_var`, `_set_field`, `create`, `_undo` or `arrange`, which empty it, and
+the game's memo, by arguments, until something it reads changes (compile/generate.py,
+`MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
+`_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
-change the state, so within one state a call with the same arguments has the same value. (One
+change the state, so while what a function reads stays, a call with the same arguments has the
+same value. (One
 difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
 one, so a recursion that would pass the function-depth budget only when called deep may finish.)
 
@@ -49,7 +51,9 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
+from ..check.program import reads_of
 from ..compile.body import BOOLEAN
+from ..compile.generate import MemoLayout, memo_layout
 from ..language.values import CardRef, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled
@@ -100,6 +104,11 @@ class CodeCache:
     def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
         self.compiled = compiled.compile_program(program, digest, probe)
+        self.memo_layout: MemoLayout = memo_layout(program)
+        # Constants that read no zone or variable (`reads_of`) have the same value in every game of
+        # as many players: computed once, by the first game that needs each, then shared.
+        self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))
+        self.const_values: dict[int, dict[str, Any]] = {}  # players -> pure constant -> value
         self.values: dict[int, tuple[Any, Code]] = {}
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its statements' closures, and what

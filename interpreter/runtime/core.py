@@ -90,7 +90,7 @@ class GameCore:
     keep: Keep | None
     fn_depth: int
     inline_depth: int  # the frames that the blocks running inline (closures.py) stand for, in this step
-    memo: dict[tuple[Any, ...], Any]
+    memo: list[dict[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py)
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
 

@@ -134,11 +134,11 @@ class Game(Views):
         self.inline_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
-        self.memo: dict[tuple[Any, ...], Any] = {}
+        self.memo: list[dict[tuple[Any, ...], Any]] = [{} for _ in range(self.code.memo_layout.size)]
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
-        self.consts: dict[str, Any] = {}
+        self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
         if self.program.play is not None:
@@ -244,7 +244,7 @@ class Game(Views):
         and envs kept as they are touched: see Keep), and the rest of what a step changes."""
         self.keep = Keep(self.frames)
         return (
-            self.state.copy(),
+            self.state.snapshot(),
             list(self.frames),
             len(self.answers),
             len(self.events),
@@ -271,7 +271,7 @@ class Game(Views):
         self.steps = steps
         self.fn_depth = 0
         self.inline_depth = 0
-        self.memo.clear()
+        self.forget_all()
 
     def _apply(self, decision: Decision, option: Option) -> None:
         self.pending = None
@@ -374,7 +374,7 @@ class Game(Views):
         new.keep = None
         new.fn_depth = 0
         new.inline_depth = 0
-        new.memo = {}
+        new.memo = [{} for _ in self.memo]
         new.check_invariants = self.check_invariants
         new.consts = self.consts
         new.players = self.players
@@ -382,7 +382,7 @@ class Game(Views):
 
     def state_changed(self) -> None:
         """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
-        self.memo.clear()
+        self.forget_all()
 
     def determinize(self, player: Player, rng: random.Random | int) -> Game:
         """A copy in which everything hidden from `player` is drawn anew at random, consistently
@@ -403,7 +403,7 @@ class Game(Views):
         more arrangements follow), so that its options reflect the new position; a decision left
         with one option is then taken at once, as always.
         """
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
@@ -432,8 +432,8 @@ class Game(Views):
             if card_type != self.program.zones[name].card_type:
                 raise GameError(f"'{label}' is a {card_type}: {zone} holds {self.program.zones[name].card_type} cards")
             src = st.location[found.id]
-            st.zones[src].remove(found.id)
-            st.zones.setdefault(zone, []).append(found.id)
+            self.zone_list(src).remove(found.id)
+            (self.zone_list(zone) if zone in st.zones else st.zones.setdefault(zone, [])).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
         if st.known:

@@ -29,16 +29,40 @@ from .machine import (
 class Store(Evaluator):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
+    def forget(self, name: str) -> None:
+        """Forget what was derived from zone or variable `name` (the memo: compile/generate.py, MemoLayout)."""
+        memo = self.memo
+        memo[0].clear()
+        for i in self.code.memo_layout.readers.get(name, ()):
+            memo[i].clear()
+
+    def forget_all(self) -> None:
+        """Forget everything derived from the state."""
+        for values in self.memo:
+            values.clear()
+
+    def zone_list(self, key: str) -> list[int]:
+        """The list of a zone's cards, to change in place. While `apply` keeps the state it may put
+        back (whose zones share their lists with the game's: `State.snapshot`), a zone's list is
+        first replaced by a copy, once, so that the kept state is never changed."""
+        zones = self.state.zones
+        ids = zones[key]
+        keep = self.keep
+        if keep is not None and key not in keep.zones:
+            keep.zones.add(key)
+            ids = zones[key] = list(ids)
+        return ids
+
     def _undo(self, mark: int) -> None:
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         while len(self.journal) > mark:
             entry = self.journal.pop()
             kind = entry[0]
             if kind == "move":
                 _, cid, src, index, dst = entry
-                st.zones[dst].remove(cid)
-                st.zones.setdefault(src, []).insert(index, cid)
+                self.zone_list(dst).remove(cid)
+                (self.zone_list(src) if src in st.zones else st.zones.setdefault(src, [])).insert(index, cid)
                 st.location[cid] = src
             elif kind == "var":
                 _, key, old, existed = entry
@@ -51,7 +75,7 @@ class Store(Evaluator):
                 st.cards[cid] = old_card
             elif kind == "create":
                 _, cid, zone = entry
-                st.zones[zone].remove(cid)
+                self.zone_list(zone).remove(cid)
                 st.cards.pop()
                 st.location.pop()
             elif kind == "zone":
@@ -88,7 +112,6 @@ class Store(Evaluator):
         self.push(RuleFrame(names))
 
     def move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
-        self.memo.clear()
         if not cards:
             return
         if self.sinks.moves:
@@ -96,8 +119,9 @@ class Store(Evaluator):
                 sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
         st = self.state
         dst_key = zone.key
-        dst = st.zones.get(dst_key)
-        if dst is None:
+        if dst_key in st.zones:
+            dst = self.zone_list(dst_key)
+        else:
             dst = st.zones[dst_key] = []
             if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
                 self.journal.append(("zone", dst_key))
@@ -105,7 +129,7 @@ class Store(Evaluator):
         for card in cards:
             cid = card.id
             src_key = st.location[cid]
-            src = st.zones[src_key]
+            src = self.zone_list(src_key)
             index = src.index(cid)
             del src[index]
             if bottom:
@@ -117,6 +141,10 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
+        changed = {k.split("[", 1)[0] for k in sources}
+        changed.add(zone.name)
+        for name in changed:
+            self.forget(name)
         if st.known:
             knowledge.forget(self, [c.id for c in cards])
         if self.sinks.events:
@@ -127,13 +155,11 @@ class Store(Evaluator):
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
             self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
-            changed = {k.split("[", 1)[0] for k in sources}
-            changed.add(zone.name)
             for name in sorted(changed):
                 self._changed(name)
 
     def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self.memo.clear()
+        self.forget(name)
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -146,7 +172,7 @@ class Store(Evaluator):
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        self.memo.clear()
+        self.forget_all()  # (a card's field is read wherever the card is)
         st = self.state
         old = st.cards[card.id]
         if self.attempts:
@@ -161,7 +187,7 @@ class Store(Evaluator):
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
             raise self.runaway(
@@ -172,8 +198,9 @@ class Store(Evaluator):
                 self._shallow(value, span)
         cls = self.classes[card_type]
         key = zone.key
-        dst = st.zones.get(key)
-        if dst is None:
+        if key in st.zones:
+            dst = self.zone_list(key)
+        else:
             dst = st.zones[key] = []
             if self.attempts:
                 self.journal.append(("zone", key))

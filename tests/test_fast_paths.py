@@ -1,7 +1,12 @@
-"""Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
-wait becomes frames only then (runtime/closures.py, `run_block`). Nothing may change but speed, so
-each test compares the inline run with the machine that makes a frame for every block (which it
-does while a sink hears every frame pushed, as rule coverage does)."""
+"""The runtime's fast paths, which must change nothing but speed.
+
+- Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
+  wait becomes frames only then (runtime/closures.py, `run_block`). The tests compare the inline
+  run with the machine that makes a frame for every block (which it does while a sink hears every
+  frame pushed, as rule coverage does).
+- A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
+- A constant that reads no state is computed once for every game of as many players.
+"""
 
 from __future__ import annotations
 
@@ -192,3 +197,93 @@ def test_whole_games_are_the_same_inline_and_with_a_frame_per_block(name: str) -
         inline, framed = games
         assert inline.answers == framed.answers
         assert trace(inline) == trace(framed)
+
+
+MEMO = """
+zone deck: Chip public
+fn reds(z: int) = len([c for c in row if c.colour == red]) + z
+fn passed_in(cs: list of Chip) = len(cs where it.n > 0)
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: red, n: 2 } in deck }
+play {
+  set total = reds(0)
+  choose by players[0] { option "add" { set total = total + 1 } option "move" { move first(deck) to row } }
+  set total = reds(0) + total
+  choose by players[0] { option "paint" { set first(row).colour = blue } option "keep" { } }
+  set total = reds(0) * 100 + total
+}
+"""
+
+
+def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
+    """A remembered function keeps its values through a change to what it does not read, and forgets
+    them at a change to a zone it reads or to any card's field; its value is always what it reads."""
+    rb = load(MEMO)
+    game = rb.new_game(players=1)
+    layout = game.code.memo_layout
+    slot = layout.slots["reds"]
+    assert slot > 0 and slot in layout.readers["row"] and slot not in layout.readers.get("total", ())
+    assert layout.slots["passed_in"] > 0  # a list of cards passed in is a value, not a zone
+    assert game.memo[slot]
+    game.apply("add")  # `set total`: reds does not read it
+    assert game.memo[slot]
+    assert game.state.vars["total"] == 2 + 3
+    other = rb.new_game(players=1)
+    other.apply("move")  # a red chip moved into `row`, which reds reads
+    assert other.state.vars["total"] == 2 + 3
+    other.apply("paint")  # a field changed (a red chip painted blue): everything is forgotten
+    assert other.state.vars["total"] == 100 * 2 + 5
+    game.apply("keep")
+    assert game.state.vars["total"] == 200 + 5
+
+
+def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
+    """A function given a zone itself (a parameter of type `any`) may read any zone: it keeps no
+    values of its own past a change."""
+    rb = load("fn size(z: any) = len(z where true)\nplay { }")
+    layout = rb.new_game(players=1).code.memo_layout
+    assert layout.slots.get("size", 0) == 0
+
+
+def test_a_constant_that_reads_no_state_is_computed_once_for_every_game() -> None:
+    """A constant of the rules alone is shared by the games of as many players; one that reads the
+    state (lazily, at its first use) is each game's own."""
+    rb = load("""
+const SIZES = [len([j for j in 1..i]) for i in 1..5]
+const START = total
+play {
+  choose by players[0] { option "one" { set total = 1 } option "two" { set total = 2 } }
+  set log = SIZES + [START]
+}
+""")
+    first, second = rb.new_game(players=1), rb.new_game(players=1)
+    first.apply("one")
+    second.apply("two")
+    assert (first.state.vars["log"], second.state.vars["log"]) == ((1, 2, 3, 4, 5, 1), (1, 2, 3, 4, 5, 2))
+    assert set(first.code.const_values[1]) == {"SIZES"}
+    assert rb.new_game(players=1).consts == {"SIZES": (1, 2, 3, 4, 5)}
+
+
+def test_a_failed_apply_puts_back_the_zones_an_earlier_attempt_had_changed() -> None:
+    """`apply` keeps the state to put back without copying every zone (a zone is copied before it
+    first changes): an answer whose step undoes an attempt begun before it, then stops with an
+    error, leaves every zone as it was, the attempt's earlier move included."""
+    rb = load("""
+setup { create 3 Chip { colour: red, n: 1 } in row }
+play {
+  let p = players[0]
+  attempt {
+    move first(row) to hand[p]
+    choose by p { option "fail" { move first(row) to pile  fail "no" } option "ok" { } }
+  } else {
+    move first(row) to pile
+    move first(hand[p]) to pile
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    before = rb.converter.unstructure(game.state)
+    with pytest.raises(RulebookError, match="no card to move"):
+        game.apply("fail")
+    assert rb.converter.unstructure(game.state) == before
+    game.apply("ok")
+    assert game.over and len(game.state.zones["hand[P1]"]) == 1 and len(game.state.zones["row"]) == 2

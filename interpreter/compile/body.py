@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..syntax import ast as s
@@ -308,21 +309,47 @@ class Body:
     def _key(self, key: str, name: str, keys: list[str]) -> None:
         """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared
         type (a player, a number, an enumeration value), as `zone_key` spells it, else by `zone_key`."""
-        types = self.gen.resolution.keys.get(name, ())
-        spell = {
-            "player": ("_Player", "'P' + str({}.index + 1)"),
-            "int": ("int", "str({})"),
-            "enum": ("_EnumValue", "{}.key"),
-        }
-        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+        typed = self._typed_key(name, keys)
+        if typed is None:
             self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
             return
-        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
-        parts = " + ',' + ".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
-        self.emit(f"if {tests}:")
-        self.emit(f"    {key} = {name + '['!r} + {parts} + ']'")
+        self.emit(f"if {typed[0]}:")
+        self.emit(f"    {key} = {typed[1]}")
         self.emit("else:")
         self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
+
+    def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
+        """The test that each key has its declared type (a player, a number, an enumeration value) and the
+        state key then, spelled as `zone_key` spells it; None if a key's type is another."""
+        types = self.gen.resolution.keys.get(name, ())
+        spell = {
+            "player": ("_Player", "P{{{}.index + 1}}"),
+            "int": ("int", "{{{}}}"),
+            "enum": ("_EnumValue", "{{{}.key}}"),
+        }
+        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+            return None
+        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
+        parts = ",".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
+        # one f-string (a number, a seat, an enumeration value's key, each exactly as `str` spells it),
+        # after the zone's name as a quoted literal: Python joins the two when it compiles them
+        return tests, f"{name + '['!r} f'{parts}]'"
+
+    def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
+        """Emit `found(key)` (given the zone's state key) where no key is none, else `missing`.
+        Keys of their declared types are tested first: then none of them is none, with no tuple made to ask."""
+        typed = self._typed_key(name, keys)
+        listed = f"({', '.join(keys)},)"
+        test = f"None in {listed}"
+        if typed is not None:
+            self.emit(f"if {typed[0]}:")
+            self.emit(f"    {found(typed[1])}")
+            self.emit(f"elif {test}:")
+        else:
+            self.emit(f"if {test}:")
+        self.emit(f"    {missing}")
+        self.emit("else:")
+        self.emit(f"    {found(f'_zone_key({name!r}, {listed})')}")
 
     def _zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
         """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
@@ -341,14 +368,9 @@ class Body:
         zone = self._zone_cards_key(e.args[0])
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone
-            self.emit(f"if None in ({', '.join(keys)},):")
-            self.emit(f"    {t} = {self.slow(k)}")
-            self.emit("else:")
-            self.indent += 1
-            key = self.tmp()
-            self._key(key, name, keys)
-            self.emit(f"{t} = len(g.state.zones.get({key}, ()))")
-            self.indent -= 1
+            self._zone_lookup(
+                name, keys, lambda key: f"{t} = len(g.state.zones.get({key}, ()))", f"{t} = {self.slow(k)}"
+            )
             return t
         v = self.value(e.args[0])
         self.emit(f"{t} = {v}")
@@ -462,14 +484,8 @@ class Body:
         zone = self._zone_cards_key(e)
         if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
             name, keys = zone
-            self.emit(f"if None in ({', '.join(keys)},):")
-            self.emit(f"    {t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])")
-            self.emit("else:")
-            self.indent += 1
-            key = self.tmp()
-            self._key(key, name, keys)
-            self.emit(f"{t} = _card_refs(g.state.zones.get({key}, ()))")
-            self.indent -= 1
+            missing = f"{t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])"
+            self._zone_lookup(name, keys, lambda key: f"{t} = _card_refs(g.state.zones.get({key}, ()))", missing)
             return t
         v = self.value(e)
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")

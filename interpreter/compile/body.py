@@ -281,7 +281,7 @@ class Body:
         name = e.name
         if binding is not None and binding.kind == "fn":
             args = [self.value(a) for a in e.args]
-            call = f"c{self.gen.fn_names[name][1:]}"
+            call = self.gen.fn_names[name]
             return f"{call}(g, {', '.join([str(k), *args])})"
         if binding is None or binding.kind != "builtin_fn":
             return self.slow(k)  # the definition names the unknown function
@@ -372,7 +372,10 @@ class Body:
                 name, keys, lambda key: f"{t} = len(g.state.zones.get({key}, ()))", f"{t} = {self.slow(k)}"
             )
             return t
-        v = self.value(e.args[0])
+        q = e.args[0]
+        if q.__class__ is s.Query and q.op == "where":
+            return self._count(q, k)
+        v = self.value(q)
         self.emit(f"{t} = {v}")
         self.emit(f"if {t}.__class__ is tuple:")
         self.emit(f"    {t} = len({t})")
@@ -381,6 +384,25 @@ class Body:
         self.emit("else:")
         self.emit(f"    {t} = {self.slow(k)}")
         return t
+
+    def _count(self, q: s.Query, k: int) -> str:
+        """`len(xs where c)`: the elements that pass counted, not gathered into a list. Every element is
+        tested and charged as the query's own loop does, in the same order, and anything unusual is the
+        definition's `len`, which evaluates the query again and names it in its message."""
+        items, n = self._items(q.source), self.tmp()
+        self.emit(f"{n} = 0")
+        self.emit("try:")
+        self.indent += 1
+        outer, self.at = self.at, self.gen.number[id(q)]  # the loop is the query's: charged at it
+        _, saved = self._loop("it", items)
+        self.emit(f"if {self.truth(q.key)}:")
+        self.emit(f"    {n} += 1")
+        self._close("it", saved)
+        self.at = outer
+        self.indent -= 1
+        self.emit("except _VALUE_ERRORS:")
+        self.emit(f"    {n} = {self.slow(k)}")
+        return n
 
     def _compare(self, e: s.Compare, k: int) -> str:
         op, t = e.op, self.tmp()

@@ -65,6 +65,7 @@ ALLOWED_ATTRIBUTES = {
         "charge",
         "text",
         "clear",
+        "_fields",  # a record's fields (values.Record), read where the record has the field
     ),
 }
 

@@ -269,9 +269,12 @@ class Body:
             return self._guarded(enum, k, member)
         v, t, c = self.value(e.obj), self.tmp(), self.tmp()
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
-        # a card of a class seen to have the field: its attribute; anything else: `_field`
+        # a card of a class seen to have the field: its attribute; a record with the field: its value;
+        # anything else: `_field`
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
         self.emit(f"    {t} = getattr({c}, {e.name!r})")
+        self.emit(f"elif {v}.__class__ is _Record and {e.name!r} in {v}._fields:")
+        self.emit(f"    {t} = {v}._fields[{e.name!r}]")
         self.emit("else:")
         self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
         return t
@@ -298,12 +301,30 @@ class Body:
             self.emit("else:")
             self.emit(f"    {t} = {self.slow(k)}")
             return t
-        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         args = [self.value(a) for a in e.args]
+        # the common case of a few built-ins that charge nothing, inline: `ord` of an enumeration
+        # value, `first` and `last` of a list; anything else by the built-in itself
+        fast = (
+            {
+                "ord": (f"{args[0]}.__class__ is _EnumValue", f"{args[0]}.index"),
+                "first": (f"{args[0]}.__class__ is tuple", f"{args[0]}[0] if {args[0]} else None"),
+                "last": (f"{args[0]}.__class__ is tuple", f"{args[0]}[-1] if {args[0]} else None"),
+            }.get(name)
+            if len(args) == 1
+            else None
+        )
+        if fast is not None:
+            self.emit(f"if {fast[0]}:")
+            self.emit(f"    {t} = {fast[1]}")
+            self.emit("else:")
+            self.indent += 1
+        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         self.emit("try:")
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
         self.emit("except _VALUE_ERRORS:")
         self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+        if fast is not None:
+            self.indent -= 1
         return t
 
     def _key(self, key: str, name: str, keys: list[str]) -> None:
@@ -319,19 +340,20 @@ class Body:
         self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
 
     def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
-        """The test that each key has its declared type (a player, a number, an enumeration value) and the
+        """The test that each key has its declared type (a player, a number, an enumeration value, a card) and the
         state key then, spelled as `zone_key` spells it; None if a key's type is another."""
         types = self.gen.resolution.keys.get(name, ())
         spell = {
             "player": ("_Player", "P{{{}.index + 1}}"),
             "int": ("int", "{{{}}}"),
             "enum": ("_EnumValue", "{{{}.key}}"),
+            "card": ("_CardRef", "#{{{}.id}}"),
         }
         if len(types) != len(keys) or any(t.kind not in spell for t in types):
             return None
         tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
         parts = ",".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
-        # one f-string (a number, a seat, an enumeration value's key, each exactly as `str` spells it),
+        # one f-string (a number, a seat, an enumeration value's key, a card's `#id`, as `zone_key` spells them),
         # after the zone's name as a quoted literal: Python joins the two when it compiles them
         return tests, f"{name + '['!r} f'{parts}]'"
 

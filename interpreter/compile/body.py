@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .generate import Generator
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
+_NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
@@ -440,6 +441,12 @@ class Body:
                 self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
             return t
         b = self.value(e.right)
+        plain = all(x == "None" or _NAME.fullmatch(x) for x in (a, b))  # names or none: no literal to warn of
+        if op in ("==", "!=") and "None" in (a, b) and plain:
+            # `x == none`: only none is the same as none (`same`), and is not a list (a literal other than
+            # none is left to `_same`: Python warns of `is` with one)
+            self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
+            return t
         if op in ("==", "!="):
             # two lists: the definition, which charges their weight; else `same`, enumeration values inline
             self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
@@ -529,7 +536,10 @@ class Body:
         if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
             name, keys = zone
             missing = f"{t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])"
-            self._zone_lookup(name, keys, lambda key: f"{t} = _card_refs(g.state.zones.get({key}, ()))", missing)
+            # an empty zone (a missing key reads as one) is no list of cards to make: no call of `_card_refs`
+            self._zone_lookup(
+                name, keys, lambda key: f"{t} = _card_refs({t}) if ({t} := g.state.zones.get({key})) else ()", missing
+            )
             return t
         v = self.value(e)
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")

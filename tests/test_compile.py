@@ -47,7 +47,21 @@ SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
 # What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
 # allowed, and the attributes of the game and of values that it reads.
 GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
-ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all", "bool", "set", "int", "str", "max"}
+ALLOWED_NAMES = {
+    *RUNTIME_NAMES,
+    "len",
+    "tuple",
+    "range",
+    "getattr",
+    "any",
+    "all",
+    "bool",
+    "set",
+    "int",
+    "str",
+    "max",
+    "sum",
+}
 ALLOWED_NAMES |= {"TypeError", "LINES"}
 ALLOWED_ATTRIBUTES = {
     *("state", "vars", "zones", "cards", "index", "key", "keys", "enum", "id", "has", "get", "append", "span"),

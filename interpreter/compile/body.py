@@ -303,6 +303,8 @@ class Body:
             self.emit(f"    {t} = {self.slow(k)}")
             return t
         args = [self.value(a) for a in e.args]
+        if name in ("sum", "flatten") and len(args) == 1:
+            return self._over_list(name, args[0], k)
         # the common case of a few built-ins that charge nothing, inline: `ord` of an enumeration
         # value, `first` and `last` of a list; anything else by the built-in itself
         fast = (
@@ -319,14 +321,44 @@ class Body:
             self.emit(f"    {t} = {fast[1]}")
             self.emit("else:")
             self.indent += 1
+        self._builtin(t, name, args, k)
+        if fast is not None:
+            self.indent -= 1
+        return t
+
+    def _over_list(self, name: str, v: str, k: int) -> str:
+        """`sum(xs)` and `flatten(xss)` of a list, charged as the built-in charges (builtins.py): its reading,
+        then, for `flatten`, the elements it makes. Anything else by the built-in itself."""
+        t = self.tmp()
+        if name == "sum":
+            self.emit(f"if {v}.__class__ is tuple:")
+            self.indent += 1
+            self.emit("try:")
+            self.indent += 1
+            self.charge(f"len({v})", k)
+            self.emit(f"{t} = sum({v})")
+            self.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+            self.emit(f"    {t} = g.number({t}, _N[{k}])  # the located error")
+            self.indent -= 1
+            self.emit("except _VALUE_ERRORS:")
+            self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+            self.indent -= 1
+            self.emit("else:")
+        else:  # a list of lists: `_flatten` charges and bounds it as the built-in does; anything else: `_M`
+            self.emit(f"{t} = _flatten(g, {v}, _N[{k}]) if {v}.__class__ is tuple else _M")
+            self.emit(f"if {t} is _M:")
+        self.indent += 1
+        self._builtin(t, name, [v], k)
+        self.indent -= 1
+        return t
+
+    def _builtin(self, t: str, name: str, args: list[str], k: int) -> None:
+        """`t = ` a built-in function's value, by its implementation (builtins.py)."""
         builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         self.emit("try:")
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
         self.emit("except _VALUE_ERRORS:")
         self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
-        if fast is not None:
-            self.indent -= 1
-        return t
 
     def _key(self, key: str, name: str, keys: list[str]) -> None:
         """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared

@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from ..syntax import ast as s
 
 if TYPE_CHECKING:
@@ -27,6 +29,16 @@ def _literal(e: Any) -> tuple[bool, Any]:
     return False, None
 
 
+@attrs.define
+class _Loop:
+    """A loop being generated: its element's Python local, where its `for` stands, and the fields it keeps."""
+
+    var: str
+    start: int  # the index of its `for` in the lines
+    indent: int
+    kept: dict[tuple[str, str], str] = attrs.Factory(dict)  # (local, field name) -> the local keeping it
+
+
 class Body:
     """The statements of one generated function, made node by node; `value` returns a Python expression."""
 
@@ -39,6 +51,7 @@ class Body:
         self.indent = 1
         self.count = 0
         self.at = -1  # the node being generated, for the line table
+        self.loops: list[_Loop] = []  # the loops open where the next line goes, innermost last
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -268,7 +281,38 @@ class Body:
             enum = binding.name
             member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
             return self._guarded(enum, k, member)
-        v, t, c = self.value(e.obj), self.tmp(), self.tmp()
+        cache = self._invariant(e)
+        if cache is not None:  # read at its first use in the loop, then kept
+            self.emit(f"if {cache} is _M:")
+            self.indent += 1
+            self._read_field(e, k, cache)
+            self.indent -= 1
+            return cache
+        t = self.tmp()
+        self._read_field(e, k, t)
+        return t
+
+    def _invariant(self, e: s.FieldAccess) -> str | None:
+        """The local that keeps `x.f` through the innermost loop, if `x` is a local name the loop does not
+        bind (a parameter, an outer loop's element): the same card or record at each element, in a
+        state that expressions do not change, so the same value or the same error; and reading a field
+        charges nothing, so reading it once charges what reading it each time did."""
+        obj = e.obj
+        if not self.loops or obj.__class__ is not s.Name or obj.id not in self.scope:
+            return None
+        binding = self.gen.resolution.of(obj)
+        if binding is not None and binding.kind != "local":
+            return None
+        loop = self.loops[-1]
+        py = self.scope[obj.id]
+        if py == loop.var:
+            return None
+        if (py, e.name) not in loop.kept:
+            loop.kept[py, e.name] = self.tmp()
+        return loop.kept[py, e.name]
+
+    def _read_field(self, e: s.FieldAccess, k: int, t: str) -> None:
+        v, c = self.value(e.obj), self.tmp()
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
         # a card of a class seen to have the field: its attribute; a record with the field: its value;
         # anything else: `_field`
@@ -278,7 +322,6 @@ class Body:
         self.emit(f"    {t} = {v}._fields[{e.name!r}]")
         self.emit("else:")
         self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
-        return t
 
     def _call(self, e: s.Call, k: int) -> str:
         binding = self.gen.resolution.of(e)
@@ -585,12 +628,16 @@ class Body:
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py
+        self.loops.append(_Loop(py, len(self.lines), self.indent))
         self.emit(f"for {py} in {items}:")
         self.indent += 1
         return py, saved
 
     def _close(self, var: str, saved: str | None) -> None:
         self.indent -= 1
+        loop = self.loops.pop()
+        # the fields kept through the loop (`_invariant`) are unread when it starts
+        self.lines[loop.start : loop.start] = [(loop.indent, f"{kept} = _M", self.at) for kept in loop.kept.values()]
         if saved is None:
             del self.scope[var]
         else:

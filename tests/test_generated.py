@@ -56,7 +56,7 @@ class Differential:
 
     def _definition(self, game: Game, e: Any, env: dict[str, Any]) -> tuple[str, Any]:
         depth, memo, work = game.fn_depth, game.memo, game.work_left
-        game.memo = {}  # the definition computes everything anew
+        game.memo = [{} for _ in memo]  # the definition computes everything anew
         self.defining = True
         try:
             return _outcome(lambda: EVAL[e.__class__](game, e, dict(env)))

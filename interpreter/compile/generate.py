@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from ..check.program import Program
+from ..check.program import Program, may_hold_zone, reads_of
 from ..syntax import ast as s
 from .body import Body
 
@@ -172,6 +172,52 @@ def worth_remembering(fn: s.FnDecl) -> bool:
     return False
 
 
+@attrs.frozen
+class MemoLayout:
+    """Where each remembered function keeps its values in a game's memo (`Game.memo`, a list of dicts).
+
+    Dict 0 is emptied by every change of the state: the views' labels and the functions whose
+    reads cannot be told apart keep theirs there. A function whose reads are known (the zones and
+    variables it reads, through functions and constants: `reads_of`) has a dict of its own, emptied
+    only by a change to one of them (`readers`), so its values outlive the changes it does not read.
+    """
+
+    slots: dict[str, int]  # fn name -> its dict (0: the shared one)
+    readers: dict[str, tuple[int, ...]]  # zone or variable name -> the dicts a change to it empties
+    size: int  # dicts in all
+
+
+def memo_layout(program: Program) -> MemoLayout:
+    """The memo layout of a checked program (the same for the generator and the runtime)."""
+    # A field may change wherever its card is, and a zone held in a field may be any zone: a
+    # change of a field empties every dict (Game._set_field), and a field that may hold a zone
+    # leaves no function with reads of its own.
+    zone_in_field = any(may_hold_zone(ft) for card in program.cards.values() for _, ft in card.fields)
+    plain = {"Player", "int", "bool", "text", *program.enums, *program.cards}
+    slots: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    size = 1
+    for name, fn in program.fns.items():
+        if not worth_remembering(fn):
+            continue
+        reads = reads_of(program, [fn.body])
+        if zone_in_field or "*" in reads or not all(_plain(p.type, plain) for p in fn.params):
+            slots[name] = 0  # (a zone passed in may be any zone)
+            continue
+        slots[name] = size
+        for read in reads:
+            readers.setdefault(read, []).append(size)
+        size += 1
+    return MemoLayout(slots, {name: tuple(s) for name, s in readers.items()}, size)
+
+
+def _plain(type_: Any, plain: set[str]) -> bool:
+    """Whether a parameter's type holds no zone: a seat, number, truth, text, enum value or card, or a list of them."""
+    if isinstance(type_, s.ListType):
+        return _plain(type_.element, plain)
+    return isinstance(type_, s.NamedType) and type_.name in plain
+
+
 def _holds_any(type_: Any) -> bool:
     """Whether a parameter's type is `any` or a list of it."""
     if isinstance(type_, s.ListType):
@@ -190,6 +236,7 @@ class Generator:
         self.prologue: list[str] = []
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
         self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
+        self.memo_slots = memo_layout(program).slots
 
     # ------------------------------------------------------------ the module
 
@@ -242,7 +289,7 @@ class Generator:
         if remembered:
             head += [
                 f"    key = {key}",
-                "    memo = g.memo",
+                f"    memo = g.memo[{self.memo_slots[name]}]",
                 "    try:",
                 "        v = memo.get(key, _M)",
                 "    except TypeError:  # an argument that cannot be a key: computed each time",

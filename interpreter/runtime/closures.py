@@ -16,11 +16,28 @@ a type error. A block's closures are run one after another by its frame (see `Bl
 Statements stay closures stepped by frames, so that a game waiting on a decision is data and
 clones without replay (docs/ARCHITECTURE.md).
 
+Frames are made only when work has to wait. An `if`, a `for` and a procedure call run their blocks
+at once, inline (`run_block`), as their frames would run them, and go on to the next statement in
+the same step. Only when something inside has to wait (it pushes a frame: a decision, a `while`, an
+`attempt`, a check of the state-based rules after a change, ...) does the work left over become
+frames: each block, loop and call still under way puts its frame, at the point it reached, below the
+new work, innermost on top, just as the machine would have had them. So between two decisions the
+common statements run as straight-line Python calls, while a game waiting on a decision is the same
+data as before. What a statement's code returns says whether its block goes on (None) or the step
+ends here (SUSPENDED, ENDED, or a `return`'s `Returned` value, which the call running inline takes,
+or else the call's frame). The depth budget counts the frames that inline work stands for
+(`Game.inline_depth`), so it stops a runaway recursion where the machine did, naming the same
+statement. Nothing runs inline while a sink hears every frame pushed (rule coverage counts them),
+nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
+`tests/test_fast_paths.py` compares games both ways.
+
 A function whose body does real work (a comprehension, a query or a call) keeps its values in
-the game's memo, by arguments, until the state next changes: every change goes through the
-runtime's `move`, `set_var`, `_set_field`, `create`, `_undo` or `arrange`, which empty it, and
+the game's memo, by arguments, until something it reads changes (compile/generate.py,
+`MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
+`_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
-change the state, so within one state a call with the same arguments has the same value. (One
+change the state, so while what a function reads stays, a call with the same arguments has the
+same value. (One
 difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
 one, so a recursion that would pass the function-depth budget only when called deep may finish.)
 
@@ -34,17 +51,37 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
+from ..check.program import reads_of
 from ..compile.body import BOOLEAN
+from ..compile.generate import MemoLayout, memo_layout
 from ..language.values import CardRef, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled
-from .machine import BlockFrame, CallFrame, ForFrame, card_refs
+from .machine import (
+    DEPTH_BUDGET,
+    DEPTH_MESSAGE,
+    BlockFrame,
+    CallFrame,
+    ForFrame,
+    Returned,
+    TooDeep,
+    card_refs,
+    node_count,
+)
 
 if TYPE_CHECKING:
     from ..check.program import Program
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
+
+# What a statement's code returns when the step must end (None: its block goes on), besides the
+# value of a `return` (machine.Returned), which goes to the call running inline or to the call's frame.
+SUSPENDED = "suspended"  # it pushed work that must wait; what was under way inline is now frames below it
+ENDED = "ended"  # the game ended (its frames are gone)
+# Frames that the blocks running inline may stand for before a block makes its frame: it bounds
+# Python's own recursion (two Python calls a level), well below its limit.
+INLINE_DEPTH = 100
 
 # The definitions the closures fall back on, one method of `Game` per kind of node: `_eval_*` for
 # each expression, `_exec_*` for each statement not compiled here. runtime.py fills them when it
@@ -67,9 +104,16 @@ class CodeCache:
     def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
         self.compiled = compiled.compile_program(program, digest, probe)
+        self.memo_layout: MemoLayout = memo_layout(program)
+        # Constants that read no zone or variable (`reads_of`) have the same value in every game of
+        # as many players: computed once, by the first game that needs each, then shared.
+        self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))
+        self.const_values: dict[int, dict[str, Any]] = {}  # players -> pure constant -> value
         self.values: dict[int, tuple[Any, Code]] = {}
         self.truths: dict[int, tuple[Any, Code]] = {}
-        self.blocks: dict[int, tuple[Any, tuple[Code, ...]]] = {}
+        # By a block's identity (each entry holds its block): its statements' closures, and what
+        # each charges the budget of work when it runs (`node_count`).
+        self.blocks: dict[int, tuple[Any, tuple[tuple[Code, ...], tuple[int, ...]]]] = {}
 
     def value(self, e: Any) -> Code:
         entry = self.values.get(id(e))
@@ -101,11 +145,12 @@ class CodeCache:
         """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
         return _compile_stmt(st, self)
 
-    def block(self, stmts: tuple[Any, ...]) -> tuple[Code, ...]:
-        """The closures of a block's statements, in order."""
+    def block(self, stmts: tuple[Any, ...]) -> tuple[tuple[Code, ...], tuple[int, ...]]:
+        """The closures of a block's statements, in order, and the work each charges when it runs."""
         entry = self.blocks.get(id(stmts))
         if entry is None or entry[0] is not stmts:
-            entry = self.blocks[id(stmts)] = (stmts, tuple(_compile_stmt(st, self) for st in stmts))
+            codes = tuple(_compile_stmt(st, self) for st in stmts)
+            entry = self.blocks[id(stmts)] = (stmts, (codes, tuple(node_count(st) for st in stmts)))
         return entry[1]
 
 
@@ -177,6 +222,50 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     return items
 
 
+# ---------------------------------------------------------------------------- running inline
+
+
+def run_block(g: Game, stmts: tuple[s.Stmt, ...], env: dict[str, Any]) -> Any:
+    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame.
+
+    Returns None when the block is done. When a statement ends the step (it pushed work that must
+    wait, or its own inline work did), the rest of the block becomes a frame, put below that work,
+    and SUSPENDED is returned; ENDED and a `Returned` value are passed on as they come.
+    """
+    codes, costs = g.code.block(stmts)
+    frames = g.frames
+    depth, i, n = len(frames), 0, len(codes)
+    while i < n:
+        g.work_left -= costs[i]
+        if g.work_left < 0:
+            g.charge(0, stmts[i])
+        try:
+            r = codes[i](g, env)
+        except TooDeep:  # as the machine names it: the statement that went too deep
+            raise g.runaway(stmts[i].span, DEPTH_MESSAGE) from None
+        i += 1
+        if r is None:
+            if len(frames) == depth and g.pending is None and not g.state.over:
+                continue
+            r = ENDED if g.state.over else SUSPENDED
+        if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
+            frames.insert(depth, BlockFrame(stmts, env, i))
+        return r
+    return None
+
+
+def _enter(g: Game, frames: int) -> bool:
+    """Whether work that the machine would give `frames` frames runs inline now: not while a sink
+    hears every frame pushed (rule coverage counts them), nor past INLINE_DEPTH. The depth budget
+    counts the frames it stands for, as if they were made."""
+    depth = g.inline_depth + frames
+    if depth > INLINE_DEPTH or g.sinks.pushes:
+        return False
+    if len(g.frames) + depth > DEPTH_BUDGET:
+        raise TooDeep
+    return True
+
+
 # ---------------------------------------------------------------------------- statements
 
 
@@ -205,10 +294,14 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             return _if(st, cache)
         case s.For():
             return _for(st, cache)
-        case s.CallStmt():
-            return _call_proc(st, cache)
+        case s.CallStmt(name=name, args=args):
+            return _call(name, args, None, cache)
+        case s.Let(name=name, value=s.Call(name=proc, args=args)):
+            return _call(proc, args, name, cache)  # `let x = proc(...)`: its `return` gives x its value
+        case s.Return():
+            return _return(st, cache)
         case (
-            s.Let()
+            s.Let()  # (every `let` is one of the two above)
             | s.SetField()
             | s.Draw()
             | s.Reveal()
@@ -223,7 +316,6 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             | s.Choose()
             | s.Menu()
             | s.Use()
-            | s.Return()
             | s.EndGame()
             | s.EndUnfinished()
             | s.Say()
@@ -259,38 +351,75 @@ def _if(st: s.If, cache: CodeCache) -> Code:
     )
     otherwise = st.otherwise.stmts if st.otherwise is not None else None
 
-    def if_(g: Game, env: dict[str, Any]) -> None:
-        for cond, stmts in branches:
+    def if_(g: Game, env: dict[str, Any]) -> Any:
+        for cond, stmts in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
             if cond(g, env):
-                g.push(BlockFrame(stmts, env))
-                return
-        if otherwise is not None:
-            g.push(BlockFrame(otherwise, env))
+                break
+        else:
+            if otherwise is None:
+                return None
+            stmts = otherwise
+        if not _enter(g, 1):
+            g.push(BlockFrame(stmts, env))
+            return None
+        g.inline_depth += 1
+        try:
+            return run_block(g, stmts, env)
+        finally:
+            g.inline_depth -= 1
 
     return if_
 
 
-def _call_proc(st: s.CallStmt, cache: CodeCache) -> Code:
+def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: CodeCache) -> Code:
+    """A procedure call; with a `target`, `let target = name(...)`, which its `return` gives a value."""
 
-    name = st.name
     proc = cache.program.procs[name]
     params = tuple(p.name for p in proc.params)
-    args = tuple(cache.value(a) for a in st.args)
+    args = tuple(cache.value(a) for a in arg_nodes)
     body = proc.body.stmts
 
     make_env = _arguments(params, args)
     # A zone passed as a `list of T` is its cards at the call (Game._argument).
-    lists = tuple((p.name, a) for p, a in zip(proc.params, st.args, strict=True) if p.type.__class__ is s.ListType)
+    lists = tuple((p.name, a) for p, a in zip(proc.params, arg_nodes, strict=True) if p.type.__class__ is s.ListType)
 
-    def call(g: Game, env: dict[str, Any]) -> None:
+    def call(g: Game, env: dict[str, Any]) -> Any:
         new_env = make_env(g, env)
         for param, arg in lists:
             if new_env[param].__class__ is ZoneRef:
                 new_env[param] = g.as_list(new_env[param], arg)
-        g.push(CallFrame(name, new_env, env, None))
-        g.push(BlockFrame(body, new_env))
+        if not _enter(g, 2):
+            g.push(CallFrame(name, new_env, env, target))
+            g.push(BlockFrame(body, new_env))
+            return None
+        depth = len(g.frames)
+        g.inline_depth += 2
+        try:
+            r = run_block(g, body, new_env)
+        finally:
+            g.inline_depth -= 2
+        if r is SUSPENDED:
+            g.frames.insert(depth, CallFrame(name, new_env, env, target))
+            return r
+        if r is ENDED:
+            return r
+        if target is not None:  # as `CallFrame.finish`: the value returned, or none
+            env[target] = r.value if r is not None else None
+        return None
 
     return call
+
+
+def _return(st: s.Return, cache: CodeCache) -> Code:
+    node, span = st.value, st.span
+    value = cache.value(node) if node is not None else None
+
+    def return_(g: Game, env: dict[str, Any]) -> Any:
+        if node is None or value is None:
+            return Returned(None, span)
+        return Returned(g.held(value(g, env), node), span)
+
+    return return_
 
 
 def _assign(st: s.Assign, cache: CodeCache) -> Code:
@@ -335,9 +464,26 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
 def _for(st: s.For, cache: CodeCache) -> Code:
 
     var, body = st.var, st.body
+    stmts = body.stmts
     source = _items(cache.value(st.source), st.source, cache)
 
-    def for_(g: Game, env: dict[str, Any]) -> None:
-        g.push(ForFrame(var, source(g, env), body, env))
+    def for_(g: Game, env: dict[str, Any]) -> Any:
+        items = source(g, env)
+        if not _enter(g, 2):
+            g.push(ForFrame(var, items, body, env))
+            return None
+        depth = len(g.frames)
+        g.inline_depth += 2
+        try:
+            for i, item in enumerate(items):
+                env[var] = item
+                r = run_block(g, stmts, env)
+                if r is not None:
+                    if r is SUSPENDED:
+                        g.frames.insert(depth, ForFrame(var, items, body, env, i + 1))
+                    return r
+        finally:
+            g.inline_depth -= 2
+        return None
 
     return for_

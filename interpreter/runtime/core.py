@@ -11,9 +11,9 @@ The frames and the closures reach the game through public members only (tests/te
 these, besides the public API of `Game`, are that interface:
 - data: `state`, `program`, `frames`, `pending`, `journal`, `attempts`, `together`, `secret`,
   `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's closures), `keep` (what `apply`
-  puts back), `memo` (functions' values in this state) and `fn_depth`, `consts`, `players`,
-  `work_left` and `statement_cost_table` (the budget of work), and the sinks (`sinks.events` and
-  the others: observe.py);
+  puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth` (the frames
+  that blocks running inline stand for: closures.py), `consts`, `players`, `work_left` (the budget of work), and the
+  sinks (`sinks.events` and the others: observe.py);
 - the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
   and its answer), `check_rules`, `rule_match`;
 - values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `arith`,
@@ -38,11 +38,11 @@ from ..language.values import (
     same,
     value_key,
 )
-from ..syntax import ast as s
 from .asks import Decision
 from .closures import CodeCache
 from .machine import (
     DEPTH_BUDGET,
+    DEPTH_MESSAGE,
     FAIL_HINT,
     MASK64,
     VALUE_DEPTH,
@@ -54,7 +54,7 @@ from .machine import (
     Keep,
     RuntimeFailure,
     SecretRun,
-    node_count,
+    TooDeep,
 )
 from .observe import Observer, Sinks, Trace
 from .state import State
@@ -87,10 +87,10 @@ class GameCore:
     next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
-    statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]]
     keep: Keep | None
     fn_depth: int
-    memo: dict[tuple[Any, ...], Any]
+    inline_depth: int  # the frames that the blocks running inline (closures.py) stand for, in this step
+    memo: list[dict[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py)
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
 
@@ -130,8 +130,10 @@ class GameCore:
 
     def push(self, frame: Frame) -> None:
         self.frames.append(frame)
-        if len(self.frames) > DEPTH_BUDGET:
-            raise self.runaway(self._current_span(), f"more than {DEPTH_BUDGET} nested steps: runaway recursion?")
+        if len(self.frames) + self.inline_depth > DEPTH_BUDGET:
+            if self.inline_depth:
+                raise TooDeep  # the statement that pushed runs inline: its block names it (closures.run_block)
+            raise self.runaway(self._current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:
                 sink.on_push(self, frame)  # type: ignore[arg-type]  # a layer of Game
@@ -175,14 +177,6 @@ class GameCore:
     def runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
         return self._located(span, message)
-
-    def statement_costs(self, stmts: tuple[s.Stmt, ...]) -> tuple[int, ...]:
-        """What each statement of a block charges the budget of work when it runs (`node_count`),
-        kept with the rulebook by the block's identity (each entry holds its block)."""
-        entry = self.statement_cost_table.get(id(stmts))
-        if entry is None or entry[0] is not stmts:
-            entry = self.statement_cost_table[id(stmts)] = (stmts, tuple(node_count(st) for st in stmts))
-        return entry[1]
 
     def charge(self, work: int, at: Any) -> None:
         """Count `work` units (machine.py, WORK_BUDGET) against the budget of work inside expressions,

@@ -364,7 +364,9 @@ class Evaluator(GameCore):
         match binding.kind:
             case "const":
                 if bound not in self.consts:
-                    self.consts[bound] = self._eval(program.consts[bound].value, {})
+                    value = self.consts[bound] = self._eval(program.consts[bound].value, {})
+                    if bound in self.code.pure_consts:  # the same in every game of as many players
+                        self.code.const_values.setdefault(len(self.players), {})[bound] = value
                 return self.consts[bound]
             case "builtin":
                 return self.players if bound == "players" else len(self.players) if bound == "player_count" else TABLE

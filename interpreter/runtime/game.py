@@ -47,7 +47,6 @@ from .core import (
     fold_seed,
     label_cache,
     seats,
-    shared_dict,
 )
 from .determinize import determinize
 from .evaluate import EVAL
@@ -103,7 +102,6 @@ class Game(Views):
         self._labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self.code: CodeCache = code_cache(rulebook, self.program)
-        self.statement_cost_table: dict[int, tuple[Any, tuple[int, ...]]] = shared_dict(rulebook, "statement_costs")
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
@@ -133,13 +131,14 @@ class Game(Views):
         self.steps = 0
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
+        self.inline_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
-        self.memo: dict[tuple[Any, ...], Any] = {}
+        self.memo: list[dict[tuple[Any, ...], Any]] = [{} for _ in range(self.code.memo_layout.size)]
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
-        self.consts: dict[str, Any] = {}
+        self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
         if self.program.play is not None:
@@ -271,7 +270,8 @@ class Game(Views):
         self.pending = pending
         self.steps = steps
         self.fn_depth = 0
-        self.memo.clear()
+        self.inline_depth = 0
+        self.forget_all()
 
     def _apply(self, decision: Decision, option: Option) -> None:
         self.pending = None
@@ -373,7 +373,8 @@ class Game(Views):
         new.steps = self.steps
         new.keep = None
         new.fn_depth = 0
-        new.memo = {}
+        new.inline_depth = 0
+        new.memo = [{} for _ in self.memo]
         new.check_invariants = self.check_invariants
         new.consts = self.consts
         new.players = self.players
@@ -381,7 +382,7 @@ class Game(Views):
 
     def state_changed(self) -> None:
         """Say that `state` was changed from outside the rules (the game forgets what it derived from it)."""
-        self.memo.clear()
+        self.forget_all()
 
     def determinize(self, player: Player, rng: random.Random | int) -> Game:
         """A copy in which everything hidden from `player` is drawn anew at random, consistently
@@ -402,7 +403,7 @@ class Game(Views):
         more arrangements follow), so that its options reflect the new position; a decision left
         with one option is then taken at once, as always.
         """
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")

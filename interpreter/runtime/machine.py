@@ -70,6 +70,24 @@ class SecretRun:
     span: Span
 
 
+DEPTH_MESSAGE = f"more than {DEPTH_BUDGET} nested steps: runaway recursion?"
+
+
+class TooDeep(Exception):
+    """The depth budget ran out inside a block running inline (closures.py): the block that runs
+    the statement which went too deep makes it the located runaway error, naming that statement."""
+
+
+class Returned:
+    """What a `return` gives back: to the procedure call running it inline (closures.py), or, from
+    a block that is a frame, to the call's frame (`Game.return_from_call`)."""
+
+    __slots__ = ("span", "value")
+
+    def __init__(self, value: Any, span: Span):
+        self.value, self.span = value, span
+
+
 # What a player sees of an event in another player's `secret` block (see Game.visible_to).
 SECRET_TEXT = "[a secret choice]"
 
@@ -174,24 +192,32 @@ class BlockFrame(Frame):
     __slots__ = ("i", "stmts")
     changing = ("i",)
 
-    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any]):
-        self.stmts, self.i, self.env = stmts, 0, env
+    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any], i: int = 0):
+        self.stmts, self.i, self.env = stmts, i, env
 
     def step(self, g: Game) -> None:
         # Statements run one after another in this one step until one of them starts other work
-        # (pushes or pops a frame), asks a decision or ends the game.
-        codes, env, frames = g.code.block(self.stmts), self.env, g.frames
-        entry = g.statement_cost_table.get(id(self.stmts))
-        costs = entry[1] if entry is not None and entry[0] is self.stmts else g.statement_costs(self.stmts)
-        depth, state, i = len(frames), g.state, self.i
-        while i < len(codes):
-            code = codes[i]
+        # (pushes or pops a frame), asks a decision or ends the game. A statement whose code
+        # returns something has ended the step itself (closures.py, `run_block`): the work it
+        # left undone is in frames above this one, its frames are gone, or it returned a value.
+        stmts = self.stmts
+        codes, costs = g.code.block(stmts)
+        env, frames, state = self.env, g.frames, g.state
+        depth, i, n = len(frames), self.i, len(codes)
+        while i < n:
             g.work_left -= costs[i]  # the budget of work: the statement's own expressions (`node_count`)
             if g.work_left < 0:
-                g.charge(0, self.stmts[i])
+                g.charge(0, stmts[i])
             i += 1
             self.i = i
-            code(g, env)
+            try:
+                r = codes[i - 1](g, env)
+            except TooDeep:
+                raise g.runaway(stmts[i - 1].span, DEPTH_MESSAGE) from None
+            if r is not None:
+                if r.__class__ is Returned:
+                    g.return_from_call(r.value, r.span)
+                return
             if len(frames) != depth or frames[-1] is not self or g.pending is not None or state.over:
                 return
         frames.pop()
@@ -201,8 +227,8 @@ class ForFrame(Frame):
     __slots__ = ("body", "i", "items", "var")
     changing = ("i",)
 
-    def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any]):
-        self.var, self.items, self.body, self.i, self.env = var, items, body, 0, env
+    def __init__(self, var: str, items: tuple[Any, ...], body: s.Block, env: dict[str, Any], i: int = 0):
+        self.var, self.items, self.body, self.i, self.env = var, items, body, i, env
 
     def step(self, g: Game) -> None:
         if self.i >= len(self.items):

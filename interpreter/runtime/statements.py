@@ -131,7 +131,10 @@ class Statements(Decisions):
 
     def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
         value = st.value
-        result = self.held(self._eval(value, env), value) if value is not None else None
+        self.return_from_call(self.held(self._eval(value, env), value) if value is not None else None, st.span)
+
+    def return_from_call(self, result: Any, span: Span) -> None:
+        """`return`: unwind the frames to the innermost call's frame, which takes the value."""
         while self.frames:
             frame = self.frames.pop()
             if isinstance(frame, CallFrame):
@@ -142,7 +145,7 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-        raise self._located(st.span, "'return' outside a procedure")
+        raise self._located(span, "'return' outside a procedure")
 
     def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
         winners = st.winners

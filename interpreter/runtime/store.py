@@ -29,8 +29,20 @@ from .machine import (
 class Store(Evaluator):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
+    def forget(self, name: str) -> None:
+        """Forget what was derived from zone or variable `name` (the memo: compile/generate.py, MemoLayout)."""
+        memo = self.memo
+        memo[0].clear()
+        for i in self.code.memo_layout.readers.get(name, ()):
+            memo[i].clear()
+
+    def forget_all(self) -> None:
+        """Forget everything derived from the state."""
+        for values in self.memo:
+            values.clear()
+
     def _undo(self, mark: int) -> None:
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         while len(self.journal) > mark:
             entry = self.journal.pop()
@@ -88,7 +100,6 @@ class Store(Evaluator):
         self.push(RuleFrame(names))
 
     def move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
-        self.memo.clear()
         if not cards:
             return
         if self.sinks.moves:
@@ -117,6 +128,10 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
+        changed = {k.split("[", 1)[0] for k in sources}
+        changed.add(zone.name)
+        for name in changed:
+            self.forget(name)
         if st.known:
             knowledge.forget(self, [c.id for c in cards])
         if self.sinks.events:
@@ -127,13 +142,11 @@ class Store(Evaluator):
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
             self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
-            changed = {k.split("[", 1)[0] for k in sources}
-            changed.add(zone.name)
             for name in sorted(changed):
                 self._changed(name)
 
     def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self.memo.clear()
+        self.forget(name)
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -146,7 +159,7 @@ class Store(Evaluator):
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        self.memo.clear()
+        self.forget_all()  # (a card's field is read wherever the card is)
         st = self.state
         old = st.cards[card.id]
         if self.attempts:
@@ -161,7 +174,7 @@ class Store(Evaluator):
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        self.memo.clear()
+        self.forget_all()
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
             raise self.runaway(

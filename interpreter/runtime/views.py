@@ -129,9 +129,10 @@ class Views(Statements):
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
         """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
         memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
-        labels = self.memo.get(memo_key)
+        memo = self.memo[0]  # emptied by every change
+        labels = memo.get(memo_key)
         if labels is None:
-            labels = self.memo[memo_key] = tuple(self._labels_of(ids))
+            labels = memo[memo_key] = tuple(self._labels_of(ids))
         return labels
 
     def owned_by(self, key: str, who: Player) -> bool:

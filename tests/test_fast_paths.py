@@ -1,0 +1,263 @@
+"""The runtime's fast paths, which must change nothing but speed.
+
+- Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
+  wait becomes frames only then (runtime/closures.py, `run_block`). The tests compare the inline
+  run with the machine that makes a frame for every block (which it does while a sink hears every
+  frame pushed, as rule coverage does).
+- A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
+- A constant that reads no state is computed once for every game of as many players.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import rulecraft
+from rulecraft.agents import RandomAgent, play
+from rulecraft.errors import RulebookError
+from rulecraft.runtime.closures import INLINE_DEPTH
+from rulecraft.runtime.game import Game
+from rulecraft.runtime.observe import Observer
+
+CARDS = """game T players 1..2
+enum Colour { red, blue, green }
+card Chip { colour: Colour, n: int } label "{colour} {n}"
+zone row: Chip public
+zone hand[Player]: Chip public
+zone pile: Chip public
+var log: list of int = [] public
+var total: int = 0 public
+"""
+
+
+class EveryFrame(Observer):
+    """Hears every frame pushed: the game then makes a frame for every block, as before inlining."""
+
+    def on_push(self, game: Game, frame: Any) -> None:
+        pass
+
+
+def load(body: str) -> rulecraft.Rulebook:
+    return rulecraft.load_text(CARDS + body, "t.rules")
+
+
+def both(rb: rulecraft.Rulebook, players: int = 1, seed: int = 0) -> tuple[Game, Game]:
+    """The same game inline and with a frame per block."""
+    return Game(rb, players, seed), Game(rb, players, seed, observers=[EveryFrame()])
+
+
+def trace(game: Game) -> list[str]:
+    return [f"{e.verb} {e.text}" for e in game.events]
+
+
+def test_a_decision_inside_a_loop_inside_a_call_inside_an_if_resumes_where_it_was() -> None:
+    """The blocks under way when a decision is asked become frames in order: the loop goes on with
+    its next item after the answer, then the call's last statement, then the statements after the `if`."""
+    rb = load("""
+proc each(xs: list of int) {
+  for x in xs {
+    set log = log + [x]
+    if x == 2 { choose by players[0] { option "a" { set total = total + 10 } option "b" { } } }
+    set total = total + x
+  }
+  say "done with the list"
+}
+play {
+  if true { each([1, 2, 3]) say "after the call" }
+  say "after the if"
+}
+""")
+    for game in both(rb):
+        assert game.current_decision() is not None
+        assert game.state.vars["log"] == (1, 2)
+        game.apply("a")
+        assert game.over
+        assert game.state.vars["log"] == (1, 2, 3)
+        assert game.state.vars["total"] == 16
+        says = [t for t in trace(game) if t.startswith("say")]
+        assert says == ["say done with the list", "say after the call", "say after the if"]
+
+
+def test_a_game_paused_inside_inline_work_clones_and_both_copies_go_on_alike() -> None:
+    """Paused at a decision asked from deep inside inline work, the game is plain frames: a clone
+    answered differently goes its own way, and the original is untouched."""
+    rb = load("""
+proc pick(n: int) {
+  for i in 1..n { if i == 2 { choose by players[0] { option "low" { set total = total + 1 } option "high" { set total = total + 100 } } } }
+  set total = total * 2
+}
+play { pick(3) pick(3) }
+""")
+    game = rb.new_game(players=1)
+    copy = game.clone()
+    game.apply("low")
+    copy.apply("high")
+    game.apply("low")
+    copy.apply("low")
+    assert (game.state.vars["total"], copy.state.vars["total"]) == (6, 402)
+
+
+def test_return_gives_its_value_from_inside_loops_and_branches_inline_and_after_a_decision() -> None:
+    """`return` inside an `if` inside a `for` of a procedure called inline gives its value to the `let`
+    at once; the same procedure after a decision (its call then a frame) gives it the same way."""
+    rb = load("""
+proc find(xs: list of int, wanted: int) {
+  for x in xs { if x == wanted { return x * 10 } }
+  return -1
+}
+proc asked(xs: list of int) {
+  choose by players[0] { option "go" { } option "stay" { } }
+  for x in xs { if x > 1 { return x } }
+  return 0
+}
+play {
+  let a = find([1, 2, 3], 2)
+  let b = find([1, 2, 3], 7)
+  let c = asked([1, 5, 9])
+  set log = [a, b, c]
+}
+""")
+    for game in both(rb):
+        game.apply("go")
+        assert game.over
+        assert game.state.vars["log"] == (20, -1, 5)
+
+
+def test_a_state_based_rule_fires_between_two_statements_of_an_inline_block() -> None:
+    """A change inside a branch checks the rules at once: the rule's body runs before the branch's
+    next statement, as when every block was a frame."""
+    rb = load("""
+rule full(p in players) when len(hand[p]) >= 2 { say "full hand" move hand[p] to pile }
+setup { create 3 Chip { colour: red, n: 1 } in row }
+play {
+  let p = players[0]
+  for c in row { if true { move c to hand[p] say "moved a chip" } }
+}
+""")
+    inline, framed = both(rb)
+    assert trace(inline) == trace(framed)
+    says = [t for t in trace(inline) if t.startswith("say")]
+    assert says == ["say moved a chip", "say full hand", "say moved a chip", "say moved a chip"]
+
+
+def test_a_failure_inside_inline_work_unwinds_to_its_attempt() -> None:
+    """A `fail` deep inside a loop of a procedure called inline undoes the attempt around the call."""
+    rb = load("""
+proc risky(xs: list of int) { for x in xs { set total = total + x if x == 3 { fail "three" } } }
+play { attempt { risky([1, 2, 3, 4]) } else { set log = [total] } }
+""")
+    for game in both(rb):
+        assert game.over
+        assert game.state.vars["total"] == 0
+        assert game.state.vars["log"] == (0,)
+
+
+def test_recursion_deeper_than_inline_work_goes_gives_the_same_values() -> None:
+    """A recursion deeper than inline work goes (INLINE_DEPTH) goes on in frames, with the same result."""
+    depth = INLINE_DEPTH
+    rb = load(f"""
+proc down(n: int) {{ if n == 0 {{ return 0 }} let rest = down(n - 1) return rest + n }}
+play {{ let t = down({depth}) set total = t }}
+""")
+    for game in both(rb):
+        assert game.state.vars["total"] == depth * (depth + 1) // 2
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "proc again(n: int) { if n >= 0 { again(n + 1) } }\nplay { again(0) }",
+        "proc again(n: int) { for i in [n] { attempt { again(i + 1) } } }\nplay { again(0) }",
+        "proc again(n: int) { let x = n if true { set total = n again(x + 1) } }\nplay { again(0) }",
+    ],
+)
+def test_runaway_recursion_inline_stops_where_the_machine_did(body: str) -> None:
+    """Unbounded recursion through inline work stops at the depth budget with the machine's message,
+    naming the same statement (the budget counts the frames inline work stands for)."""
+    rb = load(body)
+    messages = []
+    for observers in ([], [EveryFrame()]):
+        with pytest.raises(RulebookError, match="more than 400 nested steps: runaway recursion") as caught:
+            Game(rb, 1, 0, observers=observers)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "t.rules:9:" in messages[0]
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_whole_games_are_the_same_inline_and_with_a_frame_per_block(name: str) -> None:
+    """Seeded random games of the bundled rulebooks give the same trace both ways."""
+    rb = rulecraft.load(name)
+    players = rb.program.min_players + 1 if rb.program.max_players > rb.program.min_players else 1
+    for seed in range(2):
+        games = both(rb, players, seed)
+        for game in games:
+            play(game, [RandomAgent(seed * 31 + i) for i in range(players)])
+        inline, framed = games
+        assert inline.answers == framed.answers
+        assert trace(inline) == trace(framed)
+
+
+MEMO = """
+zone deck: Chip public
+fn reds(z: int) = len([c for c in row if c.colour == red]) + z
+fn passed_in(cs: list of Chip) = len(cs where it.n > 0)
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: red, n: 2 } in deck }
+play {
+  set total = reds(0)
+  choose by players[0] { option "add" { set total = total + 1 } option "move" { move first(deck) to row } }
+  set total = reds(0) + total
+  choose by players[0] { option "paint" { set first(row).colour = blue } option "keep" { } }
+  set total = reds(0) * 100 + total
+}
+"""
+
+
+def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
+    """A remembered function keeps its values through a change to what it does not read, and forgets
+    them at a change to a zone it reads or to any card's field; its value is always what it reads."""
+    rb = load(MEMO)
+    game = rb.new_game(players=1)
+    layout = game.code.memo_layout
+    slot = layout.slots["reds"]
+    assert slot > 0 and slot in layout.readers["row"] and slot not in layout.readers.get("total", ())
+    assert layout.slots["passed_in"] > 0  # a list of cards passed in is a value, not a zone
+    assert game.memo[slot]
+    game.apply("add")  # `set total`: reds does not read it
+    assert game.memo[slot]
+    assert game.state.vars["total"] == 2 + 3
+    other = rb.new_game(players=1)
+    other.apply("move")  # a red chip moved into `row`, which reds reads
+    assert other.state.vars["total"] == 2 + 3
+    other.apply("paint")  # a field changed (a red chip painted blue): everything is forgotten
+    assert other.state.vars["total"] == 100 * 2 + 5
+    game.apply("keep")
+    assert game.state.vars["total"] == 200 + 5
+
+
+def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
+    """A function given a zone itself (a parameter of type `any`) may read any zone: it keeps no
+    values of its own past a change."""
+    rb = load("fn size(z: any) = len(z where true)\nplay { }")
+    layout = rb.new_game(players=1).code.memo_layout
+    assert layout.slots.get("size", 0) == 0
+
+
+def test_a_constant_that_reads_no_state_is_computed_once_for_every_game() -> None:
+    """A constant of the rules alone is shared by the games of as many players; one that reads the
+    state (lazily, at its first use) is each game's own."""
+    rb = load("""
+const SIZES = [len([j for j in 1..i]) for i in 1..5]
+const START = total
+play {
+  choose by players[0] { option "one" { set total = 1 } option "two" { set total = 2 } }
+  set log = SIZES + [START]
+}
+""")
+    first, second = rb.new_game(players=1), rb.new_game(players=1)
+    first.apply("one")
+    second.apply("two")
+    assert (first.state.vars["log"], second.state.vars["log"]) == ((1, 2, 3, 4, 5, 1), (1, 2, 3, 4, 5, 2))
+    assert set(first.code.const_values[1]) == {"SIZES"}
+    assert rb.new_game(players=1).consts == {"SIZES": (1, 2, 3, 4, 5)}

@@ -261,3 +261,29 @@ play {
     assert (first.state.vars["log"], second.state.vars["log"]) == ((1, 2, 3, 4, 5, 1), (1, 2, 3, 4, 5, 2))
     assert set(first.code.const_values[1]) == {"SIZES"}
     assert rb.new_game(players=1).consts == {"SIZES": (1, 2, 3, 4, 5)}
+
+
+def test_a_failed_apply_puts_back_the_zones_an_earlier_attempt_had_changed() -> None:
+    """`apply` keeps the state to put back without copying every zone (a zone is copied before it
+    first changes): an answer whose step undoes an attempt begun before it, then stops with an
+    error, leaves every zone as it was, the attempt's earlier move included."""
+    rb = load("""
+setup { create 3 Chip { colour: red, n: 1 } in row }
+play {
+  let p = players[0]
+  attempt {
+    move first(row) to hand[p]
+    choose by p { option "fail" { move first(row) to pile  fail "no" } option "ok" { } }
+  } else {
+    move first(row) to pile
+    move first(hand[p]) to pile
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    before = rb.converter.unstructure(game.state)
+    with pytest.raises(RulebookError, match="no card to move"):
+        game.apply("fail")
+    assert rb.converter.unstructure(game.state) == before
+    game.apply("ok")
+    assert game.over and len(game.state.zones["hand[P1]"]) == 1 and len(game.state.zones["row"]) == 2

@@ -3,11 +3,20 @@ is indexed like any list, keys keep their type, and a `use` names who chooses th
 
 from __future__ import annotations
 
+import copy
+import os
+import pickle
+import subprocess
+import sys
+
+import attrs
+import cattrs
 import pytest
 import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
+from rulecraft.language.values import CardRef, Player
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -265,3 +274,84 @@ def test_arrange_names_a_zone_by_its_typed_key() -> None:
     assert game.view(None)["zones"] == {'box["1"]': ["blue 1"], "box[1]": []}
     with pytest.raises(GameError, match="no zone 'box\\[one\\]'"):
         game.arrange("box[one]", ["blue 1"])
+
+
+# ---------------------------------------------------------------- players and cards as Python values
+
+P1, P2 = Player(0), Player(1)
+
+
+def test_a_player_or_a_card_equals_no_number() -> None:
+    """P1 is not seat number 0 and card #0 is not 0: as keys (of a memo, say) they stay apart."""
+    assert P1 != 0 and CardRef(0) != 0 and CardRef(0) != P1
+    memo = {("fn", P1): "player", ("fn", 0): "number", ("fn", CardRef(0)): "card"}
+    assert [memo[("fn", k)] for k in (Player(0), 0, CardRef(0))] == ["player", "number", "card"]
+
+
+def test_a_player_or_a_card_is_one_object_however_it_is_made() -> None:
+    """Made anew, unpickled, copied, evolved or structured, a player or a card is the one object for its seat or id."""
+    conv = cattrs.Converter()
+    for value, made in (
+        (P2, Player(1)),
+        (P2, pickle.loads(pickle.dumps(P2))),
+        (P2, copy.deepcopy([P2])[0]),
+        (P2, attrs.evolve(P1, index=1)),
+        (P2, conv.structure(conv.unstructure(P2), Player)),
+        (CardRef(7), copy.copy(CardRef(7))),
+        (CardRef(7), pickle.loads(pickle.dumps(CardRef(7)))),
+        (CardRef(7), conv.structure({"id": 7}, CardRef)),
+    ):
+        assert made is value
+
+
+def test_players_and_cards_are_ordered_by_seat_and_id() -> None:
+    """Players sort by seat, cards by id; a player and a card are not compared."""
+    assert sorted([Player(2), P1, P2]) == [P1, P2, Player(2)] and max(P1, P2) is P2 and P1 <= P1 < P2
+    assert sorted([CardRef(3), CardRef(1)]) == [CardRef(1), CardRef(3)]
+    with pytest.raises(TypeError):
+        assert CardRef(1) > P1
+
+
+# Plays the bundled games a while with seeded agents and prints traces (whole and one player's),
+# a view, the state and a determinization of it; argv[1] says in which order hashes put players and cards.
+SAME_GAMES = """
+import json, sys
+from rulecraft import agents, rulebook
+from rulecraft.language.values import CardRef, Player
+from rulecraft.render import trace_text
+
+sign = 1 if sys.argv[1] == "up" else -1
+Player.__hash__ = lambda p: sign * (p.index + 2)
+CardRef.__hash__ = lambda c: sign * (c.id + 2)
+for name, players, names in (("guildhall", 2, "greedy,random"), ("renaissance_man", 2, "random,greedy"),
+                             ("valdora", 3, "greedy,random")):
+    rb = rulebook.load(name)
+    game = rb.new_game(players=players, seed=3)
+    seats = agents.make_agents(names.split(","), players, 3)
+    for _ in range(120):
+        decision = game.current_decision()
+        if decision is None:
+            break
+        game.apply(seats[decision.player.index].choose(game, decision))
+    print(trace_text(game), trace_text(game, viewer=Player(1)), json.dumps(game.view(Player(0))))
+    print(json.dumps(rb.converter.unstructure(game.state)))
+    print(json.dumps(rb.converter.unstructure(game.determinize(Player(1), 5).state)))
+"""
+
+
+def test_seeded_games_are_the_same_in_every_process() -> None:
+    """A player's or card's hash is its address, which differs from process to process: seeded games
+    trace, show, save and determinize the same whatever order hashes put players and cards in."""
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAME_GAMES, order],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for order, seed in (("up", "1"), ("down", "2"))
+    ]
+    outputs = [run.communicate(timeout=300)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0]
+    assert outputs[0].count("# rulebook:") == 6
+    assert outputs[0] == outputs[1]

@@ -4,9 +4,9 @@
 |---------------------|-----------------------------------------|
 | int, bool, str      | int, bool, str                          |
 | none                | None                                    |
-| a player            | `Player` (seat index; labelled P1, P2…) |
+| a player            | `Player` (a seat, interned; P1, P2…)    |
 | an enumeration value| `EnumValue` (interned per rulebook)     |
-| a card              | `CardRef` (the card's id in the state)  |
+| a card              | `CardRef` (a card's id, interned)       |
 | a list              | tuple (lists are immutable values)      |
 | a record            | `Record`                                |
 | a zone              | `ZoneRef` (name and keys)               |
@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -22,12 +23,38 @@ from typing import Any
 
 import attrs
 
+# Players and cards are interned: there is one object per seat and one per card id, made in `__new__`
+# (which cattrs, `attrs.evolve`, pickle and copy all go through). Equality is then identity and the hash
+# is object's, both done in C, where attrs' generated `__eq__` and `__hash__` were a Python call each:
+# players and cards are the commonest parts of dictionary and memo keys (`('occupied', P1, 1, 2)`), so
+# those calls were several percent of a game. Being objects of their own class, a player or a card still
+# equals no number or other value. The hash varies from process to process (as attrs' did, which mixes
+# in a string's hash): no set of players or cards is ever iterated where the order could be seen
+# (tests/test_values.py plays seeded games under two opposite hash orders and compares them).
+_PLAYERS: dict[int, Player] = {}
+_CARDS: dict[int, CardRef] = {}
 
-@attrs.frozen(slots=True, order=True)
+
+@functools.total_ordering
+@attrs.frozen(slots=True, eq=False, init=False)
 class Player:
     """A seat; P1 is seat 0."""
 
     index: int
+
+    def __new__(cls, index: int) -> Player:
+        made = _PLAYERS.get(index)
+        if made is None:
+            made = object.__new__(cls)
+            object.__setattr__(made, "index", index)
+            made = _PLAYERS.setdefault(index, made)
+        return made
+
+    def __reduce__(self) -> tuple[type[Player], tuple[int]]:  # unpickled and copied through `__new__`
+        return Player, (self.index,)
+
+    def __lt__(self, other: object) -> bool:  # players are ordered by seat
+        return self.index < other.index if isinstance(other, Player) else NotImplemented
 
     def __str__(self) -> str:
         return f"P{self.index + 1}"
@@ -52,11 +79,26 @@ class EnumValue:
     __repr__ = __str__
 
 
-@attrs.frozen(slots=True, order=True)
+@functools.total_ordering
+@attrs.frozen(slots=True, eq=False, init=False)
 class CardRef:
-    """A card, by its id in the state (ids are given in creation order)."""
+    """A card, by its id in the state (ids are given in creation order); interned like `Player`."""
 
     id: int
+
+    def __new__(cls, id: int) -> CardRef:
+        made = _CARDS.get(id)
+        if made is None:
+            made = object.__new__(cls)
+            object.__setattr__(made, "id", id)
+            made = _CARDS.setdefault(id, made)
+        return made
+
+    def __reduce__(self) -> tuple[type[CardRef], tuple[int]]:  # unpickled and copied through `__new__`
+        return CardRef, (self.id,)
+
+    def __lt__(self, other: object) -> bool:  # cards are ordered by id
+        return self.id < other.id if isinstance(other, CardRef) else NotImplemented
 
     def __repr__(self) -> str:
         return f"#{self.id}"
@@ -248,7 +290,7 @@ def label_of_plain(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
-    if a is b:  # every value equals itself (enumeration values and players are often the same object)
+    if a is b:  # every value equals itself (players and cards are interned, enumeration values per rulebook)
         return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False

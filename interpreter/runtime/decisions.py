@@ -261,8 +261,11 @@ class Decisions(Store):
         if not values:
             return None
         zones: set[str] = set()
+        location = self.state.location
         for value in values:
-            if not self._public_value(value, zones):
+            if value.__class__ is CardRef:  # (the common case, without a call)
+                zones.add(location[value.id])
+            elif not self._public_value(value, zones):
                 return None
         return tuple(sorted(zones))
 

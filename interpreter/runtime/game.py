@@ -244,7 +244,7 @@ class Game(Views):
         and envs kept as they are touched: see Keep), and the rest of what a step changes."""
         self.keep = Keep(self.frames)
         return (
-            self.state.copy(),
+            self.state.snapshot(),
             list(self.frames),
             len(self.answers),
             len(self.events),
@@ -432,8 +432,8 @@ class Game(Views):
             if card_type != self.program.zones[name].card_type:
                 raise GameError(f"'{label}' is a {card_type}: {zone} holds {self.program.zones[name].card_type} cards")
             src = st.location[found.id]
-            st.zones[src].remove(found.id)
-            st.zones.setdefault(zone, []).append(found.id)
+            self.zone_list(src).remove(found.id)
+            (self.zone_list(zone) if zone in st.zones else st.zones.setdefault(zone, [])).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
         if st.known:

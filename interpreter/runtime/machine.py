@@ -442,11 +442,16 @@ class Keep:
     A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
     when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
     made after the keep, need nothing: the old stack is put back.
+
+    The state is kept alike: `apply` keeps a copy that shares the lists of the zones' cards
+    (`State.snapshot`), and `zones` names the zones whose list the game has since replaced by a
+    copy of its own, as it does before it first changes one (`Store.zone_list`).
     """
 
-    __slots__ = ("envs", "frames", "saved_envs", "saved_frames")
+    __slots__ = ("envs", "frames", "saved_envs", "saved_frames", "zones")
 
     def __init__(self, frames: Sequence[Frame]):
+        self.zones: set[str] = set()
         self.frames: set[int] = {id(f) for f in frames}  # not saved yet
         self.envs: set[int] = set()
         for f in frames:

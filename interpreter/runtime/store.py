@@ -41,6 +41,18 @@ class Store(Evaluator):
         for values in self.memo:
             values.clear()
 
+    def zone_list(self, key: str) -> list[int]:
+        """The list of a zone's cards, to change in place. While `apply` keeps the state it may put
+        back (whose zones share their lists with the game's: `State.snapshot`), a zone's list is
+        first replaced by a copy, once, so that the kept state is never changed."""
+        zones = self.state.zones
+        ids = zones[key]
+        keep = self.keep
+        if keep is not None and key not in keep.zones:
+            keep.zones.add(key)
+            ids = zones[key] = list(ids)
+        return ids
+
     def _undo(self, mark: int) -> None:
         self.forget_all()
         st = self.state
@@ -49,8 +61,8 @@ class Store(Evaluator):
             kind = entry[0]
             if kind == "move":
                 _, cid, src, index, dst = entry
-                st.zones[dst].remove(cid)
-                st.zones.setdefault(src, []).insert(index, cid)
+                self.zone_list(dst).remove(cid)
+                (self.zone_list(src) if src in st.zones else st.zones.setdefault(src, [])).insert(index, cid)
                 st.location[cid] = src
             elif kind == "var":
                 _, key, old, existed = entry
@@ -63,7 +75,7 @@ class Store(Evaluator):
                 st.cards[cid] = old_card
             elif kind == "create":
                 _, cid, zone = entry
-                st.zones[zone].remove(cid)
+                self.zone_list(zone).remove(cid)
                 st.cards.pop()
                 st.location.pop()
             elif kind == "zone":
@@ -107,8 +119,9 @@ class Store(Evaluator):
                 sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
         st = self.state
         dst_key = zone.key
-        dst = st.zones.get(dst_key)
-        if dst is None:
+        if dst_key in st.zones:
+            dst = self.zone_list(dst_key)
+        else:
             dst = st.zones[dst_key] = []
             if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
                 self.journal.append(("zone", dst_key))
@@ -116,7 +129,7 @@ class Store(Evaluator):
         for card in cards:
             cid = card.id
             src_key = st.location[cid]
-            src = st.zones[src_key]
+            src = self.zone_list(src_key)
             index = src.index(cid)
             del src[index]
             if bottom:
@@ -185,8 +198,9 @@ class Store(Evaluator):
                 self._shallow(value, span)
         cls = self.classes[card_type]
         key = zone.key
-        dst = st.zones.get(key)
-        if dst is None:
+        if key in st.zones:
+            dst = self.zone_list(key)
+        else:
             dst = st.zones[key] = []
             if self.attempts:
                 self.journal.append(("zone", key))

@@ -63,6 +63,7 @@ RUNTIME_NAMES = (
     "_LIST_BUDGET",
     "_FN_DEPTH_BUDGET",
     "_MEMO_BUDGET",
+    "_EMPTY_MEMO",  # the empty dict a game's memo holds for a part until a value is kept there
     "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
     "_sort_work",
 )
@@ -305,9 +306,13 @@ class Generator:
         self.lines += body.lines
         tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
         if remembered:
+            slot = self.memo_slots[name]
             tail += [
                 "    try:",
-                "        if len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
+                f"        memo = g.memo[{slot}]",
+                "        if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)",
+                f"            memo = g.memo[{slot}] = {{}}",
+                "        elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
                 "            memo.clear()",
                 "        memo[key] = v",
                 "    except TypeError:",

@@ -33,6 +33,7 @@ from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
 from .machine import (
+    EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
     MEMO_BUDGET,
@@ -124,6 +125,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_LIST_BUDGET": LIST_BUDGET,
         "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
         "_MEMO_BUDGET": MEMO_BUDGET,
+        "_EMPTY_MEMO": EMPTY_MEMO,
         "_fn_cost": lambda name: WORK_PER_CALL + node_count(program.fns[name].body),
         "_sort_work": sort_work,
     }

@@ -47,7 +47,21 @@ SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
 # What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
 # allowed, and the attributes of the game and of values that it reads.
 GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
-ALLOWED_NAMES = {*RUNTIME_NAMES, "len", "tuple", "range", "getattr", "any", "all", "bool", "set", "int", "str", "max"}
+ALLOWED_NAMES = {
+    *RUNTIME_NAMES,
+    "len",
+    "tuple",
+    "range",
+    "getattr",
+    "any",
+    "all",
+    "bool",
+    "set",
+    "int",
+    "str",
+    "max",
+    "sum",
+}
 ALLOWED_NAMES |= {"TypeError", "LINES"}
 ALLOWED_ATTRIBUTES = {
     *("state", "vars", "zones", "cards", "index", "key", "keys", "enum", "id", "has", "get", "append", "span"),
@@ -65,6 +79,7 @@ ALLOWED_ATTRIBUTES = {
         "charge",
         "text",
         "clear",
+        "_fields",  # a record's fields (values.Record), read where the record has the field
     ),
 }
 
@@ -234,3 +249,49 @@ def test_a_number_or_an_empty_list_on_the_left_of_a_comparison_is_compared_witho
         warnings.simplefilter("error")
         compile(generate(rb.program).source, "t", "exec")
     assert _said(rb.new_game(players=1, trace=True)) == ["true false true false"]
+
+
+# Expressions the generator writes in a form of its own (a count, a built-in inline, a zone's key, a
+# record's field, a test against none, a field kept through a loop), each charging the work its
+# definition charges.
+SHORTCUTS = [
+    "len(hand[P1] where it.n > 1)",
+    "len([1, 5, 3, 7] where it > 2 and it not in [7, 9])",
+    "sum([len(1..k) for k in 1..9])",
+    "flatten([[j for j in 1..i] for i in 1..9])",
+    "flatten([[1], hand[P1]])",
+    "first([4, 5, 6] where it > 4)",
+    "last([4, 5, 6] where it > 4)",
+    "ord(blue)",
+    "[{a: 1, b: c.colour}.b for c in hand[P1]]",
+    "[c.n for c in hand[P1] if c != none and none != c.colour]",
+    "[[c.n + d.n for d in hand[P1] where it.n > c.n - 1] for c in hand[P1]]",
+    "[[x + c.n for x in 1..2] for c in [first(hand[P1]), first(row)]]",
+]
+
+
+def _charged(game: Any, evaluate: Any, node: Any, work: int) -> tuple[Any, int]:
+    """What evaluating gives (a value or an error's message) and the work it charged, from `work` left.
+    (Where a runaway query points differs: generated code charges its loop at the query, the definition
+    at its key; the units are the same.)"""
+    game.work_left = work
+    try:
+        outcome: Any = evaluate(node, {})
+    except RulebookError as error:
+        outcome = str(error).splitlines()[0].partition(" error: ")[2]
+    return outcome, work - game.work_left
+
+
+@pytest.mark.parametrize("expr", SHORTCUTS)
+def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
+    """Generated code gives the value the definition gives and charges the same work to the budget, in
+    full and when the budget runs out part of the way (the same error)."""
+    setup = "setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }"
+    rb = load(f"const P1 = players[0]\nconst X = {expr}\n{setup}\nplay {{ }}\n")
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game._eval, node, 10_000)
+    assert (fast, charged) == _charged(game, game._eval_slow, node, 10_000)
+    assert charged > 0 or expr == "ord(blue)"
+    for work in range(charged):  # every place the budget can run out
+        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from ..syntax import ast as s
 
@@ -11,6 +14,7 @@ if TYPE_CHECKING:
     from .generate import Generator
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
+_NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
@@ -25,6 +29,16 @@ def _literal(e: Any) -> tuple[bool, Any]:
     return False, None
 
 
+@attrs.define
+class _Loop:
+    """A loop being generated: its element's Python local, where its `for` stands, and the fields it keeps."""
+
+    var: str
+    start: int  # the index of its `for` in the lines
+    indent: int
+    kept: dict[tuple[str, str], str] = attrs.Factory(dict)  # (local, field name) -> the local keeping it
+
+
 class Body:
     """The statements of one generated function, made node by node; `value` returns a Python expression."""
 
@@ -37,6 +51,7 @@ class Body:
         self.indent = 1
         self.count = 0
         self.at = -1  # the node being generated, for the line table
+        self.loops: list[_Loop] = []  # the loops open where the next line goes, innermost last
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -266,21 +281,54 @@ class Body:
             enum = binding.name
             member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
             return self._guarded(enum, k, member)
-        v, t, c = self.value(e.obj), self.tmp(), self.tmp()
+        cache = self._invariant(e)
+        if cache is not None:  # read at its first use in the loop, then kept
+            self.emit(f"if {cache} is _M:")
+            self.indent += 1
+            self._read_field(e, k, cache)
+            self.indent -= 1
+            return cache
+        t = self.tmp()
+        self._read_field(e, k, t)
+        return t
+
+    def _invariant(self, e: s.FieldAccess) -> str | None:
+        """The local that keeps `x.f` through the innermost loop, if `x` is a local name the loop does not
+        bind (a parameter, an outer loop's element): the same card or record at each element, in a
+        state that expressions do not change, so the same value or the same error; and reading a field
+        charges nothing, so reading it once charges what reading it each time did."""
+        obj = e.obj
+        if not self.loops or obj.__class__ is not s.Name or obj.id not in self.scope:
+            return None
+        binding = self.gen.resolution.of(obj)
+        if binding is not None and binding.kind != "local":
+            return None
+        loop = self.loops[-1]
+        py = self.scope[obj.id]
+        if py == loop.var:
+            return None
+        if (py, e.name) not in loop.kept:
+            loop.kept[py, e.name] = self.tmp()
+        return loop.kept[py, e.name]
+
+    def _read_field(self, e: s.FieldAccess, k: int, t: str) -> None:
+        v, c = self.value(e.obj), self.tmp()
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
-        # a card of a class seen to have the field: its attribute; anything else: `_field`
+        # a card of a class seen to have the field: its attribute; a record with the field: its value;
+        # anything else: `_field`
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
         self.emit(f"    {t} = getattr({c}, {e.name!r})")
+        self.emit(f"elif {v}.__class__ is _Record and {e.name!r} in {v}._fields:")
+        self.emit(f"    {t} = {v}._fields[{e.name!r}]")
         self.emit("else:")
         self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
-        return t
 
     def _call(self, e: s.Call, k: int) -> str:
         binding = self.gen.resolution.of(e)
         name = e.name
         if binding is not None and binding.kind == "fn":
             args = [self.value(a) for a in e.args]
-            call = f"c{self.gen.fn_names[name][1:]}"
+            call = self.gen.fn_names[name]
             return f"{call}(g, {', '.join([str(k), *args])})"
         if binding is None or binding.kind != "builtin_fn":
             return self.slow(k)  # the definition names the unknown function
@@ -297,32 +345,109 @@ class Body:
             self.emit("else:")
             self.emit(f"    {t} = {self.slow(k)}")
             return t
-        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         args = [self.value(a) for a in e.args]
+        if name in ("sum", "flatten") and len(args) == 1:
+            return self._over_list(name, args[0], k)
+        # the common case of a few built-ins that charge nothing, inline: `ord` of an enumeration
+        # value, `first` and `last` of a list; anything else by the built-in itself
+        fast = (
+            {
+                "ord": (f"{args[0]}.__class__ is _EnumValue", f"{args[0]}.index"),
+                "first": (f"{args[0]}.__class__ is tuple", f"{args[0]}[0] if {args[0]} else None"),
+                "last": (f"{args[0]}.__class__ is tuple", f"{args[0]}[-1] if {args[0]} else None"),
+            }.get(name)
+            if len(args) == 1
+            else None
+        )
+        if fast is not None:
+            self.emit(f"if {fast[0]}:")
+            self.emit(f"    {t} = {fast[1]}")
+            self.emit("else:")
+            self.indent += 1
+        self._builtin(t, name, args, k)
+        if fast is not None:
+            self.indent -= 1
+        return t
+
+    def _over_list(self, name: str, v: str, k: int) -> str:
+        """`sum(xs)` and `flatten(xss)` of a list, charged as the built-in charges (builtins.py): its reading,
+        then, for `flatten`, the elements it makes. Anything else by the built-in itself."""
+        t = self.tmp()
+        if name == "sum":
+            self.emit(f"if {v}.__class__ is tuple:")
+            self.indent += 1
+            self.emit("try:")
+            self.indent += 1
+            self.charge(f"len({v})", k)
+            self.emit(f"{t} = sum({v})")
+            self.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+            self.emit(f"    {t} = g.number({t}, _N[{k}])  # the located error")
+            self.indent -= 1
+            self.emit("except _VALUE_ERRORS:")
+            self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+            self.indent -= 1
+            self.emit("else:")
+        else:  # a list of lists: `_flatten` charges and bounds it as the built-in does; anything else: `_M`
+            self.emit(f"{t} = _flatten(g, {v}, _N[{k}]) if {v}.__class__ is tuple else _M")
+            self.emit(f"if {t} is _M:")
+        self.indent += 1
+        self._builtin(t, name, [v], k)
+        self.indent -= 1
+        return t
+
+    def _builtin(self, t: str, name: str, args: list[str], k: int) -> None:
+        """`t = ` a built-in function's value, by its implementation (builtins.py)."""
+        builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         self.emit("try:")
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
         self.emit("except _VALUE_ERRORS:")
         self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
-        return t
 
     def _key(self, key: str, name: str, keys: list[str]) -> None:
         """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared
         type (a player, a number, an enumeration value), as `zone_key` spells it, else by `zone_key`."""
-        types = self.gen.resolution.keys.get(name, ())
-        spell = {
-            "player": ("_Player", "'P' + str({}.index + 1)"),
-            "int": ("int", "str({})"),
-            "enum": ("_EnumValue", "{}.key"),
-        }
-        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+        typed = self._typed_key(name, keys)
+        if typed is None:
             self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
             return
-        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
-        parts = " + ',' + ".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
-        self.emit(f"if {tests}:")
-        self.emit(f"    {key} = {name + '['!r} + {parts} + ']'")
+        self.emit(f"if {typed[0]}:")
+        self.emit(f"    {key} = {typed[1]}")
         self.emit("else:")
         self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
+
+    def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
+        """The test that each key has its declared type (a player, a number, an enumeration value, a card) and the
+        state key then, spelled as `zone_key` spells it; None if a key's type is another."""
+        types = self.gen.resolution.keys.get(name, ())
+        spell = {
+            "player": ("_Player", "P{{{}.index + 1}}"),
+            "int": ("int", "{{{}}}"),
+            "enum": ("_EnumValue", "{{{}.key}}"),
+            "card": ("_CardRef", "#{{{}.id}}"),
+        }
+        if len(types) != len(keys) or any(t.kind not in spell for t in types):
+            return None
+        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
+        parts = ",".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
+        # one f-string (a number, a seat, an enumeration value's key, a card's `#id`, as `zone_key` spells them),
+        # after the zone's name as a quoted literal: Python joins the two when it compiles them
+        return tests, f"{name + '['!r} f'{parts}]'"
+
+    def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
+        """Emit `found(key)` (given the zone's state key) where no key is none, else `missing`.
+        Keys of their declared types are tested first: then none of them is none, with no tuple made to ask."""
+        typed = self._typed_key(name, keys)
+        listed = f"({', '.join(keys)},)"
+        test = f"None in {listed}"
+        if typed is not None:
+            self.emit(f"if {typed[0]}:")
+            self.emit(f"    {found(typed[1])}")
+            self.emit(f"elif {test}:")
+        else:
+            self.emit(f"if {test}:")
+        self.emit(f"    {missing}")
+        self.emit("else:")
+        self.emit(f"    {found(f'_zone_key({name!r}, {listed})')}")
 
     def _zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
         """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
@@ -341,16 +466,14 @@ class Body:
         zone = self._zone_cards_key(e.args[0])
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone
-            self.emit(f"if None in ({', '.join(keys)},):")
-            self.emit(f"    {t} = {self.slow(k)}")
-            self.emit("else:")
-            self.indent += 1
-            key = self.tmp()
-            self._key(key, name, keys)
-            self.emit(f"{t} = len(g.state.zones.get({key}, ()))")
-            self.indent -= 1
+            self._zone_lookup(
+                name, keys, lambda key: f"{t} = len(g.state.zones.get({key}, ()))", f"{t} = {self.slow(k)}"
+            )
             return t
-        v = self.value(e.args[0])
+        q = e.args[0]
+        if q.__class__ is s.Query and q.op == "where":
+            return self._count(q, k)
+        v = self.value(q)
         self.emit(f"{t} = {v}")
         self.emit(f"if {t}.__class__ is tuple:")
         self.emit(f"    {t} = len({t})")
@@ -359,6 +482,25 @@ class Body:
         self.emit("else:")
         self.emit(f"    {t} = {self.slow(k)}")
         return t
+
+    def _count(self, q: s.Query, k: int) -> str:
+        """`len(xs where c)`: the elements that pass counted, not gathered into a list. Every element is
+        tested and charged as the query's own loop does, in the same order, and anything unusual is the
+        definition's `len`, which evaluates the query again and names it in its message."""
+        items, n = self._items(q.source), self.tmp()
+        self.emit(f"{n} = 0")
+        self.emit("try:")
+        self.indent += 1
+        outer, self.at = self.at, self.gen.number[id(q)]  # the loop is the query's: charged at it
+        _, saved = self._loop("it", items)
+        self.emit(f"if {self.truth(q.key)}:")
+        self.emit(f"    {n} += 1")
+        self._close("it", saved)
+        self.at = outer
+        self.indent -= 1
+        self.emit("except _VALUE_ERRORS:")
+        self.emit(f"    {n} = {self.slow(k)}")
+        return n
 
     def _compare(self, e: s.Compare, k: int) -> str:
         op, t = e.op, self.tmp()
@@ -374,6 +516,12 @@ class Body:
                 self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
             return t
         b = self.value(e.right)
+        plain = all(x == "None" or _NAME.fullmatch(x) for x in (a, b))  # names or none: no literal to warn of
+        if op in ("==", "!=") and "None" in (a, b) and plain:
+            # `x == none`: only none is the same as none (`same`), and is not a list (a literal other than
+            # none is left to `_same`: Python warns of `is` with one)
+            self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
+            return t
         if op in ("==", "!="):
             # two lists: the definition, which charges their weight; else `same`, enumeration values inline
             self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
@@ -462,14 +610,11 @@ class Body:
         zone = self._zone_cards_key(e)
         if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
             name, keys = zone
-            self.emit(f"if None in ({', '.join(keys)},):")
-            self.emit(f"    {t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])")
-            self.emit("else:")
-            self.indent += 1
-            key = self.tmp()
-            self._key(key, name, keys)
-            self.emit(f"{t} = _card_refs(g.state.zones.get({key}, ()))")
-            self.indent -= 1
+            missing = f"{t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])"
+            # an empty zone (a missing key reads as one) is no list of cards to make: no call of `_card_refs`
+            self._zone_lookup(
+                name, keys, lambda key: f"{t} = _card_refs({t}) if ({t} := g.state.zones.get({key})) else ()", missing
+            )
             return t
         v = self.value(e)
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
@@ -483,12 +628,16 @@ class Body:
         py = self.local()
         saved = self.scope.get(var)
         self.scope[var] = py
+        self.loops.append(_Loop(py, len(self.lines), self.indent))
         self.emit(f"for {py} in {items}:")
         self.indent += 1
         return py, saved
 
     def _close(self, var: str, saved: str | None) -> None:
         self.indent -= 1
+        loop = self.loops.pop()
+        # the fields kept through the loop (`_invariant`) are unread when it starts
+        self.lines[loop.start : loop.start] = [(loop.indent, f"{kept} = _M", self.at) for kept in loop.kept.values()]
         if saved is None:
             del self.scope[var]
         else:

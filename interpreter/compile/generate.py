@@ -1,6 +1,7 @@
 """A checked rulebook's expressions and functions as the source of one Python module.
 
-Each `fn` becomes a Python function whose parameters are Python parameters, and each expression
+Each `fn` becomes a Python function `(game, k, *args)` (k: the calling node) that charges the call,
+looks in the memo and computes its body inline, its parameters Python parameters; and each expression
 that a statement, a declaration or a rule reads (a *root*: an expression whose parent is not an
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
@@ -15,7 +16,7 @@ the same value or the same located error. Expressions have no effects, so evalua
 changes nothing.
 
 Safe generation: no text of the rulebook reaches the source except as a `repr()` literal. Every
-Python name in the source is made here (`t3`, `v12`, `f4`); a rulebook's names, texts and field
+Python name in the source is made here (`t3`, `v12`, `c4`); a rulebook's names, texts and field
 names appear only as quoted literals, and spans only as numbers in the line table.
 
 The generated module reads the names in `RUNTIME_NAMES` from the namespace it is run in, which
@@ -54,6 +55,7 @@ RUNTIME_NAMES = (
     "_query_by_keys",
     "_field",  # (game, value, name, having, k, env): a field read that is not a card of a class seen before
     "_same",
+    "_flatten",  # (game, list, node): `flatten` of a list of lists, charged and bounded; else _M
     "_BUILTINS",
     "_VALUE_ERRORS",
     "_INT_BUDGET",
@@ -61,6 +63,7 @@ RUNTIME_NAMES = (
     "_LIST_BUDGET",
     "_FN_DEPTH_BUDGET",
     "_MEMO_BUDGET",
+    "_EMPTY_MEMO",  # the empty dict a game's memo holds for a part until a value is kept there
     "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
     "_sort_work",
 )
@@ -233,7 +236,7 @@ class Generator:
         self.lines: list[tuple[int, str, int]] = []  # (indent, text, node number or -1)
         self.prologue: list[str] = []
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
-        self.fn_names = {name: f"f{i}" for i, name in enumerate(program.fns)}
+        self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
         self.memo_slots = memo_layout(program).slots
 
     # ------------------------------------------------------------ the module
@@ -267,18 +270,15 @@ class Generator:
         return self.constants[key]
 
     def _fn(self, name: str, fn: s.FnDecl) -> str:
-        f = self.fn_names[name]
+        """The function `(game, k, *args)` that a call of the `fn` at node k runs: the budgets and the memo,
+        then the body, written inside it (one Python call per call of the `fn`, not two)."""
         params = [f"a{i}" for i in range(len(fn.params))]
-        body = Body(self, env=False, scope={p.name: a for p, a in zip(fn.params, params, strict=True)})
-        self.lines.append((0, f"# fn {name!r}, line {fn.span.line}", -1))
-        self.lines.append((0, f"def {f}({', '.join(['g', *params])}):", -1))
-        result = body.value(fn.body)
-        self._flush(body, result)
-        call = f"c{f[1:]}"
+        call = self.fn_names[name]
         args = ", ".join(params)
         key = f"({name!r}, {args},)" if params else f"({name!r},)"
         cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
-        lines = [
+        head = [
+            f"# fn {name!r}, line {fn.span.line}",
             f"def {call}(g, k{', ' if params else ''}{args}):",
             "    if g.fn_depth >= _FN_DEPTH_BUDGET:",
             f"        return g.call_fn({name!r}, ({args}{',' if params else ''}), _N[k].span)  # the runaway error",
@@ -286,8 +286,9 @@ class Generator:
             "    if g.work_left < 0:",
             "        g.charge(0, _N[k])",
         ]
-        if worth_remembering(fn):
-            lines += [
+        remembered = worth_remembering(fn)
+        if remembered:
+            head += [
                 f"    key = {key}",
                 f"    memo = g.memo[{self.memo_slots[name]}]",
                 "    try:",
@@ -296,29 +297,29 @@ class Generator:
                 "        memo, v = {}, _M",
                 "    if v is not _M:",
                 "        return v",
-                "    g.fn_depth += 1",
+            ]
+        head += ["    g.fn_depth += 1", "    try:"]
+        self.lines += [(0, line, -1) for line in head]
+        body = Body(self, env=False, scope={p.name: a for p, a in zip(fn.params, params, strict=True)})
+        body.indent = 2
+        result = body.value(fn.body)
+        self.lines += body.lines
+        tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
+        if remembered:
+            slot = self.memo_slots[name]
+            tail += [
                 "    try:",
-                f"        v = {f}(g{', ' if params else ''}{args})",
-                "    finally:",
-                "        g.fn_depth -= 1",
-                "    try:",
-                "        if len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
+                f"        memo = g.memo[{slot}]",
+                "        if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)",
+                f"            memo = g.memo[{slot}] = {{}}",
+                "        elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
                 "            memo.clear()",
                 "        memo[key] = v",
                 "    except TypeError:",
                 "        pass",
-                "    return v",
             ]
-        else:
-            lines += [
-                "    g.fn_depth += 1",
-                "    try:",
-                f"        return {f}(g{', ' if params else ''}{args})",
-                "    finally:",
-                "        g.fn_depth -= 1",
-            ]
-        self.lines += [(0, line, -1) for line in lines]
-        self.lines.append((0, "", -1))
+        tail += ["    return v", ""]
+        self.lines += [(0, line, -1) for line in tail]
         return call
 
     def _root(self, k: int) -> str:

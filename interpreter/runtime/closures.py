@@ -48,7 +48,7 @@ identity (each entry holds its node, so an identity is never reused while its en
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, assert_never
 
 from ..check.program import reads_of
@@ -60,6 +60,7 @@ from . import compiled
 from .machine import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
+    EMPTY_MEMO,
     BlockFrame,
     CallFrame,
     ForFrame,
@@ -105,6 +106,7 @@ class CodeCache:
         self.program = program
         self.compiled = compiled.compile_program(program, digest, probe)
         self.memo_layout: MemoLayout = memo_layout(program)
+        self.empty_memo: list[Mapping[Any, Any]] = [EMPTY_MEMO] * self.memo_layout.size  # a game's memo, new
         # Constants that read no zone or variable (`reads_of`) have the same value in every game of
         # as many players: computed once, by the first game that needs each, then shared.
         self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import linecache
 import marshal
 import re
@@ -32,6 +33,7 @@ from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
 from .machine import (
+    EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
     MEMO_BUDGET,
@@ -52,7 +54,7 @@ EVAL: dict[type, Callable[..., Any]] = {}
 
 _MISSING = object()
 # The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
-_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max)} | {
+_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max, sum)} | {
     "TypeError": TypeError
 }
 
@@ -64,6 +66,18 @@ def define(evaluate: dict[type, Callable[..., Any]]) -> None:
 
 def _no_probe(g: Any, k: int, value: Any, env: dict[str, Any]) -> Any:
     return value
+
+
+def flatten(g: Any, seqs: tuple[Any, ...], node: Any) -> Any:
+    """`flatten` of a list of lists, charged and bounded as the built-in does (builtins.py: its reading,
+    then each element it makes); `_MISSING` if an element is not a list (a zone, none: the built-in's)."""
+    for seq in seqs:
+        if seq.__class__ is not tuple:
+            return _MISSING
+    g.charge(len(seqs), node)
+    size = sum(map(len, seqs))
+    g.charge(size, node)
+    return tuple(itertools.chain.from_iterable(seqs)) if size <= LIST_BUDGET else g.bounded(None, node, size)
 
 
 def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe) -> dict[str, Any]:
@@ -103,6 +117,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_query_by_keys": query_by_keys,
         "_field": field,
         "_same": same,
+        "_flatten": flatten,
         "_BUILTINS": BUILTINS,
         "_VALUE_ERRORS": VALUE_ERRORS,
         "_INT_BUDGET": INT_BUDGET,
@@ -110,6 +125,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_LIST_BUDGET": LIST_BUDGET,
         "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
         "_MEMO_BUDGET": MEMO_BUDGET,
+        "_EMPTY_MEMO": EMPTY_MEMO,
         "_fn_cost": lambda name: WORK_PER_CALL + node_count(program.fns[name].body),
         "_sort_work": sort_work,
     }

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..check.program import Program
@@ -90,7 +91,7 @@ class GameCore:
     keep: Keep | None
     fn_depth: int
     inline_depth: int  # the frames that the blocks running inline (closures.py) stand for, in this step
-    memo: list[dict[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py)
+    memo: list[Mapping[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py); EMPTY_MEMO: none
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
 

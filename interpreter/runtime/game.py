@@ -27,7 +27,7 @@ How the language maps onto Python here:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..check.program import Program
@@ -134,7 +134,7 @@ class Game(Views):
         self.inline_depth = 0
         # What was derived from the state since it last changed: functions' values (closures.py)
         # and zones' labels (views); every change of the state empties it.
-        self.memo: list[dict[tuple[Any, ...], Any]] = [{} for _ in range(self.code.memo_layout.size)]
+        self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
@@ -374,7 +374,7 @@ class Game(Views):
         new.keep = None
         new.fn_depth = 0
         new.inline_depth = 0
-        new.memo = [{} for _ in self.memo]
+        new.memo = list(self.code.empty_memo)
         new.check_invariants = self.check_invariants
         new.consts = self.consts
         new.players = self.players

@@ -10,7 +10,8 @@ call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resu
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -50,6 +51,12 @@ WORK_PER_CALL = 20
 VALUE_SIZE = 1_000_000
 LABEL_BUDGET = 1_000_000  # characters of one label: a value written as text (traces, views, `say`)
 MEMO_BUDGET = 10_000  # values kept in a game's memo (functions' values, zones' labels) before it starts afresh
+
+
+# What a game's memo holds for a part that keeps no value (Game.memo): read-only and shared, so
+# that a new game or a clone starts its memo without making a dict per part, and forgetting a
+# part is putting this back.
+EMPTY_MEMO: Mapping[Any, Any] = MappingProxyType({})
 
 
 def splitmix(state: int) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from .core import (
 from .evaluate import Evaluator
 from .machine import (
     CARD_BUDGET,
+    EMPTY_MEMO,
     LABEL_CACHE_SIZE,
     Event,
     RuleFrame,
@@ -32,14 +33,13 @@ class Store(Evaluator):
     def forget(self, name: str) -> None:
         """Forget what was derived from zone or variable `name` (the memo: compile/generate.py, MemoLayout)."""
         memo = self.memo
-        memo[0].clear()
+        memo[0] = EMPTY_MEMO
         for i in self.code.memo_layout.readers.get(name, ()):
-            memo[i].clear()
+            memo[i] = EMPTY_MEMO
 
     def forget_all(self) -> None:
         """Forget everything derived from the state."""
-        for values in self.memo:
-            values.clear()
+        self.memo[:] = self.code.empty_memo
 
     def zone_list(self, key: str) -> list[int]:
         """The list of a zone's cards, to change in place. While `apply` keeps the state it may put

@@ -15,6 +15,7 @@ from . import knowledge
 from .asks import Decision
 from .core import as_player
 from .machine import (
+    EMPTY_MEMO,
     SECRET_TEXT,
     Event,
 )
@@ -129,10 +130,13 @@ class Views(Statements):
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
         """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
         memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
-        memo = self.memo[0]  # emptied by every change
-        labels = memo.get(memo_key)
+        labels = self.memo[0].get(memo_key)  # (the part every change empties)
         if labels is None:
-            labels = memo[memo_key] = tuple(self._labels_of(ids))
+            labels = tuple(self._labels_of(ids))
+            memo = self.memo[0]
+            if memo is EMPTY_MEMO:
+                memo = self.memo[0] = {}
+            memo[memo_key] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
         return labels
 
     def owned_by(self, key: str, who: Player) -> bool:

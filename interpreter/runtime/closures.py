@@ -37,9 +37,9 @@ the game's memo, by arguments, until something it reads changes (compile/generat
 `_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so while what a function reads stays, a call with the same arguments has the
-same value. (One
-difference from evaluating anew: a value remembered from a shallow call is reused by a deeper
-one, so a recursion that would pass the function-depth budget only when called deep may finish.)
+same value. (One difference from evaluating anew: a value remembered from a shallow call is
+reused by a deeper one, so a recursion that would pass the function-depth budget only when
+called deep may finish.)
 
 The code of a rulebook is kept with it (`code_cache`), shared by all its games, keyed by node
 identity (each entry holds its node, so an identity is never reused while its entry lives).
@@ -276,7 +276,9 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
     the others call their `Game._exec_*` method (`runtime._EXEC`)."""
 
     match st:
-        case s.Let(name=name, value=value) if not (value.__class__ is s.Call and value.name in cache.program.procs):
+        case s.Let(name=name, value=value):
+            if value.__class__ is s.Call and value.name in cache.program.procs:
+                return _call(value.name, value.args, name, cache)  # its `return` gives the name its value
             code = cache.value(value)
 
             def let(g: Game, env: dict[str, Any]) -> None:
@@ -298,13 +300,10 @@ def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
             return _for(st, cache)
         case s.CallStmt(name=name, args=args):
             return _call(name, args, None, cache)
-        case s.Let(name=name, value=s.Call(name=proc, args=args)):
-            return _call(proc, args, name, cache)  # `let x = proc(...)`: its `return` gives x its value
         case s.Return():
             return _return(st, cache)
         case (
-            s.Let()  # (every `let` is one of the two above)
-            | s.SetField()
+            s.SetField()
             | s.Draw()
             | s.Reveal()
             | s.While()

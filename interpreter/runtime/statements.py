@@ -1,4 +1,4 @@
-"""Statements that are not compiled into closures, calls, attempts and the unwinding of failures."""
+"""Statements that are not compiled into closures, the return to a call's frame, attempts and the unwinding of failures."""
 
 from __future__ import annotations
 
@@ -29,16 +29,10 @@ from .machine import (
 
 
 class Statements(Decisions):
-    """The statements defined here rather than in closures.py, calls of procedures, and the one unwind path."""
+    """The statements defined here rather than in closures.py, the return to a call's frame, and the one unwind path."""
 
     # A statement runs as its closure (closures.py, `_compile_stmt`); the statements below are
     # those whose closure calls the method here (`_EXEC`).
-
-    def _exec_let_call(self, st: s.Let, env: dict[str, Any]) -> None:
-        """`let x = proc(...)`: call the procedure; its `return` gives x its value."""
-        value = st.value
-        assert isinstance(value, s.Call)
-        self._call_proc(value.name, value.args, env, st.name, st.span)
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
         obj, field, op, value = st.obj, st.field, st.op, st.value
@@ -129,10 +123,6 @@ class Statements(Decisions):
     def _exec_use(self, st: s.Use, env: dict[str, Any]) -> None:
         self.push(AskFrame("use", st, env))
 
-    def _exec_return(self, st: s.Return, env: dict[str, Any]) -> None:
-        value = st.value
-        self.return_from_call(self.held(self._eval(value, env), value) if value is not None else None, st.span)
-
     def return_from_call(self, result: Any, span: Span) -> None:
         """`return`: unwind the frames to the innermost call's frame, which takes the value."""
         while self.frames:
@@ -168,14 +158,6 @@ class Statements(Decisions):
         text = st.text
         if self.sinks.events:
             self._event("say", self._eval(text, env), st.span)
-
-    def _call_proc(
-        self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], target: str | None, span: Span
-    ) -> None:
-        proc = self.program.procs[name]
-        new_env = {p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(proc.params, args, strict=True)}
-        self.push(CallFrame(name, new_env, env, target))
-        self.push(BlockFrame(proc.body.stmts, new_env))
 
     def _unwind(self, failure: RuntimeFailure) -> None:
         """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
@@ -233,7 +215,6 @@ class Statements(Decisions):
 
 # The method that does each kind of statement that is not compiled (see closures._compile_stmt).
 EXEC: dict[type, Any] = {
-    s.Let: Statements._exec_let_call,  # the other `let`s are compiled
     s.SetField: Statements._exec_set_field,
     s.Draw: Statements._exec_draw,
     s.Reveal: Statements._exec_reveal,
@@ -248,7 +229,6 @@ EXEC: dict[type, Any] = {
     s.Choose: Statements._exec_choose,
     s.Menu: Statements._exec_menu,
     s.Use: Statements._exec_use,
-    s.Return: Statements._exec_return,
     s.EndGame: Statements._exec_end_game,
     s.EndUnfinished: Statements._exec_end_unfinished,
     s.Say: Statements._exec_say,

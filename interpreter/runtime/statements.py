@@ -1,4 +1,4 @@
-"""Statements that are not compiled into closures, the return to a call's frame, attempts and the unwinding of failures."""
+"""Statements that are not compiled into closures, the return to a call's frame, attempts, and unwinding."""
 
 from __future__ import annotations
 

@@ -153,8 +153,8 @@ play { attempt { risky([1, 2, 3, 4]) } else { set log = [total] } }
         assert game.state.vars["log"] == (0,)
 
 
-def test_recursion_deeper_than_inline_work_goes_gives_the_same_values() -> None:
-    """A recursion deeper than inline work goes (INLINE_DEPTH) goes on in frames, with the same result."""
+def test_recursion_deeper_than_inline_work_goes_on_in_frames_with_the_same_values() -> None:
+    """A recursion deeper than inline work may go (INLINE_DEPTH) goes on in frames, with the same values."""
     depth = INLINE_DEPTH
     rb = load(f"""
 proc down(n: int) {{ if n == 0 {{ return 0 }} let rest = down(n - 1) return rest + n }}

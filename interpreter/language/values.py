@@ -35,6 +35,13 @@ _PLAYERS: dict[int, Player] = {}
 _CARDS: dict[int, CardRef] = {}
 
 
+def _intern(cls: type[Any], made: dict[int, Any], field: str, value: int) -> Any:
+    """The one object of `cls` whose `field` is `value`, made and kept in `made` on first use."""
+    new = object.__new__(cls)
+    object.__setattr__(new, field, value)
+    return made.setdefault(value, new)
+
+
 @functools.total_ordering
 @attrs.frozen(slots=True, eq=False, init=False)
 class Player:
@@ -44,11 +51,7 @@ class Player:
 
     def __new__(cls, index: int) -> Player:
         made = _PLAYERS.get(index)
-        if made is None:
-            made = object.__new__(cls)
-            object.__setattr__(made, "index", index)
-            made = _PLAYERS.setdefault(index, made)
-        return made
+        return made if made is not None else _intern(cls, _PLAYERS, "index", index)
 
     def __reduce__(self) -> tuple[type[Player], tuple[int]]:  # unpickled and copied through `__new__`
         return Player, (self.index,)
@@ -88,11 +91,7 @@ class CardRef:
 
     def __new__(cls, id: int) -> CardRef:
         made = _CARDS.get(id)
-        if made is None:
-            made = object.__new__(cls)
-            object.__setattr__(made, "id", id)
-            made = _CARDS.setdefault(id, made)
-        return made
+        return made if made is not None else _intern(cls, _CARDS, "id", id)
 
     def __reduce__(self) -> tuple[type[CardRef], tuple[int]]:  # unpickled and copied through `__new__`
         return CardRef, (self.id,)

@@ -41,26 +41,18 @@ class State:
         """A copy to put back if a step fails, which shares the lists of the zones' cards with this
         one: the game copies a zone's list before it first changes it (`Store.zone_list`), so only
         the zones a step changes are copied, not all."""
-        return State(
-            players=self.players,
-            cards=list(self.cards),
-            location=list(self.location),
-            zones=dict(self.zones),
-            vars=dict(self.vars),
-            rng=self.rng,
-            over=self.over,
-            winners=None if self.winners is None else list(self.winners),
-            unfinished=self.unfinished,
-            known={k: list(v) for k, v in self.known.items()},
-        )
+        return self._copy(dict(self.zones))
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this one."""
+        return self._copy({k: list(v) for k, v in self.zones.items()})
+
+    def _copy(self, zones: dict[str, list[int]]) -> State:
         return State(
             players=self.players,
             cards=list(self.cards),
             location=list(self.location),
-            zones={k: list(v) for k, v in self.zones.items()},
+            zones=zones,
             vars=dict(self.vars),
             rng=self.rng,
             over=self.over,

@@ -27,12 +27,12 @@ simplifications of an exact posterior that a generic interpreter cannot compute.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..language.values import CardRef, Player
-from .information import cards_in, content_key, hidden_groups
+from .information import cards_in, changes, content_key, hidden_groups
 
 if TYPE_CHECKING:
     from .game import Game
@@ -55,14 +55,27 @@ class Determinizer:
         self.game = game
         st = game.state
         # Each group of places, with its cards in canonical order (the draw must not depend on
-        # which card is where, only on which cards are in the group).
-        self.groups = [(cids, sorted((st.cards[c] for c in cids), key=content_key)) for cids in _groups(game, player)]
+        # which card is where, only on which cards are in the group): each as created, with the
+        # changes it carries along; and the changes that stay at each place. At a place the player
+        # cannot see, a card's identity moves and what the rules changed stays (`information.deal`);
+        # in a public shuffled zone the player sees each card whole, only not the order: it moves whole.
+        self.groups: list[tuple[list[int], list[tuple[Any, dict[str, Any]]], list[dict[str, Any]]]] = []
+        for cids, whole in _groups(game, player):
+            changed = [changes(st, c) for c in cids]
+            none: list[dict[str, Any]] = [{} for _ in cids]
+            carried, stay = (changed, none) if whole else (none, changed)
+            items = sorted(
+                zip((st.created_card(c) for c in cids), carried, strict=True),
+                key=lambda item: (content_key(attrs.evolve(item[0], **item[1])), content_key(item[0])),
+            )
+            self.groups.append((cids, items, stay))
         self.resets: list[tuple[str, object]] = []
         for key in sorted(st.vars):
             decl = game.program.vars[key.split("[", 1)[0]]
             if not (_sees_var(game, decl.visibility, key, player) or cards_in(st.vars[key])):
                 self.resets.append((key, game.evaluate(decl.init, {})))
-        self._as: dict[tuple[int, int], object] = {}  # (content, place) -> the card of that content at that place
+        # (card, place) -> that card as created at that place, and as it is there
+        self._as: dict[tuple[int, int], tuple[Any, Any]] = {}
 
     def draw(self, rng: random.Random | int) -> Game:
         if not isinstance(rng, random.Random):
@@ -70,17 +83,24 @@ class Determinizer:
         twin = self.game.clone()
         st = twin.state
         made = self._as
-        for cids, canonical in self.groups:
-            contents = list(canonical)
+        created = None
+        for cids, items, stay in self.groups:
+            contents = list(items)
             rng.shuffle(contents)
-            for cid, card in zip(cids, contents, strict=True):
-                if card.id != cid:
-                    place = (id(card), cid)
+            for cid, item, change in zip(cids, contents, stay, strict=True):
+                card, carried = item
+                if card.id != cid:  # else the card created there is back: the clone's card as it is
+                    place = (id(item), cid)
                     moved = made.get(place)
                     if moved is None:
-                        moved = made[place] = attrs.evolve(card, id=cid)
-                    card = moved
-                st.cards[cid] = card
+                        fresh = attrs.evolve(card, id=cid)
+                        changed = carried | change
+                        moved = made[place] = (fresh, attrs.evolve(fresh, **changed) if changed else fresh)
+                    if created is None:
+                        created = st.created_list()
+                    created[cid], st.cards[cid] = moved
+        if created is not None:
+            st.created = created
         for key, value in self.resets:
             st.vars[key] = value
         twin.reseed(rng.getrandbits(64))
@@ -88,17 +108,19 @@ class Determinizer:
         return twin
 
 
-def _groups(game: Game, player: Player) -> list[list[int]]:
-    """The groups of card ids whose contents may be exchanged among themselves, in a fixed order."""
+def _groups(game: Game, player: Player) -> list[tuple[list[int], bool]]:
+    """The groups of card ids whose cards may be dealt anew among themselves, in a fixed order, each
+    with whether its cards move whole (a public shuffled zone) or without what the rules changed."""
     cards = game.state.cards
-    groups = sorted(hidden_groups(game, player), key=lambda cids: type(cards[cids[0]]).__name__)
+    hidden = sorted(hidden_groups(game, player), key=lambda cids: type(cards[cids[0]]).__name__)
+    groups = [(cids, False) for cids in hidden]
     named = _named_cards(game, player)
     for key in sorted(game.state.zones):
         decl = game.program.zones[key.split("[", 1)[0]]
         if decl.visibility == "public" and decl.shuffled:
             ids = [cid for cid in game.state.zones[key] if cid not in named]
             if len(ids) > 1:
-                groups.append(ids)
+                groups.append((ids, True))
     return groups
 
 

@@ -17,6 +17,7 @@ from .knowledge import known_to
 
 if TYPE_CHECKING:
     from .game import Game
+    from .state import State
 
 
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
@@ -73,16 +74,18 @@ def cards_in(value: Any) -> set[int]:
 def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: bool = False) -> Game:
     """A clone whose state differs from the game's only in what `viewer` cannot see.
 
-    The *contents* of the cards at the hidden positions are shuffled among themselves (within
-    each card type); card ids, zones, sizes and everything the viewer sees stay as they are. With
-    `trace` the clone keeps a trace (see `Game.clone`).
+    The cards at the hidden positions are dealt anew among those places, at random (within each
+    card type), as `deal` does: each place takes another card as it was created and keeps what
+    the rules changed at it. Card ids, zones, sizes and everything the viewer sees stay as they
+    are. With `trace` the clone keeps a trace (see `Game.clone`).
     """
     twin = game.clone(trace=trace)
+    created = twin.state.created_list()
     for cids in hidden_groups(game, viewer):
-        contents = [game.state.cards[c] for c in cids]
-        rng.shuffle(contents)
-        for cid, card in zip(cids, contents, strict=True):
-            twin.state.cards[cid] = attrs.evolve(card, id=cid)
+        made = [created[c] for c in cids]
+        rng.shuffle(made)
+        deal(game, twin, created, cids, made)
+    twin.state.created = created
     twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
     return twin
 
@@ -90,21 +93,54 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: boo
 def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
     """A clone in which the cards `viewer` cannot identify are dealt anew, at random, among their places.
 
-    The draw depends only on what `viewer` may know: the cards at the hidden places are put in a
-    canonical order (by content) before the seeded shuffle, so two games that differ only in what
-    `viewer` cannot see give the same clone for the same seed. What the viewer saw of a card that
-    has since gone out of sight is not kept (the sample knows less than the player might, never
+    The draw depends only on what `viewer` may know: the cards at the hidden places, as they
+    were created, are put in a canonical order (by content) before the seeded shuffle, and each
+    place keeps what the rules changed at it (`deal`), so two games that differ only in which
+    card is where give the same clone for the same seed. What the viewer saw of a card that has
+    since gone out of sight is not kept (the sample knows less than the player might, never
     more). The clone's chance is not reseeded here: a caller that plays on must `reseed` it.
     """
     twin = game.clone()
     rng = random.Random(seed)
+    created = twin.state.created_list()
     for cids in hidden_groups(game, viewer):
-        contents = sorted((game.state.cards[c] for c in cids), key=content_key)
-        rng.shuffle(contents)
-        for cid, card in zip(cids, contents, strict=True):
-            twin.state.cards[cid] = attrs.evolve(card, id=cid)
+        made = sorted((created[c] for c in cids), key=content_key)
+        rng.shuffle(made)
+        deal(game, twin, created, cids, made)
+    twin.state.created = created
     twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
     return twin
+
+
+def deal(game: Game, twin: Game, created: list[Any], cids: list[int], made: list[Any]) -> None:
+    """Deal the cards `made` (as created) to the places `cids` of `twin`, a clone of `game`, one each.
+
+    A card's identity moves, what the rules changed on it stays at its place: the place takes
+    the new card as it was created, with the fields the rules changed at the place (`changes`)
+    on top. So a card the rules turned face down stays face down, whichever card it now is, and
+    a card dealt from there to a clean place arrives clean. `created` (the twin's cards as
+    created, the twin's `created` once dealt) learns the new identities.
+    """
+    changed = [changes(game.state, cid) for cid in cids]
+    cards = twin.state.cards
+    for cid, card, change in zip(cids, made, changed, strict=True):
+        if card.id != cid:
+            card = attrs.evolve(card, id=cid)
+        created[cid] = card
+        cards[cid] = attrs.evolve(card, **change) if change else card
+
+
+def changes(state: State, cid: int) -> dict[str, Any]:
+    """What the rules changed on card `cid` since its `create`: each field whose value differs from
+    the one it was created with, and its value now."""
+    card, made = state.cards[cid], state.created_card(cid)
+    if card is made:
+        return {}
+    return {
+        f.name: getattr(card, f.name)
+        for f in attrs.fields(type(card))
+        if f.name != "id" and getattr(card, f.name) != getattr(made, f.name)
+    }
 
 
 def content_key(card: Any) -> str:

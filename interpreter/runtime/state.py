@@ -36,6 +36,34 @@ class State:
     # What each player was shown of cards hidden from them (`reveal`): seat (`P1`) -> card ids,
     # each kept until the card moves (runtime/knowledge.py).
     known: dict[str, list[int]] = attrs.Factory(dict)
+    # Each card as its `create` made it (by id), before the rules `set` any field on it: a search's
+    # world deals hidden cards anew by what they were created as and leaves what the rules changed
+    # at its place (determinize.py). Its first len(cards) entries are the state's (`created_card`);
+    # entries are only ever appended, never changed, so copies share the list (a copy costs
+    # nothing more) and `add_created` copies it only when another copy has appended past this
+    # state's cards. Not part of equality: it is the history of the cards, not what they are.
+    created: list[Any] = attrs.field(factory=list, eq=False, repr=False)
+
+    def created_card(self, cid: int) -> Any:
+        """Card `cid` as it was created (as it is now in a state that does not know: read from an
+        older state's JSON)."""
+        created = self.created
+        return created[cid] if cid < len(created) else self.cards[cid]
+
+    def add_created(self, card: Any) -> None:
+        """Note the card just created (the last of `cards`) as it was created."""
+        cid = card.id
+        if len(self.created) != cid:  # another copy appended past this state's cards: a list of our own
+            self.created = [self.created_card(i) for i in range(cid)]
+        self.created.append(card)
+
+    def created_list(self) -> list[Any]:
+        """A list of this state's own of the cards as created, one per card (to change some)."""
+        n = len(self.cards)
+        created = self.created[:n]
+        if len(created) < n:
+            created += self.cards[len(created) :]
+        return created
 
     def snapshot(self) -> State:
         """A copy to put back if a step fails, which shares the lists of the zones' cards with this
@@ -59,6 +87,7 @@ class State:
             winners=None if self.winners is None else list(self.winners),
             unfinished=self.unfinished,
             known={k: list(v) for k, v in self.known.items()},
+            created=self.created,
         )
 
 
@@ -68,6 +97,15 @@ def _known(d: dict[str, Any]) -> dict[str, list[int]]:
     if not isinstance(version, int) or version > STATE_FORMAT:
         raise ValueError(f"a state of format {version!r}: this rulecraft reads formats 1 to {STATE_FORMAT}")
     return {k: list(v) for k, v in d.get("known", {}).items()}
+
+
+def _created(d: dict[str, Any], cards: list[Any], card: Any) -> list[Any]:
+    """The cards as created, from a state's JSON (absent from older states: the cards as they are)."""
+    created = list(cards)
+    for c in d.get("created", []):
+        again = card(c)
+        created[again.id] = again
+    return created
 
 
 def card_class(card_type: CardType) -> type:
@@ -159,14 +197,17 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             "winners": st.winners,
             "unfinished": st.unfinished,
             "known": {k: list(v) for k, v in st.known.items()},
+            # The cards a `set` has changed, as they were created (the others were created as they are).
+            "created": [uncard(st.created_card(i)) for i, c in enumerate(st.cards) if st.created_card(i) != c],
             "format": STATE_FORMAT,
         },
     )
-    conv.register_structure_hook(
-        State,
-        lambda d, _: State(
+
+    def state(d: dict[str, Any], _: Any) -> State:
+        cards = [card(c) for c in d["cards"]]
+        return State(
             players=d["players"],
-            cards=[card(c) for c in d["cards"]],
+            cards=cards,
             location=list(d["location"]),
             zones={k: list(v) for k, v in d["zones"].items()},
             vars={k: value(v) for k, v in d["vars"].items()},
@@ -175,6 +216,8 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             winners=d["winners"],
             unfinished=d.get("unfinished"),  # absent from the states of games before the construct
             known=_known(d),
-        ),
-    )
+            created=_created(d, cards, card),
+        )
+
+    conv.register_structure_hook(State, state)
     return Codec(conv, uncard, card)

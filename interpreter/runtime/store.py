@@ -206,7 +206,9 @@ class Store(Evaluator):
                 self.journal.append(("zone", key))
         for _ in range(n):
             cid = len(st.cards)
-            st.cards.append(cls(id=cid, **values))
+            card = cls(id=cid, **values)
+            st.cards.append(card)
+            st.add_created(card)
             st.location.append(key)
             dst.append(cid)
             if self.attempts:

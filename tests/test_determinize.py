@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from functools import cache
 
@@ -9,6 +10,7 @@ import pytest
 import rulecraft
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rulecraft.agents import GreedyAgent
 from rulecraft.language.values import Player
 from rulecraft.runtime import information
 from rulecraft.runtime.game import Game
@@ -40,6 +42,30 @@ play {
 }
 """
 
+# One chip is marked by the rules (`set`) as it goes into the vault; the others stay as created.
+# Then P1 mints a chip, whose value depends on the answer.
+MARKED = """game Marked players 2..2
+card Chip { value: int, marked: bool } label "{value}"
+zone deck: Chip hidden shuffled
+zone vault: Chip hidden
+zone hand[Player]: Chip owner
+setup {
+  for v in 1..6 { create 1 Chip { value: v, marked: false } in deck }
+  draw 1 from deck to vault
+  let c = top(vault)
+  set c.marked = true
+  for p in players { draw 1 from deck to hand[p] }
+}
+play {
+  let p = first(players)
+  choose by p prompt "Mint a chip" {
+    option "high" { create 1 Chip { value: 9, marked: false } in hand[p] }
+    option "low" { create 1 Chip { value: 0, marked: false } in hand[p] }
+  }
+  end game winners [p for p in players if first(hand[p]).value > 3]
+}
+"""
+
 GAMES = [
     "examples/tutorial.rules",
     "examples/games/kuhn_poker.rules",
@@ -48,12 +74,15 @@ GAMES = [
     "renaissance_man",
     "valdora",
     "sealed",
+    "marked",
 ]
 
 
 @cache
 def _rulebook(name: str) -> rulecraft.Rulebook:
-    return rulecraft.load_text(SEALED, "sealed.rules") if name == "sealed" else rulecraft.load(name)
+    if name in ("sealed", "marked"):
+        return rulecraft.load_text(SEALED if name == "sealed" else MARKED, f"{name}.rules")
+    return rulecraft.load(name)
 
 
 def _played(name: str, seed: int, steps: int) -> Game:
@@ -153,3 +182,60 @@ def test_a_determinized_game_plays_on(name: str) -> None:
         if pending is None:
             break
         world.apply(pending.options[rng.randrange(len(pending.options))].label, atomic=False)
+
+
+def test_what_the_rules_changed_on_a_hidden_card_stays_at_its_place() -> None:
+    """The vault's chip is dealt anew, a chip as it was created, and stays marked: the mark was set
+    by the rules at that place. No chip dealt to the deck is marked; the cards as created are kept."""
+    game = _played("marked", 4, 0)
+    (vault,) = game.state.zones["vault"]
+    assert game.state.cards[vault].marked and not game.state.created_card(vault).marked
+    assert information.changes(game.state, vault) == {"marked": True}
+    worlds = [game.determinize(Player(0), draw) for draw in range(30)]
+    assert all(w.state.cards[vault].marked for w in worlds)
+    assert len({w.state.cards[vault].value for w in worlds}) > 2
+    assert not any(w.state.cards[c].marked for w in worlds for c in w.state.zones["deck"])
+    assert all(not w.state.created_card(vault).marked for w in worlds)
+    for twin in (
+        information.sample_hidden(game, Player(1), 3),
+        information.permute_hidden(game, Player(1), random.Random(3)),
+    ):
+        assert twin.state.cards[vault].marked and not any(twin.state.cards[c].marked for c in twin.state.zones["deck"])
+
+
+def test_cards_as_created_go_with_the_state_and_its_copies() -> None:
+    """A clone that creates another card than the game keeps its own card as created, and the state's
+    JSON carries the cards as created that the rules have changed since."""
+    game = _played("marked", 4, 0)
+    twin = game.clone()
+    game.apply("high")
+    twin.apply("low")
+    (minted,) = (c for c in game.state.zones["hand[P1]"] if game.state.cards[c].value == 9)
+    assert game.state.created_card(minted).value == 9 and twin.state.created_card(minted).value == 0
+    (vault,) = game.state.zones["vault"]
+    converter = game.rulebook.converter
+    again = converter.structure(json.loads(json.dumps(converter.unstructure(game.state))))
+    assert again.created_card(vault) == game.state.created_card(vault) != game.state.cards[vault]
+
+
+def test_a_face_down_renaissance_man_stays_face_down_in_every_world() -> None:
+    """At "Where does your Renaissance Man go?", the card drawn for it lies face down in the builder's
+    hidden building zone: every world deals it anew (another card), still face down, and goes on
+    from there when it goes into the pyramid."""
+    rb = _rulebook("renaissance_man")
+    game = rb.new_game(players=2, seed=3, trace=False)
+    agents = [GreedyAgent(30 + i) for i in range(2)]
+    decision = game.current_decision()
+    while decision is not None and not decision.prompt.startswith("Where does your Renaissance Man go"):
+        assert decision.player is not None
+        game.apply(agents[decision.player.index].choose(game, decision))
+        decision = game.current_decision()
+    assert decision is not None and decision.player is not None
+    builder = decision.player
+    (card,) = game.state.zones[f"building[{builder}]"]
+    worlds = [game.determinize(builder, draw) for draw in range(20)]
+    assert all(w.state.cards[card].face_down for w in worlds)
+    assert len({w.state.cards[card].kind for w in worlds}) > 1
+    for world in worlds[:5]:
+        world.apply("Into the pyramid", atomic=False)
+        assert world.current_decision() is not None

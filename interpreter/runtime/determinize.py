@@ -6,9 +6,10 @@ hidden follows the rulebook's visibility declarations alone (`information.hidden
 
 - the cards at the places the player cannot identify (another player's `owner` zone, a `hidden`
   zone, a `top` pile below its top, unless a variable the player sees names the card or their own
-  pending decision offers it) are dealt anew among those places, within each card type;
+  pending decision offers it) are dealt anew among those places, within each card type: a card's
+  identity moves, what the rules changed on it stays at its place (below);
 - the order of a `public shuffled` zone (its view shows which cards, sorted, not their order) is
-  drawn anew within the zone;
+  drawn anew within the zone, each card moving whole (the view shows all of it);
 - a variable the player does not see (another player's `owner` variable, a `hidden` or `count`
   one: a secret commitment) goes back to its declared initial value, unless it names cards
   (those stay, and the cards they name were dealt anew above), so that a search cannot read
@@ -22,6 +23,31 @@ give the same world for the same `rng` state. What the player saw of a card that
 out of sight is not kept (the world knows less than the player might, never more), and a reset
 secret is the player's least informed guess, not a draw among the plans that fit: both are
 simplifications of an exact posterior that a generic interpreter cannot compute.
+
+**Identity and changes.** The state keeps each card as its `create` made it (`State.created`).
+A hidden card is that, its identity, with the changes the rules made to it since (`set`: the
+fields whose value now differs from the created one, `information.changes`). The identities of
+a group are dealt among its places, and each place keeps its own changes on top of the identity
+it receives (`information.deal`). So a card the rules drew face down and marked as such stays
+face down at its place, as some other card, and a card dealt to a clean place in a deck arrives
+clean: the world is one the rules could have made. (Dealing whole cards put a face-down card in
+the deck and a face-up one in its place, which no rule does, and every such world failed;
+dealing only cards whose changes are alike would never redraw a card the rules changed, and the
+search would know what it is.) A field set back to its created value is no change: a card turned
+face up again moves freely.
+
+A known limitation: a change is kept as the value the field holds, not as the rule that computed
+it. A field the rules derive from the card's own printed fields keeps, at its place, the value
+derived from the card that was there: a card below the top of a pile, turned to its other side
+by a rule that sets both the side and a text read from the side's printed face, is dealt another
+card that shows the side set at the place and the old card's text. The world then holds the real
+card's derived value, but only in what the rules never read: they compute every effect from the
+side and the identity's own printed fields (the text is for the card's label), so what the search
+plays out follows the card drawn, and no reward depends on the text left behind. Strictly, two
+games that look the same but hold different cards at such a place give different worlds (the
+property tests make look-alike games by dealing the hidden cards anew, which keeps the changes,
+so they do not meet this case). Re-deriving the value would need the rule that set it, evaluated
+again on the new card, which is sound only for a rule that reads the card's printed fields alone.
 """
 
 from __future__ import annotations

@@ -119,8 +119,9 @@ class RoundTrip:
 def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
     """Whether the player deciding now could tell apart states that differ only in what they cannot see.
 
-    Two states *differ only in what A cannot see* when one is the other with the contents of the
-    cards at A's hidden positions (`hidden_positions`) exchanged among themselves. The promise:
+    Two states *differ only in what A cannot see* when one is the other with the cards at A's
+    hidden positions (`hidden_positions`) exchanged among themselves, as they were created, what
+    the rules changed on each staying at its place (`permute_hidden`). The promise:
     A's view, and the decision A is asked (prompt and legal answers, re-asked from the changed
     state at the same point of the rules), are the same in both. What A remembers from earlier
     (the trace) is not part of the comparison; nor are other players' `owner` variables.

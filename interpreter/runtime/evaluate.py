@@ -45,7 +45,6 @@ from .machine import (
     WORK_PER_CALL,
     attrs_fields,
     card_refs,
-    node_count,
     query_by_keys,
 )
 
@@ -404,7 +403,7 @@ class Evaluator(GameCore):
                 span if span is not NO_SPAN else fn.span,
                 f"functions called {FN_DEPTH_BUDGET} deep (in {name}): runaway recursion?",
             )
-        self.charge(WORK_PER_CALL + node_count(fn.body), span if span is not NO_SPAN else fn.span)
+        self.charge(self.code.fn_cost(name), span if span is not NO_SPAN else fn.span)
         self.fn_depth += 1
         try:
             return self._eval(fn.body, env)

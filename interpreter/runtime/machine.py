@@ -516,6 +516,12 @@ def node_count(node: Any) -> int:
     return count
 
 
+def call_cost(body: Any) -> int:
+    """What one call of a function with this body charges the budget of work: the call, and the
+    nodes of its body (`node_count`; callers keep it, as a long body takes long to count)."""
+    return WORK_PER_CALL + node_count(body)
+
+
 # What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).
 VALUE_ERRORS = (TypeError, AttributeError, IndexError, KeyError, ValueError, OverflowError)
 

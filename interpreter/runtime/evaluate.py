@@ -496,6 +496,15 @@ class Evaluator(GameCore):
             return self._label_of_value(v)
         return label_of_plain(v)
 
+    def share_label(self, card: Any, like: Any) -> None:
+        """Give `card`, which differs from the card `like` only in its id, the label `like` has (a
+        label reads declared fields, never the id). Determinizations deal a card's contents to another
+        id on every draw: labelling each copy anew took a tenth of a search in a game of many cards."""
+        labels = self._labels
+        entry = labels.get(id(like))
+        if entry is not None and entry[0] is like and len(labels) <= LABEL_CACHE_SIZE:
+            labels[id(card)] = (card, entry[1])
+
     def _label_of_value(self, value: tuple[Any, ...] | Record) -> str:
         """The label of a list or record, written piece by piece without recursion and refused (at the
         statement running) as soon as it passes LABEL_BUDGET characters: a list holding one large

@@ -263,8 +263,11 @@ class Decisions(Store):
         zones: set[str] = set()
         location = self.state.location
         for value in values:
-            if value.__class__ is CardRef:  # (the common case, without a call)
+            cls = value.__class__
+            if cls is CardRef:  # (the common cases, without a call)
                 zones.add(location[value.id])
+            elif cls is EnumValue or cls is int or cls is Player:
+                continue
             elif not self._public_value(value, zones):
                 return None
         return tuple(sorted(zones))

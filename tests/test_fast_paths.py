@@ -7,6 +7,7 @@
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
 - A constant that reads no state is computed once for every game of as many players.
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
+- A change that no state-based rule reads checks no rule.
 """
 
 from __future__ import annotations
@@ -140,6 +141,39 @@ play {
     assert trace(inline) == trace(framed)
     says = [t for t in trace(inline) if t.startswith("say")]
     assert says == ["say moved a chip", "say full hand", "say moved a chip", "say moved a chip"]
+
+
+class RuleChecks(Observer):
+    """Counts the checks of the state-based rules (each is a frame pushed)."""
+
+    def __init__(self) -> None:
+        self.checks = 0
+
+    def on_push(self, game: Game, frame: Any) -> None:
+        self.checks += type(frame).__name__ == "RuleFrame"
+
+
+def test_a_change_that_no_rule_reads_checks_no_rule() -> None:
+    """Only a change of what some rule reads checks the rules: five chips drawn into the row (which
+    no rule reads) are drawn without a check; the chips moved into a hand are checked one by one,
+    and the rule fires as before."""
+    rb = load("""
+zone deck: Chip hidden shuffled
+rule full(p in players) when len(hand[p]) >= 2 { say "full hand" move hand[p] to pile }
+setup { create 6 Chip { colour: red, n: 1 } in deck }
+play {
+  draw 5 from deck to row
+  choose by players[0] { option "go" { } option "wait" { } }
+  for c in row { move c to hand[players[0]] }
+}
+""")
+    counter = RuleChecks()
+    game = Game(rb, 1, 0, observers=[counter])
+    assert len(game.state.zones["row"]) == 5
+    assert counter.checks == 0
+    game.apply("go")
+    assert counter.checks == 5
+    assert [t for t in trace(game) if t.startswith("say")] == ["say full hand", "say full hand"]
 
 
 def test_a_failure_inside_inline_work_unwinds_to_its_attempt() -> None:

@@ -118,6 +118,10 @@ class CodeCache:
         # each charges the budget of work when it runs (`node_count`).
         self.blocks: dict[int, tuple[Any, tuple[tuple[Code, ...], tuple[int, ...]]]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
+        # The zones and variables that some state-based rule reads (None: a rule may read any), so
+        # that a change of another one checks no rule.
+        reads = frozenset().union(*program.rule_reads.values())
+        self.rule_reads: frozenset[str] | None = None if "*" in reads else reads
 
     def fn_cost(self, name: str) -> int:
         """What one call of the function `name` charges the budget of work (`call_cost`), kept: counting

@@ -380,7 +380,7 @@ class Game(Views):
         new.players = self.players
         return new
 
-    def still(self) -> Game:
+    def _still(self) -> Game:
         """A copy of this game as it is now, to read (its views, labels, values), not to play on:
         it has the state, the pending decision and the secret run, without frames, trace or sinks."""
         new = Game(self.rulebook, self.state.players, _blank=True)

@@ -80,7 +80,7 @@ class Views(Statements):
                 # Views are made when asked for, from a copy of the game as it is now: most held
                 # views are let go unread (at the next decision outside the run), and a copy of
                 # the state costs a fraction of a view.
-                now = self.still()  # type: ignore[attr-defined]  # a layer of Game (see core.py)
+                now = self._still()  # type: ignore[attr-defined]  # a layer of Game (see core.py)
                 for p in missing:
                     held[str(p)] = HeldView(now, p)
             self.held_views = held

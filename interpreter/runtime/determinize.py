@@ -121,7 +121,11 @@ class Determinizer:
                     if moved is None:
                         fresh = attrs.evolve(card, id=cid)
                         changed = carried | change
-                        moved = made[place] = (fresh, attrs.evolve(fresh, **changed) if changed else fresh)
+                        dealt = attrs.evolve(fresh, **changed) if changed else fresh
+                        if not change:
+                            # It holds what a card of the game holds, but for its id: that card's label.
+                            twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)
+                        moved = made[place] = (fresh, dealt)
                     if created is None:
                         created = st.created_list()
                     created[cid], st.cards[cid] = moved

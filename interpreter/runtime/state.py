@@ -72,23 +72,25 @@ class State:
         return self._copy(dict(self.zones))
 
     def copy(self) -> State:
-        """A copy that shares nothing mutable with this one."""
+        """A copy that shares nothing mutable with this one but the cards as created (see `created`)."""
         return self._copy({k: list(v) for k, v in self.zones.items()})
 
     def _copy(self, zones: dict[str, list[int]]) -> State:
-        return State(
-            players=self.players,
-            cards=list(self.cards),
-            location=list(self.location),
-            zones=zones,
-            vars=dict(self.vars),
-            rng=self.rng,
-            over=self.over,
-            winners=None if self.winners is None else list(self.winners),
-            unfinished=self.unfinished,
-            known={k: list(v) for k, v in self.known.items()},
-            created=self.created,
-        )
+        # Made without `__init__` (every field is set below): `apply` keeps a copy at every decision,
+        # and attrs' initializer was half its cost.
+        new = object.__new__(State)
+        new.players = self.players
+        new.cards = list(self.cards)
+        new.location = list(self.location)
+        new.zones = zones
+        new.vars = dict(self.vars)
+        new.rng = self.rng
+        new.over = self.over
+        new.winners = None if self.winners is None else list(self.winners)
+        new.unfinished = self.unfinished
+        new.known = {k: list(v) for k, v in self.known.items()}
+        new.created = self.created  # only ever appended to: shared (see `created`)
+        return new
 
 
 def _known(d: dict[str, Any]) -> dict[str, list[int]]:

@@ -57,8 +57,8 @@ TURN_LIMIT = 50
 EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
 # With three players or more each player is judged by its own gain, scaled between the least and
 # greatest gain the search has judged, so one iteration's luck can put an option at 0: a larger
-# constant tries it again (at Valdora's "Move to", searches of different seeds then agree more
-# often: docs/AGENTS.md).
+# constant tries it again (searches of different seeds then agree more often at a decision of
+# many options: docs/AGENTS.md).
 EXPLORATION_MANY = 0.7
 PLAYOUTS = ("random", "greedy")
 CUTS = ("decisions", "turn")
@@ -179,7 +179,7 @@ class _Search:
         # player by its own gain: in a game of more, the best other player's heuristic is mostly
         # noise to the searcher (their hidden cards dealt anew in every world, their random
         # playouts), and a cut at a fixed number of decisions falls now in the searcher's turn, now
-        # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md, Valdora).
+        # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
         many = self.players >= 3
         cut = agent.cut or ("turn" if many else "decisions")
         self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over

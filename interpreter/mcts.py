@@ -11,15 +11,20 @@ Whitehouse, 2012). Each iteration:
    an option was legal stand in for the parent's visits, as ISMCTS does for options that come
    and go between worlds);
 3. **expands** one option not tried yet, then **plays out** at random (or greedily, one ply of
-   the rulebook's `heuristic`) until the game ends, or until `depth` decisions have been taken
-   in the iteration when the rulebook has a `heuristic` to judge the position;
+   the rulebook's `heuristic`) until the game ends or, when the rulebook has a `heuristic` to
+   judge the position, until the cut: `depth` decisions taken in the iteration (`cut=decisions`,
+   the default with one or two players), or the searcher's turn over, at the first decision of
+   another player (`cut=turn`, the default with three or more: the tree too stops there);
    chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
-   between them (a game without winners, 1/players each); a position cut off at `depth`, or
-   stopped unfinished by a guard, is judged by the heuristic (else `score`): how far the player
-   is ahead of the best other player (alone: how far above where the search began), scaled
-   between the least and the greatest lead judged so far in this search (so that the small
-   differences a heuristic makes between options are not lost in [0, 1]).
+   between them (a game without winners, 1/players each); a position cut off, or stopped
+   unfinished by a guard, is judged by the heuristic (else `score`): with two players, how far
+   the player is ahead of the other (`judge=lead`), scaled between the least and the greatest
+   lead judged so far in this search (so that the small differences a heuristic makes between
+   options are not lost in [0, 1]); alone or with three or more, how far the player is above
+   where the search began (`judge=gain`), scaled between that player's own least and greatest
+   gain so far (each player maximises its own, as in max^n: another player's heuristic, their
+   hidden cards dealt anew in every world, would be noise to the searcher).
 5. **proves** results (MCTS-Solver, Winands, Bjornsson and Saito 2008) where every world is the
    position itself (nothing hidden from the player) and no chance was drawn on the way: a
    finished game's result is known, and a node is proved when its player has a proved win or

@@ -6,6 +6,8 @@
   frame pushed, as rule coverage does).
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
 - A constant that reads no state is computed once for every game of as many players.
+- The views held while a `secret` run asks others are made when asked for, from a copy of the game.
+- A change that no state-based rule reads checks no rule.
 """
 
 from __future__ import annotations
@@ -141,6 +143,39 @@ play {
     assert says == ["say moved a chip", "say full hand", "say moved a chip", "say moved a chip"]
 
 
+class RuleChecks(Observer):
+    """Counts the checks of the state-based rules (each is a frame pushed)."""
+
+    def __init__(self) -> None:
+        self.checks = 0
+
+    def on_push(self, game: Game, frame: Any) -> None:
+        self.checks += type(frame).__name__ == "RuleFrame"
+
+
+def test_a_change_that_no_rule_reads_checks_no_rule() -> None:
+    """Only a change of what some rule reads checks the rules: five chips drawn into the row (which
+    no rule reads) are drawn without a check; the chips moved into a hand are checked one by one,
+    and the rule fires as before."""
+    rb = load("""
+zone deck: Chip hidden shuffled
+rule full(p in players) when len(hand[p]) >= 2 { say "full hand" move hand[p] to pile }
+setup { create 6 Chip { colour: red, n: 1 } in deck }
+play {
+  draw 5 from deck to row
+  choose by players[0] { option "go" { } option "wait" { } }
+  for c in row { move c to hand[players[0]] }
+}
+""")
+    counter = RuleChecks()
+    game = Game(rb, 1, 0, observers=[counter])
+    assert len(game.state.zones["row"]) == 5
+    assert counter.checks == 0
+    game.apply("go")
+    assert counter.checks == 5
+    assert [t for t in trace(game) if t.startswith("say")] == ["say full hand", "say full hand"]
+
+
 def test_a_failure_inside_inline_work_unwinds_to_its_attempt() -> None:
     """A `fail` deep inside a loop of a procedure called inline undoes the attempt around the call."""
     rb = load("""
@@ -197,6 +232,34 @@ def test_whole_games_are_the_same_inline_and_with_a_frame_per_block(name: str) -
         inline, framed = games
         assert inline.answers == framed.answers
         assert trace(inline) == trace(framed)
+
+
+def test_a_held_view_made_when_asked_for_is_the_view_when_it_began_to_hold(monkeypatch: Any) -> None:
+    """In Renaissance Man's secret phases, each view held for a player not asked is, when read
+    decisions later, exactly the view that player had at the decision where it began to hold."""
+    began: dict[int, dict[str, Any]] = {}  # id of a held view -> the view when it began to hold
+    hold = Game._hold_views
+
+    def hold_and_note(self: Game, decision: Any) -> None:
+        before = dict(self.held_views)
+        hold(self, decision)
+        for seat, held in self.held_views.items():
+            if before.get(seat) is not held:
+                began[id(held)] = self._view(held.player)
+
+    monkeypatch.setattr(Game, "_hold_views", hold_and_note)
+    game = Game(rulecraft.load("renaissance_man"), 2, 3)
+    agents = [RandomAgent(5), RandomAgent(6)]
+    read = 0
+    while not game.over:
+        for seat, held in game.held_views.items():
+            # Read first where the game has moved on under it, so that a view made now would differ.
+            if id(held) in began and game.pending.player != held.player and game._view(held.player) != began[id(held)]:
+                assert game.view(seat) == began.pop(id(held))
+                read += 1
+        decision = game.pending
+        game.apply(agents[decision.player.index if decision.player else 0].choose(game, decision))
+    assert read >= 5  # (9 in this game)
 
 
 MEMO = """

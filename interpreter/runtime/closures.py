@@ -66,6 +66,7 @@ from .machine import (
     ForFrame,
     Returned,
     TooDeep,
+    call_cost,
     card_refs,
     node_count,
 )
@@ -116,6 +117,19 @@ class CodeCache:
         # By a block's identity (each entry holds its block): its statements' closures, and what
         # each charges the budget of work when it runs (`node_count`).
         self.blocks: dict[int, tuple[Any, tuple[tuple[Code, ...], tuple[int, ...]]]] = {}
+        self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
+        # The zones and variables that some state-based rule reads (None: a rule may read any), so
+        # that a change of another one checks no rule.
+        reads = frozenset().union(*program.rule_reads.values())
+        self.rule_reads: frozenset[str] | None = None if "*" in reads else reads
+
+    def fn_cost(self, name: str) -> int:
+        """What one call of the function `name` charges the budget of work (`call_cost`), kept: counting
+        the nodes of its body took most of the time of a call of a long `heuristic`."""
+        cost = self.fn_costs.get(name)
+        if cost is None:
+            cost = self.fn_costs[name] = call_cost(self.program.fns[name].body)
+        return cost
 
     def value(self, e: Any) -> Code:
         entry = self.values.get(id(e))

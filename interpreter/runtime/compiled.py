@@ -39,10 +39,9 @@ from .machine import (
     MEMO_BUDGET,
     TEXT_BUDGET,
     VALUE_ERRORS,
-    WORK_PER_CALL,
     attrs_fields,
+    call_cost,
     card_refs,
-    node_count,
     query_by_keys,
 )
 
@@ -126,7 +125,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_FN_DEPTH_BUDGET": FN_DEPTH_BUDGET,
         "_MEMO_BUDGET": MEMO_BUDGET,
         "_EMPTY_MEMO": EMPTY_MEMO,
-        "_fn_cost": lambda name: WORK_PER_CALL + node_count(program.fns[name].body),
+        "_fn_cost": lambda name: call_cost(program.fns[name].body),
         "_sort_work": sort_work,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)

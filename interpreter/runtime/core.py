@@ -28,7 +28,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..check.program import Program
 from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
@@ -60,6 +60,9 @@ from .machine import (
 from .observe import Observer, Sinks, Trace
 from .state import State
 
+if TYPE_CHECKING:
+    from .views import HeldView
+
 
 class GameCore:
     """The state of a game in progress and what every layer above needs of it: its frames, its budgets' errors."""
@@ -79,7 +82,7 @@ class GameCore:
     secret: int
     secret_run: SecretRun | None
     rule_frames: int
-    held_views: dict[str, dict[str, Any]]
+    held_views: dict[str, HeldView]
     dirty: set[str]
     pending: Decision | None
     steps: int

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -164,12 +165,15 @@ class Decisions(Store):
         draw would offer more options than a decision may (False: asking reports it).
         """
         st, frames = self.state, self.frames
+        labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
         while True:
             ids = st.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
                 frames.pop()
                 return True
-            first, counts = self._label_counts(ids)
+            if labels is None:
+                labels = self._labels_of(ids)
+            first, counts = label_counts(ids, labels)
             if len(counts) > OPTION_BUDGET:
                 return False
             if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
@@ -183,9 +187,14 @@ class Decisions(Store):
                     r -= w
                 self.answers.append(("table", chosen))
             frame.count -= 1
+            drawn = labels.index(chosen)  # (where the first card of that label lies)
             self.move([CardRef(first[chosen])], dst, False, span)
             if frames[-1] is not frame or self.pending is not None or st.over:
                 return True
+            if dst.key == src.key:
+                labels = None  # the card went back into the source, on top: read the labels again
+            else:
+                del labels[drawn]  # nothing else changed in the source: nothing else ran
 
     def _decide(
         self,
@@ -263,8 +272,11 @@ class Decisions(Store):
         zones: set[str] = set()
         location = self.state.location
         for value in values:
-            if value.__class__ is CardRef:  # (the common case, without a call)
+            cls = value.__class__
+            if cls is CardRef:  # (the common cases, without a call)
                 zones.add(location[value.id])
+            elif cls is EnumValue or cls is int or cls is Player:
+                continue
             elif not self._public_value(value, zones):
                 return None
         return tuple(sorted(zones))
@@ -387,15 +399,7 @@ class Decisions(Store):
 
     def _label_counts(self, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
         """For each distinct label among the cards, in order: its first card's id, and how many carry it."""
-        first: dict[str, int] = {}
-        counts: dict[str, int] = {}
-        for i, text in zip(ids, self._labels_of(ids), strict=True):
-            if text in counts:
-                counts[text] += 1
-            else:
-                counts[text] = 1
-                first[text] = i
-        return first, counts
+        return label_counts(ids, self._labels_of(ids))
 
     def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
@@ -419,3 +423,11 @@ class Decisions(Store):
     ) -> None:
         self.attempts += 1
         self.push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
+
+
+def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """For each distinct label among cards (`labels[i]` the label of `ids[i]`), in the order the
+    labels first come: the id of its first card, and how many cards carry it."""
+    counts = Counter(labels)  # (a dict: in the order each label first comes)
+    earliest = dict(zip(reversed(labels), reversed(ids), strict=True))  # each label's first card: written last
+    return {text: earliest[text] for text in counts}, counts

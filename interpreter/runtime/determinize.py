@@ -79,6 +79,7 @@ class Determinizer:
                     moved = made.get(place)
                     if moved is None:
                         moved = made[place] = attrs.evolve(card, id=cid)
+                        twin.share_label(moved, card)
                     card = moved
                 st.cards[cid] = card
         for key, value in self.resets:

@@ -67,7 +67,7 @@ from .machine import (
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC
-from .views import Views
+from .views import HeldView, Views
 
 
 class Game(Views):
@@ -124,7 +124,7 @@ class Game(Views):
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
         # The views held while a secret run asks others (see `view`), by seat.
-        self.held_views: dict[str, dict[str, Any]] = {}
+        self.held_views: dict[str, HeldView] = {}
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -376,6 +376,24 @@ class Game(Views):
         new.inline_depth = 0
         new.memo = list(self.code.empty_memo)
         new.check_invariants = self.check_invariants
+        new.consts = self.consts
+        new.players = self.players
+        return new
+
+    def _still(self) -> Game:
+        """A copy of this game as it is now, to read (its views, labels, values), not to play on:
+        it has the state, the pending decision and the secret run, without frames, trace or sinks."""
+        new = Game(self.rulebook, self.state.players, _blank=True)
+        new.code = self.code
+        new.state = self.state.copy()
+        new.sinks = Sinks(None)
+        new.frames = []
+        new.secret, new.secret_run = self.secret, self.secret_run
+        new.held_views = {}
+        new.pending = self.pending
+        new.fn_depth = 0
+        new.inline_depth = 0
+        new.memo = list(self.code.empty_memo)
         new.consts = self.consts
         new.players = self.players
         return new

@@ -10,6 +10,7 @@ call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resu
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -459,25 +460,33 @@ class Keep:
 
     def __init__(self, frames: Sequence[Frame]):
         self.zones: set[str] = set()
-        self.frames: set[int] = {id(f) for f in frames}  # not saved yet
-        self.envs: set[int] = set()
+        self.frames: set[int] = set(map(id, frames))  # not saved yet
+        self.envs: set[int] = {id(f.env) for f in frames}
         for f in frames:
-            self.envs.add(id(f.env))
-            if isinstance(f, CallFrame) and f.caller_env is not None:
-                self.envs.add(id(f.caller_env))
-            if isinstance(f, AttemptFrame) and f.retry is not None:
+            if isinstance(f, CallFrame):
+                if f.caller_env is not None:
+                    self.envs.add(id(f.caller_env))
+            elif isinstance(f, AttemptFrame) and f.retry is not None:
                 self.envs.add(id(f.retry[1]))
-        self.saved_frames: list[tuple[Frame, list[tuple[str, Any]]]] = []
+        self.saved_frames: list[tuple[Frame, Any]] = []
         self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     def touch(self, frame: Frame) -> None:
-        if id(frame) in self.frames:
-            self.frames.discard(id(frame))
+        fid = id(frame)
+        if fid in self.frames:
+            self.frames.discard(fid)
             if frame.changing:
-                # RuleFrame.pending is the one slot changed in place: keep a copy.
-                values = [(slot, getattr(frame, slot)) for slot in frame.changing]
-                self.saved_frames.append((frame, [(k, set(v) if isinstance(v, set) else v) for k, v in values]))
-        self.touch_env(frame.env)
+                get = _GETTERS.get(frame.__class__)
+                if get is None:
+                    get = _GETTERS[frame.__class__] = operator.attrgetter(*frame.changing)
+                values = get(frame)  # (one slot: its value; more: a tuple of them)
+                if frame.__class__ is RuleFrame:  # its `pending` is the one slot changed in place: a copy
+                    values = (values[0], set(values[1]))
+                self.saved_frames.append((frame, values))
+        eid = id(frame.env)
+        if eid in self.envs:
+            self.envs.discard(eid)
+            self.saved_envs.append((frame.env, dict(frame.env)))
 
     def touch_env(self, env: dict[str, Any]) -> None:
         if id(env) in self.envs:
@@ -486,11 +495,18 @@ class Keep:
 
     def put_back(self) -> None:
         for frame, values in self.saved_frames:
-            for slot, value in values:
-                object.__setattr__(frame, slot, value)
+            slots = frame.changing
+            if len(slots) == 1:
+                object.__setattr__(frame, slots[0], values)
+            else:
+                for slot, value in zip(slots, values, strict=True):
+                    object.__setattr__(frame, slot, value)
         for env, copy in self.saved_envs:
             env.clear()
             env.update(copy)
+
+
+_GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
 
 
 def _slots_of(cls: type) -> tuple[str, ...]:
@@ -514,6 +530,12 @@ def node_count(node: Any) -> int:
             count += 1
             todo.extend(getattr(n, f.name) for f in attrs.fields(n.__class__))
     return count
+
+
+def call_cost(body: Any) -> int:
+    """What one call of a function with this body charges the budget of work: the call, and the
+    nodes of its body (`node_count`; callers keep it, as a long body takes long to count)."""
+    return WORK_PER_CALL + node_count(body)
 
 
 # What Python raises when a built-in gets values of the wrong kind (which `any` lets through the checker).

@@ -98,8 +98,9 @@ class Store(Evaluator):
         )
 
     def _changed(self, name: str) -> None:
-        if not self.program.rules:
-            return
+        watched = self.code.rule_reads
+        if watched is not None and name not in watched:
+            return  # no rule reads it: checking the rules would find what it found before
         if self.together or self.rule_frames:
             self.dirty.add(name)
         else:

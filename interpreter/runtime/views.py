@@ -22,6 +22,22 @@ from .machine import (
 from .statements import Statements
 
 
+class HeldView:
+    """A player's view as it was when it began to hold: made from a copy of the game at that moment,
+    the first time it is asked for (`Views._hold_views`)."""
+
+    __slots__ = ("_game", "_view", "player")
+
+    def __init__(self, game: Views, player: Player):
+        self._game, self.player = game, player
+        self._view: dict[str, Any] | None = None
+
+    def view(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = self._game.view(self.player)  # (the copy holds no views: its own, as it is)
+        return self._view
+
+
 class Views(Statements):
     """What each player sees of the state and of each event."""
 
@@ -39,7 +55,7 @@ class Views(Statements):
         if who is not None and self.pending is not None and self.secret_run is not None and self.pending.player != who:
             held = self.held_views.get(str(who))
             if held is not None:
-                return copy.deepcopy(held)
+                return copy.deepcopy(held.view())
         return self._view(who)
 
     def _hold_views(self, decision: Decision) -> None:
@@ -60,8 +76,13 @@ class Views(Statements):
         missing = [p for p in self.players if p != decision.player and str(p) not in held]
         if missing or asked in held:
             held = {p: v for p, v in held.items() if p != asked}
-            for p in missing:
-                held[str(p)] = self._view(p)
+            if missing:
+                # Views are made when asked for, from a copy of the game as it is now: most held
+                # views are let go unread (at the next decision outside the run), and a copy of
+                # the state costs a fraction of a view.
+                now = self._still()  # type: ignore[attr-defined]  # a layer of Game (see core.py)
+                for p in missing:
+                    held[str(p)] = HeldView(now, p)
             self.held_views = held
 
     def _view(self, who: Player | None) -> dict[str, Any]:

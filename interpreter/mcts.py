@@ -11,15 +11,20 @@ Whitehouse, 2012). Each iteration:
    an option was legal stand in for the parent's visits, as ISMCTS does for options that come
    and go between worlds);
 3. **expands** one option not tried yet, then **plays out** at random (or greedily, one ply of
-   the rulebook's `heuristic`) until the game ends, or until `depth` decisions have been taken
-   in the iteration when the rulebook has a `heuristic` to judge the position;
+   the rulebook's `heuristic`) until the game ends or, when the rulebook has a `heuristic` to
+   judge the position, until the cut: `depth` decisions taken in the iteration (`cut=decisions`,
+   the default with one or two players), or the searcher's turn over, at the first decision of
+   another player (`cut=turn`, the default with three or more: the tree too stops there);
    chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
-   between them (a game without winners, 1/players each); a position cut off at `depth`, or
-   stopped unfinished by a guard, is judged by the heuristic (else `score`): how far the player
-   is ahead of the best other player (alone: how far above where the search began), scaled
-   between the least and the greatest lead judged so far in this search (so that the small
-   differences a heuristic makes between options are not lost in [0, 1]).
+   between them (a game without winners, 1/players each); a position cut off, or stopped
+   unfinished by a guard, is judged by the heuristic (else `score`): with two players, how far
+   the player is ahead of the other (`judge=lead`), scaled between the least and the greatest
+   lead judged so far in this search (so that the small differences a heuristic makes between
+   options are not lost in [0, 1]); alone or with three or more, how far the player is above
+   where the search began (`judge=gain`), scaled between that player's own least and greatest
+   gain so far (each player maximises its own, as in max^n: another player's heuristic, their
+   hidden cards dealt anew in every world, would be noise to the searcher).
 5. **proves** results (MCTS-Solver, Winands, Bjornsson and Saito 2008) where every world is the
    position itself (nothing hidden from the player) and no chance was drawn on the way: a
    finished game's result is known, and a node is proved when its player has a proved win or
@@ -52,8 +57,17 @@ DECISIONS = 600
 # the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
 DECISIONS_PLAYED_OUT = 6000
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
+# With `cut=turn`, a turn longer than this many decisions is judged where it stands.
+TURN_LIMIT = 50
 EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
+# With three players or more each player is judged by its own gain, scaled between the least and
+# greatest gain the search has judged, so one iteration's luck can put an option at 0: a larger
+# constant tries it again (searches of different seeds then agree more often at a decision of
+# many options: docs/AGENTS.md).
+EXPLORATION_MANY = 0.7
 PLAYOUTS = ("random", "greedy")
+CUTS = ("decisions", "turn")
+JUDGES = ("lead", "gain")
 
 
 class Node:
@@ -84,6 +98,8 @@ class MctsAgent:
         "playout": str,
         "depth": int,
         "c": float,
+        "cut": str,
+        "judge": str,
     }
 
     def __init__(
@@ -95,7 +111,9 @@ class MctsAgent:
         seconds: float | None = None,
         playout: str = "random",
         depth: int | None = DEPTH,
-        c: float = EXPLORATION,
+        c: float | None = None,
+        cut: str | None = None,
+        judge: str | None = None,
     ):
         if iterations is not None and iterations < 1:
             raise GameError(f"mcts.iterations must be at least 1, not {iterations}")
@@ -107,11 +125,16 @@ class MctsAgent:
             raise GameError(f"mcts.playout must be one of {', '.join(PLAYOUTS)}, not '{playout}'")
         if depth is not None and depth < 1:
             raise GameError(f"mcts.depth must be at least 1, not {depth}")
-        if not c >= 0:
+        if c is not None and not c >= 0:
             raise GameError(f"mcts.c must be 0 or more, not {c}")
+        if cut is not None and cut not in CUTS:
+            raise GameError(f"mcts.cut must be one of {', '.join(CUTS)}, not '{cut}'")
+        if judge is not None and judge not in JUDGES:
+            raise GameError(f"mcts.judge must be one of {', '.join(JUDGES)}, not '{judge}'")
         self.rng = random.Random(seed)
         self.iterations, self.decisions, self.seconds = iterations, decisions, seconds
         self.playout, self.depth, self.c = playout, depth, c
+        self.cut, self.judge = cut, judge  # None: by the number of players (_Search)
         self.last_iterations = 0  # iterations of the last search (for the benchmark)
 
     def choose(self, game: Game, decision: Decision) -> str:
@@ -157,8 +180,20 @@ class _Search:
         self.cut = "heuristic" in program.fns
         self.judged = self.cut or "score" in program.fns
         self.players = game.state.players
-        self.start: list[float] = []  # the heuristic where the search began (for a player alone)
+        # With three players or more, a position is judged when the searcher's turn is over, each
+        # player by its own gain: in a game of more, the best other player's heuristic is mostly
+        # noise to the searcher (their hidden cards dealt anew in every world, their random
+        # playouts), and a cut at a fixed number of decisions falls now in the searcher's turn, now
+        # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
+        many = self.players >= 3
+        cut = agent.cut or ("turn" if many else "decisions")
+        self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over
+        self.gain = (agent.judge or ("lead" if self.players == 2 else "gain")) == "gain"
+        self.start: list[float] = []  # each player's heuristic where the search began
         self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
+        # The least and greatest gain judged so far, per player.
+        self.lows, self.highs = [math.inf] * self.players, [-math.inf] * self.players
+        self.c = agent.c if agent.c is not None else EXPLORATION_MANY if many else EXPLORATION
         self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
         # Nothing hidden from the player: every world is the position itself (reseeded), so where
         # no chance is drawn on the way a node is one position, whose result the search can prove.
@@ -211,6 +246,8 @@ class _Search:
                 if decision is None:
                     break
                 assert decision.player is not None
+                if self.turns and decision.player.index != self.me:
+                    break  # the searcher's turn is over: the position is judged (_playout)
                 labels = decision.labels
                 if sure:
                     node.who, node.labels = decision.player.index, labels
@@ -274,7 +311,7 @@ class _Search:
         return node.proven is not None
 
     def _select(self, node: Node, labels: list[str], who: int) -> str:
-        c = self.agent.c
+        c = self.c
         best, best_value = labels[0], -math.inf
         for label in labels:
             child = node.children[label]
@@ -293,11 +330,15 @@ class _Search:
         greedy = self.agent.playout == "greedy"
         rng = self.rng
         while not world.over:
-            if depth is not None and taken >= depth:
+            if depth is not None and not self.turns and taken >= depth:
                 return self._judge(world)
             decision = world.current_decision()
             if decision is None:
                 break
+            if self.turns:
+                assert decision.player is not None
+                if decision.player.index != self.me or taken >= TURN_LIMIT:
+                    return self._judge(world)
             options = decision.options
             if greedy and decision.player is not None and self.judged:
                 label = self._greedy(world, decision)
@@ -339,12 +380,19 @@ class _Search:
         return [1.0 / self.players] * self.players
 
     def _judge(self, world: Game) -> list[float]:
-        """Rewards from the heuristic: how far each player is ahead (alone: above the start)."""
+        """Rewards from the heuristic: how far each player is ahead, or (`gain`) above the start."""
         values = [float(world.heuristic(p)) for p in world.players]
-        if self.players == 1:
-            diffs = [values[0] - self.start[0]]
-        else:
-            diffs = [v - max(values[:i] + values[i + 1 :]) for i, v in enumerate(values)]
+        if self.gain:
+            # Each player's gains scaled between its own least and greatest so far: one player's
+            # large swings do not flatten another's.
+            rewards = []
+            for i, value in enumerate(values):
+                gain = value - self.start[i]
+                self.lows[i], self.highs[i] = min(self.lows[i], gain), max(self.highs[i], gain)
+                low, high = self.lows[i], self.highs[i]
+                rewards.append(0.5 if high <= low else (gain - low) / (high - low))
+            return rewards
+        diffs = [v - max(values[:i] + values[i + 1 :]) for i, v in enumerate(values)]
         self.low, self.high = min(self.low, *diffs), max(self.high, *diffs)
         if self.high <= self.low:
             return [0.5] * self.players

@@ -122,6 +122,82 @@ def test_a_guess_of_a_hidden_card_is_a_guess() -> None:
     assert 8 <= hits <= 32
 
 
+DETOUR = """game Detour players 2..3
+var points[Player]: int = 0 public
+var round: int = 0 public
+fn heuristic(p: Player) = points[p]
+play {
+  while round < 5 {
+    set round += 1
+    for p in players {
+      choose by p prompt "Which way?" {
+        option "short" { set points[p] += 1 }
+        option "long" {
+          let steps = 0
+          while steps < 5 {
+            choose by p prompt "Step" {
+              option "left" { }
+              option "right" { }
+            }
+            steps += 1
+          }
+          set points[p] += 3
+        }
+      }
+    }
+  }
+  end game winners []
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "way"),
+    [(3, {}, "long"), (3, {"cut": "decisions"}, "short"), (2, {}, "short"), (2, {"cut": "turn"}, "long")],
+)
+def test_with_three_players_a_turn_is_judged_when_it_is_over(players: int, options: dict, way: str) -> None:  # type: ignore[type-arg]
+    """The long way's 3 points come after five steps of the player's own turn. With three players a
+    position is judged when the searcher's turn is over, so MCTS takes the long way; with two (or
+    `cut=decisions`) it is judged after 4 decisions, in the middle of the steps, and the short
+    way's 1 point looks better."""
+    rb = rulecraft.load_text(DETOUR, "detour.rules")
+    for seed in range(3):
+        game = rb.new_game(players=players, seed=seed)
+        decision = game.current_decision()
+        assert decision is not None
+        assert MctsAgent(seed, **options).choose(game, decision) == way
+
+
+SPITE = """game Spite players 3..3
+var points[Player]: int = 0 public
+fn heuristic(p: Player) = points[p]
+setup { set points[players[1]] = 10 }
+play {
+  choose by players[0] prompt "Grow or spite?" {
+    option "grow" { set points[players[0]] += 2 }
+    option "spite" { set points[players[1]] -= 3 }
+  }
+  for p in players + players {
+    choose by p prompt "Wait" {
+      option "a" { }
+      option "b" { }
+    }
+  }
+  end game winners []
+}
+"""
+
+
+@pytest.mark.parametrize(("options", "answer"), [({}, "grow"), ({"judge": "lead"}, "spite")])
+def test_with_three_players_each_is_judged_by_its_own_gain(options: dict, answer: str) -> None:  # type: ignore[type-arg]
+    """P2 leads with 10 points. With three players P1 judges a position by its own gain and takes 2
+    points for itself; judged by its lead over the best other (`judge=lead`), taking 3 from P2 is worth more."""
+    game = rulecraft.load_text(SPITE, "spite.rules").new_game(players=3, seed=0)
+    decision = game.current_decision()
+    assert decision is not None
+    assert MctsAgent(0, **options).choose(game, decision) == answer
+
+
 def test_the_same_seed_gives_the_same_moves() -> None:
     """Two Guildhall games of seeded MCTS agents (a small budget) take the same answers; another agent seed does not."""
     rb = rulecraft.load("guildhall")
@@ -175,6 +251,8 @@ def test_soak_checks_games_of_mcts_agents(capsys) -> None:  # type: ignore[no-un
         (["--agents", "mcts", "--agent-option", "mcts.width=3"], "unknown option 'width=3'"),
         (["--agents", "greedy", "--agent-option", "mcts.iterations=3"], "no seat is played by mcts"),
         (["--agents", "mcts:playout=smart"], "mcts.playout must be one of random, greedy, not 'smart'"),
+        (["--agents", "mcts:cut=round"], "mcts.cut must be one of decisions, turn, not 'round'"),
+        (["--agents", "mcts:judge=score"], "mcts.judge must be one of lead, gain, not 'score'"),
         (["--agents", "mcts", "--agent-option", "iterations"], "is not AGENT.OPTION=VALUE"),
     ],
 )

@@ -483,10 +483,7 @@ class Keep:
                 if frame.__class__ is RuleFrame:  # its `pending` is the one slot changed in place: a copy
                     values = (values[0], set(values[1]))
                 self.saved_frames.append((frame, values))
-        eid = id(frame.env)
-        if eid in self.envs:
-            self.envs.discard(eid)
-            self.saved_envs.append((frame.env, dict(frame.env)))
+        self.touch_env(frame.env)
 
     def touch_env(self, env: dict[str, Any]) -> None:
         if id(env) in self.envs:

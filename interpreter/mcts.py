@@ -45,9 +45,13 @@ import random
 import time
 from typing import Any, ClassVar
 
+import attrs
+
+from .check.program import Program
 from .errors import GameError, RulebookError
 from .runtime.determinize import Determinizer
 from .runtime.game import Decision, Game
+from .syntax import ast as s
 
 # The default budget: iterations until the worlds searched have taken this many decisions in all
 # (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
@@ -109,7 +113,7 @@ class MctsAgent:
         iterations: int | None = None,
         decisions: int | None = None,
         seconds: float | None = None,
-        playout: str = "random",
+        playout: str | None = None,
         depth: int | None = DEPTH,
         c: float | None = None,
         cut: str | None = None,
@@ -121,7 +125,7 @@ class MctsAgent:
             raise GameError(f"mcts.decisions must be at least 1, not {decisions}")
         if seconds is not None and not seconds > 0:
             raise GameError(f"mcts.seconds must be more than 0, not {seconds}")
-        if playout not in PLAYOUTS:
+        if playout is not None and playout not in PLAYOUTS:
             raise GameError(f"mcts.playout must be one of {', '.join(PLAYOUTS)}, not '{playout}'")
         if depth is not None and depth < 1:
             raise GameError(f"mcts.depth must be at least 1, not {depth}")
@@ -135,7 +139,15 @@ class MctsAgent:
         self.iterations, self.decisions, self.seconds = iterations, decisions, seconds
         self.playout, self.depth, self.c = playout, depth, c
         self.cut, self.judge = cut, judge  # None: by the number of players (_Search)
+        self.secrets: tuple[Program, bool] | None = None  # the last rulebook searched, and whether it has secrets
         self.last_iterations = 0  # iterations of the last search (for the benchmark)
+
+    def has_secrets(self, program: Program) -> bool:
+        """Whether the rulebook asks anything inside a `secret` block (worked out once a rulebook)."""
+        if self.secrets is None or self.secrets[0] is not program:
+            parts = [program.setup, program.play, program.procs, program.rules, program.abilities]
+            self.secrets = (program, _has_secret(parts))
+        return self.secrets[1]
 
     def choose(self, game: Game, decision: Decision) -> str:
         me = decision.player
@@ -169,6 +181,19 @@ class MctsAgent:
         return max(decision.labels, key=rank)
 
 
+def _has_secret(node: Any) -> bool:
+    """Whether a `secret` block lies anywhere in these declarations."""
+    if isinstance(node, s.Secret):
+        return True
+    if attrs.has(type(node)):
+        return any(_has_secret(getattr(node, f.name)) for f in attrs.fields(type(node)))
+    if isinstance(node, dict):
+        return any(_has_secret(value) for value in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_has_secret(item) for item in node)
+    return False
+
+
 class _Search:
     """The search for one decision of player `me` in `game`."""
 
@@ -186,7 +211,14 @@ class _Search:
         # playouts), and a cut at a fixed number of decisions falls now in the searcher's turn, now
         # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
         many = self.players >= 3
-        cut = agent.cut or ("turn" if many else "decisions")
+        # With two players in a rulebook of secret commitments, the same cut, and the searcher's own
+        # rest of the turn played greedily: the other player cannot answer a choice it does not see,
+        # and a turn is then a plan made step by step, which random steps spoil (a costly removal
+        # drawn at random after a discard made ending the turn look best: docs/AGENTS.md). Rulebooks
+        # without secrets search as their figures were measured.
+        plans = self.players == 2 and self.cut and agent.has_secrets(program)
+        cut = agent.cut or ("turn" if many or plans else "decisions")
+        self.greedy = (agent.playout or ("greedy" if plans else "random")) == "greedy"
         self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over
         self.gain = (agent.judge or ("lead" if self.players == 2 else "gain")) == "gain"
         self.start: list[float] = []  # each player's heuristic where the search began
@@ -327,7 +359,7 @@ class _Search:
 
     def _playout(self, world: Game, taken: int) -> list[float]:
         depth = self.agent.depth if self.cut else None
-        greedy = self.agent.playout == "greedy"
+        greedy = self.greedy
         rng = self.rng
         while not world.over:
             if depth is not None and not self.turns and taken >= depth:

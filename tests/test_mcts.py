@@ -198,6 +198,52 @@ def test_with_three_players_each_is_judged_by_its_own_gain(options: dict, answer
     assert MctsAgent(0, **options).choose(game, decision) == answer
 
 
+# The discard phase of a game of secret commitments, reduced: discarding a dead card is worth 1, a
+# removal costs 12, and the phase goes on until the player is done.
+TIDY = """game Tidy players 2..2
+var points[Player]: int = 0 public
+var dead[Player]: int = 2 public
+fn heuristic(p: Player) = points[p] - dead[p]
+play {
+  for p in players {
+    secret {
+      let done = false
+      while not done {
+        choose by p prompt "Discard phase" {
+          option "remove a worker" { set points[p] -= 12 }
+          option "discard a card" when dead[p] > 0 { set dead[p] -= 1 }
+          option "done" { done = true }
+        }
+      }
+    }
+  }
+  end game winners []
+}
+"""
+OPEN_TIDY = TIDY.replace("    secret {\n", "    if true {\n")
+
+
+@pytest.mark.parametrize(
+    ("rules", "options", "answer"),
+    [
+        (TIDY, {}, "discard a card"),
+        (TIDY, {"cut": "decisions", "playout": "random"}, "done"),
+        (OPEN_TIDY, {}, "done"),
+    ],
+)
+def test_a_secret_plan_is_played_out_greedily_to_the_end_of_the_turn(rules: str, options: dict, answer: str) -> None:  # type: ignore[type-arg]
+    """With two players and secret commitments, MCTS judges the position when its turn is over and
+    plays its own rest of the turn by the heuristic, so it discards its dead cards. Played out at
+    random, a discard is followed by a removal a third of the time and "done" looks best; a
+    rulebook without secrets is searched so still."""
+    rb = rulecraft.load_text(rules, "tidy.rules")
+    for seed in (0, 1, 3):
+        game = rb.new_game(players=2, seed=seed)
+        decision = game.current_decision()
+        assert decision is not None
+        assert MctsAgent(seed, **options).choose(game, decision) == answer
+
+
 def test_the_same_seed_gives_the_same_moves() -> None:
     """Two Guildhall games of seeded MCTS agents (a small budget) take the same answers; another agent seed does not."""
     rb = rulecraft.load("guildhall")

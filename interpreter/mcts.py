@@ -15,7 +15,9 @@ Whitehouse, 2012). Each iteration:
    judge the position, until the cut: `depth` decisions taken in the iteration (`cut=decisions`,
    the default with one or two players), or the searcher's turn over, at the first decision of
    another player (`cut=turn`, the default with three or more: the tree too stops there);
-   chance is the table's own weighted draws, from the world's reseeded generator;
+   with two players in a rulebook of `secret` commitments the default is `cut=turn` with the
+   searcher's own rest of the turn played greedily (a plan made step by step, which random steps
+   spoil); chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
    between them (a game without winners, 1/players each); a position cut off, or stopped
    unfinished by a guard, is judged by the heuristic (else `score`): with two players, how far

@@ -15,9 +15,7 @@ Whitehouse, 2012). Each iteration:
    judge the position, until the cut: `depth` decisions taken in the iteration (`cut=decisions`,
    the default with one or two players), or the searcher's turn over, at the first decision of
    another player (`cut=turn`, the default with three or more: the tree too stops there);
-   with two players in a rulebook of `secret` commitments the default is `cut=turn` with the
-   searcher's own rest of the turn played greedily (a plan made step by step, which random steps
-   spoil); chance is the table's own weighted draws, from the world's reseeded generator;
+   chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
    between them (a game without winners, 1/players each); a position cut off, or stopped
    unfinished by a guard, is judged by the heuristic (else `score`): with two players, how far
@@ -26,7 +24,8 @@ Whitehouse, 2012). Each iteration:
    options are not lost in [0, 1]); alone or with three or more, how far the player is above
    where the search began (`judge=gain`), scaled between that player's own least and greatest
    gain so far (each player maximises its own, as in max^n: another player's heuristic, their
-   hidden cards dealt anew in every world, would be noise to the searcher).
+   hidden cards dealt anew in every world, would be noise to the searcher); with two players in
+   a rulebook of `secret` commitments, by the gain too.
 5. **proves** results (MCTS-Solver, Winands, Bjornsson and Saito 2008) where every world is the
    position itself (nothing hidden from the player) and no chance was drawn on the way: a
    finished game's result is known, and a node is proved when its player has a proved win or
@@ -115,7 +114,7 @@ class MctsAgent:
         iterations: int | None = None,
         decisions: int | None = None,
         seconds: float | None = None,
-        playout: str | None = None,
+        playout: str = "random",
         depth: int | None = DEPTH,
         c: float | None = None,
         cut: str | None = None,
@@ -127,7 +126,7 @@ class MctsAgent:
             raise GameError(f"mcts.decisions must be at least 1, not {decisions}")
         if seconds is not None and not seconds > 0:
             raise GameError(f"mcts.seconds must be more than 0, not {seconds}")
-        if playout is not None and playout not in PLAYOUTS:
+        if playout not in PLAYOUTS:
             raise GameError(f"mcts.playout must be one of {', '.join(PLAYOUTS)}, not '{playout}'")
         if depth is not None and depth < 1:
             raise GameError(f"mcts.depth must be at least 1, not {depth}")
@@ -213,21 +212,20 @@ class _Search:
         # playouts), and a cut at a fixed number of decisions falls now in the searcher's turn, now
         # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
         many = self.players >= 3
-        # With two players in a rulebook of secret commitments, the same cut, and the searcher's own
-        # rest of the turn played greedily: the other player cannot answer a choice it does not see,
-        # and a turn is then a plan made step by step, which random steps spoil (a costly removal
-        # drawn at random after a discard made ending the turn look best: docs/AGENTS.md). Rulebooks
-        # without secrets search as their figures were measured.
-        plans = self.players == 2 and self.cut and agent.has_secrets(program)
-        cut = agent.cut or ("turn" if many or plans else "decisions")
-        self.greedy = (agent.playout or ("greedy" if plans else "random")) == "greedy"
+        # With two players in a rulebook of secret commitments, each is judged by its own gain too:
+        # the other's plan is reset in every world and made at random in the playouts, so its
+        # heuristic is noise to the searcher, and the lead favoured whatever let the other's random
+        # (and costly) choices into the look-ahead sooner, such as ending a turn early
+        # (docs/AGENTS.md). Rulebooks without secrets search as their figures were measured.
+        secrets = self.players == 2 and self.cut and agent.has_secrets(program)
+        cut = agent.cut or ("turn" if many else "decisions")
         self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over
-        self.gain = (agent.judge or ("lead" if self.players == 2 else "gain")) == "gain"
+        self.gain = (agent.judge or ("lead" if self.players == 2 and not secrets else "gain")) == "gain"
         self.start: list[float] = []  # each player's heuristic where the search began
         self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
         # The least and greatest gain judged so far, per player.
         self.lows, self.highs = [math.inf] * self.players, [-math.inf] * self.players
-        self.c = agent.c if agent.c is not None else EXPLORATION_MANY if many else EXPLORATION
+        self.c = agent.c if agent.c is not None else EXPLORATION_MANY if many or secrets else EXPLORATION
         self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
         # Nothing hidden from the player: every world is the position itself (reseeded), so where
         # no chance is drawn on the way a node is one position, whose result the search can prove.
@@ -361,7 +359,7 @@ class _Search:
 
     def _playout(self, world: Game, taken: int) -> list[float]:
         depth = self.agent.depth if self.cut else None
-        greedy = self.greedy
+        greedy = self.agent.playout == "greedy"
         rng = self.rng
         while not world.over:
             if depth is not None and not self.turns and taken >= depth:

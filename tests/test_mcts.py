@@ -198,46 +198,65 @@ def test_with_three_players_each_is_judged_by_its_own_gain(options: dict, answer
     assert MctsAgent(0, **options).choose(game, decision) == answer
 
 
-# The discard phase of a game of secret commitments, reduced: discarding a dead card is worth 1, a
-# removal costs 12, and the phase goes on until the player is done.
-TIDY = """game Tidy players 2..2
+# A discard phase of a game of secret commitments, reduced: P1 may tidy its hand (worth 1, in
+# three steps) or be done at once; then P2 decides three times whether to keep its workers, where
+# four answers of five cost it 12.
+HURRY = """game Hurry players 2..2
 var points[Player]: int = 0 public
-var dead[Player]: int = 2 public
-fn heuristic(p: Player) = points[p] - dead[p]
+fn heuristic(p: Player) = points[p]
 play {
-  for p in players {
-    secret {
-      let done = false
-      while not done {
-        choose by p prompt "Discard phase" {
-          option "remove a worker" { set points[p] -= 12 }
-          option "discard a card" when dead[p] > 0 { set dead[p] -= 1 }
-          option "done" { done = true }
+  secret {
+    choose by players[0] prompt "Tidy your hand?" {
+      option "tidy" {
+        set points[players[0]] += 1
+        choose by players[0] prompt "Which card first?" {
+          option "left" { }
+          option "right" { }
+        }
+        choose by players[0] prompt "Face up or down?" {
+          option "up" { }
+          option "down" { }
         }
       }
+      option "done" { }
     }
+  }
+  secret {
+    let steps = 0
+    while steps < 3 {
+      choose by players[1] prompt "Keep your workers?" {
+        option "keep" { }
+        option "remove a baker" { set points[players[1]] -= 12 }
+        option "remove a knight" { set points[players[1]] -= 12 }
+        option "remove a scholar" { set points[players[1]] -= 12 }
+        option "remove a merchant" { set points[players[1]] -= 12 }
+      }
+      steps += 1
+    }
+  }
+  choose by players[0] prompt "Another round?" {
+    option "yes" { }
+    option "no" { }
   }
   end game winners []
 }
 """
-OPEN_TIDY = TIDY.replace("    secret {\n", "    if true {\n")
+OPEN_HURRY = HURRY.replace("  secret {\n", "  if true {\n")
 
 
 @pytest.mark.parametrize(
     ("rules", "options", "answer"),
-    [
-        (TIDY, {}, "discard a card"),
-        (TIDY, {"cut": "decisions", "playout": "random"}, "done"),
-        (OPEN_TIDY, {}, "done"),
-    ],
+    [(HURRY, {}, "tidy"), (HURRY, {"judge": "lead", "c": 0.3}, "done"), (OPEN_HURRY, {}, "done")],
 )
-def test_a_secret_plan_is_played_out_greedily_to_the_end_of_the_turn(rules: str, options: dict, answer: str) -> None:  # type: ignore[type-arg]
-    """With two players and secret commitments, MCTS judges the position when its turn is over and
-    plays its own rest of the turn by the heuristic, so it discards its dead cards. Played out at
-    random, a discard is followed by a removal a third of the time and "done" looks best; a
-    rulebook without secrets is searched so still."""
-    rb = rulecraft.load_text(rules, "tidy.rules")
-    for seed in (0, 1, 3):
+def test_with_secret_commitments_two_players_are_judged_by_their_own_gain(
+    rules: str, options: dict, answer: str
+) -> None:  # type: ignore[type-arg]
+    """Judged after 4 decisions by its lead, being done at once lets P2's three random (and mostly
+    costly) answers into the look-ahead, so "done" looks better than tidying. With secret
+    commitments and two players, each is judged by its own gain, and P1 tidies; a rulebook without
+    secrets is judged by the lead as before."""
+    rb = rulecraft.load_text(rules, "hurry.rules")
+    for seed in (0, 3, 7):
         game = rb.new_game(players=2, seed=seed)
         decision = game.current_decision()
         assert decision is not None

@@ -12,8 +12,6 @@ from __future__ import annotations
 import keyword
 from typing import Any, assert_never
 
-import attrs
-
 from ..errors import Diagnostic, RulebookError, Span, did_you_mean
 from ..language import types as t
 from ..language.builtins import BUILTIN_NAMES, BUILTINS

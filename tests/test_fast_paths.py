@@ -382,3 +382,17 @@ play {
             play(rb.new_game(players=1), [RandomAgent(1)], atomic=atomic)
         messages.append(str(failure.value))
     assert messages[0] == messages[1] and "no" in messages[0]
+
+
+def test_a_card_with_changed_fields_is_what_attrs_evolve_makes() -> None:
+    """`card_with` (the searches' and `set`'s copy of a card) equals `attrs.evolve`'s copy, leaves
+    the card as it was, and refuses a field the card type lacks with evolve's own error."""
+    import attrs
+    from rulecraft.runtime.state import card_with
+
+    game = load("setup { create 1 Chip { colour: blue, n: 4 } in row }\nplay { }").new_game(players=1)
+    card = game.state.cards[0]
+    assert card_with(card, id=7, n=5) == attrs.evolve(card, id=7, n=5) != card
+    assert card_with(card, id=7).n == 4 and card.id == 0
+    with pytest.raises(TypeError):
+        card_with(card, weight=1)

@@ -55,10 +55,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from ..language.values import CardRef, Player
 from .information import cards_in, changes, content_key, hidden_groups
+from .state import card_with
 
 if TYPE_CHECKING:
     from .game import Game
@@ -92,7 +91,7 @@ class Determinizer:
             carried, stay = (changed, none) if whole else (none, changed)
             items = sorted(
                 zip((st.created_card(c) for c in cids), carried, strict=True),
-                key=lambda item: (content_key(attrs.evolve(item[0], **item[1])), content_key(item[0])),
+                key=lambda item: (content_key(card_with(item[0], **item[1])), content_key(item[0])),
             )
             self.groups.append((cids, items, stay))
         self.resets: list[tuple[str, object]] = []
@@ -119,9 +118,9 @@ class Determinizer:
                     place = (id(item), cid)
                     moved = made.get(place)
                     if moved is None:
-                        fresh = attrs.evolve(card, id=cid)
+                        fresh = card_with(card, id=cid)
                         changed = carried | change
-                        dealt = attrs.evolve(fresh, **changed) if changed else fresh
+                        dealt = card_with(fresh, **changed) if changed else fresh
                         if not change:
                             # It holds what a card of the game holds, but for its id: that card's label.
                             twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)

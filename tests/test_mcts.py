@@ -263,9 +263,11 @@ def test_with_secret_commitments_two_players_are_judged_by_their_own_gain(
         assert MctsAgent(seed, **options).choose(game, decision) == answer
 
 
-def test_the_same_seed_gives_the_same_moves() -> None:
-    """Two Guildhall games of seeded MCTS agents (a small budget) take the same answers; another agent seed does not."""
-    rb = rulecraft.load("guildhall")
+@pytest.mark.parametrize("rulebook", ["guildhall", "renaissance_man"])
+def test_the_same_seed_gives_the_same_moves(rulebook: str) -> None:
+    """Two games of seeded MCTS agents (a small budget) take the same answers; another agent seed
+    does not. (Renaissance Man's two players are judged by their gain, Guildhall's by the lead.)"""
+    rb = rulecraft.load(rulebook)
 
     def answers(agent_seed: int) -> list[tuple[str, str]]:
         game = rb.new_game(players=2, seed=5, trace=False)

@@ -8,7 +8,8 @@ Game i is played with seed S + i; in even games the first agent sits in the firs
 games in the second (with more seats, the seats rotate by i). Each game's result is printed (and
 appended to `--jsonl FILE` as it ends, so an interrupted run keeps its games); then the totals:
 the first agent's wins, losses and draws (a shared win counts as a draw; a game stopped by a
-guard as unfinished), and the seconds per decision of each agent (mean and largest, wall clock).
+guard as unfinished), and the seconds per decision of each agent (mean and largest, wall clock
+and of CPU).
 A solo game (one player) counts the first agent's wins alone. `rulecraft simulate GAME --agents
 mcts,greedy` reports win rates too; this script adds the time per decision and keeps every game.
 """
@@ -31,13 +32,14 @@ class Timed:
     """An agent whose decisions are timed."""
 
     def __init__(self, agent: Agent, name: str):
-        self.agent, self.name, self.times = agent, name, []  # type: ignore[var-annotated]
+        self.agent, self.name, self.times, self.cpu = agent, name, [], []  # type: ignore[var-annotated]
 
     def choose(self, game: Game, decision: Decision) -> str:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         answer = self.agent.choose(game, decision)
         if len(decision.options) > 1:
             self.times.append(time.perf_counter() - start)
+            self.cpu.append(time.process_time() - cpu)  # the machine's load aside
         return answer
 
 
@@ -63,6 +65,7 @@ def match(game_name: str, players: int, specs: list[str], seed: int, index: int)
         "scores": game.result()["scores"],
         "sizes": {key: len(ids) for key, ids in game.state.zones.items() if ids},  # what each seat holds at the end
         "times": {spec: [t for a in agents if a.name == spec for t in a.times] for spec in set(seats)},
+        "cpu": {spec: [t for a in agents if a.name == spec for t in a.cpu] for spec in set(seats)},
     }
 
 
@@ -87,13 +90,15 @@ def summary(results: list[dict[str, Any]], first: str) -> list[str]:
     n = len(results)
     tally = {"win": 0, "loss": 0, "draw": 0, "unfinished": 0}
     times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for result in results:
         tally[outcome(result, first)] += 1
-        for spec, (count, total, largest) in result.get("seconds", {}).items():
-            times.setdefault(spec, [0, 0.0, 0.0])
-            times[spec][0] += count
-            times[spec][1] += total
-            times[spec][2] = max(times[spec][2], largest)
+        for key, sums in (("seconds", times), ("cpu_seconds", cpu)):
+            for spec, (count, total, largest) in result.get(key, {}).items():
+                sums.setdefault(spec, [0, 0.0, 0.0])
+                sums[spec][0] += count
+                sums[spec][1] += total
+                sums[spec][2] = max(sums[spec][2], largest)
     low, high = wilson(tally["win"] / n, n) if n else (0.0, 1.0)
     lines = [
         f"{n} games: " + ", ".join(f"{k} {v} ({100 * v / max(n, 1):.0f} %)" for k, v in tally.items()),
@@ -103,6 +108,9 @@ def summary(results: list[dict[str, Any]], first: str) -> list[str]:
     for spec, (count, total, largest) in sorted(times.items()):
         if count:
             lines.append(f"  {spec}: {count} decisions, {total / count:.3f} s mean, {largest:.3f} s largest")
+            if spec in cpu and cpu[spec][0]:
+                count, total, largest = cpu[spec]
+                lines.append(f"    of CPU: {count} decisions, {total / count:.3f} s mean, {largest:.3f} s largest")
     return lines
 
 
@@ -130,8 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for i in range(args.start, args.start + args.n):
         result = match(args.game, players, specs, args.seed + i, i)
-        times = result.pop("times")
+        times, cpu = result.pop("times"), result.pop("cpu")
         result["seconds"] = {spec: (len(ts), sum(ts), max(ts, default=0.0)) for spec, ts in times.items()}
+        result["cpu_seconds"] = {spec: (len(ts), sum(ts), max(ts, default=0.0)) for spec, ts in cpu.items()}
         results.append(result)
         print(f"game {i} seed {result['seed']} seats {result['seats']}: {outcome(result, specs[0])} {result['scores']}")
         if args.jsonl:

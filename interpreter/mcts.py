@@ -61,6 +61,10 @@ DECISIONS = 600
 # a loss or a draw: little to choose by), so a rulebook that declares none gets a larger budget;
 # the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
 DECISIONS_PLAYED_OUT = 6000
+# Two players committing in secret (judged by their own gain, below) get a larger budget: at 600
+# decisions MCTS won about half its games against greedy, at 2000 two thirds; this is as much as
+# keeps the slowest decision of such a game under a second (docs/AGENTS.md).
+DECISIONS_SECRETS = 1200
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
 # With `cut=turn`, a turn longer than this many decisions is judged where it stands.
 TURN_LIMIT = 50
@@ -230,7 +234,7 @@ class _Search:
         # Nothing hidden from the player: every world is the position itself (reseeded), so where
         # no chance is drawn on the way a node is one position, whose result the search can prove.
         self.exact = not self.worlds.groups and not self.worlds.resets
-        default = DECISIONS if self.cut else DECISIONS_PLAYED_OUT
+        default = DECISIONS_SECRETS if secrets else DECISIONS if self.cut else DECISIONS_PLAYED_OUT
         self.budget = agent.decisions if agent.decisions is not None else default
         self.done = 0  # iterations
         self.taken = 0  # decisions taken in the worlds searched

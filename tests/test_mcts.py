@@ -246,7 +246,7 @@ OPEN_HURRY = HURRY.replace("  secret {\n", "  if true {\n")
 
 @pytest.mark.parametrize(
     ("rules", "options", "answer"),
-    [(HURRY, {}, "tidy"), (HURRY, {"judge": "lead", "c": 0.3}, "done"), (OPEN_HURRY, {}, "done")],
+    [(HURRY, {}, "tidy"), (HURRY, {"judge": "lead", "c": 0.3, "decisions": 600}, "done"), (OPEN_HURRY, {}, "done")],
 )
 def test_with_secret_commitments_two_players_are_judged_by_their_own_gain(
     rules: str, options: dict, answer: str
@@ -261,6 +261,20 @@ def test_with_secret_commitments_two_players_are_judged_by_their_own_gain(
         decision = game.current_decision()
         assert decision is not None
         assert MctsAgent(seed, **options).choose(game, decision) == answer
+
+
+@pytest.mark.parametrize(("rules", "budget"), [(HURRY, 1200), (OPEN_HURRY, 600)])
+def test_with_secret_commitments_two_players_search_1200_decisions(rules: str, budget: int) -> None:
+    """The default budget of two players committing in secret is 1200 decisions; without secrets, 600."""
+    game = rulecraft.load_text(rules, "hurry.rules").new_game(players=2, seed=0)
+    decision = game.current_decision()
+    assert decision is not None
+    searches = {}
+    for decisions in (None, 600, 1200):
+        agent = MctsAgent(0, decisions=decisions)
+        agent.choose(game, decision)
+        searches[decisions] = agent.last_iterations
+    assert searches[None] == searches[budget] != searches[1800 - budget]
 
 
 @pytest.mark.parametrize("rulebook", ["guildhall", "renaissance_man"])

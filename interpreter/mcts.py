@@ -24,8 +24,7 @@ Whitehouse, 2012). Each iteration:
    options are not lost in [0, 1]); alone or with three or more, how far the player is above
    where the search began (`judge=gain`), scaled between that player's own least and greatest
    gain so far (each player maximises its own, as in max^n: another player's heuristic, their
-   hidden cards dealt anew in every world, would be noise to the searcher); with two players in
-   a rulebook of `secret` commitments, by the gain too.
+   hidden cards dealt anew in every world, would be noise to the searcher).
 5. **proves** results (MCTS-Solver, Winands, Bjornsson and Saito 2008) where every world is the
    position itself (nothing hidden from the player) and no chance was drawn on the way: a
    finished game's result is known, and a node is proved when its player has a proved win or
@@ -61,9 +60,9 @@ DECISIONS = 600
 # a loss or a draw: little to choose by), so a rulebook that declares none gets a larger budget;
 # the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
 DECISIONS_PLAYED_OUT = 6000
-# Two players committing in secret (judged by their own gain, below) get a larger budget: at 600
-# decisions MCTS won about half its games against greedy, at 2000 two thirds; this is as much as
-# keeps the slowest decision of such a game under a second (docs/AGENTS.md).
+# Two players committing in secret get a larger budget: at 600 decisions MCTS won about half its
+# Renaissance Man games against greedy, at 2000 two thirds; this is as much as keeps the slowest
+# decision of such a game well under a second (docs/AGENTS.md).
 DECISIONS_SECRETS = 1200
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
 # With `cut=turn`, a turn longer than this many decisions is judged where it stands.
@@ -216,24 +215,20 @@ class _Search:
         # playouts), and a cut at a fixed number of decisions falls now in the searcher's turn, now
         # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
         many = self.players >= 3
-        # With two players in a rulebook of secret commitments, each is judged by its own gain too:
-        # the other's plan is reset in every world and made at random in the playouts, so its
-        # heuristic is noise to the searcher, and the lead favoured whatever let the other's random
-        # (and costly) choices into the look-ahead sooner, such as ending a turn early
-        # (docs/AGENTS.md). Rulebooks without secrets search as their figures were measured.
-        secrets = self.players == 2 and self.cut and agent.has_secrets(program)
         cut = agent.cut or ("turn" if many else "decisions")
         self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over
-        self.gain = (agent.judge or ("lead" if self.players == 2 and not secrets else "gain")) == "gain"
+        self.gain = (agent.judge or ("lead" if self.players == 2 else "gain")) == "gain"
         self.start: list[float] = []  # each player's heuristic where the search began
         self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
         # The least and greatest gain judged so far, per player.
         self.lows, self.highs = [math.inf] * self.players, [-math.inf] * self.players
-        self.c = agent.c if agent.c is not None else EXPLORATION_MANY if many or secrets else EXPLORATION
+        self.c = agent.c if agent.c is not None else EXPLORATION_MANY if many else EXPLORATION
         self.worlds = Determinizer(game, game.players[me])  # `Game.determinize`, worked out once
         # Nothing hidden from the player: every world is the position itself (reseeded), so where
         # no chance is drawn on the way a node is one position, whose result the search can prove.
         self.exact = not self.worlds.groups and not self.worlds.resets
+        # Rulebooks without secrets search as their figures were measured.
+        secrets = self.players == 2 and self.cut and agent.has_secrets(program)
         default = DECISIONS_SECRETS if secrets else DECISIONS if self.cut else DECISIONS_PLAYED_OUT
         self.budget = agent.decisions if agent.decisions is not None else default
         self.done = 0  # iterations

@@ -199,8 +199,7 @@ def test_with_three_players_each_is_judged_by_its_own_gain(options: dict, answer
 
 
 # A discard phase of a game of secret commitments, reduced: P1 may tidy its hand (worth 1, in
-# three steps) or be done at once; then P2 decides three times whether to keep its workers, where
-# four answers of five cost it 12.
+# three steps) or be done at once; then P2 decides three times whether to keep its workers.
 HURRY = """game Hurry players 2..2
 var points[Player]: int = 0 public
 fn heuristic(p: Player) = points[p]
@@ -242,25 +241,6 @@ play {
 }
 """
 OPEN_HURRY = HURRY.replace("  secret {\n", "  if true {\n")
-
-
-@pytest.mark.parametrize(
-    ("rules", "options", "answer"),
-    [(HURRY, {}, "tidy"), (HURRY, {"judge": "lead", "c": 0.3, "decisions": 600}, "done"), (OPEN_HURRY, {}, "done")],
-)
-def test_with_secret_commitments_two_players_are_judged_by_their_own_gain(
-    rules: str, options: dict, answer: str
-) -> None:  # type: ignore[type-arg]
-    """Judged after 4 decisions by its lead, being done at once lets P2's three random (and mostly
-    costly) answers into the look-ahead, so "done" looks better than tidying. With secret
-    commitments and two players, each is judged by its own gain, and P1 tidies; a rulebook without
-    secrets is judged by the lead as before."""
-    rb = rulecraft.load_text(rules, "hurry.rules")
-    for seed in (0, 3, 7):
-        game = rb.new_game(players=2, seed=seed)
-        decision = game.current_decision()
-        assert decision is not None
-        assert MctsAgent(seed, **options).choose(game, decision) == answer
 
 
 @pytest.mark.parametrize(("rules", "budget"), [(HURRY, 1200), (OPEN_HURRY, 600)])

@@ -396,3 +396,34 @@ def test_a_card_with_changed_fields_is_what_attrs_evolve_makes() -> None:
     assert card_with(card, id=7).n == 4 and card.id == 0
     with pytest.raises(TypeError):
         card_with(card, weight=1)
+
+
+def test_a_failed_apply_puts_back_what_a_rule_check_under_way_had_seen_change() -> None:
+    """A rule check under way keeps the names that changed since it began (`RuleFrame.pending`),
+    and `apply` puts them back with the rest when an answer fails: the answer given next is played
+    as if the failed one had never been given. (Here `zero`, true from the start but never checked,
+    would fire if the failed answer's change of `counter` were still counted as seen.)"""
+    rb = load("""
+var trigger: int = 0 public
+var counter: int = 0 public
+rule asks() when trigger == 1 {
+  set trigger = 2
+  choose by players[0] { option "bad" { set counter = 5 } option "good" { } }
+}
+rule zero() when counter == 0 {
+  say "zero"
+  set counter = 1
+}
+play {
+  set trigger = 1
+  if counter == 5 { fail "the bad answer is refused" }
+  say "done"
+}
+""")
+    game, twin = rb.new_game(players=1), rb.new_game(players=1)
+    with pytest.raises(RulebookError, match="the bad answer is refused"):
+        game.apply("bad")
+    game.apply("good")
+    twin.apply("good")
+    assert trace(game) == trace(twin)
+    assert "say zero" not in trace(game) and game.over

@@ -5,7 +5,7 @@
 | int, bool, str      | int, bool, str                          |
 | none                | None                                    |
 | a player            | `Player` (a seat, interned; P1, P2…)    |
-| an enumeration value| `EnumValue` (interned per rulebook)     |
+| an enumeration value| `EnumValue` (interned)                  |
 | a card              | `CardRef` (a card's id, interned)       |
 | a list              | tuple (lists are immutable values)      |
 | a record            | `Record`                                |
@@ -314,7 +314,7 @@ def label_of_plain(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
-    if a is b:  # every value equals itself (players and cards are interned, enumeration values per rulebook)
+    if a is b:  # every value equals itself (players, cards and enumeration values are interned)
         return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False

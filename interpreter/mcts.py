@@ -45,13 +45,9 @@ import random
 import time
 from typing import Any, ClassVar
 
-import attrs
-
-from .check.program import Program
 from .errors import GameError, RulebookError
 from .runtime.determinize import Determinizer
 from .runtime.game import Decision, Game
-from .syntax import ast as s
 
 # The default budget: iterations until the worlds searched have taken this many decisions in all
 # (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
@@ -60,10 +56,6 @@ DECISIONS = 600
 # a loss or a draw: little to choose by), so a rulebook that declares none gets a larger budget;
 # the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
 DECISIONS_PLAYED_OUT = 6000
-# Two players committing in secret get a larger budget: at 600 decisions MCTS won about half its
-# Renaissance Man games against greedy, at 2000 two thirds; this is as much as keeps the slowest
-# decision of such a game well under a second (docs/AGENTS.md).
-DECISIONS_SECRETS = 1200
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
 # With `cut=turn`, a turn longer than this many decisions is judged where it stands.
 TURN_LIMIT = 50
@@ -143,15 +135,7 @@ class MctsAgent:
         self.iterations, self.decisions, self.seconds = iterations, decisions, seconds
         self.playout, self.depth, self.c = playout, depth, c
         self.cut, self.judge = cut, judge  # None: by the number of players (_Search)
-        self.secrets: tuple[Program, bool] | None = None  # the last rulebook searched, and whether it has secrets
         self.last_iterations = 0  # iterations of the last search (for the benchmark)
-
-    def has_secrets(self, program: Program) -> bool:
-        """Whether the rulebook asks anything inside a `secret` block (worked out once a rulebook)."""
-        if self.secrets is None or self.secrets[0] is not program:
-            parts = [program.setup, program.play, program.procs, program.rules, program.abilities]
-            self.secrets = (program, _has_secret(parts))
-        return self.secrets[1]
 
     def choose(self, game: Game, decision: Decision) -> str:
         me = decision.player
@@ -185,19 +169,6 @@ class MctsAgent:
         return max(decision.labels, key=rank)
 
 
-def _has_secret(node: Any) -> bool:
-    """Whether a `secret` block lies anywhere in these declarations."""
-    if isinstance(node, s.Secret):
-        return True
-    if attrs.has(type(node)):
-        return any(_has_secret(getattr(node, f.name)) for f in attrs.fields(type(node)))
-    if isinstance(node, dict):
-        return any(_has_secret(value) for value in node.values())
-    if isinstance(node, (list, tuple)):
-        return any(_has_secret(item) for item in node)
-    return False
-
-
 class _Search:
     """The search for one decision of player `me` in `game`."""
 
@@ -227,9 +198,7 @@ class _Search:
         # Nothing hidden from the player: every world is the position itself (reseeded), so where
         # no chance is drawn on the way a node is one position, whose result the search can prove.
         self.exact = not self.worlds.groups and not self.worlds.resets
-        # Rulebooks without secrets search as their figures were measured.
-        secrets = self.players == 2 and self.cut and agent.has_secrets(program)
-        default = DECISIONS_SECRETS if secrets else DECISIONS if self.cut else DECISIONS_PLAYED_OUT
+        default = DECISIONS if self.cut else DECISIONS_PLAYED_OUT
         self.budget = agent.decisions if agent.decisions is not None else default
         self.done = 0  # iterations
         self.taken = 0  # decisions taken in the worlds searched

@@ -254,10 +254,14 @@ def play(
     on_answer: Callable[[Game], None] | None = None,
     max_decisions: int = 100_000,
     table: Agent | None = None,
+    atomic: bool = True,
 ) -> Game:
     """Answer decisions with the agents (one per seat) until the game is over.
 
     A game without a seed asks chance of `table` (a person typing what was revealed), if given.
+    Each answer is applied all or nothing (`Game.apply`); `atomic=False` skips what that keeps, for
+    a caller that throws the game away when an answer fails (a simulation or a benchmark: a
+    tenth to a fifth of a game's time).
     """
     count = 0
     while not game.over:
@@ -271,7 +275,7 @@ def play(
             )
         agent = table if decision.player is None else agents[decision.player.index]
         assert agent is not None
-        game.apply(agent.choose(game, decision))
+        game.apply(agent.choose(game, decision), atomic=atomic)
         count += 1
         if on_answer is not None:
             on_answer(game)

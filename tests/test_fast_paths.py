@@ -8,6 +8,7 @@
 - A constant that reads no state is computed once for every game of as many players.
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
 - A change that no state-based rule reads checks no rule.
+- A game played without keeping each step whole (`atomic=False`) is the same game.
 """
 
 from __future__ import annotations
@@ -350,3 +351,79 @@ play {
     assert rb.converter.unstructure(game.state) == before
     game.apply("ok")
     assert game.over and len(game.state.zones["hand[P1]"]) == 1 and len(game.state.zones["row"]) == 2
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_a_game_played_without_keeping_each_step_whole_is_the_same_game(name: str) -> None:
+    """`play(..., atomic=False)`, as `rulecraft simulate` and `bench` play, keeps nothing to put a
+    step back, and gives the same answers, trace and final state as answers applied all or nothing."""
+    rb = rulecraft.load(name)
+    players = rb.program.min_players + 1 if rb.program.max_players > rb.program.min_players else 1
+    games = [Game(rb, players, 3), Game(rb, players, 3)]
+    for game, atomic in zip(games, (True, False), strict=True):
+        play(game, [RandomAgent(7 + i) for i in range(players)], atomic=atomic)
+    whole, loose = games
+    assert whole.over and whole.answers == loose.answers
+    assert trace(whole) == trace(loose)
+    assert rb.converter.unstructure(whole.state) == rb.converter.unstructure(loose.state)
+
+
+def test_a_failed_answer_in_a_game_played_without_keeping_steps_whole_stops_with_the_same_error() -> None:
+    """`atomic=False` changes nothing but what is kept: the error a failing answer stops with is the same."""
+    rb = load("""
+setup { create 3 Chip { colour: red, n: 1 } in row }
+play {
+  choose by players[0] { option "fail" { move first(row) to pile  fail "no" } }
+}
+""")
+    messages = []
+    for atomic in (True, False):
+        with pytest.raises(RulebookError) as failure:
+            play(rb.new_game(players=1), [RandomAgent(1)], atomic=atomic)
+        messages.append(str(failure.value))
+    assert messages[0] == messages[1] and "no" in messages[0]
+
+
+def test_a_card_with_changed_fields_is_what_attrs_evolve_makes() -> None:
+    """`card_with` (the searches' and `set`'s copy of a card) equals `attrs.evolve`'s copy, leaves
+    the card as it was, and refuses a field the card type lacks with evolve's own error."""
+    import attrs
+    from rulecraft.runtime.state import card_with
+
+    game = load("setup { create 1 Chip { colour: blue, n: 4 } in row }\nplay { }").new_game(players=1)
+    card = game.state.cards[0]
+    assert card_with(card, id=7, n=5) == attrs.evolve(card, id=7, n=5) != card
+    assert card_with(card, id=7).n == 4 and card.id == 0
+    with pytest.raises(TypeError):
+        card_with(card, weight=1)
+
+
+def test_a_failed_apply_puts_back_what_a_rule_check_under_way_had_seen_change() -> None:
+    """A rule check under way keeps the names that changed since it began (`RuleFrame.pending`),
+    and `apply` puts them back with the rest when an answer fails: the answer given next is played
+    as if the failed one had never been given. (Here `zero`, true from the start but never checked,
+    would fire if the failed answer's change of `counter` were still counted as seen.)"""
+    rb = load("""
+var trigger: int = 0 public
+var counter: int = 0 public
+rule asks() when trigger == 1 {
+  set trigger = 2
+  choose by players[0] { option "bad" { set counter = 5 } option "good" { } }
+}
+rule zero() when counter == 0 {
+  say "zero"
+  set counter = 1
+}
+play {
+  set trigger = 1
+  if counter == 5 { fail "the bad answer is refused" }
+  say "done"
+}
+""")
+    game, twin = rb.new_game(players=1), rb.new_game(players=1)
+    with pytest.raises(RulebookError, match="the bad answer is refused"):
+        game.apply("bad")
+    game.apply("good")
+    twin.apply("good")
+    assert trace(game) == trace(twin)
+    assert "say zero" not in trace(game) and game.over

@@ -154,6 +154,9 @@ play { if v + 1 > 0 { } }
         ("0..3", (0, 1, 2, 3)),
         ("if 1 < 2 then 3 else 4", 3),
         ("2 in [1, 2]", True),
+        ("1 in [true, 2]", False),  # true is not 1, though Python's `in` finds it
+        ("1 in [2, true, 1]", True),
+        ("1 not in [true, 2]", True),
         ("3 not in [1, 2]", True),
         ('"a" == "b"', False),
         ("red == red", True),

@@ -60,7 +60,7 @@ def _rulecraft_runner(path: str) -> Callable[[int], Outcome]:
 
     def run(seed: int) -> Outcome:
         game = rb.new_game(players=2, seed=seed, trace=False)
-        play(game, [RandomAgent(seed * 7919 + i * 104729 + 1) for i in range(2)])
+        play(game, [RandomAgent(seed * 7919 + i * 104729 + 1) for i in range(2)], atomic=False)  # as simulate plays
         winners = game.state.winners or []
         winner = winners[0] if len(winners) == 1 else None
         v = game.state.vars

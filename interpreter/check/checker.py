@@ -12,8 +12,6 @@ from __future__ import annotations
 import keyword
 from typing import Any, assert_never
 
-import attrs
-
 from ..errors import Diagnostic, RulebookError, Span, did_you_mean
 from ..language import types as t
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
@@ -232,7 +230,7 @@ class Checker(StatementChecker):
         be read as another value: a value of another enumeration, a seat (`P1`), or `true`/`false`/`none`."""
         for enum, values in self.enums.items():
             self.enums[enum] = tuple(
-                attrs.evolve(v, key=f"{enum}.{v.name}")
+                EnumValue(v.enum, v.index, v.name, f"{enum}.{v.name}")
                 if len(self.members[v.name]) > 1 or v.name in ("true", "false", "none") or SEAT.fullmatch(v.name)
                 else v
                 for v in values

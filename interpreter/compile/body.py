@@ -523,7 +523,8 @@ class Body:
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
         if op in ("==", "!="):
-            # two lists: the definition, which charges their weight; else `same`, enumeration values inline
+            # two lists: the definition, which charges their weight; else `same`, enumeration values
+            # inline: they are interned (values.py), so one is the same as another only if it is it
             self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
@@ -531,9 +532,8 @@ class Body:
                 self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
             else:
                 self.emit(
-                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ("
-                    f"{a}.index == {b}.index and {a}.enum == {b}.enum"
-                    f" if {a}.__class__ is _EnumValue and {b}.__class__ is _EnumValue else _same({a}, {b})))"
+                    f"    {t} = {'' if op == '==' else 'not '}"
+                    f"({a} is {b} or ({a}.__class__ is not _EnumValue and _same({a}, {b})))"
                 )
             return t
         self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")
@@ -597,10 +597,12 @@ class Body:
         self.indent += 1
         self.charge(f"len({t})", k)  # each element compared
         self.indent -= 1
-        # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1)
+        # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1),
+        # so a number or boolean that Python finds is looked for again by `contains`; one it does not
+        # find is in no list (a value `contains` finds, `==` finds), which Python's own loop says at once.
         self.emit(
             f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
-            f" if {v}.__class__ is not int and {v}.__class__ is not bool else _contains({t}, {v}))"
+            f" if {v}.__class__ is not int and {v}.__class__ is not bool else {v} in {t} and _contains({t}, {v}))"
         )
         return t
 

@@ -5,7 +5,7 @@
 | int, bool, str      | int, bool, str                          |
 | none                | None                                    |
 | a player            | `Player` (a seat, interned; P1, P2…)    |
-| an enumeration value| `EnumValue` (interned per rulebook)     |
+| an enumeration value| `EnumValue` (interned)                  |
 | a card              | `CardRef` (a card's id, interned)       |
 | a list              | tuple (lists are immutable values)      |
 | a record            | `Record`                                |
@@ -65,16 +65,41 @@ class Player:
     __repr__ = __str__
 
 
-@attrs.frozen(slots=True, order=True)
+_ENUM_VALUES: dict[tuple[str, int, str, str], EnumValue] = {}
+
+
+@functools.total_ordering
+@attrs.frozen(slots=True, eq=False, init=False)
 class EnumValue:
-    """A member of a declared enumeration; ordered by declaration."""
+    """A member of a declared enumeration; ordered by declaration.
+
+    Interned like `Player`: one object per enumeration, position, name and key, so that equality
+    is identity and the hash object's (enumeration values are the commonest `group by` keys)."""
 
     enum: str
     index: int
-    name: str = attrs.field(eq=False, order=False)
+    name: str
     # How the value is written in a zone or variable key: its name, or `Enum.name` where the name
     # alone could be read as something else (set by the checker, see `zone_key`).
-    key: str = attrs.field(eq=False, order=False, default=attrs.Factory(lambda self: self.name, takes_self=True))
+    key: str
+
+    def __new__(cls, enum: str, index: int, name: str, key: str | None = None) -> EnumValue:
+        whole = (enum, index, name, name if key is None else key)
+        made = _ENUM_VALUES.get(whole)
+        if made is None:
+            made = object.__new__(cls)
+            for field, value in zip(("enum", "index", "name", "key"), whole, strict=True):
+                object.__setattr__(made, field, value)
+            made = _ENUM_VALUES.setdefault(whole, made)
+        return made
+
+    def __reduce__(self) -> tuple[type[EnumValue], tuple[str, int, str, str]]:  # copied through `__new__`
+        return EnumValue, (self.enum, self.index, self.name, self.key)
+
+    def __lt__(self, other: object) -> bool:  # by enumeration, then by declaration
+        if not isinstance(other, EnumValue):
+            return NotImplemented
+        return (self.enum, self.index) < (other.enum, other.index)
 
     def __str__(self) -> str:
         return self.name
@@ -289,7 +314,7 @@ def label_of_plain(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Whether two values are equal in the language: as in Python, but `true` is not `1`."""
-    if a is b:  # every value equals itself (players and cards are interned, enumeration values per rulebook)
+    if a is b:  # every value equals itself (players, cards and enumeration values are interned)
         return True
     if (a.__class__ is bool) is not (b.__class__ is bool):  # true is not 1 (bool has no subclasses)
         return False

@@ -111,8 +111,10 @@ class Decisions(Store):
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
                 again = self.as_list(self._eval(choose.source, env), choose.source)
                 remaining = [v for v in again if contains(frame.pool, v) and not contains(frame.picked, v)]
-            else:
+            elif frame.picked:
                 remaining = [v for v in frame.pool if not contains(frame.picked, v)]
+            else:
+                remaining = list(frame.pool)
             if not done and not remaining and choose.quantity == "exactly":
                 raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
             # `upto` and `any` with nothing left that fits still ask, with "done" alone: taken at once,

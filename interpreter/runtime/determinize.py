@@ -44,10 +44,13 @@ card that shows the side set at the place and the old card's text. The world the
 card's derived value, but only in what the rules never read: they compute every effect from the
 side and the identity's own printed fields (the text is for the card's label), so what the search
 plays out follows the card drawn, and no reward depends on the text left behind. Strictly, two
-games that look the same but hold different cards at such a place give different worlds (the
-property tests make look-alike games by dealing the hidden cards anew, which keeps the changes,
-so they do not meet this case). Re-deriving the value would need the rule that set it, evaluated
-again on the new card, which is sound only for a rule that reads the card's printed fields alone.
+games that look the same but hold different cards at such a place give different worlds. So do
+two such games where one card there was created holding the value the rules set on the other (a
+page turned to a text the other card's first side has: no change at that place, so the dealt card
+keeps its own). The property tests make look-alike games by dealing the hidden cards anew, which
+keeps the values at their places, and leave out those whose changes then differ (hypothesis found
+one in Valdora). Re-deriving the value would need the rule that set it, evaluated again on the new
+card, which is sound only for a rule that reads the card's printed fields alone.
 """
 
 from __future__ import annotations
@@ -55,10 +58,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from ..language.values import CardRef, Player
 from .information import cards_in, changes, content_key, hidden_groups
+from .state import card_with
 
 if TYPE_CHECKING:
     from .game import Game
@@ -92,7 +94,7 @@ class Determinizer:
             carried, stay = (changed, none) if whole else (none, changed)
             items = sorted(
                 zip((st.created_card(c) for c in cids), carried, strict=True),
-                key=lambda item: (content_key(attrs.evolve(item[0], **item[1])), content_key(item[0])),
+                key=lambda item: (content_key(card_with(item[0], **item[1])), content_key(item[0])),
             )
             self.groups.append((cids, items, stay))
         self.resets: list[tuple[str, object]] = []
@@ -119,9 +121,9 @@ class Determinizer:
                     place = (id(item), cid)
                     moved = made.get(place)
                     if moved is None:
-                        fresh = attrs.evolve(card, id=cid)
+                        fresh = card_with(card, id=cid)
                         changed = carried | change
-                        dealt = attrs.evolve(fresh, **changed) if changed else fresh
+                        dealt = card_with(fresh, **changed) if changed else fresh
                         if not change:
                             # It holds what a card of the game holds, but for its id: that card's label.
                             twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)

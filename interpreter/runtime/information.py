@@ -14,6 +14,7 @@ import attrs
 
 from ..language.values import CardRef, Player, Record
 from .knowledge import known_to
+from .state import card_with
 
 if TYPE_CHECKING:
     from .game import Game
@@ -125,9 +126,9 @@ def deal(game: Game, twin: Game, created: list[Any], cids: list[int], made: list
     cards = twin.state.cards
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            card = attrs.evolve(card, id=cid)
+            card = card_with(card, id=cid)
         created[cid] = card
-        cards[cid] = attrs.evolve(card, **change) if change else card
+        cards[cid] = card_with(card, **change) if change else card
 
 
 def changes(state: State, cid: int) -> dict[str, Any]:
@@ -145,4 +146,4 @@ def changes(state: State, cid: int) -> dict[str, Any]:
 
 def content_key(card: Any) -> str:
     """A total order on cards by what they hold, their id left out."""
-    return repr(attrs.evolve(card, id=0))
+    return repr(card_with(card, id=0))

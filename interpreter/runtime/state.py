@@ -115,7 +115,26 @@ def card_class(card_type: CardType) -> type:
     fields: dict[str, Any] = {"id": attrs.field()}
     for name, _ in card_type.fields:
         fields[name] = attrs.field(default=None)
-    return attrs.make_class(card_type.name, fields, frozen=True, slots=True)
+    cls = attrs.make_class(card_type.name, fields, frozen=True, slots=True)
+    _CARD_FIELDS[cls] = (tuple(fields), frozenset(fields))
+    return cls
+
+
+_CARD_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}  # a card class's fields, in order and as a set
+
+
+def card_with(card: Any, **changes: Any) -> Any:
+    """A copy of a card with some fields changed: `attrs.evolve` for the classes `card_class` makes,
+    at half its cost (they have no validators or converters to run). Searches deal thousands a decision."""
+    cls = card.__class__
+    fields = _CARD_FIELDS.get(cls)
+    if fields is None or not changes.keys() <= fields[1]:
+        return attrs.evolve(card, **changes)  # another class, or a field it lacks: evolve's own error
+    names = fields[0]
+    new = object.__new__(cls)
+    for name in names:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(card, name))
+    return new
 
 
 @attrs.frozen

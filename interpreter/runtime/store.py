@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from ..errors import Span
 from ..language.values import (
     CardRef,
@@ -25,6 +23,7 @@ from .machine import (
     Event,
     RuleFrame,
 )
+from .state import card_with
 
 
 class Store(Evaluator):
@@ -182,7 +181,7 @@ class Store(Evaluator):
         before = self.label(card) if self.sinks.events else ""
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
-        st.cards[card.id] = attrs.evolve(old, **{field: value})
+        st.cards[card.id] = card_with(old, **{field: value})
         if self.sinks.events:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])

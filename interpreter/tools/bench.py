@@ -38,9 +38,13 @@ def _agents(game: Game, seed: int) -> list[RandomAgent]:
 
 
 def play_random(rb: rulebook_mod.Rulebook, players: int, seed: int, trace: bool) -> Game:
-    """One whole game with seeded random agents."""
+    """One whole game with seeded random agents, played as `rulecraft simulate` plays it.
+
+    So answers are not applied all or nothing (`atomic=False`): a simulation throws a game away
+    when an answer fails, and does not pay to keep what would put it back.
+    """
     game = rb.new_game(players=players, seed=seed, trace=trace)
-    return play(game, _agents(game, seed))  # type: ignore[arg-type]
+    return play(game, _agents(game, seed), atomic=False)  # type: ignore[arg-type]
 
 
 def _time(fn: Callable[[], Any]) -> float:

@@ -276,7 +276,9 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     ]
     scored = "score" in rb.program.fns
     scores = [_scores(game)] if scored else []
-    play(game, list(seats), on_answer=(lambda g: scores.append(_scores(g))) if scored else None)
+    # A failed answer ends the whole simulation with its error, and this game is never looked at
+    # again: nothing need be kept to put it back.
+    play(game, list(seats), on_answer=(lambda g: scores.append(_scores(g))) if scored else None, atomic=False)
     by_players = [label for by, label in game.answers if by != "table"]
     pattern = label_pattern(game)
     chosen = Counter(name for answer in by_players for name in cards_named(answer, pattern))

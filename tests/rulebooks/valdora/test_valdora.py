@@ -207,8 +207,9 @@ WHITE = """
 
 
 def test_a_commissions_gems_are_all_picked_before_any_is_handed_in() -> None:
-    """§5.3: the payment is one act. While the player picks which sapphire to hand in, the ruby is
-    still carried and the commission still held; then the three gems go to the pool together."""
+    """§5.3: a commission is paid with the gems shown on it. While the player picks which sapphire
+    to hand in, the ruby is still carried and the commission still held; then the three gems go to
+    the pool together."""
     game = scenario(WHITE)
     run_script(game, ["hg", "Fulfil commissions", "K04 white [ruby, sapphire, amethyst] 10 VP"])
     decision = game.current_decision()

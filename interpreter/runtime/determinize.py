@@ -49,7 +49,7 @@ two such games where one card there was created holding the value the rules set 
 page turned to a text the other card's first side has: no change at that place, so the dealt card
 keeps its own). The property tests make look-alike games by dealing the hidden cards anew, which
 keeps the values at their places, and leave out those whose changes then differ (hypothesis found
-one in Valdora). Re-deriving the value would need the rule that set it, evaluated again on the new
+one in a bundled rulebook). Re-deriving the value would need the rule that set it, evaluated again on the new
 card, which is sound only for a rule that reads the card's printed fields alone.
 """
 

@@ -190,6 +190,37 @@ def test_two_red_commissions_fall_back_to_blue_then_green(trace_snapshot) -> Non
     assert zone(game, "hired[P1]") == ["green craftsman", "blue craftsman"]
 
 
+WHITE = """
+  # P1, next to the white patron's house, holds the white commission K04 (a ruby, a sapphire and an
+  # amethyst) and carries a ruby, two sapphires (chisel and horse) and an amethyst.
+  move first(co_right[C] where it.code == "K04") to held[P1]
+  equip(P1, "E02", recto)
+  equip(P1, "E04", recto)
+  equip(P1, "E05", recto)
+  equip(P1, "E03", recto)
+  for e in gear[P1] where tool(it) in [pickaxe, hammer] {
+    move gem_from(if tool(e) == pickaxe then ruby else amethyst, g9) to load[e]
+  }
+  for e in gear[P1] where tool(it) in [chisel, horse] { move gem_from(sapphire, g9) to load[e] }
+  set at[P1] = g10
+"""
+
+
+def test_a_commissions_gems_are_all_picked_before_any_is_handed_in() -> None:
+    """§5.3: a commission is paid with the gems shown on it. While the player picks which sapphire
+    to hand in, the ruby is still carried and the commission still held; then the three gems go to
+    the pool together."""
+    game = scenario(WHITE)
+    run_script(game, ["hg", "Fulfil commissions", "K04 white [ruby, sapphire, amethyst] 10 VP"])
+    decision = game.current_decision()
+    assert decision.prompt == "Hand in which gem?"
+    assert [label.split(" in ")[0] for label in decision.labels] == ["sapphire", "sapphire"]
+    assert zone(game, "pool") == [] and zone(game, "held[P1]") == ["K04 white [ruby, sapphire, amethyst] 10 VP"]
+    run_script(game, [0])
+    assert sorted(zone(game, "pool")) == ["amethyst", "ruby", "sapphire"]
+    assert zone(game, "done[P1]") == ["K04 white [ruby, sapphire, amethyst] 10 VP"]
+
+
 # ---------------------------------------------------------------- one trace per action
 
 COMMISSIONS_FULL = """
@@ -469,6 +500,20 @@ def test_random_games_end_and_conserve_gems_and_silver(players: int, seed: int) 
     play(game, [RandomAgent(seed * 10 + i) for i in range(players)], on_answer=check_invariants)
     result = game.result()
     assert game.over and (result["winners"] or result["unfinished"] == "stopped after 100 rounds")
+
+
+@pytest.mark.parametrize(("bought", "worth_more"), [("E04", True), ("E02", False), ("E05", False)])
+def test_a_tool_for_a_held_commissions_gem_counts_in_the_hint_for_agents(bought: str, worth_more: bool) -> None:
+    """The hint for agents (`heuristic`) values a held blue commission more once the player has the
+    sapphire's tool (the chisel): else spending a gold on it looks like a loss, and the player never
+    buys it. Not a pickaxe, nor a horse: it carries one gem of any kind, not one of each needed."""
+
+    def hint(code: str | None) -> int:
+        equip = f'equip(P1, "{code}", recto)' if code else ""
+        game = scenario(f"move book_page(blue) to held[P1]\n{equip}")
+        return game.heuristic(game.players[0])
+
+    assert (hint(bought) - hint(None) > 16) == worth_more, "16: what any card counts"
 
 
 def test_greedy_players_decide_from_few_options() -> None:

@@ -16,7 +16,7 @@ import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.language.values import CardRef, Player
+from rulecraft.language.values import CardRef, EnumValue, Player
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -302,6 +302,25 @@ def test_a_player_or_a_card_is_one_object_however_it_is_made() -> None:
         (CardRef(7), conv.structure({"id": 7}, CardRef)),
     ):
         assert made is value
+
+
+def test_an_enumeration_value_is_one_object_however_it_is_made() -> None:
+    """Made anew, unpickled, copied or evolved, an enumeration value is the one object for its
+    enumeration, position, name and key (so `==` is `is`); values are ordered by declaration."""
+    red = EnumValue("Colour", 0, "red")
+    for made in (
+        EnumValue("Colour", 0, "red", "red"),
+        pickle.loads(pickle.dumps(red)),
+        copy.deepcopy([red])[0],
+        attrs.evolve(EnumValue("Colour", 1, "blue"), index=0, name="red", key="red"),
+    ):
+        assert made is red
+    qualified = EnumValue("Colour", 0, "red", "Colour.red")  # the key the checker writes where "red" alone is ambiguous
+    assert qualified is not red and qualified.key == "Colour.red" and red.key == "red"
+    assert sorted([EnumValue("Colour", 2, "green"), red]) == [red, EnumValue("Colour", 2, "green")]
+    text = "game T players 1..2\nenum Colour { red, blue }\nplay { }\n"
+    first, second = (rulecraft.load_text(text, name).program.enums["Colour"] for name in ("a.rules", "b.rules"))
+    assert first[0] is second[0] is red and first[1] is second[1]
 
 
 def test_players_and_cards_are_ordered_by_seat_and_id() -> None:

@@ -427,3 +427,31 @@ play {
     twin.apply("good")
     assert trace(game) == trace(twin)
     assert "say zero" not in trace(game) and game.over
+
+
+def test_a_clone_paused_inside_a_rule_goes_on_as_its_game_does() -> None:
+    """A clone taken while a rule's body asks shares nothing the rule check keeps with its game:
+    the game's answer, which changes `counter`, leaves the clone's check as it was, and the clone
+    then plays as a fresh game would (`zero`, never checked, stays unfired)."""
+    rb = load("""
+var trigger: int = 0 public
+var counter: int = 0 public
+rule asks() when trigger == 1 {
+  set trigger = 2
+  choose by players[0] { option "bad" { set counter = 5 } option "good" { } }
+}
+rule zero() when counter == 0 {
+  say "zero"
+  set counter = 1
+}
+play {
+  set trigger = 1
+  say "done"
+}
+""")
+    game, fresh = rb.new_game(players=1), rb.new_game(players=1)
+    twin = game.clone(trace=True)
+    game.apply("bad")
+    twin.apply("good")
+    fresh.apply("good")
+    assert trace(twin) == trace(fresh) and "say zero" not in trace(twin)

@@ -176,7 +176,8 @@ class Frame:
 
     __slots__ = ("env",)
     env: dict[str, Any]
-    # The slots that stepping or answering changes after the frame is made (what `Keep` saves).
+    # The slots that stepping or answering changes after the frame is made (what `Keep` saves), each
+    # given a new value, never changed in place: a clone's frames share the values (`copy`).
     changing: tuple[str, ...] = ()
 
     def step(self, g: Game) -> None:
@@ -379,7 +380,8 @@ class RuleFrame(Frame):
         self.pending, self.firings, self.env = set(pending), 0, {}
 
     def step(self, g: Game) -> None:
-        self.pending |= g.dirty
+        # A new set, never this one changed in place: a clone's frame and `Keep` hold the old one.
+        self.pending = self.pending | g.dirty
         g.dirty = set()
         for rule in g.program.rules:
             reads = g.program.rule_reads[rule.name]
@@ -482,10 +484,9 @@ class Keep:
                 get = _GETTERS.get(frame.__class__)
                 if get is None:
                     get = _GETTERS[frame.__class__] = operator.attrgetter(*frame.changing)
-                values = get(frame)  # (one slot: its value; more: a tuple of them)
-                if frame.__class__ is RuleFrame:  # its `pending` is the one slot changed in place: a copy
-                    values = (values[0], set(values[1]))
-                self.saved_frames.append((frame, values))
+                # (one slot: its value; more: a tuple of them). No frame changes a slot's value in
+                # place, so the values themselves are kept, uncopied.
+                self.saved_frames.append((frame, get(frame)))
         self.touch_env(frame.env)
 
     def touch_env(self, env: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@
   wait becomes frames only then (runtime/closures.py, `run_block`). The tests compare the inline
   run with the machine that makes a frame for every block (which it does while a sink hears every
   frame pushed, as rule coverage does).
-- A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`).
+- A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`),
+  and a function of a player's keys the changes at the other players' keys.
 - A constant that reads no state is computed once for every game of as many players.
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
 - A change that no state-based rule reads checks no rule.
@@ -298,6 +299,62 @@ def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
     assert other.state.vars["total"] == 100 * 2 + 5
     game.apply("keep")
     assert game.state.vars["total"] == 200 + 5
+
+
+SEATS = """
+var bonus[Player]: int = 0 public
+fn reds(p: Player) = len(hand[p] where it.colour == red) + bonus[p]
+fn through(p: Player) = reds(p) * 10
+fn everyone(p: Player) = sum([len(hand[q]) for q in players]) + len(hand[p])
+fn shadowed(p: Player) = sum([len(hand[p]) for p in players])
+fn with_pile(p: Player) = len(hand[p]) + len(pile)
+setup { create 3 Chip { colour: red, n: 1 } in pile }
+play {
+  set log = [reds(players[0]), reds(players[1]), through(players[1]), everyone(players[1]), with_pile(players[1]), shadowed(players[1])]
+  choose by players[0] {
+    option "mine" { move first(pile) to hand[players[0]] }
+    option "bonus" { set bonus[players[0]] = 5 }
+    option "theirs" { move first(pile) to hand[players[1]] }
+  }
+  set log = log + [reds(players[0]), reds(players[1]), through(players[1]), everyone(players[1]), with_pile(players[1]), shadowed(players[1])]
+  choose by players[0] { option "again" { move first(pile) to hand[players[1]] } option "stop" { } }
+  set log = log + [reds(players[0]), reds(players[1]), through(players[1]), everyone(players[1]), with_pile(players[1]), shadowed(players[1])]
+}
+"""
+
+
+def test_a_function_of_a_player_keeps_its_values_for_the_others_when_one_players_zone_changes() -> None:
+    """A function that reads a zone or variable only at its player's keys (itself or through a
+    function it passes the player to) keeps its values for the other players through a change at
+    one player's key; a read at another key, a comprehension's own `p`, or a zone read whole
+    makes every change to that zone forget all its values."""
+    rb = load(SEATS)
+    game = rb.new_game(players=2)
+    layout = game.code.memo_layout
+    assert layout.seat_params == {"reds": 0, "through": 0, "with_pile": 0}
+    assert set(layout.seat_readers) == {"hand", "bonus"}
+    assert layout.slots["reds"] in layout.seat_readers["hand"]
+    assert layout.slots["everyone"] in layout.readers["hand"]  # it reads every player's hand: one dict
+    assert layout.slots["shadowed"] in layout.readers["hand"]  # its `p` is the comprehension's
+    assert layout.slots["with_pile"] + 1 in layout.readers["pile"]  # a read of a whole zone: every seat's dict
+    seat = {n: layout.slots[n] + 1 for n in ("reds", "through", "with_pile")}  # the second player's dicts
+    seat["everyone"] = layout.slots["everyone"]
+    before = {name: game.memo[i] for name, i in seat.items()}
+    assert all(before.values())
+    game.apply("mine")  # the first player's hand changes: the second player's values are kept
+    assert game.memo[seat["reds"]] is before["reds"] and game.memo[seat["through"]] is before["through"]
+    # (forgotten, then computed again into a new dict)
+    assert game.memo[seat["everyone"]] is not before["everyone"]
+    assert game.memo[seat["with_pile"]] is not before["with_pile"]
+    theirs = rb.new_game(players=2)
+    theirs.apply("theirs")
+    bonus = rb.new_game(players=2)
+    bonus.apply("bonus")
+    for g in (game, theirs, bonus):
+        g.apply("again")
+    assert game.state.vars["log"] == (0, 0, 0, 0, 3, 0, 1, 0, 0, 1, 2, 1, 1, 1, 10, 3, 2, 2)
+    assert theirs.state.vars["log"] == (0, 0, 0, 0, 3, 0, 0, 1, 10, 2, 3, 1, 0, 2, 20, 4, 3, 2)
+    assert bonus.state.vars["log"] == (0, 0, 0, 0, 3, 0, 5, 0, 0, 0, 3, 0, 5, 1, 10, 2, 3, 1)
 
 
 def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:

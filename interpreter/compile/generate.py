@@ -181,10 +181,20 @@ class MemoLayout:
     reads cannot be told apart keep theirs there. A function whose reads are known (the zones and
     variables it reads, through functions and constants: `reads_of`) has a dict of its own, emptied
     only by a change to one of them (`readers`), so its values outlive the changes it does not read.
+
+    A function of a player that reads some zone or variable only at that player's keys (`guild[p]`,
+    `slot[p, k, i]`, or through functions it passes `p` to: `seat_reads`) has a dict per seat
+    instead, its values by that argument's seat: a change at one player's key of such a zone (a
+    card into `guild[P1]`) empties that player's dict alone (`seat_readers`); any other change to
+    what it reads empties them all. In a game of several players, what one player does then no
+    longer makes the functions of the others' positions be computed again.
     """
 
-    slots: dict[str, int]  # fn name -> its dict (0: the shared one)
+    slots: dict[str, int]  # fn name -> its dict (0: the shared one), or the first of its dicts by seat
+    seat_params: dict[str, int]  # fn name -> the index of the parameter whose seat picks its dict
     readers: dict[str, tuple[int, ...]]  # zone or variable name -> the dicts a change to it empties
+    seat_readers: dict[str, tuple[int, ...]]  # zone or variable name -> the first dicts by seat of its readers by seat
+    seats: int  # dicts by seat of each such function: the rulebook's most players
     size: int  # dicts in all
 
 
@@ -195,8 +205,11 @@ def memo_layout(program: Program) -> MemoLayout:
     # leaves no function with reads of its own.
     zone_in_field = any(may_hold_zone(ft) for card in program.cards.values() for _, ft in card.fields)
     plain = {"Player", "int", "bool", "text", *program.enums, *program.cards}
+    seats = max(program.max_players, 1)
     slots: dict[str, int] = {}
+    seat_params: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
+    seat_readers: dict[str, list[int]] = {}
     size = 1
     for name, fn in program.fns.items():
         if not worth_remembering(fn):
@@ -206,10 +219,101 @@ def memo_layout(program: Program) -> MemoLayout:
             slots[name] = 0  # (a zone passed in may be any zone)
             continue
         slots[name] = size
+        by_seat = seat_reads(program, name)
+        if by_seat is None:
+            for read in reads:
+                readers.setdefault(read, []).append(size)
+            size += 1
+            continue
+        seat_params[name], keyed = by_seat
         for read in reads:
-            readers.setdefault(read, []).append(size)
-        size += 1
-    return MemoLayout(slots, {name: tuple(s) for name, s in readers.items()}, size)
+            if read in keyed:
+                seat_readers.setdefault(read, []).append(size)
+            else:
+                readers.setdefault(read, []).extend(range(size, size + seats))
+        size += seats
+    return MemoLayout(
+        slots,
+        seat_params,
+        {name: tuple(s) for name, s in readers.items()},
+        {name: tuple(s) for name, s in seat_readers.items()},
+        seats,
+        size,
+    )
+
+
+def seat_reads(program: Program, name: str) -> tuple[int, frozenset[str]] | None:
+    """The index of function `name`'s first parameter of type Player, and the zones and variables
+    the function reads only at that player's keys (their first key is the parameter itself, here
+    or in a function it passes the parameter to); None when there is no such parameter or read."""
+    fn = program.fns[name]
+    j = next((i for i, p in enumerate(fn.params) if _is_player(p.type)), None)
+    if j is None:
+        return None
+    keyed = reads_of(program, [fn.body]) - _unkeyed_reads(program, name, j, {})
+    return (j, keyed) if keyed else None
+
+
+def _is_player(type_: Any) -> bool:
+    return isinstance(type_, s.NamedType) and type_.name == "Player"
+
+
+def _unkeyed_reads(
+    program: Program, name: str, j: int | None, seen: dict[tuple[str, int | None], frozenset[str]]
+) -> frozenset[str]:
+    """The zones and variables function `name` reads other than at the keys of its parameter j
+    (every read, when j is None): a bare `hand`, `guild[q]` for another `q`, a constant's reads."""
+    if (name, j) in seen:
+        return seen[(name, j)]
+    fn = program.fns[name]
+    seen[(name, j)] = reads_of(program, [fn.body])  # while it is walked (a recursion): every read counts
+    params = {p.name for p in fn.params}
+    player = fn.params[j].name if j is not None else None
+    found: set[str] = set()
+
+    def state_name(id_: str, bound: frozenset[str]) -> bool:
+        return id_ not in params and id_ not in bound and (id_ in program.zones or id_ in program.vars)
+
+    def is_player(e: Any, bound: frozenset[str]) -> bool:
+        # the parameter itself, not a local of a comprehension or query of the same name
+        return player is not None and isinstance(e, s.Name) and e.id == player and player not in bound
+
+    def walk(node: Any, bound: frozenset[str]) -> None:
+        match node:
+            case s.Name(id=id_):
+                if state_name(id_, bound):
+                    found.add(id_)
+                elif id_ not in params and id_ not in bound and id_ in program.consts:
+                    found.update(reads_of(program, [program.consts[id_].value]))
+            case s.Index(obj=s.Name(id=id_), args=args) if state_name(id_, bound):
+                if args and is_player(args[0], bound):
+                    walk(args[1:], bound)  # read at the player's own key
+                else:
+                    found.add(id_)
+                    walk(args, bound)
+            case s.Comprehension(element=element, var=var, source=source, condition=condition):
+                walk(source, bound)
+                walk((element, condition), bound | {var})
+            case s.Query(source=source, key=key):
+                walk(source, bound)
+                walk(key, bound | {"it"})
+            case s.Call(name=callee, args=args) if callee in program.fns:
+                walk(args, bound)
+                callee_params = program.fns[callee].params
+                i = next(
+                    (i for i, a in enumerate(args) if is_player(a, bound) and _is_player(callee_params[i].type)), None
+                )
+                found.update(_unkeyed_reads(program, callee, i, seen))
+            case tuple():
+                for item in node:
+                    walk(item, bound)
+            case _ if attrs.has(node.__class__):
+                for f in attrs.fields(node.__class__):
+                    walk(getattr(node, f.name), bound)
+
+    walk(fn.body, frozenset())
+    seen[(name, j)] = result = frozenset(found)
+    return result
 
 
 def _plain(type_: Any, plain: set[str]) -> bool:
@@ -237,7 +341,7 @@ class Generator:
         self.prologue: list[str] = []
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
         self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
-        self.memo_slots = memo_layout(program).slots
+        self.memo = memo_layout(program)
 
     # ------------------------------------------------------------ the module
 
@@ -287,10 +391,15 @@ class Generator:
             "        g.charge(0, _N[k])",
         ]
         remembered = worth_remembering(fn)
+        slot = str(self.memo.slots.get(name, 0))
+        if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout)
+            a, seats = params[self.memo.seat_params[name]], self.memo.seats
+            head.append(f"    slot = {slot} + {a}.index if {a}.__class__ is _Player and {a}.index < {seats} else 0")
+            slot = "slot"
         if remembered:
             head += [
                 f"    key = {key}",
-                f"    memo = g.memo[{self.memo_slots[name]}]",
+                f"    memo = g.memo[{slot}]",
                 "    try:",
                 "        v = memo.get(key, _M)",
                 "    except TypeError:  # an argument that cannot be a key: computed each time",
@@ -306,7 +415,6 @@ class Generator:
         self.lines += body.lines
         tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
         if remembered:
-            slot = self.memo_slots[name]
             tail += [
                 "    try:",
                 f"        memo = g.memo[{slot}]",

@@ -189,6 +189,20 @@ _KEY_WORD = re.compile(r"-?[0-9]+|#[0-9]+|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A
 _SEAT = re.compile(r"P[1-9][0-9]*")
 
 
+@functools.lru_cache(maxsize=4096)
+def seat_of_key(key: str) -> int | None:
+    """The seat (0 for P1) of a zone or variable key written by `zone_key` whose first key value is a
+    player (`guild[P1]`, `slot[P2,1,3]`); None for any other key."""
+    _, bracket, rest = key.partition("[")
+    first = rest.split(",", 1)[0]
+    if first.endswith("]") and "," not in rest:
+        first = first[:-1]
+    digits = first[1:]
+    if not bracket or first[:1] != "P" or not digits.isdigit() or digits[0] == "0":
+        return None
+    return int(digits) - 1
+
+
 def parse_key(key: str, enum_value: Any) -> tuple[str, tuple[Any, ...]]:
     """The name and the key values of a zone or variable key written by `zone_key` (`slot[P1,2,3]`).
 

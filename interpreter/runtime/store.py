@@ -10,6 +10,7 @@ from ..language.values import (
     CardRef,
     Record,
     ZoneRef,
+    seat_of_key,
 )
 from . import knowledge
 from .core import (
@@ -29,12 +30,24 @@ from .state import card_with
 class Store(Evaluator):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
-    def forget(self, name: str) -> None:
-        """Forget what was derived from zone or variable `name` (the memo: compile/generate.py, MemoLayout)."""
+    def forget(self, name: str, key: str) -> None:
+        """Forget what was derived from zone or variable `name`, changed at `key` (the memo:
+        compile/generate.py, MemoLayout): of a function that reads it only at its player's keys,
+        the values of that player alone, when the key is a player's."""
         memo = self.memo
         memo[0] = EMPTY_MEMO
-        for i in self.code.memo_layout.readers.get(name, ()):
+        layout = self.code.memo_layout
+        for i in layout.readers.get(name, ()):
             memo[i] = EMPTY_MEMO
+        firsts = layout.seat_readers.get(name)
+        if firsts:
+            seat = seat_of_key(key)
+            if seat is not None and seat < layout.seats:
+                for i in firsts:
+                    memo[i + seat] = EMPTY_MEMO
+            else:
+                for i in firsts:
+                    memo[i : i + layout.seats] = self.code.empty_memo[: layout.seats]
 
     def forget_all(self) -> None:
         """Forget everything derived from the state."""
@@ -141,10 +154,10 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
+        for key in {*sources, dst_key}:
+            self.forget(key.split("[", 1)[0], key)
         changed = {k.split("[", 1)[0] for k in sources}
         changed.add(zone.name)
-        for name in changed:
-            self.forget(name)
         if st.known:
             knowledge.forget(self, [c.id for c in cards])
         if self.sinks.events:
@@ -159,7 +172,7 @@ class Store(Evaluator):
                 self._changed(name)
 
     def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self.forget(name)
+        self.forget(name, key)
         st = self.state
         if self.attempts:
             self.journal.append(("var", key, st.vars.get(key), key in st.vars))

@@ -57,9 +57,20 @@ def weights(items: Sequence[Any], cap: int = WORK_CAP) -> tuple[int, int]:
     largest; the count stops once the total passes `cap`."""
     largest = total = 0
     for v in items:
-        w = 1 if v.__class__ is not tuple and v.__class__ is not Record else weight(v, cap - total)
+        cls = v.__class__
+        if cls is tuple:  # a list of plain values (a query's key `[it.a, it.b]`) weighs 1 + its length
+            w = 1 + len(v)
+            for x in v:
+                if x.__class__ is tuple or x.__class__ is Record:
+                    w = weight(v, cap - total)
+                    break
+        elif cls is Record:
+            w = weight(v, cap - total)
+        else:
+            w = 1
         total += w
-        largest = max(largest, w)
+        if w > largest:
+            largest = w
         if total > cap:
             break
     return total, largest

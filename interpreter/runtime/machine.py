@@ -568,13 +568,14 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
 
 
 _CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
+_card_ref = _CARD_REFS.__getitem__
 
 
 def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
     """The cards of a zone as values (the same as `tuple(CardRef(i) for i in ids)`, without making them anew)."""
-    refs = _CARD_REFS
-    if ids:
-        top = max(ids)
-        if top >= len(refs):
-            refs.extend(CardRef(i) for i in range(len(refs), top + 1))
-    return tuple([refs[i] for i in ids])
+    try:
+        return tuple(map(_card_ref, ids))  # (a loop in C: a zone is read this way at every look at it)
+    except IndexError:  # a card made since the last look: its reference first
+        refs = _CARD_REFS
+        refs.extend(CardRef(i) for i in range(len(refs), max(ids) + 1))
+        return tuple(map(_card_ref, ids))

@@ -242,6 +242,21 @@ def memo_layout(program: Program) -> MemoLayout:
     )
 
 
+def readers_for(layout: MemoLayout, players: int) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
+    """What a change to each zone or variable empties in a game of this many players: the dicts any
+    change to it empties, and the first dicts by seat of its readers by seat (`MemoLayout`). The
+    dicts of seats beyond the game's players never hold a value, so no change empties them; in a
+    game of one player every change is that player's."""
+    firsts_by_seat = {layout.slots[name] for name in layout.seat_params}
+    unused = {i for first in firsts_by_seat for i in range(first + players, first + layout.seats)}
+    readers = {name: tuple(i for i in parts if i not in unused) for name, parts in layout.readers.items()}
+    if players > 1:
+        return readers, dict(layout.seat_readers)
+    for name, firsts in layout.seat_readers.items():
+        readers[name] = (*readers.get(name, ()), *firsts)
+    return readers, {}
+
+
 def seat_reads(program: Program, name: str) -> tuple[int, frozenset[str]] | None:
     """The index of function `name`'s first parameter of type Player, and the zones and variables
     the function reads only at that player's keys (their first key is the parameter itself, here
@@ -392,9 +407,10 @@ class Generator:
         ]
         remembered = worth_remembering(fn)
         slot = str(self.memo.slots.get(name, 0))
-        if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout)
-            a, seats = params[self.memo.seat_params[name]], self.memo.seats
-            head.append(f"    slot = {slot} + {a}.index if {a}.__class__ is _Player and {a}.index < {seats} else 0")
+        if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout); else dict 0
+            first, seats = self.memo.slots[name], self.memo.seats
+            by_seat = self.constant("seats", name, "", f"{{_Player(i): {first} + i for i in range({seats})}}")
+            head.append(f"    slot = {by_seat}.get({params[self.memo.seat_params[name]]}, 0)")
             slot = "slot"
         if remembered:
             head += [

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from ..check.program import reads_of
 from ..compile.body import BOOLEAN
-from ..compile.generate import MemoLayout, memo_layout
+from ..compile.generate import MemoLayout, memo_layout, readers_for
 from ..language.values import CardRef, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled
@@ -108,6 +108,8 @@ class CodeCache:
         self.compiled = compiled.compile_program(program, digest, probe)
         self.memo_layout: MemoLayout = memo_layout(program)
         self.empty_memo: list[Mapping[Any, Any]] = [EMPTY_MEMO] * self.memo_layout.size  # a game's memo, new
+        # What a change to each zone or variable empties, by the number of players (`readers_for`).
+        self.memo_readers = {n: readers_for(self.memo_layout, n) for n in range(self.memo_layout.seats + 1)}
         # Constants that read no zone or variable (`reads_of`) have the same value in every game of
         # as many players: computed once, by the first game that needs each, then shared.
         self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))

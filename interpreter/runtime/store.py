@@ -36,18 +36,19 @@ class Store(Evaluator):
         the values of that player alone, when the key is a player's."""
         memo = self.memo
         memo[0] = EMPTY_MEMO
-        layout = self.code.memo_layout
-        for i in layout.readers.get(name, ()):
+        readers, seat_readers = self.code.memo_readers[len(self.players)]
+        for i in readers.get(name, ()):
             memo[i] = EMPTY_MEMO
-        firsts = layout.seat_readers.get(name)
+        firsts = seat_readers.get(name)
         if firsts:
             seat = seat_of_key(key)
-            if seat is not None and seat < layout.seats:
+            if seat is not None and seat < len(self.players):
                 for i in firsts:
                     memo[i + seat] = EMPTY_MEMO
             else:
+                n = len(self.players)
                 for i in firsts:
-                    memo[i : i + layout.seats] = self.code.empty_memo[: layout.seats]
+                    memo[i : i + n] = self.code.empty_memo[:n]
 
     def forget_all(self) -> None:
         """Forget everything derived from the state."""

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent, play
+from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.runtime.closures import INLINE_DEPTH
 from rulecraft.runtime.game import Game
@@ -337,6 +338,10 @@ def test_a_function_of_a_player_keeps_its_values_for_the_others_when_one_players
     assert layout.slots["everyone"] in layout.readers["hand"]  # it reads every player's hand: one dict
     assert layout.slots["shadowed"] in layout.readers["hand"]  # its `p` is the comprehension's
     assert layout.slots["with_pile"] + 1 in layout.readers["pile"]  # a read of a whole zone: every seat's dict
+    # In a solo game every change is the one player's: its dicts are emptied as any function's.
+    solo_readers, solo_seat_readers = readers_for(layout, 1)
+    assert layout.slots["reds"] in solo_readers["hand"] and not solo_seat_readers
+    assert layout.slots["reds"] + 1 not in solo_readers["hand"]  # (a second seat never holds a value)
     seat = {n: layout.slots[n] + 1 for n in ("reds", "through", "with_pile")}  # the second player's dicts
     seat["everyone"] = layout.slots["everyone"]
     before = {name: game.memo[i] for name, i in seat.items()}

@@ -156,6 +156,8 @@ play { if v + 1 > 0 { } }
         ("2 in [1, 2]", True),
         ("1 in [true, 2]", False),  # true is not 1, though Python's `in` finds it
         ("1 in [2, true, 1]", True),
+        ("0 in [false, 2]", False),  # nor is false 0
+        ("7 in [true, 7]", True),  # a number other than 0 and 1 is `==` to no boolean: Python's `in` says it
         ("1 not in [true, 2]", True),
         ("3 not in [1, 2]", True),
         ('"a" == "b"', False),

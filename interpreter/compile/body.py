@@ -597,12 +597,13 @@ class Body:
         self.indent += 1
         self.charge(f"len({t})", k)  # each element compared
         self.indent -= 1
-        # Python's `in` where it means `contains`: only a number can be `==` to a boolean (true is not 1),
-        # so a number or boolean that Python finds is looked for again by `contains`; one it does not
+        # Python's `in` where it means `contains`: only 0 and 1 can be `==` to a boolean (true is not 1),
+        # so one of them or a boolean that Python finds is looked for again by `contains`; one it does not
         # find is in no list (a value `contains` finds, `==` finds), which Python's own loop says at once.
         self.emit(
             f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
-            f" if {v}.__class__ is not int and {v}.__class__ is not bool else {v} in {t} and _contains({t}, {v}))"
+            f" if {v}.__class__ is not int and {v}.__class__ is not bool"
+            f" else {v} in {t} and ({v}.__class__ is int and not -1 < {v} < 2 or _contains({t}, {v})))"
         )
         return t
 

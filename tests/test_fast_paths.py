@@ -362,6 +362,41 @@ def test_a_function_of_a_player_keeps_its_values_for_the_others_when_one_players
     assert bonus.state.vars["log"] == (0, 0, 0, 0, 3, 0, 5, 0, 0, 0, 3, 0, 5, 1, 10, 2, 3, 1)
 
 
+def test_a_rules_condition_is_kept_for_the_players_whose_keys_did_not_change() -> None:
+    """The condition of a rule over the players that reads their own keys is kept by player, like
+    a function's value: a change to one player's hand checks the rule for every player, and the
+    other player's condition is found, not computed again; each fires when its own condition holds."""
+    rb = load("""
+rule pairs(p in players) when len(hand[p] where it.colour == red) >= 2 {
+  set log = log + [seat(p)]
+  move hand[p] to pile
+}
+setup { create 4 Chip { colour: red, n: 1 } in row }
+play {
+  for i in 1..4 {
+    choose by players[0] {
+      option "mine" { move first(row) to hand[players[0]] }
+      option "theirs" { move first(row) to hand[players[1]] }
+    }
+  }
+}
+""")
+    game = rb.new_game(players=2)
+    layout = game.code.memo_layout
+    first = layout.slots["rule pairs"]
+    assert layout.seat_readers["hand"] == (first,)
+    game.apply("mine")
+    theirs = game.memo[first + 1]
+    assert theirs  # checked for the second player too, and kept
+    game.apply("mine")  # the first player's pair fires; the second player's condition is found
+    assert game.memo[first + 1] is theirs
+    assert game.state.vars["log"] == (1,)
+    game.apply("theirs")
+    game.apply("theirs")
+    assert game.state.vars["log"] == (1, 2)
+    assert len(game.state.zones["pile"]) == 4
+
+
 def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
     """A function given a zone itself (a parameter of type `any`) may read any zone: it keeps no
     values of its own past a change."""

@@ -65,6 +65,7 @@ RUNTIME_NAMES = (
     "_MEMO_BUDGET",
     "_EMPTY_MEMO",  # the empty dict a game's memo holds for a part until a value is kept there
     "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
+    "_cost_of",  # (node number): the work a call of a function of that expression would cost
     "_sort_work",
 )
 
@@ -160,8 +161,13 @@ def worth_remembering(fn: s.FnDecl) -> bool:
     are typed, so that equal keys mean equal arguments (as keys, Python's `true` and `1` are one)."""
     if any(_holds_any(p.type) for p in fn.params):
         return False
+    return _does_work(fn.body)
+
+
+def _does_work(e: Any) -> bool:
+    """Whether an expression has a comprehension, a query or a call in it."""
     work = (s.Comprehension, s.Query, s.Call)
-    stack: list[Any] = [fn.body]
+    stack: list[Any] = [e]
     while stack:
         node = stack.pop()
         if isinstance(node, work):
@@ -182,10 +188,10 @@ class MemoLayout:
     variables it reads, through functions and constants: `reads_of`) has a dict of its own, emptied
     only by a change to one of them (`readers`), so its values outlive the changes it does not read.
 
-    A function of a player that reads some zone or variable only at that player's keys (`guild[p]`,
+    A function of a player that reads some zone or variable only at that player's keys (`tableau[p]`,
     `slot[p, k, i]`, or through functions it passes `p` to: `seat_reads`) has a dict per seat
     instead, its values by that argument's seat: a change at one player's key of such a zone (a
-    card into `guild[P1]`) empties that player's dict alone (`seat_readers`); any other change to
+    card into `tableau[P1]`) empties that player's dict alone (`seat_readers`); any other change to
     what it reads empties them all. In a game of several players, what one player does then no
     longer makes the functions of the others' positions be computed again.
     """
@@ -226,6 +232,26 @@ def memo_layout(program: Program) -> MemoLayout:
             size += 1
             continue
         seat_params[name], keyed = by_seat
+        for read in reads:
+            if read in keyed:
+                seat_readers.setdefault(read, []).append(size)
+            else:
+                readers.setdefault(read, []).extend(range(size, size + seats))
+        size += seats
+    # A state-based rule is checked only after something it reads changed, so its condition's value
+    # can be used again only for another player: kept for a rule over the players whose condition
+    # reads some zone or variable at the player's keys alone (a player's dict kept through the
+    # changes of the others' keys), under the name `rule_memo_name` gives it.
+    for rule in program.rules:
+        if not remembered_rule(program, rule) or zone_in_field:
+            continue
+        reads = reads_of(program, [rule.when])
+        player = rule.bindings[0].name
+        keyed = reads - _unkeyed_in(program, rule.when, {player}, player, {})
+        if "*" in reads or not keyed:
+            continue
+        name = rule_memo_name(rule)
+        slots[name], seat_params[name] = size, 0
         for read in reads:
             if read in keyed:
                 seat_readers.setdefault(read, []).append(size)
@@ -277,13 +303,25 @@ def _unkeyed_reads(
     program: Program, name: str, j: int | None, seen: dict[tuple[str, int | None], frozenset[str]]
 ) -> frozenset[str]:
     """The zones and variables function `name` reads other than at the keys of its parameter j
-    (every read, when j is None): a bare `hand`, `guild[q]` for another `q`, a constant's reads."""
+    (every read, when j is None): a bare `hand`, `tableau[q]` for another `q`, a constant's reads."""
     if (name, j) in seen:
         return seen[(name, j)]
     fn = program.fns[name]
     seen[(name, j)] = reads_of(program, [fn.body])  # while it is walked (a recursion): every read counts
-    params = {p.name for p in fn.params}
     player = fn.params[j].name if j is not None else None
+    seen[(name, j)] = result = _unkeyed_in(program, fn.body, {p.name for p in fn.params}, player, seen)
+    return result
+
+
+def _unkeyed_in(
+    program: Program,
+    body: Any,
+    params: set[str],
+    player: str | None,
+    seen: dict[tuple[str, int | None], frozenset[str]],
+) -> frozenset[str]:
+    """The zones and variables an expression whose local names are `params` reads other than at the
+    keys of the local `player` (every read, when it is None)."""
     found: set[str] = set()
 
     def state_name(id_: str, bound: frozenset[str]) -> bool:
@@ -326,9 +364,29 @@ def _unkeyed_reads(
                 for f in attrs.fields(node.__class__):
                     walk(getattr(node, f.name), bound)
 
-    walk(fn.body, frozenset())
-    seen[(name, j)] = result = frozenset(found)
-    return result
+    walk(body, frozenset())
+    return frozenset(found)
+
+
+def rule_memo_name(rule: s.RuleDecl) -> str:
+    """The memo's name for a rule's condition (no function is named with a space)."""
+    return f"rule {rule.name}"
+
+
+def remembered_rule(program: Program, rule: s.RuleDecl) -> bool:
+    """Whether a rule's condition may be kept by the player it is checked for: one binding, over
+    the players in seat order, and a condition that does real work."""
+    if len(rule.bindings) != 1:
+        return False
+    source = rule.bindings[0].source
+    binding = program.resolution.of(source)
+    return (
+        isinstance(source, s.Name)
+        and source.id == "players"
+        and binding is not None
+        and binding.kind == "builtin"
+        and _does_work(rule.when)
+    )
 
 
 def _plain(type_: Any, plain: set[str]) -> bool:
@@ -357,6 +415,12 @@ class Generator:
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
         self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
         self.memo = memo_layout(program)
+        # the root numbers of the rule conditions kept in the memo
+        self.remembered_rules = {
+            self.number[id(rule.when)]: rule
+            for rule in program.rules
+            if rule_memo_name(rule) in self.memo.slots and not probe
+        }
 
     # ------------------------------------------------------------ the module
 
@@ -451,10 +515,51 @@ class Generator:
         span = self.nodes[k].span
         self.lines.append((0, f"# line {span.line}, column {span.column}", -1))
         self.lines.append((0, f"def {name}(g, env):", -1))
+        rule = self.remembered_rules.get(k)
+        if rule is not None:
+            self._remembered_condition(k, rule)
+            return name
         body = Body(self, env=True, scope={})
         result = body.value(self.nodes[k])
         self._flush(body, result)
         return name
+
+    def _remembered_condition(self, k: int, rule: s.RuleDecl) -> None:
+        """A rule's condition kept in the memo by the player it is checked for (`memo_layout`): a
+        value found charges what a call of a function of the condition would (`_cost_of`)."""
+        memo_name = rule_memo_name(rule)
+        first, seats = self.memo.slots[memo_name], self.memo.seats
+        by_seat = self.constant("seats", memo_name, "", f"{{_Player(i): {first} + i for i in range({seats})}}")
+        cost = self.constant("cost", memo_name, "", f"_cost_of({k})")
+        self.lines += [
+            (1, f"key = ({memo_name!r}, env.get({rule.bindings[0].name!r}, _M))", -1),
+            (1, "try:", -1),
+            (1, f"    slot = {by_seat}.get(key[1], 0)", -1),
+            (1, "    v = g.memo[slot].get(key, _M)", -1),
+            (1, "except TypeError:  # a value that cannot be a key: computed each time", -1),
+            (1, "    key, slot, v = None, 0, _M", -1),
+            (1, "if v is not _M:", -1),
+            (1, f"    g.work_left -= {cost}", -1),
+            (1, "    if g.work_left < 0:", -1),
+            (1, f"        g.charge(0, _N[{k}])", -1),
+            (1, "    return v", -1),
+        ]
+        body = Body(self, env=True, scope={})
+        result = body.value(self.nodes[k])
+        for name, local in body.hoisted.items():
+            self.lines.append((1, f"{local} = env.get({name!r}, _M)", -1))
+        self.lines += body.lines
+        self.lines += [
+            (1, "if key is not None:", -1),
+            (1, "    memo = g.memo[slot]", -1),
+            (1, "    if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)", -1),
+            (1, "        memo = g.memo[slot] = {}", -1),
+            (1, "    elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow", -1),
+            (1, "        memo.clear()", -1),
+            (1, f"    memo[key] = {result}", -1),
+            (1, f"return {result}", -1),
+            (0, "", -1),
+        ]
 
     def _flush(self, body: Body, result: str) -> None:
         for name, local in body.hoisted.items():

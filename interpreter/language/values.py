@@ -192,7 +192,7 @@ _SEAT = re.compile(r"P[1-9][0-9]*")
 @functools.lru_cache(maxsize=4096)
 def seat_of_key(key: str) -> int | None:
     """The seat (0 for P1) of a zone or variable key written by `zone_key` whose first key value is a
-    player (`guild[P1]`, `slot[P2,1,3]`); None for any other key."""
+    player (`tableau[P1]`, `slot[P2,1,3]`); None for any other key."""
     _, bracket, rest = key.partition("[")
     first = rest.split(",", 1)[0]
     if first.endswith("]") and "," not in rest:

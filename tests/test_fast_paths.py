@@ -21,6 +21,7 @@ import rulecraft
 from rulecraft.agents import RandomAgent, play
 from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
+from rulecraft.language.values import CardRef
 from rulecraft.runtime.closures import INLINE_DEPTH
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
@@ -395,6 +396,33 @@ play {
     game.apply("theirs")
     assert game.state.vars["log"] == (1, 2)
     assert len(game.state.zones["pile"]) == 4
+
+
+def test_the_labels_of_a_zone_drawn_from_are_kept_until_it_or_a_card_changes() -> None:
+    """A draw labels the cards of its zone once and keeps the labels, in step with the cards drawn;
+    a card of the zone given a new label (a field set) is drawn, and recorded, under its new label."""
+    rb = load("""
+zone bag: Chip hidden shuffled
+setup {
+  create 2 Chip { colour: red, n: 1 } in bag
+  create 1 Chip { colour: green, n: 2 } in bag
+  create 1 Chip { colour: blue, n: 3 } in bag
+}
+play {
+  draw 1 from bag to hand[players[0]]
+  set log = [len(bag)]
+  for c in bag { if c.colour == red { set c.n = 7 } }
+  draw 3 from bag to hand[players[0]]
+}
+""")
+    for seed in range(6):
+        game = rb.new_game(players=1, seed=seed)
+        drawn = [label for by, label in game.answers if by == "table"]
+        hand = {game.label(CardRef(i)) for i in game.state.zones["hand[P1]"]}
+        assert game.state.vars["log"] == (3,) and len(hand) >= 3
+        assert set(drawn) <= hand  # each card drawn under the label it has
+        assert "red 1" not in drawn[1:]  # (after the first draw, no card of the bag is red 1)
+    assert "red 7" in [label for by, label in rb.new_game(players=1, seed=0).answers if by == "table"]
 
 
 def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:

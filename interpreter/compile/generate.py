@@ -202,6 +202,8 @@ class MemoLayout:
     seat_readers: dict[str, tuple[int, ...]]  # zone or variable name -> the first dicts by seat of its readers by seat
     seats: int  # dicts by seat of each such function: the rulebook's most players
     size: int  # dicts in all
+    # zone name -> the dict of its zones' labels by key (`Evaluator.zone_labels`), emptied by a change to it
+    label_slots: dict[str, int] = attrs.field(factory=dict)
 
 
 def memo_layout(program: Program) -> MemoLayout:
@@ -258,6 +260,13 @@ def memo_layout(program: Program) -> MemoLayout:
             else:
                 readers.setdefault(read, []).extend(range(size, size + seats))
         size += seats
+    # The labels of each zone's cards, kept until a change to the zone (a draw from a deck of a
+    # hundred cards labels them all; the views of every player show them).
+    label_slots: dict[str, int] = {}
+    for zone in program.zones:
+        label_slots[zone] = size
+        readers.setdefault(zone, []).append(size)
+        size += 1
     return MemoLayout(
         slots,
         seat_params,
@@ -265,6 +274,7 @@ def memo_layout(program: Program) -> MemoLayout:
         {name: tuple(s) for name, s in seat_readers.items()},
         seats,
         size,
+        label_slots,
     )
 
 

@@ -174,7 +174,7 @@ class Decisions(Store):
                 frames.pop()
                 return True
             if labels is None:
-                labels = self._labels_of(ids)
+                labels = list(self.zone_labels(src.key, ids))
             first, counts = label_counts(ids, labels)
             if len(counts) > OPTION_BUDGET:
                 return False
@@ -191,12 +191,13 @@ class Decisions(Store):
             frame.count -= 1
             drawn = labels.index(chosen)  # (where the first card of that label lies)
             self.move([CardRef(first[chosen])], dst, False, span)
-            if frames[-1] is not frame or self.pending is not None or st.over:
-                return True
             if dst.key == src.key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
+                self.keep_zone_labels(src.key, tuple(labels))  # (the move forgot them)
+            if frames[-1] is not frame or self.pending is not None or st.over:
+                return True
 
     def _decide(
         self,

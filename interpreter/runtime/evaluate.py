@@ -36,6 +36,7 @@ from .core import (
     without,
 )
 from .machine import (
+    EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
     LABEL_BUDGET,
@@ -572,6 +573,24 @@ class Evaluator(GameCore):
         if cls.__name__ in self.program.cards and name in attrs_fields(cls):
             return getattr(v, name)
         return NO_FIELD
+
+    def zone_labels(self, key: str, ids: Sequence[int]) -> tuple[str, ...]:
+        """The labels of the cards `ids` of zone `key`, kept in the memo until a change to the zone
+        (MemoLayout.label_slots; a change of a card's field empties every part)."""
+        part = self.code.memo_layout.label_slots.get(key.split("[", 1)[0], 0)
+        labels: tuple[str, ...] | None = self.memo[part].get(("#labels", key))  # (no function is named with '#')
+        if labels is None:
+            labels = tuple(self._labels_of(ids))
+            self.keep_zone_labels(key, labels)
+        return labels
+
+    def keep_zone_labels(self, key: str, labels: tuple[str, ...]) -> None:
+        """Keep the labels of zone `key`'s cards as they are now (`zone_labels`)."""
+        part = self.code.memo_layout.label_slots.get(key.split("[", 1)[0], 0)
+        memo = self.memo[part]
+        if memo is EMPTY_MEMO:
+            memo = self.memo[part] = {}
+        memo[("#labels", key)] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
 
     def _labels_of(self, ids: Sequence[int]) -> list[str]:
         """The labels of cards by id (the label cache read directly, as `label` does)."""

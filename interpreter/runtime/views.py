@@ -15,7 +15,6 @@ from . import knowledge
 from .asks import Decision
 from .core import as_player
 from .machine import (
-    EMPTY_MEMO,
     SECRET_TEXT,
     Event,
 )
@@ -149,16 +148,8 @@ class Views(Statements):
         return entry
 
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
-        """The labels of a zone's cards, kept until the state changes (the views of all players share them)."""
-        memo_key = ("#labels", key)  # no function is named with '#': no clash with their values
-        labels = self.memo[0].get(memo_key)  # (the part every change empties)
-        if labels is None:
-            labels = tuple(self._labels_of(ids))
-            memo = self.memo[0]
-            if memo is EMPTY_MEMO:
-                memo = self.memo[0] = {}
-            memo[memo_key] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
-        return labels
+        """The labels of a zone's cards (the views of all players share them)."""
+        return self.zone_labels(key, ids)
 
     def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""

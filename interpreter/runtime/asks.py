@@ -19,9 +19,12 @@ from ..syntax import ast as s
 TIER_PREFIX = "tier "
 
 
-@attrs.frozen
+@attrs.define(unsafe_hash=True)
 class Option:
-    """One answer a decision accepts: its label (what records store) and its value."""
+    """One answer a decision accepts: its label (what records store) and its value.
+
+    Never changed once made, though not declared frozen: a decision makes one per answer it offers,
+    and attrs' frozen initializer costs nearly three times as much. Equal and hashed by its label."""
 
     label: str
     value: Any = attrs.field(eq=False)

@@ -41,6 +41,7 @@ from .machine import (
     INT_BUDGET,
     LABEL_BUDGET,
     LABEL_CACHE_SIZE,
+    MEMO_BUDGET,
     TEXT_BUDGET,
     VALUE_ERRORS,
     WORK_PER_CALL,
@@ -590,6 +591,8 @@ class Evaluator(GameCore):
         memo = self.memo[part]
         if memo is EMPTY_MEMO:
             memo = self.memo[part] = {}
+        elif len(memo) >= MEMO_BUDGET:  # budget: the part starts afresh rather than grow
+            memo.clear()  # type: ignore[attr-defined]  # a dict of its own, not EMPTY_MEMO
         memo[("#labels", key)] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
 
     def _labels_of(self, ids: Sequence[int]) -> list[str]:

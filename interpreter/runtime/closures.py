@@ -348,8 +348,16 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
     keys, value = tuple(cache.value(k) for k in st.keys), cache.value(st.value)
     holds_list = cache.program.var_types[name].kind == "list"
 
+    key0 = keys[0] if len(keys) == 1 else None
+
     def set_var(g: Game, env: dict[str, Any]) -> None:
-        key = zone_key(name, tuple([k(g, env) for k in keys]))
+        # (a variable without keys is its name; one key, the common case, without the list)
+        if not keys:
+            key = name
+        elif key0 is not None:
+            key = zone_key(name, (key0(g, env),))
+        else:
+            key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
             v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent, play
+from rulecraft.check.program import reads_of, reads_of_declarations
 from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
@@ -423,6 +424,22 @@ play {
         assert set(drawn) <= hand  # each card drawn under the label it has
         assert "red 1" not in drawn[1:]  # (after the first draw, no card of the bag is red 1)
     assert "red 7" in [label for by, label in rb.new_game(players=1, seed=0).answers if by == "table"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["guildhall", "renaissance_man", "valdora", "examples/games/dominion_first_game.rules", "examples/tutorial.rules"],
+)
+def test_the_reads_of_every_declaration_at_once_are_what_reads_of_finds_for_each(name: str) -> None:
+    """The memo layout reads what each function and constant reads from one walk of each
+    (`reads_of_declarations`): the same sets as walking through each one's calls (`reads_of`)."""
+    program = rulecraft.load(name).program
+    at_once = reads_of_declarations(program)
+    assert set(at_once) == {("fn", n) for n in program.fns} | {("const", n) for n in program.consts}
+    for (kind, n), reads in at_once.items():
+        body = program.fns[n].body if kind == "fn" else program.consts[n].value
+        assert reads == reads_of(program, [body]), (kind, n)
+    assert any(reads for reads in at_once.values())
 
 
 def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:

@@ -130,6 +130,65 @@ def reads_of(decls: Declarations, nodes: Iterable[Any]) -> frozenset[str]:
     return frozenset(found)
 
 
+def reads_of_declarations(decls: Declarations) -> dict[tuple[str, str], frozenset[str]]:
+    """`reads_of` of every function's body and constant's value at once, by ("fn", name) and
+    ("const", name): each walked once for what it reads itself, then the reads of the functions and
+    constants it reaches added (what `reads_of` finds by walking through them, again for each)."""
+    own: dict[tuple[str, str], tuple[set[str], bool, set[tuple[str, str]]]] = {}
+    for kind, table in (("fn", decls.fns), ("const", decls.consts)):
+        for name, decl in table.items():
+            own[kind, name] = _own_reads(decls, decl.body if kind == "fn" else decl.value)  # type: ignore[union-attr]
+    result: dict[tuple[str, str], frozenset[str]] = {}
+    for start in own:
+        found: set[str] = set()
+        reads_fields = False
+        reached, stack = {start}, [start]
+        while stack:
+            names, fields, refs = own[stack.pop()]
+            found |= names
+            reads_fields = reads_fields or fields
+            for ref in refs - reached:
+                reached.add(ref)
+                stack.append(ref)
+        if "~card" in found:  # as in reads_of
+            found.discard("~card")
+            if reads_fields:
+                found.add("*")
+        result[start] = frozenset(found)
+    return result
+
+
+def _own_reads(decls: Declarations, body: Any) -> tuple[set[str], bool, set[tuple[str, str]]]:
+    """What an expression reads itself (as `reads_of` marks it), whether it reads a field, and the
+    functions it calls and constants it names."""
+    found: set[str] = set()
+    reads_fields = False
+    refs: set[tuple[str, str]] = set()
+    stack: list[Any] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, s.Name):
+            if node.id in decls.zones or node.id in decls.vars:
+                found.add(node.id)
+            if node.id in decls.vars and may_hold_zone(decls.var_types[node.id]):
+                found.add("*")
+            if node.id in decls.vars and may_hold_card(decls.var_types[node.id]):
+                found.add("~card")
+            if node.id in decls.consts:
+                refs.add(("const", node.id))
+        elif isinstance(node, s.FieldAccess):
+            reads_fields = True
+        elif isinstance(node, s.Call) and node.name in decls.fns:
+            refs.add(("fn", node.name))
+        elif isinstance(node, s.Call) and node.name == "zone_of":
+            found.add("*")
+        if attrs.has(type(node)):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)) if f.name != "span")
+        elif isinstance(node, tuple):
+            stack.extend(node)
+    return found, reads_fields, refs
+
+
 def first_player_param(ability: s.AbilityDecl) -> str | None:
     """The name of an ability's first parameter of type Player: who chooses its tier unless `use ... by` says."""
     for p in ability.params:

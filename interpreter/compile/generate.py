@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from ..check.program import Program, may_hold_zone, reads_of
+from ..check.program import Program, may_hold_zone, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
 
@@ -219,15 +219,16 @@ def memo_layout(program: Program) -> MemoLayout:
     readers: dict[str, list[int]] = {}
     seat_readers: dict[str, list[int]] = {}
     size = 1
+    sets = _ReadSets(program)
     for name, fn in program.fns.items():
         if not worth_remembering(fn):
             continue
-        reads = reads_of(program, [fn.body])
+        reads = sets.fn(name)
         if zone_in_field or "*" in reads or not all(_plain(p.type, plain) for p in fn.params):
             slots[name] = 0  # (a zone passed in may be any zone)
             continue
         slots[name] = size
-        by_seat = seat_reads(program, name)
+        by_seat = seat_reads(program, name, sets)
         if by_seat is None:
             for read in reads:
                 readers.setdefault(read, []).append(size)
@@ -249,7 +250,7 @@ def memo_layout(program: Program) -> MemoLayout:
             continue
         reads = reads_of(program, [rule.when])
         player = rule.bindings[0].name
-        keyed = reads - _unkeyed_in(program, rule.when, {player}, player, {})
+        keyed = reads - _unkeyed_in(program, rule.when, {player}, player, sets)
         if "*" in reads or not keyed:
             continue
         name = rule_memo_name(rule)
@@ -293,7 +294,23 @@ def readers_for(layout: MemoLayout, players: int) -> tuple[dict[str, tuple[int, 
     return readers, {}
 
 
-def seat_reads(program: Program, name: str) -> tuple[int, frozenset[str]] | None:
+class _ReadSets:
+    """`reads_of` of each function and constant, and the reads of each function other than at its
+    player's keys, each computed once: the layout asks for them again and again."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.reads = reads_of_declarations(program)
+        self.unkeyed: dict[tuple[str, int | None], frozenset[str]] = {}
+
+    def fn(self, name: str) -> frozenset[str]:
+        return self.reads["fn", name]
+
+    def const(self, name: str) -> frozenset[str]:
+        return self.reads["const", name]
+
+
+def seat_reads(program: Program, name: str, sets: _ReadSets | None = None) -> tuple[int, frozenset[str]] | None:
     """The index of function `name`'s first parameter of type Player, and the zones and variables
     the function reads only at that player's keys (their first key is the parameter itself, here
     or in a function it passes the parameter to); None when there is no such parameter or read."""
@@ -301,7 +318,8 @@ def seat_reads(program: Program, name: str) -> tuple[int, frozenset[str]] | None
     j = next((i for i, p in enumerate(fn.params) if _is_player(p.type)), None)
     if j is None:
         return None
-    keyed = reads_of(program, [fn.body]) - _unkeyed_reads(program, name, j, {})
+    sets = sets or _ReadSets(program)
+    keyed = sets.fn(name) - _unkeyed_reads(program, name, j, sets)
     return (j, keyed) if keyed else None
 
 
@@ -309,17 +327,16 @@ def _is_player(type_: Any) -> bool:
     return isinstance(type_, s.NamedType) and type_.name == "Player"
 
 
-def _unkeyed_reads(
-    program: Program, name: str, j: int | None, seen: dict[tuple[str, int | None], frozenset[str]]
-) -> frozenset[str]:
+def _unkeyed_reads(program: Program, name: str, j: int | None, sets: _ReadSets) -> frozenset[str]:
     """The zones and variables function `name` reads other than at the keys of its parameter j
     (every read, when j is None): a bare `hand`, `tableau[q]` for another `q`, a constant's reads."""
+    seen = sets.unkeyed
     if (name, j) in seen:
         return seen[(name, j)]
     fn = program.fns[name]
-    seen[(name, j)] = reads_of(program, [fn.body])  # while it is walked (a recursion): every read counts
+    seen[(name, j)] = sets.fn(name)  # while it is walked (a recursion): every read counts
     player = fn.params[j].name if j is not None else None
-    seen[(name, j)] = result = _unkeyed_in(program, fn.body, {p.name for p in fn.params}, player, seen)
+    seen[(name, j)] = result = _unkeyed_in(program, fn.body, {p.name for p in fn.params}, player, sets)
     return result
 
 
@@ -328,7 +345,7 @@ def _unkeyed_in(
     body: Any,
     params: set[str],
     player: str | None,
-    seen: dict[tuple[str, int | None], frozenset[str]],
+    sets: _ReadSets,
 ) -> frozenset[str]:
     """The zones and variables an expression whose local names are `params` reads other than at the
     keys of the local `player` (every read, when it is None)."""
@@ -347,7 +364,7 @@ def _unkeyed_in(
                 if state_name(id_, bound):
                     found.add(id_)
                 elif id_ not in params and id_ not in bound and id_ in program.consts:
-                    found.update(reads_of(program, [program.consts[id_].value]))
+                    found.update(sets.const(id_))
             case s.Index(obj=s.Name(id=id_), args=args) if state_name(id_, bound):
                 if args and is_player(args[0], bound):
                     walk(args[1:], bound)  # read at the player's own key
@@ -366,7 +383,7 @@ def _unkeyed_in(
                 i = next(
                     (i for i, a in enumerate(args) if is_player(a, bound) and _is_player(callee_params[i].type)), None
                 )
-                found.update(_unkeyed_reads(program, callee, i, seen))
+                found.update(_unkeyed_reads(program, callee, i, sets))
             case tuple():
                 for item in node:
                     walk(item, bound)

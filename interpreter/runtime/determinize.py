@@ -102,35 +102,43 @@ class Determinizer:
             decl = game.program.vars[key.split("[", 1)[0]]
             if not (_sees_var(game, decl.visibility, key, player) or cards_in(st.vars[key])):
                 self.resets.append((key, game.evaluate(decl.init, {})))
-        # (card, place) -> that card as created at that place, and as it is there
-        self._as: dict[tuple[int, int], tuple[Any, Any]] = {}
+        # By group: the id each card was created with, in canonical order; and, by card (that order)
+        # and place, that card as created at that place and as it is there, made at its first deal
+        self._ids = [[card.id for card, _ in items] for _, items, _ in self.groups]
+        self._as: list[list[list[tuple[Any, Any] | None] | None]] = [[None] * len(items) for _, items, _ in self.groups]
 
     def draw(self, rng: random.Random | int) -> Game:
         if not isinstance(rng, random.Random):
             rng = random.Random(rng)
         twin = self.game.clone()
         st = twin.state
-        made = self._as
+        cards = st.cards
         created = None
-        for cids, items, stay in self.groups:
-            contents = list(items)
-            rng.shuffle(contents)
-            for cid, item, change in zip(cids, contents, stay, strict=True):
-                card, carried = item
-                if card.id != cid:  # else the card created there is back: the clone's card as it is
-                    place = (id(item), cid)
-                    moved = made.get(place)
-                    if moved is None:
-                        fresh = card_with(card, id=cid)
-                        changed = carried | change
-                        dealt = card_with(fresh, **changed) if changed else fresh
-                        if not change:
-                            # It holds what a card of the game holds, but for its id: that card's label.
-                            twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)
-                        moved = made[place] = (fresh, dealt)
-                    if created is None:
-                        created = st.created_list()
-                    created[cid], st.cards[cid] = moved
+        for (cids, items, stay), created_ids, made in zip(self.groups, self._ids, self._as, strict=True):
+            n = len(cids)
+            order = list(range(n))
+            rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
+            for place in range(n):
+                k, cid = order[place], cids[place]
+                if created_ids[k] == cid:  # the card created there is back: the clone's card as it is
+                    continue
+                row = made[k]
+                if row is None:
+                    row = made[k] = [None] * n
+                moved = row[place]
+                if moved is None:
+                    card, carried = items[k]
+                    change = stay[place]
+                    fresh = card_with(card, id=cid)
+                    changed = carried | change
+                    dealt = card_with(fresh, **changed) if changed else fresh
+                    if not change:
+                        # It holds what a card of the game holds, but for its id: that card's label.
+                        twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)
+                    moved = row[place] = (fresh, dealt)
+                if created is None:
+                    created = st.created_list()
+                created[cid], cards[cid] = moved
         if created is not None:
             st.created = created
         for key, value in self.resets:

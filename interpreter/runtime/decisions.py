@@ -365,8 +365,10 @@ class Decisions(Store):
     def _labelled_options(self, values: Iterable[Any]) -> tuple[list[Option], list[tuple[str, Any]]]:
         """The options of `_options`, and each value with its own label."""
         label, location = self.label, self.state.location
-        # (a number's label is its digits: the common choice of a number without the call)
-        labelled: list[tuple[str, Any]] = [(str(v) if v.__class__ is int else label(v), v) for v in values]
+        # (a number's label is its digits, a text's the text: the common choices without the call)
+        labelled: list[tuple[str, Any]] = [
+            (v if v.__class__ is str else str(v) if v.__class__ is int else label(v), v) for v in values
+        ]
         if not any(v.__class__ is CardRef for _, v in labelled):
             # No card, so no label needs its zone: one option per distinct label, in order.
             seen_plain: set[str] = set()

@@ -128,9 +128,12 @@ class CardRef:
         return f"#{self.id}"
 
 
-@attrs.frozen(slots=True)
+@attrs.define(unsafe_hash=True)
 class ZoneRef:
-    """A zone: its declared name and its keys (`hand[P1]` is ZoneRef("hand", (P1,)))."""
+    """A zone: its declared name and its keys (`hand[P1]` is ZoneRef("hand", (P1,))).
+
+    A value, never changed once made, though not declared frozen: statements make one at every
+    move, and attrs' frozen initializer costs nearly three times as much. Equal and hashed by both."""
 
     name: str
     keys: tuple[Any, ...] = ()

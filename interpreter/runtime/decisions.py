@@ -167,14 +167,15 @@ class Decisions(Store):
         draw would offer more options than a decision may (False: asking reports it).
         """
         st, frames = self.state, self.frames
+        key = src.key
         labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
         while True:
-            ids = st.zones.get(src.key, [])
+            ids = st.zones.get(key, [])
             if frame.count <= 0 or not ids:
                 frames.pop()
                 return True
             if labels is None:
-                labels = list(self.zone_labels(src.key, ids))
+                labels = list(self.zone_labels(src.name, key, ids))
             first, counts = label_counts(ids, labels)
             if len(counts) > OPTION_BUDGET:
                 return False
@@ -191,11 +192,11 @@ class Decisions(Store):
             frame.count -= 1
             drawn = labels.index(chosen)  # (where the first card of that label lies)
             self.move([CardRef(first[chosen])], dst, False, span)
-            if dst.key == src.key:
+            if dst.key == key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-                self.keep_zone_labels(src.key, tuple(labels))  # (the move forgot them)
+                self.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
             if frames[-1] is not frame or self.pending is not None or st.over:
                 return True
 

@@ -575,19 +575,20 @@ class Evaluator(GameCore):
             return getattr(v, name)
         return NO_FIELD
 
-    def zone_labels(self, key: str, ids: Sequence[int]) -> tuple[str, ...]:
-        """The labels of the cards `ids` of zone `key`, kept in the memo until a change to the zone
-        (MemoLayout.label_slots; a change of a card's field empties every part)."""
-        part = self.code.memo_layout.label_slots.get(key.split("[", 1)[0], 0)
+    def zone_labels(self, name: str, key: str, ids: Sequence[int]) -> tuple[str, ...]:
+        """The labels of the cards `ids` of zone `key` (of the zone declared as `name`), kept in the
+        memo until a change to the zone (MemoLayout.label_slots; a change of a card's field empties
+        every part)."""
+        part = self.code.memo_layout.label_slots.get(name, 0)
         labels: tuple[str, ...] | None = self.memo[part].get(("#labels", key))  # (no function is named with '#')
         if labels is None:
             labels = tuple(self._labels_of(ids))
-            self.keep_zone_labels(key, labels)
+            self.keep_zone_labels(name, key, labels)
         return labels
 
-    def keep_zone_labels(self, key: str, labels: tuple[str, ...]) -> None:
+    def keep_zone_labels(self, name: str, key: str, labels: tuple[str, ...]) -> None:
         """Keep the labels of zone `key`'s cards as they are now (`zone_labels`)."""
-        part = self.code.memo_layout.label_slots.get(key.split("[", 1)[0], 0)
+        part = self.code.memo_layout.label_slots.get(name, 0)
         memo = self.memo[part]
         if memo is EMPTY_MEMO:
             memo = self.memo[part] = {}

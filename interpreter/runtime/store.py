@@ -155,10 +155,13 @@ class Store(Evaluator):
                 self.journal.append(("move", cid, src_key, index, dst_key))
             if src_key not in sources:
                 sources.append(src_key)
-        for key in {*sources, dst_key}:
-            self.forget(key.split("[", 1)[0], key)
-        changed = {k.split("[", 1)[0] for k in sources}
-        changed.add(zone.name)
+        changed = {zone.name}
+        self.forget(zone.name, dst_key)
+        for key in sources:
+            if key != dst_key:
+                name = key.split("[", 1)[0]
+                changed.add(name)
+                self.forget(name, key)
         if st.known:
             knowledge.forget(self, [c.id for c in cards])
         if self.sinks.events:

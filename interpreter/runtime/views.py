@@ -149,7 +149,7 @@ class Views(Statements):
 
     def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
         """The labels of a zone's cards (the views of all players share them)."""
-        return self.zone_labels(key, ids)
+        return self.zone_labels(key.split("[", 1)[0], key, ids)
 
     def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""

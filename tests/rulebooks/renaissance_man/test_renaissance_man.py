@@ -294,6 +294,57 @@ def test_the_solo_game_scores_the_number_of_rounds() -> None:
     assert game.result() == {"scores": {"P1": 1}, "winners": ["P1"]}
 
 
+# ---------------------------------------------------------------- hints for agents (not rules)
+
+
+def worth_after(game: rulecraft.Game, answer: str) -> int:
+    """The heuristic of P1 one answer ahead, as a greedy player judges that answer."""
+    trial = game.clone()
+    trial.apply(answer)
+    return trial.heuristic(trial.players[0])
+
+
+def test_the_heuristic_counts_the_actions_the_uncovered_workers_give() -> None:
+    """A Renaissance Man over the Knight and the foundation Renaissance Man leaves Hire and Teach in
+    reach; over the Scholar it takes Teach away, over the Merchant and the Scholar both, and the
+    heuristic sees each loss."""
+    game = staged(
+        hand("Knight shield/bread", "Scholar shield/coin")
+        + "  set taught[P1] = [coin, book, bread]\n"
+        + '  put(P1, "Baker bread/shield", 2, 3)\n'
+    )
+    run_script(game, ["Teach", "Into the pyramid"])
+    assert game.current_decision().prompt == "Place it where?"
+    over_knight, over_scholar, over_merchant = (worth_after(game, f"{{level: 2, pos: {i}}}") for i in (4, 2, 1))
+    assert over_knight > over_scholar > over_merchant
+
+
+def test_a_builder_judges_removing_a_worker_first_below_placing_the_renaissance_man() -> None:
+    """Before the worker to remove is named, removing one first is already judged a loss: one step
+    ahead it no longer looks the same as placing the Renaissance Man."""
+    game = staged(
+        hand("Knight shield/bread", "Scholar shield/coin")
+        + "  set taught[P1] = [coin, book, bread]\n"
+        + '  put(P1, "Baker bread/shield", 2, 3)\n  put(P1, "Scholar coin/book", 2, 1)\n'
+    )
+    # Phase 1: the level-1 Scholar is covered; phase 2: the level-2 Scholar teaches the fourth kind.
+    run_script(game, ["Pass", "Teach"])
+    assert game.current_decision().prompt == "Where does your Renaissance Man go?"
+    assert worth_after(game, "Remove a worker first") < worth_after(game, "Into the pyramid")
+
+
+def test_a_knight_counts_more_on_a_position_whose_card_fits_the_pyramid() -> None:
+    """Recruiting with a Baker sends the knight to the bread position, whose card fits the slot over
+    the Merchant and the Scholar; with a Merchant, to the coin position, whose card fits nowhere."""
+    game = staged(
+        hand("Baker shield/coin", "Merchant shield/bread")
+        + '  move board[bread] to deck\n  move spare("Knight coin/book") to board[bread]\n'
+        + '  move board[coin] to deck\n  move spare("Knight bread/coin") to board[coin]\n'
+    )
+    run_script(game, ["Recruit"])
+    assert worth_after(game, "Baker shield/coin") > worth_after(game, "Merchant shield/bread")
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -235,11 +235,7 @@ def memo_layout(program: Program) -> MemoLayout:
             size += 1
             continue
         seat_params[name], keyed = by_seat
-        for read in reads:
-            if read in keyed:
-                seat_readers.setdefault(read, []).append(size)
-            else:
-                readers.setdefault(read, []).extend(range(size, size + seats))
+        _add_seat_readers(reads, keyed, size, seats, readers, seat_readers)
         size += seats
     # A state-based rule is checked only after something it reads changed, so its condition's value
     # can be used again only for another player: kept for a rule over the players whose condition
@@ -255,11 +251,7 @@ def memo_layout(program: Program) -> MemoLayout:
             continue
         name = rule_memo_name(rule)
         slots[name], seat_params[name] = size, 0
-        for read in reads:
-            if read in keyed:
-                seat_readers.setdefault(read, []).append(size)
-            else:
-                readers.setdefault(read, []).extend(range(size, size + seats))
+        _add_seat_readers(reads, keyed, size, seats, readers, seat_readers)
         size += seats
     # The labels of each zone's cards, kept until a change to the zone (a draw from a deck of a
     # hundred cards labels them all; the views of every player show them).
@@ -277,6 +269,23 @@ def memo_layout(program: Program) -> MemoLayout:
         size,
         label_slots,
     )
+
+
+def _add_seat_readers(
+    reads: frozenset[str],
+    keyed: frozenset[str],
+    first: int,
+    seats: int,
+    readers: dict[str, list[int]],
+    seat_readers: dict[str, list[int]],
+) -> None:
+    """Record the dicts by seat from `first` on as readers of `reads`: a change to a name read at the
+    player's keys alone (`keyed`) empties one seat's dict, a change to any other all of them."""
+    for read in reads:
+        if read in keyed:
+            seat_readers.setdefault(read, []).append(first)
+        else:
+            readers.setdefault(read, []).extend(range(first, first + seats))
 
 
 def readers_for(layout: MemoLayout, players: int) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
@@ -430,6 +439,18 @@ def _holds_any(type_: Any) -> bool:
     return isinstance(type_, s.NamedType) and type_.name == "any"
 
 
+def _keep(indent: str, slot: str, value: str) -> list[str]:
+    """The lines that keep `value` under `key` in the memo's dict `slot` (`Game.memo`)."""
+    return [
+        f"{indent}memo = g.memo[{slot}]",
+        f"{indent}if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)",
+        f"{indent}    memo = g.memo[{slot}] = {{}}",
+        f"{indent}elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
+        f"{indent}    memo.clear()",
+        f"{indent}memo[key] = {value}",
+    ]
+
+
 class Generator:
     def __init__(self, program: Program, probe: bool):
         self.program = program
@@ -522,17 +543,7 @@ class Generator:
         self.lines += body.lines
         tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
         if remembered:
-            tail += [
-                "    try:",
-                f"        memo = g.memo[{slot}]",
-                "        if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)",
-                f"            memo = g.memo[{slot}] = {{}}",
-                "        elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow",
-                "            memo.clear()",
-                "        memo[key] = v",
-                "    except TypeError:",
-                "        pass",
-            ]
+            tail += ["    try:", *_keep("        ", slot, "v"), "    except TypeError:", "        pass"]
         tail += ["    return v", ""]
         self.lines += [(0, line, -1) for line in tail]
         return call
@@ -576,17 +587,9 @@ class Generator:
         for name, local in body.hoisted.items():
             self.lines.append((1, f"{local} = env.get({name!r}, _M)", -1))
         self.lines += body.lines
-        self.lines += [
-            (1, "if key is not None:", -1),
-            (1, "    memo = g.memo[slot]", -1),
-            (1, "    if memo is _EMPTY_MEMO:  # the part's first value: its own dict (Game.memo)", -1),
-            (1, "        memo = g.memo[slot] = {}", -1),
-            (1, "    elif len(memo) >= _MEMO_BUDGET:  # budget: the memo starts afresh rather than grow", -1),
-            (1, "        memo.clear()", -1),
-            (1, f"    memo[key] = {result}", -1),
-            (1, f"return {result}", -1),
-            (0, "", -1),
-        ]
+        self.lines.append((1, "if key is not None:", -1))
+        self.lines += [(1, line, -1) for line in _keep("    ", "slot", result)]
+        self.lines += [(1, f"return {result}", -1), (0, "", -1)]
 
     def _flush(self, body: Body, result: str) -> None:
         for name, local in body.hoisted.items():

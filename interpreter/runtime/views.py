@@ -96,10 +96,10 @@ class Views(Statements):
             decl, owned_by = info[key] if key in info else self._info_of(key)
             visibility = decl.visibility
             if who is None or visibility == "public":
-                labels = self._zone_labels(key, ids)
+                labels = self.zone_labels(decl.name, key, ids)
                 zones[key] = list(reversed(labels)) if not decl.shuffled else sorted(labels)
             elif visibility == "owner" and owned_by == owner:
-                zones[key] = list(reversed(self._zone_labels(key, ids)))
+                zones[key] = list(reversed(self.zone_labels(decl.name, key, ids)))
             elif visibility == "top":
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
@@ -146,10 +146,6 @@ class Views(Statements):
                 break
         entry = self._key_info[key] = (decl, owner)
         return entry
-
-    def _zone_labels(self, key: str, ids: list[int]) -> tuple[str, ...]:
-        """The labels of a zone's cards (the views of all players share them)."""
-        return self.zone_labels(key.split("[", 1)[0], key, ids)
 
     def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""

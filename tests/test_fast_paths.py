@@ -540,12 +540,8 @@ def test_a_card_with_changed_fields_is_what_attrs_evolve_makes() -> None:
         card_with(card, weight=1)
 
 
-def test_a_failed_apply_puts_back_what_a_rule_check_under_way_had_seen_change() -> None:
-    """A rule check under way keeps the names that changed since it began (`RuleFrame.pending`),
-    and `apply` puts them back with the rest when an answer fails: the answer given next is played
-    as if the failed one had never been given. (Here `zero`, true from the start but never checked,
-    would fire if the failed answer's change of `counter` were still counted as seen.)"""
-    rb = load("""
+# A rule whose body asks, and a rule true from the start that no change has checked yet.
+ASKING_RULE = """
 var trigger: int = 0 public
 var counter: int = 0 public
 rule asks() when trigger == 1 {
@@ -556,12 +552,17 @@ rule zero() when counter == 0 {
   say "zero"
   set counter = 1
 }
-play {
-  set trigger = 1
-  if counter == 5 { fail "the bad answer is refused" }
-  say "done"
-}
-""")
+"""
+
+
+def test_a_failed_apply_puts_back_what_a_rule_check_under_way_had_seen_change() -> None:
+    """A rule check under way keeps the names that changed since it began (`RuleFrame.pending`),
+    and `apply` puts them back with the rest when an answer fails: the answer given next is played
+    as if the failed one had never been given. (Here `zero`, true from the start but never checked,
+    would fire if the failed answer's change of `counter` were still counted as seen.)"""
+    rb = load(
+        ASKING_RULE + 'play { set trigger = 1  if counter == 5 { fail "the bad answer is refused" }  say "done" }'
+    )
     game, twin = rb.new_game(players=1), rb.new_game(players=1)
     with pytest.raises(RulebookError, match="the bad answer is refused"):
         game.apply("bad")
@@ -575,22 +576,7 @@ def test_a_clone_paused_inside_a_rule_goes_on_as_its_game_does() -> None:
     """A clone taken while a rule's body asks shares nothing the rule check keeps with its game:
     the game's answer, which changes `counter`, leaves the clone's check as it was, and the clone
     then plays as a fresh game would (`zero`, never checked, stays unfired)."""
-    rb = load("""
-var trigger: int = 0 public
-var counter: int = 0 public
-rule asks() when trigger == 1 {
-  set trigger = 2
-  choose by players[0] { option "bad" { set counter = 5 } option "good" { } }
-}
-rule zero() when counter == 0 {
-  say "zero"
-  set counter = 1
-}
-play {
-  set trigger = 1
-  say "done"
-}
-""")
+    rb = load(ASKING_RULE + 'play { set trigger = 1  say "done" }')
     game, fresh = rb.new_game(players=1), rb.new_game(players=1)
     twin = game.clone(trace=True)
     game.apply("bad")

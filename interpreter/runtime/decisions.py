@@ -322,11 +322,14 @@ class Decisions(Store):
             _src, dst = frame.chance_pool or frame.pool
             frame.count -= 1
             self.move([value], dst, False, frame.node.span)
+        elif frame.node.quantity == "one":
+            # Done at once, as stepping the frame again would find it (`ask`): one step less a decision.
+            self.frames.pop()
+            env[frame.node.target] = value
+        elif value is DONE:
+            frame.count = len(frame.picked)
         else:
-            if value is DONE:
-                frame.count = len(frame.picked)
-            else:
-                frame.picked = (*frame.picked, value)
+            frame.picked = (*frame.picked, value)
 
     def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
         if by is None:

@@ -7,6 +7,7 @@
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`),
   and a function of a player's keys the changes at the other players' keys.
 - A constant that reads no state is computed once for every game of as many players.
+- A number or a seat as the one key of a zone or variable names its state key from a table made once.
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
 - A change that no state-based rule reads checks no rule.
 - A game played without keeping each step whole (`atomic=False`) is the same game.
@@ -280,6 +281,32 @@ play {
   set total = reds(0) * 100 + total
 }
 """
+
+
+def test_a_key_read_from_the_table_of_keys_is_the_key_spelled_anew() -> None:
+    """A number or a seat as a variable's one key names the same state key inside the table of key texts
+    made once (numbers 0 .. 63, the seats of the rulebook) and outside it (a negative number, 64 and on)."""
+    rb = load("""
+var at[int]: int = 0 public
+var mine[Player]: int = 0 public
+fn read(ks: list of int) = [at[k] for k in ks]
+play {
+  for k in [-1, 0, 63, 64, 1000] { set at[k] = k + 2 }
+  for p in players { set mine[p] = seat(p) + 10 }
+  set log = read([-1, 0, 63, 64, 1000, 5]) + [mine[p] for p in players]
+}
+""")
+    game = rb.new_game(players=2, seed=0)
+    assert game.state.vars["log"] == (1, 2, 65, 66, 1002, 0, 11, 12)
+    assert {k: v for k, v in game.state.vars.items() if k.startswith(("at[", "mine["))} == {
+        "at[-1]": 1,
+        "at[0]": 2,
+        "at[63]": 65,
+        "at[64]": 66,
+        "at[1000]": 1002,
+        "mine[P1]": 11,
+        "mine[P2]": 12,
+    }
 
 
 def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:

@@ -362,7 +362,11 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
         if holds_list and v.__class__ is ZoneRef:
             v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)
         if op != "=":
-            v = g.arith(op[0], g.variable(name, key), v, st.value, st.value, st)
+            old = g.variable(name, key)
+            if op == "+=" and v.__class__ is int and old.__class__ is int:  # a count, as `arith` adds
+                v = g.number(old + v, st)
+            else:
+                v = g.arith(op[0], old, v, st.value, st.value, st)
         g.set_var(name, key, v, span)
 
     return set_var
@@ -452,9 +456,12 @@ def _assign(st: s.Assign, cache: CodeCache) -> Code:
 
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
-        if v.__class__ is ZoneRef:
-            v = g.held(v, node)
-        env[name] = v if op == "=" else g.arith(op[0], env[name], v, node, node, st)
+        if op == "=":
+            env[name] = v if v.__class__ is not ZoneRef else g.held(v, node)
+        elif op == "+=" and v.__class__ is int and (old := env[name]).__class__ is int:  # a count, as `arith` adds
+            env[name] = g.number(old + v, st)
+        else:
+            env[name] = g.arith(op[0], env[name], v if v.__class__ is not ZoneRef else g.held(v, node), node, node, st)
 
     return assign
 

@@ -106,6 +106,26 @@ play { pick(3) pick(3) }
     assert (game.state.vars["total"], copy.state.vars["total"]) == (6, 402)
 
 
+def test_a_clone_has_every_frame_with_its_slots_and_one_copy_of_each_shared_env() -> None:
+    """A clone's stack is the game's frame by frame (same kinds, same slot values), and frames that share
+    their local names in the game share one copy of them in the clone, apart from the game's."""
+    rb = load("""
+proc pick(n: int) {
+  for i in 1..n { if i == 2 { attempt { choose by players[0] { option "a" { } option "b" { } } } } }
+}
+play { pick(3) }
+""")
+    game = rb.new_game(players=1)
+    copy = game.clone()
+    assert [type(f) for f in copy.frames] == [type(f) for f in game.frames]
+    for old, new in zip(game.frames, copy.frames, strict=True):
+        assert new is not old and new.env == old.env and new.env is not old.env
+        slots = [slot for cls in type(old).__mro__ for slot in getattr(cls, "__slots__", ()) if slot != "env"]
+        assert [getattr(new, slot) for slot in slots] == [getattr(old, slot) for slot in slots]
+    shared = {id(f.env) for f in game.frames}
+    assert len({id(f.env) for f in copy.frames}) == len(shared) < len(game.frames)
+
+
 def test_return_gives_its_value_from_inside_loops_and_branches_inline_and_after_a_decision() -> None:
     """`return` inside an `if` inside a `for` of a procedure called inline gives its value to the `let`
     at once; the same procedure after a decision (its call then a frame) gives it the same way."""

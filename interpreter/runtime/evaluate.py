@@ -478,9 +478,14 @@ class Evaluator(GameCore):
 
     def label(self, v: Any) -> str:
         """The stable, readable label of a value: what traces print and records store."""
+        cls = v.__class__
+        if cls is str:  # (a text and a number, the commonest after cards, as `label_of_plain` writes them)
+            return v
+        if cls is int:
+            return str(v)
         if v is NO_FIELD:
             return "?"
-        if v.__class__ is CardRef:
+        if cls is CardRef:
             card = self.state.cards[v.id]
             # Cards are immutable: a card object keeps its label, found by identity (the entry
             # holds the object, so the identity cannot be reused while the entry lives).

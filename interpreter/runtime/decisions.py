@@ -176,11 +176,11 @@ class Decisions(Store):
                 return True
             if labels is None:
                 labels = list(self.zone_labels(src.name, key, ids))
-            first, counts = label_counts(ids, labels)
+            counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
             if len(counts) > OPTION_BUDGET:
                 return False
             if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
-                chosen = next(iter(first))
+                chosen = next(iter(counts))
             else:
                 st.rng, bits = splitmix(st.rng)
                 r = bits % len(ids)
@@ -190,8 +190,8 @@ class Decisions(Store):
                     r -= w
                 self.answers.append(("table", chosen))
             frame.count -= 1
-            drawn = labels.index(chosen)  # (where the first card of that label lies)
-            self.move([CardRef(first[chosen])], dst, False, span)
+            drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
+            self.move([CardRef(ids[drawn])], dst, False, span)
             if dst.key == key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:

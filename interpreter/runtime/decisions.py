@@ -370,11 +370,21 @@ class Decisions(Store):
         """The options of `_options`, and each value with its own label."""
         label, location = self.label, self.state.location
         # (a number's label is its digits, a text's the text: the common choices without the call)
-        labelled: list[tuple[str, Any]] = [
-            (v if v.__class__ is str else str(v) if v.__class__ is int else label(v), v) for v in values
-        ]
-        if not any(v.__class__ is CardRef for _, v in labelled):
+        labelled: list[tuple[str, Any]] = []
+        cards = False
+        for v in values:
+            cls = v.__class__
+            if cls is str:
+                labelled.append((v, v))
+            elif cls is int:
+                labelled.append((str(v), v))
+            else:
+                cards = cards or cls is CardRef
+                labelled.append((label(v), v))
+        if not cards:
             # No card, so no label needs its zone: one option per distinct label, in order.
+            if len({text for text, _ in labelled}) == len(labelled):  # (the common case: all distinct)
+                return [Option(text, v) for text, v in labelled], labelled
             seen_plain: set[str] = set()
             plain = []
             for text, v in labelled:

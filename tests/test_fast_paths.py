@@ -329,6 +329,37 @@ play {
     }
 
 
+def test_a_short_flat_list_or_record_is_labelled_as_the_piece_by_piece_writer_labels_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lists and records of at most FLAT plain elements are written at once (`_flat_label`), as the
+    writer that goes piece by piece within the label budget writes them; nested ones by that writer."""
+    from rulecraft.language.values import Player, Record
+    from rulecraft.runtime import evaluate
+
+    rb = load(
+        'setup { create 2 Chip { colour: red, n: 1 } in row }\nplay { choose by players[0] { option "a" { } option "b" { } } }'
+    )
+    game = rb.new_game(players=2)
+    cards = tuple(CardRef(i) for i in game.state.zones["row"])
+    values = [
+        (),
+        (1, -2, "a b", True, False, None),
+        cards,
+        (Player(0), Player(1)),
+        Record({}),
+        Record({"level": 3, "who": Player(1), "card": cards[0], "gone": None}),
+        (1, (2, 3), Record({"x": (4,)})),
+        Record({"xs": (1, 2), "r": Record({"y": 5})}),
+        tuple(range(evaluate.FLAT + 1)),
+    ]
+    at_once = [game.label(v) for v in values]
+    monkeypatch.setattr(evaluate, "_flat_label", lambda value, label: None)
+    assert at_once == [game.label(v) for v in values]
+    assert at_once[1] == "[1, -2, a b, true, false, none]"
+    assert at_once[5] == "{level: 3, who: P2, card: red 1, gone: none}"
+
+
 def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
     """A remembered function keeps its values through a change to what it does not read, and forgets
     them at a change to a zone it reads or to any card's field; its value is always what it reads."""

@@ -698,11 +698,11 @@ def _flat_label(value: tuple[Any, ...] | Record, label: Callable[[Any], str]) ->
                 return None
             parts.append(label(v))
         return "[" + ", ".join(parts) + "]"
-    fields = value._fields
+    fields = list(value.items())
     if len(fields) > FLAT:
         return None
     parts = []
-    for name, v in fields.items():
+    for name, v in fields:
         if v.__class__ is tuple or v.__class__ is Record:
             return None
         parts.append(f"{name}: {label(v)}")

@@ -528,6 +528,31 @@ def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
     assert layout.slots.get("size", 0) == 0
 
 
+def test_a_function_that_only_reads_fields_and_compares_them_is_computed_at_every_call() -> None:
+    """A function whose body reads fields and calls only functions like it (no comprehension, query or
+    built-in call) keeps no values (looking a value up by its arguments costs more); one that calls a
+    function doing work, or itself, keeps them; both give the same values."""
+    rb = load("""
+fn same_colour(a: Chip, b: Chip) = a.colour == b.colour
+fn alike(a: Chip, b: Chip) = same_colour(a, b) and a.n == b.n
+fn count_like(a: Chip) = len(row where alike(it, a))
+fn like_any(a: Chip) = count_like(a) > 0
+fn down(n: int) = if n <= 0 then 0 else down(n - 1) + 1
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: blue, n: 1 } in row }
+play { set log = [count_like(c) for c in row] + [down(3)]  set total = len(row where like_any(it)) }
+""")
+    game = rb.new_game(players=1)
+    assert {
+        n for n in ("same_colour", "alike", "count_like", "like_any", "down") if n in game.code.memo_layout.slots
+    } == {
+        "count_like",
+        "like_any",
+        "down",
+    }
+    assert game.state.vars["log"] == (2, 2, 1, 3)
+    assert game.state.vars["total"] == 3
+
+
 def test_a_constant_that_reads_no_state_is_computed_once_for_every_game() -> None:
     """A constant of the rules alone is shared by the games of as many players; one that reads the
     state (lazily, at its first use) is each game's own."""

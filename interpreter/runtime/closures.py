@@ -31,7 +31,8 @@ statement. Nothing runs inline while a sink hears every frame pushed (rule cover
 nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
 `tests/test_fast_paths.py` compares games both ways.
 
-A function whose body does real work (a comprehension, a query or a call) keeps its values in
+A function whose body does real work (a comprehension, a query, a call of a built-in or of a
+function doing such work: `worth_remembering`) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
 `MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
 `_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and

@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
+Block = tuple[tuple[Code, ...], tuple[int, ...]]  # a block's closures, and the work each charges when it runs
 
 # What a statement's code returns when the step must end (None: its block goes on), besides the
 # value of a `return` (machine.Returned), which goes to the call running inline or to the call's frame.
@@ -196,7 +197,7 @@ def _slow(e: Any) -> Code:
 
 
 def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
-    """A closure making the local names of a call from its arguments (one and two spelled out: the common calls)."""
+    """A closure making the local names of a call from its arguments (one to four spelled out: the common calls)."""
     if len(params) == 1:
         (p0,), (a0,) = params, args
 
@@ -211,6 +212,20 @@ def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
             return {p0: a0(g, env), p1: a1(g, env)}
 
         return two
+    if len(params) == 3:
+        (p0, p1, p2), (a0, a1, a2) = params, args
+
+        def three(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env)}
+
+        return three
+    if len(params) == 4:
+        (p0, p1, p2, p3), (a0, a1, a2, a3) = params, args
+
+        def four(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env), p3: a3(g, env)}
+
+        return four
 
     def many(g: Game, env: dict[str, Any]) -> Any:
         return dict(zip(params, [a(g, env) for a in args], strict=True))
@@ -244,14 +259,15 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
 # ---------------------------------------------------------------------------- running inline
 
 
-def run_block(g: Game, stmts: tuple[s.Stmt, ...], env: dict[str, Any]) -> Any:
-    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame.
+def run_block(g: Game, stmts: tuple[s.Stmt, ...], block: Block, env: dict[str, Any]) -> Any:
+    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame;
+    `block` is their code (`CodeCache.block`, which the closure running the block keeps: `Body`).
 
     Returns None when the block is done. When a statement ends the step (it pushed work that must
     wait, or its own inline work did), the rest of the block becomes a frame, put below that work,
     and SUSPENDED is returned; ENDED and a `Returned` value are passed on as they come.
     """
-    codes, costs = g.code.block(stmts)
+    codes, costs = block
     frames = g.frames
     depth, i, n = len(frames), 0, len(codes)
     while i < n:
@@ -271,6 +287,24 @@ def run_block(g: Game, stmts: tuple[s.Stmt, ...], env: dict[str, Any]) -> Any:
             frames.insert(depth, BlockFrame(stmts, env, i))
         return r
     return None
+
+
+class Body:
+    """A block that a closure runs inline, and its code once first run (`code`): a block's closures are
+    made on first use (a procedure's body calls procedures, itself among them), and looking them up in
+    the cache at every run cost a tenth of the statements' own time."""
+
+    __slots__ = ("block", "stmts")
+
+    def __init__(self, stmts: tuple[s.Stmt, ...]):
+        self.stmts = stmts
+        self.block: Block | None = None
+
+    def code(self, cache: CodeCache) -> Block:
+        block = self.block
+        if block is None:
+            block = self.block = cache.block(self.stmts)
+        return block
 
 
 def _enter(g: Game, frames: int) -> bool:
@@ -376,25 +410,28 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
 def _if(st: s.If, cache: CodeCache) -> Code:
 
     branches = (
-        (cache.truth(st.condition), st.then.stmts),
-        *((cache.truth(e.condition), e.body.stmts) for e in st.elifs),
+        (cache.truth(st.condition), Body(st.then.stmts)),
+        *((cache.truth(e.condition), Body(e.body.stmts)) for e in st.elifs),
     )
-    otherwise = st.otherwise.stmts if st.otherwise is not None else None
+    otherwise = Body(st.otherwise.stmts) if st.otherwise is not None else None
 
     def if_(g: Game, env: dict[str, Any]) -> Any:
-        for cond, stmts in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
+        for cond, body in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
             if cond(g, env):
                 break
         else:
             if otherwise is None:
                 return None
-            stmts = otherwise
+            body = otherwise
         if not _enter(g, 1):
-            g.push(BlockFrame(stmts, env))
+            g.push(BlockFrame(body.stmts, env))
             return None
+        block = body.block
+        if block is None:
+            block = body.code(cache)
         g.inline_depth += 1
         try:
-            return run_block(g, stmts, env)
+            return run_block(g, body.stmts, block, env)
         finally:
             g.inline_depth -= 1
 
@@ -407,7 +444,7 @@ def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: C
     proc = cache.program.procs[name]
     params = tuple(p.name for p in proc.params)
     args = tuple(cache.value(a) for a in arg_nodes)
-    body = proc.body.stmts
+    body = Body(proc.body.stmts)
 
     make_env = _arguments(params, args)
     # A zone passed as a `list of T` is its cards at the call (Game._argument).
@@ -420,12 +457,15 @@ def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: C
                 new_env[param] = g.as_list(new_env[param], arg)
         if not _enter(g, 2):
             g.push(CallFrame(name, new_env, env, target))
-            g.push(BlockFrame(body, new_env))
+            g.push(BlockFrame(body.stmts, new_env))
             return None
+        block = body.block
+        if block is None:
+            block = body.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:
-            r = run_block(g, body, new_env)
+            r = run_block(g, body.stmts, block, new_env)
         finally:
             g.inline_depth -= 2
         if r is SUSPENDED:
@@ -497,7 +537,7 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
 def _for(st: s.For, cache: CodeCache) -> Code:
 
     var, body = st.var, st.body
-    stmts = body.stmts
+    stmts, code = body.stmts, Body(body.stmts)
     source = _items(cache.value(st.source), st.source, cache)
 
     def for_(g: Game, env: dict[str, Any]) -> Any:
@@ -505,12 +545,15 @@ def _for(st: s.For, cache: CodeCache) -> Code:
         if not _enter(g, 2):
             g.push(ForFrame(var, items, body, env))
             return None
+        block = code.block
+        if block is None:
+            block = code.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:
             for i, item in enumerate(items):
                 env[var] = item
-                r = run_block(g, stmts, env)
+                r = run_block(g, stmts, block, env)
                 if r is not None:
                     if r is SUSPENDED:
                         g.frames.insert(depth, ForFrame(var, items, body, env, i + 1))

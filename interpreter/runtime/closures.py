@@ -284,7 +284,7 @@ def run_block(g: Game, stmts: tuple[s.Stmt, ...], block: Block, env: dict[str, A
                 continue
             r = ENDED if g.state.over else SUSPENDED
         if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-            frames.insert(depth, BlockFrame(stmts, env, i))
+            frames.insert(depth, BlockFrame(stmts, env, i, block))
         return r
     return None
 

@@ -198,11 +198,13 @@ class Frame:
 
 
 class BlockFrame(Frame):
-    __slots__ = ("i", "stmts")
+    # `code`: the statements' code (`CodeCache.block`), once looked up: the same for every game of the
+    # rulebook, so neither kept by `Keep` nor told apart in a clone.
+    __slots__ = ("code", "i", "stmts")
     changing = ("i",)
 
-    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any], i: int = 0):
-        self.stmts, self.i, self.env = stmts, i, env
+    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any], i: int = 0, code: Any = None):
+        self.stmts, self.i, self.env, self.code = stmts, i, env, code
 
     def step(self, g: Game) -> None:
         # Statements run one after another in this one step until one of them starts other work
@@ -210,7 +212,10 @@ class BlockFrame(Frame):
         # returns something has ended the step itself (closures.py, `run_block`): the work it
         # left undone is in frames above this one, its frames are gone, or it returned a value.
         stmts = self.stmts
-        codes, costs = g.code.block(stmts)
+        code = self.code
+        if code is None:
+            code = self.code = g.code.block(stmts)
+        codes, costs = code
         env, frames, state = self.env, g.frames, g.state
         depth, i, n = len(frames), self.i, len(codes)
         while i < n:

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from ..check.program import reads_of
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
-from ..language.values import CardRef, ZoneRef, zone_key
+from ..language.values import CardRef, Player, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled
 from .machine import (
@@ -120,7 +120,7 @@ class CodeCache:
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its statements' closures, and what
         # each charges the budget of work when it runs (`node_count`).
-        self.blocks: dict[int, tuple[Any, tuple[tuple[Code, ...], tuple[int, ...]]]] = {}
+        self.blocks: dict[int, tuple[Any, Block]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
@@ -165,7 +165,7 @@ class CodeCache:
         """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
         return _compile_stmt(st, self)
 
-    def block(self, stmts: tuple[Any, ...]) -> tuple[tuple[Code, ...], tuple[int, ...]]:
+    def block(self, stmts: tuple[Any, ...]) -> Block:
         """The closures of a block's statements, in order, and the work each charges when it runs."""
         entry = self.blocks.get(id(stmts))
         if entry is None or entry[0] is not stmts:
@@ -384,13 +384,16 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
     holds_list = cache.program.var_types[name].kind == "list"
 
     key0 = keys[0] if len(keys) == 1 else None
+    # A seat as the one key: its text made once for each seat of the rulebook (as generated code does).
+    by_seat = tuple(zone_key(name, (Player(i),)) for i in range(max(cache.program.max_players, 1)))
 
     def set_var(g: Game, env: dict[str, Any]) -> None:
         # (a variable without keys is its name; one key, the common case, without the list)
         if not keys:
             key = name
         elif key0 is not None:
-            key = zone_key(name, (key0(g, env),))
+            k = key0(g, env)
+            key = by_seat[k.index] if k.__class__ is Player and -1 < k.index < len(by_seat) else zone_key(name, (k,))
         else:
             key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)

@@ -479,10 +479,13 @@ class Evaluator(GameCore):
     def label(self, v: Any) -> str:
         """The stable, readable label of a value: what traces print and records store."""
         cls = v.__class__
-        if cls is str:  # (a text and a number, the commonest after cards, as `label_of_plain` writes them)
+        # (texts, numbers, enumeration values: the commonest after cards, as `label_of_plain` writes them)
+        if cls is str:
             return v
         if cls is int:
             return str(v)
+        if cls is EnumValue:
+            return v.name
         if v is NO_FIELD:
             return "?"
         if cls is CardRef:

@@ -360,6 +360,32 @@ def test_a_short_flat_list_or_record_is_labelled_as_the_piece_by_piece_writer_la
     assert at_once[5] == "{level: 3, who: P2, card: red 1, gone: none}"
 
 
+def test_a_menus_options_are_made_once_and_its_conditions_asked_at_every_ask() -> None:
+    """A menu's options are made once for all its asks (never changed), while each `when` is asked
+    anew: the options offered follow the state, in the menu's order."""
+    rb = load("""
+play {
+  repeat 3 {
+    choose by players[0] {
+      option "small" when total < 2 { set total = total + 1 }
+      option "any" { set total = total + 1 }
+      option "big" when total >= 1 { set total = total + 10 }
+    }
+  }
+}
+""")
+    game = rb.new_game(players=1)
+    first = game.current_decision()
+    offered = []
+    for answer in ("small", "small", "big"):
+        offered.append(game.legal_answers())
+        game.apply(answer)
+    assert offered == [["small", "any"], ["small", "any", "big"], ["any", "big"]]
+    assert game.state.vars["total"] == 12
+    again = rb.new_game(players=1)
+    assert again.current_decision().options[0] is first.options[0]  # the same option, made once
+
+
 def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
     """A remembered function keeps its values through a change to what it does not read, and forgets
     them at a change to a zone it reads or to any card's field; its value is always what it reads."""

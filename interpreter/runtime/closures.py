@@ -122,6 +122,9 @@ class CodeCache:
         # each charges the budget of work when it runs (`node_count`).
         self.blocks: dict[int, tuple[Any, Block]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
+        # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
+        # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
+        self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...]]] = {}
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
         reads = frozenset().union(*program.rule_reads.values())

@@ -44,7 +44,13 @@ class Decisions(Store):
         node, env = frame.node, frame.env
         if frame.kind == "menu":
             menu: s.Menu = node
-            options = [Option(o.label, o) for o in menu.options if o.when is None or self._truth(o.when, env)]
+            entry = self.code.menus.get(id(menu))
+            if entry is None or entry[0] is not menu:  # (options never change once made: shared by every ask)
+                offered = tuple(
+                    (Option(o.label, o), None if o.when is None else self.code.truth(o.when)) for o in menu.options
+                )
+                entry = self.code.menus[id(menu)] = (menu, offered)
+            options = [option for option, when in entry[1] if when is None or when(self, env)]  # type: ignore[arg-type]
             if not options:
                 raise self.failure(menu.span, "no option of this choice is possible")
             prompt = (self._eval(menu.prompt, env) if menu.prompt is not None else "") or "Choose"

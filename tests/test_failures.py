@@ -41,6 +41,14 @@ FAILURES = [
         "12:3: error: 'cannot choose 3: only 0 to choose from' failed outside any attempt or ability",
     ),
     (
+        "let c = choose one from hand[p] by p",
+        "12:3: error: 'cannot choose one: only 0 to choose from' failed outside any attempt or ability",
+    ),
+    (
+        "set w += len(hand[p])",
+        "12:3: error: cannot compute x + 0",
+    ),
+    (
         'choose by p { option "a" when false { } }',
         "12:3: error: 'no option of this choice is possible' failed outside any attempt or ability",
     ),

@@ -208,8 +208,8 @@ play {
 )
 def test_two_players_choosing_in_secret_are_judged_two_decisions_on(secret: bool, options: dict, way: str) -> None:  # type: ignore[type-arg]
     """Where the players choose in `secret` blocks, a two-player search judges a position 2
-    decisions on (the other player's secret choice, which cannot answer the searcher's, is not
-    played out): the long way's points are not in yet, and MCTS takes the short way. The same game
+    decisions on (further on lies mostly the other player's secret choice, which cannot answer the
+    searcher's): the long way's points are not in yet, and MCTS takes the short way. The same game
     without `secret`, or with `depth=4`, is judged 4 decisions on, and the long way wins."""
     text = LONG_WAY.replace("SECRET", "secret " if secret else "together ")  # a block alike, not secret
     rb = rulecraft.load_text(text, "long_way.rules")

@@ -92,6 +92,25 @@ def test_bench_prints_every_figure_as_json(capsys: pytest.CaptureFixture[str]) -
     assert set(report["all_loads"]) == {"games", "cold_s", "cached_s", "fresh_process_s"}
 
 
+def test_bench_warms_up_untimed_before_the_trace_is_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first games of a rulebook compile the code they reach: `bench` plays a run of them untimed
+    before it times the games with the trace, then without; its progress counts every game."""
+    from rulecraft.tools import bench
+
+    played: list[bool] = []
+    real = bench.play_random
+
+    def play_random(rb, players, seed, trace):  # type: ignore[no-untyped-def]
+        played.append(trace)
+        return real(rb, players, seed, trace)
+
+    monkeypatch.setattr(bench, "play_random", play_random)
+    units: list[int] = []
+    bench.bench_game(str(GAMES / "kuhn_poker.rules"), games=2, repeats=1, advance=units.append)
+    assert played[:6] == [True, True, True, True, False, False]  # warm-up, timed with trace, without
+    assert sum(units) == bench.steps(2, 1)
+
+
 def _compare_module():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("compare", ROOT / "examples" / "benchmarks" / "compare.py")
     assert spec is not None and spec.loader is not None

@@ -12,6 +12,7 @@ import attrs
 import pytest
 import rulecraft
 from rulecraft.cli import main
+from rulecraft.compile.body import attribute
 from rulecraft.compile.generate import RUNTIME_NAMES, generate
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
@@ -113,9 +114,31 @@ def test_hostile_names_and_texts_reach_generated_code_only_as_quoted_literals() 
     source = generate(rb.program).source
     names, attributes, texts = _names_in(source)
     assert {n for n in names if not GENERATED_NAME.fullmatch(n)} <= ALLOWED_NAMES
-    assert attributes <= ALLOWED_ATTRIBUTES
+    # A card's field is read as its attribute (the checker keeps field names to plain identifiers that
+    # are no word of Python and start with no underscore: `attribute` checks again).
+    fields = {f for card in rb.program.cards.values() for f, _type in card.fields}
+    assert fields == {"x", "y", "kind"}
+    assert attributes <= ALLOWED_ATTRIBUTES | fields
+    assert {"x", "y"} <= attributes
     assert "a'b\"c\\\n');import os#" in texts
     assert {"__import__", "__init__", "lambda_", "_x", "__builtins__"} <= set(texts)
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("colour", "c.colour"),
+        ("lambda", "getattr(c, 'lambda')"),
+        ("__class__", "getattr(c, '__class__')"),
+        ("_x", "getattr(c, '_x')"),
+        ("\ufb01eld", "getattr(c, '\ufb01eld')"),  # "ﬁeld", which Python would read as "field"
+        ("x.y", "getattr(c, 'x.y')"),
+    ],
+)
+def test_a_field_is_read_as_an_attribute_only_when_its_name_can_be_nothing_else(name: str, code: str) -> None:
+    """Generated code reads a card's field as `card.name` only for a plain ASCII identifier that is no word
+    of Python and starts with no underscore; any other name is a quoted literal given to `getattr`."""
+    assert attribute("c", name) == code
 
 
 def test_a_rulebook_with_hostile_names_plays_as_the_definition_says(monkeypatch: pytest.MonkeyPatch) -> None:

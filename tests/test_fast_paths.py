@@ -7,6 +7,7 @@
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`),
   and a function of a player's keys the changes at the other players' keys.
 - A constant that reads no state is computed once for every game of as many players.
+- A number or a seat as the one key of a zone or variable names its state key from a table made once.
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
 - A change that no state-based rule reads checks no rule.
 - A game played without keeping each step whole (`atomic=False`) is the same game.
@@ -103,6 +104,26 @@ play { pick(3) pick(3) }
     game.apply("low")
     copy.apply("low")
     assert (game.state.vars["total"], copy.state.vars["total"]) == (6, 402)
+
+
+def test_a_clone_has_every_frame_with_its_slots_and_one_copy_of_each_shared_env() -> None:
+    """A clone's stack is the game's frame by frame (same kinds, same slot values), and frames that share
+    their local names in the game share one copy of them in the clone, apart from the game's."""
+    rb = load("""
+proc pick(n: int) {
+  for i in 1..n { if i == 2 { attempt { choose by players[0] { option "a" { } option "b" { } } } } }
+}
+play { pick(3) }
+""")
+    game = rb.new_game(players=1)
+    copy = game.clone()
+    assert [type(f) for f in copy.frames] == [type(f) for f in game.frames]
+    for old, new in zip(game.frames, copy.frames, strict=True):
+        assert new is not old and new.env == old.env and new.env is not old.env
+        slots = [slot for cls in type(old).__mro__ for slot in getattr(cls, "__slots__", ()) if slot != "env"]
+        assert [getattr(new, slot) for slot in slots] == [getattr(old, slot) for slot in slots]
+    shared = {id(f.env) for f in game.frames}
+    assert len({id(f.env) for f in copy.frames}) == len(shared) < len(game.frames)
 
 
 def test_return_gives_its_value_from_inside_loops_and_branches_inline_and_after_a_decision() -> None:
@@ -282,6 +303,63 @@ play {
 """
 
 
+def test_a_key_read_from_the_table_of_keys_is_the_key_spelled_anew() -> None:
+    """A number or a seat as a variable's one key names the same state key inside the table of key texts
+    made once (numbers 0 .. 63, the seats of the rulebook) and outside it (a negative number, 64 and on)."""
+    rb = load("""
+var at[int]: int = 0 public
+var mine[Player]: int = 0 public
+fn read(ks: list of int) = [at[k] for k in ks]
+play {
+  for k in [-1, 0, 63, 64, 1000] { set at[k] = k + 2 }
+  for p in players { set mine[p] = seat(p) + 10 }
+  set log = read([-1, 0, 63, 64, 1000, 5]) + [mine[p] for p in players]
+}
+""")
+    game = rb.new_game(players=2, seed=0)
+    assert game.state.vars["log"] == (1, 2, 65, 66, 1002, 0, 11, 12)
+    assert {k: v for k, v in game.state.vars.items() if k.startswith(("at[", "mine["))} == {
+        "at[-1]": 1,
+        "at[0]": 2,
+        "at[63]": 65,
+        "at[64]": 66,
+        "at[1000]": 1002,
+        "mine[P1]": 11,
+        "mine[P2]": 12,
+    }
+
+
+def test_a_short_flat_list_or_record_is_labelled_as_the_piece_by_piece_writer_labels_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lists and records of at most FLAT plain elements are written at once (`_flat_label`), as the
+    writer that goes piece by piece within the label budget writes them; nested ones by that writer."""
+    from rulecraft.language.values import Player, Record
+    from rulecraft.runtime import evaluate
+
+    rb = load(
+        'setup { create 2 Chip { colour: red, n: 1 } in row }\nplay { choose by players[0] { option "a" { } option "b" { } } }'
+    )
+    game = rb.new_game(players=2)
+    cards = tuple(CardRef(i) for i in game.state.zones["row"])
+    values = [
+        (),
+        (1, -2, "a b", True, False, None),
+        cards,
+        (Player(0), Player(1)),
+        Record({}),
+        Record({"level": 3, "who": Player(1), "card": cards[0], "gone": None}),
+        (1, (2, 3), Record({"x": (4,)})),
+        Record({"xs": (1, 2), "r": Record({"y": 5})}),
+        tuple(range(evaluate.FLAT + 1)),
+    ]
+    at_once = [game.label(v) for v in values]
+    monkeypatch.setattr(evaluate, "_flat_label", lambda value, label: None)
+    assert at_once == [game.label(v) for v in values]
+    assert at_once[1] == "[1, -2, a b, true, false, none]"
+    assert at_once[5] == "{level: 3, who: P2, card: red 1, gone: none}"
+
+
 def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
     """A remembered function keeps its values through a change to what it does not read, and forgets
     them at a change to a zone it reads or to any card's field; its value is always what it reads."""
@@ -448,6 +526,31 @@ def test_a_function_of_a_zone_passed_in_is_forgotten_at_every_change() -> None:
     rb = load("fn size(z: any) = len(z where true)\nplay { }")
     layout = rb.new_game(players=1).code.memo_layout
     assert layout.slots.get("size", 0) == 0
+
+
+def test_a_function_that_only_reads_fields_and_compares_them_is_computed_at_every_call() -> None:
+    """A function whose body reads fields and calls only functions like it (no comprehension, query or
+    built-in call) keeps no values (looking a value up by its arguments costs more); one that calls a
+    function doing work, or itself, keeps them; both give the same values."""
+    rb = load("""
+fn same_colour(a: Chip, b: Chip) = a.colour == b.colour
+fn alike(a: Chip, b: Chip) = same_colour(a, b) and a.n == b.n
+fn count_like(a: Chip) = len(row where alike(it, a))
+fn like_any(a: Chip) = count_like(a) > 0
+fn down(n: int) = if n <= 0 then 0 else down(n - 1) + 1
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: blue, n: 1 } in row }
+play { set log = [count_like(c) for c in row] + [down(3)]  set total = len(row where like_any(it)) }
+""")
+    game = rb.new_game(players=1)
+    assert {
+        n for n in ("same_colour", "alike", "count_like", "like_any", "down") if n in game.code.memo_layout.slots
+    } == {
+        "count_like",
+        "like_any",
+        "down",
+    }
+    assert game.state.vars["log"] == (2, 2, 1, 3)
+    assert game.state.vars["total"] == 3
 
 
 def test_a_constant_that_reads_no_state_is_computed_once_for_every_game() -> None:

@@ -532,6 +532,14 @@ RUNAWAY = [
         "play { let n = 2\n repeat 100 { n = n * n } }",
         "r.rules:3:19: error: a number beyond 9223372036854775808 in size: a runaway computation?",
     ),
+    (  # a count added to itself, `x += ...` (its own fast path in the statement)
+        "play { let n = 1\n repeat 100 { n += n } }",
+        "r.rules:3:15: error: a number beyond 9223372036854775808 in size: a runaway computation?",
+    ),
+    (  # and a variable's, `set v += ...`
+        "var v: int = 1 public\nplay { repeat 100 { set v += v } }",
+        "r.rules:3:21: error: a number beyond 9223372036854775808 in size: a runaway computation?",
+    ),
     (
         'play { let t = "ab"\n repeat 100 { t = t + t } }',
         "r.rules:3:19: error: a text of 131072 characters is more than a rulebook may build (100000): "
@@ -558,6 +566,8 @@ RUNAWAY = [
         "huge-range",
         "huge-decision",
         "huge-number",
+        "doubling-count",
+        "doubling-variable",
         "doubling-text",
         "huge-create",
         "deep-nesting",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..language.values import Player, zone_key
 from ..syntax import ast as s
 
 if TYPE_CHECKING:
@@ -17,7 +19,17 @@ _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name o
 _NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
+KEY_TABLE = 64  # numbers 0 .. 63 as a zone's or variable's one key: their texts are made once (`_typed_key`)
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
+
+
+def attribute(obj: str, name: str) -> str:
+    """Python reading the attribute `name` of `obj`: `obj.name` when the name can only be read as that
+    attribute (an ASCII identifier, not a keyword, no leading underscore), which is a quarter of the cost
+    of `getattr`, else `getattr(obj, 'name')`, so no other name reaches the source as code."""
+    if name.isascii() and name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_"):
+        return f"{obj}.{name}"
+    return f"getattr({obj}, {name!r})"
 
 
 def _literal(e: Any) -> tuple[bool, Any]:
@@ -317,7 +329,7 @@ class Body:
         # a card of a class seen to have the field: its attribute; a record with the field: its value;
         # anything else: `_field`
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
-        self.emit(f"    {t} = getattr({c}, {e.name!r})")
+        self.emit(f"    {t} = {attribute(c, e.name)}")
         self.emit(f"elif {v}.__class__ is _Record and {e.name!r} in {v}._fields:")
         self.emit(f"    {t} = {v}._fields[{e.name!r}]")
         self.emit("else:")
@@ -427,6 +439,19 @@ class Body:
         }
         if len(types) != len(keys) or any(t.kind not in spell for t in types):
             return None
+        if len(keys) == 1 and types[0].kind in ("int", "player"):
+            # One number or seat: the key's text read from a table made once (`KEY_TABLE` of them), where
+            # making it anew (an f-string, then hashing the new text) costs three times as much.
+            (k,) = keys
+            if types[0].kind == "int":
+                texts = tuple(zone_key(name, (i,)) for i in range(KEY_TABLE))
+                index = k
+            else:
+                texts = tuple(zone_key(name, (Player(i),)) for i in range(max(self.gen.program.max_players, 1)))
+                index = f"{k}.index"
+            table = self.gen.constant("keys", name, "", repr(texts))
+            test = f"{k}.__class__ is {spell[types[0].kind][0]} and -1 < {index} < {len(texts)}"
+            return test, f"{table}[{index}]"
         tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
         parts = ",".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
         # one f-string (a number, a seat, an enumeration value's key, a card's `#id`, as `zone_key` spells them),

@@ -156,22 +156,31 @@ def generate(program: Program, probe: bool = False) -> Generated:
     return Generator(program, probe).module()
 
 
-def worth_remembering(fn: s.FnDecl) -> bool:
+def worth_remembering(program: Program, fn: s.FnDecl) -> bool:
     """Whether a function's values are kept until the state changes: it does real work, and its arguments
     are typed, so that equal keys mean equal arguments (as keys, Python's `true` and `1` are one)."""
     if any(_holds_any(p.type) for p in fn.params):
         return False
-    return _does_work(fn.body)
+    return _does_work(program, fn.body)
 
 
-def _does_work(e: Any) -> bool:
-    """Whether an expression has a comprehension, a query or a call in it."""
-    work = (s.Comprehension, s.Query, s.Call)
+def _does_work(program: Program, e: Any, calling: frozenset[str] = frozenset()) -> bool:
+    """Whether an expression has a comprehension, a query, a call of a built-in function or a call of a
+    function that does work in it. A function that only reads fields and compares them, as a test of
+    two cards is, costs less to compute than to look up by its arguments (a record's hash and equality
+    are Python calls); a call back into a function being looked at (`calling`) is work."""
     stack: list[Any] = [e]
     while stack:
         node = stack.pop()
-        if isinstance(node, work):
+        if isinstance(node, s.Comprehension | s.Query):
             return True
+        if isinstance(node, s.Call):
+            callee = program.fns.get(node.name)
+            binding = program.resolution.of(node)
+            if callee is None or binding is None or binding.kind != "fn" or node.name in calling:
+                return True
+            if _does_work(program, callee.body, calling | {node.name}):
+                return True
         if isinstance(node, tuple):
             stack.extend(node)
         elif attrs.has(node.__class__):
@@ -221,7 +230,7 @@ def memo_layout(program: Program) -> MemoLayout:
     size = 1
     sets = _ReadSets(program)
     for name, fn in program.fns.items():
-        if not worth_remembering(fn):
+        if not worth_remembering(program, fn):
             continue
         reads = sets.fn(name)
         if zone_in_field or "*" in reads or not all(_plain(p.type, plain) for p in fn.params):
@@ -421,7 +430,7 @@ def remembered_rule(program: Program, rule: s.RuleDecl) -> bool:
         and source.id == "players"
         and binding is not None
         and binding.kind == "builtin"
-        and _does_work(rule.when)
+        and _does_work(program, rule.when)
     )
 
 
@@ -517,7 +526,7 @@ class Generator:
             "    if g.work_left < 0:",
             "        g.charge(0, _N[k])",
         ]
-        remembered = worth_remembering(fn)
+        remembered = worth_remembering(self.program, fn)
         slot = str(self.memo.slots.get(name, 0))
         if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout); else dict 0
             first, seats = self.memo.slots[name], self.memo.seats

@@ -31,7 +31,8 @@ statement. Nothing runs inline while a sink hears every frame pushed (rule cover
 nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
 `tests/test_fast_paths.py` compares games both ways.
 
-A function whose body does real work (a comprehension, a query or a call) keeps its values in
+A function whose body does real work (a comprehension, a query, a call of a built-in or of a
+function doing such work: `worth_remembering`) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
 `MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
 `_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
@@ -54,7 +55,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from ..check.program import reads_of
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
-from ..language.values import CardRef, ZoneRef, zone_key
+from ..language.values import CardRef, Player, ZoneRef, zone_key
 from ..syntax import ast as s
 from . import compiled
 from .machine import (
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
+Block = tuple[tuple[Code, ...], tuple[int, ...]]  # a block's closures, and the work each charges when it runs
 
 # What a statement's code returns when the step must end (None: its block goes on), besides the
 # value of a `return` (machine.Returned), which goes to the call running inline or to the call's frame.
@@ -118,7 +120,7 @@ class CodeCache:
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its statements' closures, and what
         # each charges the budget of work when it runs (`node_count`).
-        self.blocks: dict[int, tuple[Any, tuple[tuple[Code, ...], tuple[int, ...]]]] = {}
+        self.blocks: dict[int, tuple[Any, Block]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
@@ -163,7 +165,7 @@ class CodeCache:
         """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
         return _compile_stmt(st, self)
 
-    def block(self, stmts: tuple[Any, ...]) -> tuple[tuple[Code, ...], tuple[int, ...]]:
+    def block(self, stmts: tuple[Any, ...]) -> Block:
         """The closures of a block's statements, in order, and the work each charges when it runs."""
         entry = self.blocks.get(id(stmts))
         if entry is None or entry[0] is not stmts:
@@ -195,7 +197,7 @@ def _slow(e: Any) -> Code:
 
 
 def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
-    """A closure making the local names of a call from its arguments (one and two spelled out: the common calls)."""
+    """A closure making the local names of a call from its arguments (one to four spelled out: the common calls)."""
     if len(params) == 1:
         (p0,), (a0,) = params, args
 
@@ -210,6 +212,20 @@ def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
             return {p0: a0(g, env), p1: a1(g, env)}
 
         return two
+    if len(params) == 3:
+        (p0, p1, p2), (a0, a1, a2) = params, args
+
+        def three(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env)}
+
+        return three
+    if len(params) == 4:
+        (p0, p1, p2, p3), (a0, a1, a2, a3) = params, args
+
+        def four(g: Game, env: dict[str, Any]) -> Any:
+            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env), p3: a3(g, env)}
+
+        return four
 
     def many(g: Game, env: dict[str, Any]) -> Any:
         return dict(zip(params, [a(g, env) for a in args], strict=True))
@@ -243,14 +259,15 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
 # ---------------------------------------------------------------------------- running inline
 
 
-def run_block(g: Game, stmts: tuple[s.Stmt, ...], env: dict[str, Any]) -> Any:
-    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame.
+def run_block(g: Game, stmts: tuple[s.Stmt, ...], block: Block, env: dict[str, Any]) -> Any:
+    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame;
+    `block` is their code (`CodeCache.block`, which the closure running the block keeps: `Body`).
 
     Returns None when the block is done. When a statement ends the step (it pushed work that must
     wait, or its own inline work did), the rest of the block becomes a frame, put below that work,
     and SUSPENDED is returned; ENDED and a `Returned` value are passed on as they come.
     """
-    codes, costs = g.code.block(stmts)
+    codes, costs = block
     frames = g.frames
     depth, i, n = len(frames), 0, len(codes)
     while i < n:
@@ -267,9 +284,27 @@ def run_block(g: Game, stmts: tuple[s.Stmt, ...], env: dict[str, Any]) -> Any:
                 continue
             r = ENDED if g.state.over else SUSPENDED
         if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-            frames.insert(depth, BlockFrame(stmts, env, i))
+            frames.insert(depth, BlockFrame(stmts, env, i, block))
         return r
     return None
+
+
+class Body:
+    """A block that a closure runs inline, and its code once first run (`code`): a block's closures are
+    made on first use (a procedure's body calls procedures, itself among them), and looking them up in
+    the cache at every run cost a tenth of the statements' own time."""
+
+    __slots__ = ("block", "stmts")
+
+    def __init__(self, stmts: tuple[s.Stmt, ...]):
+        self.stmts = stmts
+        self.block: Block | None = None
+
+    def code(self, cache: CodeCache) -> Block:
+        block = self.block
+        if block is None:
+            block = self.block = cache.block(self.stmts)
+        return block
 
 
 def _enter(g: Game, frames: int) -> bool:
@@ -349,20 +384,27 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
     holds_list = cache.program.var_types[name].kind == "list"
 
     key0 = keys[0] if len(keys) == 1 else None
+    # A seat as the one key: its text made once for each seat of the rulebook (as generated code does).
+    by_seat = tuple(zone_key(name, (Player(i),)) for i in range(max(cache.program.max_players, 1)))
 
     def set_var(g: Game, env: dict[str, Any]) -> None:
         # (a variable without keys is its name; one key, the common case, without the list)
         if not keys:
             key = name
         elif key0 is not None:
-            key = zone_key(name, (key0(g, env),))
+            k = key0(g, env)
+            key = by_seat[k.index] if k.__class__ is Player and -1 < k.index < len(by_seat) else zone_key(name, (k,))
         else:
             key = zone_key(name, tuple([k(g, env) for k in keys]))
         v = value(g, env)
         if holds_list and v.__class__ is ZoneRef:
             v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)
         if op != "=":
-            v = g.arith(op[0], g.variable(name, key), v, st.value, st.value, st)
+            old = g.variable(name, key)
+            if op == "+=" and v.__class__ is int and old.__class__ is int:  # a count, as `arith` adds
+                v = g.number(old + v, st)
+            else:
+                v = g.arith(op[0], old, v, st.value, st.value, st)
         g.set_var(name, key, v, span)
 
     return set_var
@@ -371,25 +413,28 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
 def _if(st: s.If, cache: CodeCache) -> Code:
 
     branches = (
-        (cache.truth(st.condition), st.then.stmts),
-        *((cache.truth(e.condition), e.body.stmts) for e in st.elifs),
+        (cache.truth(st.condition), Body(st.then.stmts)),
+        *((cache.truth(e.condition), Body(e.body.stmts)) for e in st.elifs),
     )
-    otherwise = st.otherwise.stmts if st.otherwise is not None else None
+    otherwise = Body(st.otherwise.stmts) if st.otherwise is not None else None
 
     def if_(g: Game, env: dict[str, Any]) -> Any:
-        for cond, stmts in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
+        for cond, body in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
             if cond(g, env):
                 break
         else:
             if otherwise is None:
                 return None
-            stmts = otherwise
+            body = otherwise
         if not _enter(g, 1):
-            g.push(BlockFrame(stmts, env))
+            g.push(BlockFrame(body.stmts, env))
             return None
+        block = body.block
+        if block is None:
+            block = body.code(cache)
         g.inline_depth += 1
         try:
-            return run_block(g, stmts, env)
+            return run_block(g, body.stmts, block, env)
         finally:
             g.inline_depth -= 1
 
@@ -402,7 +447,7 @@ def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: C
     proc = cache.program.procs[name]
     params = tuple(p.name for p in proc.params)
     args = tuple(cache.value(a) for a in arg_nodes)
-    body = proc.body.stmts
+    body = Body(proc.body.stmts)
 
     make_env = _arguments(params, args)
     # A zone passed as a `list of T` is its cards at the call (Game._argument).
@@ -415,12 +460,15 @@ def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: C
                 new_env[param] = g.as_list(new_env[param], arg)
         if not _enter(g, 2):
             g.push(CallFrame(name, new_env, env, target))
-            g.push(BlockFrame(body, new_env))
+            g.push(BlockFrame(body.stmts, new_env))
             return None
+        block = body.block
+        if block is None:
+            block = body.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:
-            r = run_block(g, body, new_env)
+            r = run_block(g, body.stmts, block, new_env)
         finally:
             g.inline_depth -= 2
         if r is SUSPENDED:
@@ -452,9 +500,12 @@ def _assign(st: s.Assign, cache: CodeCache) -> Code:
 
     def assign(g: Game, env: dict[str, Any]) -> None:
         v = value(g, env)
-        if v.__class__ is ZoneRef:
-            v = g.held(v, node)
-        env[name] = v if op == "=" else g.arith(op[0], env[name], v, node, node, st)
+        if op == "=":
+            env[name] = v if v.__class__ is not ZoneRef else g.held(v, node)
+        elif op == "+=" and v.__class__ is int and (old := env[name]).__class__ is int:  # a count, as `arith` adds
+            env[name] = g.number(old + v, st)
+        else:
+            env[name] = g.arith(op[0], env[name], v if v.__class__ is not ZoneRef else g.held(v, node), node, node, st)
 
     return assign
 
@@ -489,7 +540,7 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
 def _for(st: s.For, cache: CodeCache) -> Code:
 
     var, body = st.var, st.body
-    stmts = body.stmts
+    stmts, code = body.stmts, Body(body.stmts)
     source = _items(cache.value(st.source), st.source, cache)
 
     def for_(g: Game, env: dict[str, Any]) -> Any:
@@ -497,12 +548,15 @@ def _for(st: s.For, cache: CodeCache) -> Code:
         if not _enter(g, 2):
             g.push(ForFrame(var, items, body, env))
             return None
+        block = code.block
+        if block is None:
+            block = code.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:
             for i, item in enumerate(items):
                 env[var] = item
-                r = run_block(g, stmts, env)
+                r = run_block(g, stmts, block, env)
                 if r is not None:
                     if r is SUSPENDED:
                         g.frames.insert(depth, ForFrame(var, items, body, env, i + 1))

@@ -176,11 +176,11 @@ class Decisions(Store):
                 return True
             if labels is None:
                 labels = list(self.zone_labels(src.name, key, ids))
-            first, counts = label_counts(ids, labels)
+            counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
             if len(counts) > OPTION_BUDGET:
                 return False
             if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
-                chosen = next(iter(first))
+                chosen = next(iter(counts))
             else:
                 st.rng, bits = splitmix(st.rng)
                 r = bits % len(ids)
@@ -190,8 +190,8 @@ class Decisions(Store):
                     r -= w
                 self.answers.append(("table", chosen))
             frame.count -= 1
-            drawn = labels.index(chosen)  # (where the first card of that label lies)
-            self.move([CardRef(first[chosen])], dst, False, span)
+            drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
+            self.move([CardRef(ids[drawn])], dst, False, span)
             if dst.key == key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:
@@ -322,11 +322,14 @@ class Decisions(Store):
             _src, dst = frame.chance_pool or frame.pool
             frame.count -= 1
             self.move([value], dst, False, frame.node.span)
+        elif frame.node.quantity == "one":
+            # Done at once, as stepping the frame again would find it (`ask`): one step less a decision.
+            self.frames.pop()
+            env[frame.node.target] = value
+        elif value is DONE:
+            frame.count = len(frame.picked)
         else:
-            if value is DONE:
-                frame.count = len(frame.picked)
-            else:
-                frame.picked = (*frame.picked, value)
+            frame.picked = (*frame.picked, value)
 
     def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
         if by is None:
@@ -367,11 +370,21 @@ class Decisions(Store):
         """The options of `_options`, and each value with its own label."""
         label, location = self.label, self.state.location
         # (a number's label is its digits, a text's the text: the common choices without the call)
-        labelled: list[tuple[str, Any]] = [
-            (v if v.__class__ is str else str(v) if v.__class__ is int else label(v), v) for v in values
-        ]
-        if not any(v.__class__ is CardRef for _, v in labelled):
+        labelled: list[tuple[str, Any]] = []
+        cards = False
+        for v in values:
+            cls = v.__class__
+            if cls is str:
+                labelled.append((v, v))
+            elif cls is int:
+                labelled.append((str(v), v))
+            else:
+                cards = cards or cls is CardRef
+                labelled.append((label(v), v))
+        if not cards:
             # No card, so no label needs its zone: one option per distinct label, in order.
+            if len({text for text, _ in labelled}) == len(labelled):  # (the common case: all distinct)
+                return [Option(text, v) for text, v in labelled], labelled
             seen_plain: set[str] = set()
             plain = []
             for text, v in labelled:

@@ -192,20 +192,19 @@ class Frame:
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
         cls = type(self)
         new = object.__new__(cls)
-        for slot in _slots_of(cls):
-            if hasattr(self, slot):
-                object.__setattr__(new, slot, getattr(self, slot))
-        env = self.env
-        new.env = envs.setdefault(id(env), dict(env))
+        _copier(cls)(self, new)  # (every frame sets all its slots when made)
+        new.env = copied_env(self.env, envs)
         return new
 
 
 class BlockFrame(Frame):
-    __slots__ = ("i", "stmts")
+    # `code`: the statements' code (`CodeCache.block`), once looked up: the same for every game of the
+    # rulebook, so neither kept by `Keep` nor told apart in a clone.
+    __slots__ = ("code", "i", "stmts")
     changing = ("i",)
 
-    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any], i: int = 0):
-        self.stmts, self.i, self.env = stmts, i, env
+    def __init__(self, stmts: tuple[s.Stmt, ...], env: dict[str, Any], i: int = 0, code: Any = None):
+        self.stmts, self.i, self.env, self.code = stmts, i, env, code
 
     def step(self, g: Game) -> None:
         # Statements run one after another in this one step until one of them starts other work
@@ -213,7 +212,10 @@ class BlockFrame(Frame):
         # returns something has ended the step itself (closures.py, `run_block`): the work it
         # left undone is in frames above this one, its frames are gone, or it returned a value.
         stmts = self.stmts
-        codes, costs = g.code.block(stmts)
+        code = self.code
+        if code is None:
+            code = self.code = g.code.block(stmts)
+        codes, costs = code
         env, frames, state = self.env, g.frames, g.state
         depth, i, n = len(frames), self.i, len(codes)
         while i < n:
@@ -301,7 +303,7 @@ class CallFrame(Frame):
         new = super().copy(envs)
         assert isinstance(new, CallFrame)
         if self.caller_env is not None:
-            new.caller_env = envs.setdefault(id(self.caller_env), dict(self.caller_env))
+            new.caller_env = copied_env(self.caller_env, envs)
         return new
 
 
@@ -328,7 +330,7 @@ class AttemptFrame(Frame):
         assert isinstance(new, AttemptFrame)
         if self.retry is not None:
             node, env, failed = self.retry
-            new.retry = (node, envs.setdefault(id(env), dict(env)), failed)
+            new.retry = (node, copied_env(env, envs), failed)
         return new
 
     def step(self, g: Game) -> None:
@@ -516,6 +518,30 @@ def _slots_of(cls: type) -> tuple[str, ...]:
     if slots is None:
         slots = _SLOTS[cls] = tuple(slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ()))
     return slots
+
+
+_COPIERS: dict[type, Callable[[Any, Any], None]] = {}  # by frame class: what sets a copy's slots (Frame.copy)
+
+
+def _copier(cls: type) -> Callable[[Any, Any], None]:
+    """A function `(old, new)` that sets every slot of `new` to `old`'s, written out for the class: a clone
+    copies every frame of the stack, and a loop over the slots asking `hasattr` and `getattr` of each was
+    most of a clone. (The text is made of the class's own slot names, which are Python identifiers.)"""
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        body = "".join(f"    new.{slot} = old.{slot}\n" for slot in _slots_of(cls)) or "    pass\n"
+        namespace: dict[str, Any] = {}
+        exec(f"def copier(old, new):\n{body}", namespace)
+        copier = _COPIERS[cls] = namespace["copier"]
+    return copier
+
+
+def copied_env(env: dict[str, Any], envs: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The copy of a frame's local names in a clone: made once for all the frames that share them."""
+    copy = envs.get(id(env))
+    if copy is None:
+        copy = envs[id(env)] = dict(env)
+    return copy
 
 
 def node_count(node: Any) -> int:

@@ -136,8 +136,8 @@ def measure_memory(rb: rulebook_mod.Rulebook, players: int) -> dict[str, Any]:
 
 
 def steps(games: int, repeats: int) -> int:
-    """The units of work of `bench_game`, for a progress bar: loads, then games with and without trace."""
-    return repeats + 2 * games * repeats
+    """The units of work of `bench_game`, for a progress bar: loads, the warm-up, then games with and without trace."""
+    return repeats + games + 2 * games * repeats
 
 
 def bench_game(
@@ -149,6 +149,12 @@ def bench_game(
     load = measure_load(name, repeats, advance)
     rb = rulebook_mod.load(name)
     n = players_for(rb, players)
+    # Warm-up, not timed: the first games of a rulebook compile the code they reach (generated
+    # functions and closures are made on first use), which would count against whichever is
+    # measured first (the trace).
+    for seed in range(games):
+        play_random(rb, n, seed, True)
+        advance(1)
     return {
         "game": name,
         "players": n,

@@ -45,9 +45,13 @@ import random
 import time
 from typing import Any, ClassVar
 
+import attrs
+
+from .check.program import Program
 from .errors import GameError, RulebookError
 from .runtime.determinize import Determinizer
 from .runtime.game import Decision, Game
+from .syntax import statements as s
 
 # The default budget: iterations until the worlds searched have taken this many decisions in all
 # (so a short game gets more iterations than a long one for about the same work; docs/AGENTS.md).
@@ -57,6 +61,16 @@ DECISIONS = 600
 # the bundled games without one are small (a decision stays well under a second: docs/AGENTS.md).
 DECISIONS_PLAYED_OUT = 6000
 DEPTH = 4  # decisions taken in one iteration before the heuristic judges the position
+# ... but 2 where the players choose in `secret` blocks and another player takes part: there the
+# decisions that follow the searcher's within 4 are mostly the other player's own secret choice,
+# which cannot answer the searcher's (it does not see it), taken at random or by an exploring tree;
+# they add only noise to the judgement, and a costly answer of the other's tried at random moves
+# the lead more than the searcher's own choice does. A look-ahead of 2 judges the searcher's choice
+# and its own next step, and the same budget makes twice the iterations (a bundled rulebook of
+# secret commitments, 2 players against greedy: docs/AGENTS.md). A solo search has no other player
+# to add noise; with three players or more the cut is at the end of the searcher's turn, where no
+# depth counts; a rulebook without `secret` blocks is searched as before.
+DEPTH_SECRET = 2
 # With `cut=turn`, a turn longer than this many decisions is judged where it stands.
 TURN_LIMIT = 50
 EXPLORATION = 0.3  # UCB1's constant (rewards are in [0, 1])
@@ -110,7 +124,7 @@ class MctsAgent:
         decisions: int | None = None,
         seconds: float | None = None,
         playout: str = "random",
-        depth: int | None = DEPTH,
+        depth: int | None = None,
         c: float | None = None,
         cut: str | None = None,
         judge: str | None = None,
@@ -135,7 +149,14 @@ class MctsAgent:
         self.iterations, self.decisions, self.seconds = iterations, decisions, seconds
         self.playout, self.depth, self.c = playout, depth, c
         self.cut, self.judge = cut, judge  # None: by the number of players (_Search)
+        self._secret: tuple[Program, bool] | None = None  # whether a rulebook has `secret` blocks
         self.last_iterations = 0  # iterations of the last search (for the benchmark)
+
+    def secret_choices(self, program: Program) -> bool:
+        """Whether the rulebook has players choose in a `secret` block (worked out once)."""
+        if self._secret is None or self._secret[0] is not program:
+            self._secret = (program, _has_secret(program))
+        return self._secret[1]
 
     def choose(self, game: Game, decision: Decision) -> str:
         me = decision.player
@@ -187,7 +208,10 @@ class _Search:
         # in another's, where a heuristic may weigh a position differently (docs/AGENTS.md).
         many = self.players >= 3
         cut = agent.cut or ("turn" if many else "decisions")
-        self.turns = cut == "turn" and self.cut and agent.depth is not None  # judged when the turn is over
+        self.turns = cut == "turn" and self.cut  # judged when the turn is over
+        # Decisions taken in one iteration before the heuristic judges (with `cut=decisions`).
+        secret = self.players >= 2 and agent.secret_choices(program)
+        self.depth = agent.depth if agent.depth is not None else DEPTH_SECRET if secret else DEPTH
         self.gain = (agent.judge or ("lead" if self.players == 2 else "gain")) == "gain"
         self.start: list[float] = []  # each player's heuristic where the search began
         self.low, self.high = math.inf, -math.inf  # the least and greatest lead judged so far
@@ -326,7 +350,7 @@ class _Search:
         return best
 
     def _playout(self, world: Game, taken: int) -> list[float]:
-        depth = self.agent.depth if self.cut else None
+        depth = self.depth if self.cut else None
         greedy = self.agent.playout == "greedy"
         rng = self.rng
         while not world.over:
@@ -397,3 +421,18 @@ class _Search:
         if self.high <= self.low:
             return [0.5] * self.players
         return [(d - self.low) / (self.high - self.low) for d in diffs]
+
+
+def _has_secret(program: Program) -> bool:
+    """Whether any statement of the rulebook is a `secret` block."""
+    stack: list[Any] = [program.setup, program.play, list(program.procs.values())]
+    stack += [list(program.abilities.values()), program.rules]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, s.Secret):
+            return True
+        if isinstance(node, list | tuple):
+            stack.extend(node)
+        elif attrs.has(type(node)):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
+    return False

@@ -168,6 +168,58 @@ def test_with_three_players_a_turn_is_judged_when_it_is_over(players: int, optio
         assert MctsAgent(seed, **options).choose(game, decision) == way
 
 
+# P1 takes the short way (a point at once) or the long one (3 points after two more steps of its
+# own); P2 only waits. Judged 4 decisions on, the long way's points are in; judged 2 on, not yet.
+LONG_WAY = """game LongWay players 2..2
+var points[Player]: int = 0 public
+var round: int = 0 public
+fn heuristic(p: Player) = points[p]
+play {
+  while round < 5 {
+    set round += 1
+    SECRET{
+      choose by players[0] prompt "Which way?" {
+        option "short" { set points[players[0]] += 1 }
+        option "long" {
+          for step in 1..2 {
+            choose by players[0] prompt "Step" {
+              option "left" { }
+              option "right" { }
+            }
+          }
+          set points[players[0]] += 3
+        }
+      }
+    }
+    SECRET{
+      choose by players[1] prompt "Wait" {
+        option "a" { }
+        option "b" { }
+      }
+    }
+  }
+  end game winners []
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("secret", "options", "way"), [(False, {}, "long"), (True, {}, "short"), (True, {"depth": 4}, "long")]
+)
+def test_two_players_choosing_in_secret_are_judged_two_decisions_on(secret: bool, options: dict, way: str) -> None:  # type: ignore[type-arg]
+    """Where the players choose in `secret` blocks, a two-player search judges a position 2
+    decisions on (further on lies mostly the other player's secret choice, which cannot answer the
+    searcher's): the long way's points are not in yet, and MCTS takes the short way. The same game
+    without `secret`, or with `depth=4`, is judged 4 decisions on, and the long way wins."""
+    text = LONG_WAY.replace("SECRET", "secret " if secret else "together ")  # a block alike, not secret
+    rb = rulecraft.load_text(text, "long_way.rules")
+    for seed in range(3):
+        game = rb.new_game(players=2, seed=seed)
+        decision = game.current_decision()
+        assert decision is not None
+        assert MctsAgent(seed, **options).choose(game, decision) == way
+
+
 SPITE = """game Spite players 3..3
 var points[Player]: int = 0 public
 fn heuristic(p: Player) = points[p]

@@ -345,6 +345,39 @@ def test_a_knight_counts_more_on_a_position_whose_card_fits_the_pyramid() -> Non
     assert worth_after(game, "Baker shield/coin") > worth_after(game, "Merchant shield/bread")
 
 
+def test_a_seat_that_can_only_recruit_into_its_hand_judges_a_freeing_removal_above_passing() -> None:
+    """Only two Knights are uncovered and the one open slot asks for shields on both sides, which
+    only a Renaissance Man fits: a recruited card could go nowhere but the hand, so the seat is
+    stuck. Removing the Knight over the Scholar uncovers Teach, and the heuristic judges that far
+    above passing, the removed worker's cost included."""
+    game = staged(
+        '  put(P1, "Scholar coin/bread", 2, 1)\n  put(P1, "Knight coin/book", 2, 2)\n'
+        + '  put(P1, "Knight book/coin", 2, 3)\n  put(P1, "Knight bread/coin", 2, 4)\n'
+        + '  put(P1, "Knight book/shield", 3, 1)\n  put(P1, "Knight shield/coin", 3, 3)\n'
+    )
+    assert game.current_decision().labels == ["Remove a worker first", "Pass"]
+    removal = game.clone()
+    run_script(removal, ["Remove a worker first", "{level: 3, pos: 1, worker: Knight book/shield}"])
+    assert removal.heuristic(removal.players[0]) > worth_after(game, "Pass") + 100
+
+
+def test_a_dead_card_planned_for_discard_counts_as_the_card_the_refill_brings_for_it() -> None:
+    """Every kind but the Scholar is taught and no hand card fits an open slot, so with Hire and
+    Teach alone in reach the hand is dead. Discarding a dead card is judged as well as holding a
+    card that fits in its place: the refill brings a new card for it, which one step ahead cannot
+    be seen."""
+    pyramid = (
+        "  set taught[P1] = [coin, shield, bread]\n"
+        + '  put(P1, "Merchant book/bread", 2, 3)\n  put(P1, "Merchant bread/shield", 2, 4)\n'
+    )
+    dead = ["Knight bread/coin", "Merchant shield/bread", "Baker coin/shield"]
+    discarding = run_script(staged(hand("Knight shield/book", *dead) + pyramid), ["Pass", "Pass"])
+    assert discarding.current_decision().prompt == "Discard phase: your secret choice"
+    run_script(discarding, ["Discard a card", "Knight shield/book"])
+    fitting = run_script(staged(hand("Knight coin/book", *dead) + pyramid), ["Pass", "Pass"])
+    assert discarding.heuristic(discarding.players[0]) >= worth_after(fitting, "Done")
+
+
 # ---------------------------------------------------------------- refusals
 
 

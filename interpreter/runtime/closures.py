@@ -295,7 +295,7 @@ def run_block(g: Game, stmts: tuple[s.Stmt, ...], block: Block, env: dict[str, A
 class Body:
     """A block that a closure runs inline, and its code once first run (`code`): a block's closures are
     made on first use (a procedure's body calls procedures, itself among them), and looking them up in
-    the cache by identity at every run was some 3 % of a Renaissance Man game."""
+    the cache by identity at every run was some 3 % of a bundled game of many small blocks."""
 
     __slots__ = ("block", "stmts")
 

@@ -200,7 +200,7 @@ def _slow(e: Any) -> Code:
 
 
 def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
-    """A closure making the local names of a call from its arguments (one to four spelled out: the common calls)."""
+    """A closure making the local names of a call from its arguments (one and two spelled out: the common calls)."""
     if len(params) == 1:
         (p0,), (a0,) = params, args
 
@@ -215,20 +215,6 @@ def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
             return {p0: a0(g, env), p1: a1(g, env)}
 
         return two
-    if len(params) == 3:
-        (p0, p1, p2), (a0, a1, a2) = params, args
-
-        def three(g: Game, env: dict[str, Any]) -> Any:
-            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env)}
-
-        return three
-    if len(params) == 4:
-        (p0, p1, p2, p3), (a0, a1, a2, a3) = params, args
-
-        def four(g: Game, env: dict[str, Any]) -> Any:
-            return {p0: a0(g, env), p1: a1(g, env), p2: a2(g, env), p3: a3(g, env)}
-
-        return four
 
     def many(g: Game, env: dict[str, Any]) -> Any:
         return dict(zip(params, [a(g, env) for a in args], strict=True))
@@ -432,9 +418,7 @@ def _if(st: s.If, cache: CodeCache) -> Code:
         if not _enter(g, 1):
             g.push(BlockFrame(body.stmts, env))
             return None
-        block = body.block
-        if block is None:
-            block = body.code(cache)
+        block = body.block or body.code(cache)
         g.inline_depth += 1
         try:
             return run_block(g, body.stmts, block, env)
@@ -465,9 +449,7 @@ def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: C
             g.push(CallFrame(name, new_env, env, target))
             g.push(BlockFrame(body.stmts, new_env))
             return None
-        block = body.block
-        if block is None:
-            block = body.code(cache)
+        block = body.block or body.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:
@@ -551,9 +533,7 @@ def _for(st: s.For, cache: CodeCache) -> Code:
         if not _enter(g, 2):
             g.push(ForFrame(var, items, body, env))
             return None
-        block = code.block
-        if block is None:
-            block = code.code(cache)
+        block = code.block or code.code(cache)
         depth = len(g.frames)
         g.inline_depth += 2
         try:

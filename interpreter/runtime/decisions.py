@@ -89,9 +89,6 @@ class Decisions(Store):
             self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
-            if choose.quantity == "one":  # (the common choice, always asked afresh: its answer ends it)
-                self._choose_one(frame, choose, env)
-                return
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
@@ -150,22 +147,6 @@ class Decisions(Store):
                 self._decide(frame, None, prompt, opts, choose.span, weights)
                 return
             self._decide(frame, who, prompt, options, choose.span)
-
-    def _choose_one(self, frame: AskFrame, choose: s.Choose, env: dict[str, Any]) -> None:
-        """`choose one from ...`, as the general case asks it: the frame is new (or asked again afresh,
-        `_reask`), since answering a choice of one ends it (`answered`)."""
-        source = self.as_list(self._eval(choose.source, env), choose.source)
-        if not source:
-            raise self.failure(choose.span, "cannot choose one: only 0 to choose from")
-        frame.pool, frame.count = source, 1
-        who = self._who(choose.by, env)
-        options = self._options(source)
-        prompt = (self._eval(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
-        if who is None:
-            opts, weights = self._chance_options(list(source))
-            self._decide(frame, None, prompt, opts, choose.span, weights)
-            return
-        self._decide(frame, who, prompt, options, choose.span)
 
     def _draw_named(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
         """Draw the next card named by `draw_next` for this zone, as the table would have drawn it

@@ -12,8 +12,8 @@ import attrs
 import pytest
 import rulecraft
 from rulecraft.cli import main
-from rulecraft.compile.body import attribute
 from rulecraft.compile.generate import RUNTIME_NAMES, generate
+from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
 from rulecraft.runtime import compiled, core

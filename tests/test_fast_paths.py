@@ -332,8 +332,9 @@ play {
 def test_a_short_flat_list_or_record_is_labelled_as_the_piece_by_piece_writer_labels_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Lists and records of at most FLAT plain elements are written at once (`_flat_label`), as the
+    """Lists and records of at most FLAT plain elements are written at once (`flat_label`), as the
     writer that goes piece by piece within the label budget writes them; nested ones by that writer."""
+    from rulecraft.language import values
     from rulecraft.language.values import Player, Record
     from rulecraft.runtime import evaluate
 
@@ -351,10 +352,10 @@ def test_a_short_flat_list_or_record_is_labelled_as_the_piece_by_piece_writer_la
         Record({"level": 3, "who": Player(1), "card": cards[0], "gone": None}),
         (1, (2, 3), Record({"x": (4,)})),
         Record({"xs": (1, 2), "r": Record({"y": 5})}),
-        tuple(range(evaluate.FLAT + 1)),
+        tuple(range(values.FLAT + 1)),
     ]
     at_once = [game.label(v) for v in values]
-    monkeypatch.setattr(evaluate, "_flat_label", lambda value, label: None)
+    monkeypatch.setattr(evaluate, "flat_label", lambda value, label: None)
     assert at_once == [game.label(v) for v in values]
     assert at_once[1] == "[1, -2, a b, true, false, none]"
     assert at_once[5] == "{level: 3, who: P2, card: red 1, gone: none}"

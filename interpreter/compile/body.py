@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..language.values import Player, zone_key
 from ..syntax import ast as s
+from .source import attribute, literal_value, typed_key
 
 if TYPE_CHECKING:
     from .generate import Generator
@@ -19,26 +18,7 @@ _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name o
 _NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
-KEY_TABLE = 64  # numbers 0 .. 63 as a zone's or variable's one key: their texts are made once (`_typed_key`)
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
-
-
-def attribute(obj: str, name: str) -> str:
-    """Python reading the attribute `name` of `obj`: `obj.name` when the name can only be read as that
-    attribute (an ASCII identifier, not a keyword, no leading underscore), which is a quarter of the cost
-    of `getattr`, else `getattr(obj, 'name')`, so no other name reaches the source as code."""
-    if name.isascii() and name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_"):
-        return f"{obj}.{name}"
-    return f"getattr({obj}, {name!r})"
-
-
-def _literal(e: Any) -> tuple[bool, Any]:
-    """Whether an expression is a literal, and its value."""
-    if e.__class__ in (s.IntLit, s.StrLit, s.BoolLit):
-        return True, e.value
-    if e.__class__ is s.NoneLit:
-        return True, None
-    return False, None
 
 
 @attrs.define
@@ -223,7 +203,7 @@ class Body:
             return f"({held} if {held} is not _M else g.global_value({name!r}, _N[{k}]))"
         program = self.gen.program
         if kind == "const":
-            literal, v = _literal(program.consts[name].value)
+            literal, v = literal_value(program.consts[name].value)
             fast = (
                 repr(v)
                 if literal
@@ -266,7 +246,7 @@ class Body:
             keys = [self.value(a) for a in e.args]
             t, key = self.tmp(), self.tmp()
             # A keyed variable reads its initial value until first set: a literal one is known now.
-            literal, default = _literal(self.gen.program.vars[name].init)
+            literal, default = literal_value(self.gen.program.vars[name].init)
             if self.shadowed(name):
                 self.emit(f"if {name!r} in env:")
                 self.emit(f"    {t} = {self.slow(k)}")
@@ -428,35 +408,11 @@ class Body:
         self.emit(f"    {key} = _zone_key({name!r}, ({', '.join(keys)},))")
 
     def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
-        """The test that each key has its declared type (a player, a number, an enumeration value, a card) and the
-        state key then, spelled as `zone_key` spells it; None if a key's type is another."""
-        types = self.gen.resolution.keys.get(name, ())
-        spell = {
-            "player": ("_Player", "P{{{}.index + 1}}"),
-            "int": ("int", "{{{}}}"),
-            "enum": ("_EnumValue", "{{{}.key}}"),
-            "card": ("_CardRef", "#{{{}.id}}"),
-        }
-        if len(types) != len(keys) or any(t.kind not in spell for t in types):
-            return None
-        if len(keys) == 1 and types[0].kind in ("int", "player"):
-            # One number or seat: the key's text read from a table made once (`KEY_TABLE` of them), where
-            # making it anew (an f-string, then hashing the new text) costs three times as much.
-            (k,) = keys
-            if types[0].kind == "int":
-                texts = tuple(zone_key(name, (i,)) for i in range(KEY_TABLE))
-                index = k
-            else:
-                texts = tuple(zone_key(name, (Player(i),)) for i in range(max(self.gen.program.max_players, 1)))
-                index = f"{k}.index"
-            table = self.gen.constant("keys", name, "", repr(texts))
-            test = f"{k}.__class__ is {spell[types[0].kind][0]} and -1 < {index} < {len(texts)}"
-            return test, f"{table}[{index}]"
-        tests = " and ".join(f"{k}.__class__ is {spell[t.kind][0]}" for k, t in zip(keys, types, strict=True))
-        parts = ",".join(spell[t.kind][1].format(k) for k, t in zip(keys, types, strict=True))
-        # one f-string (a number, a seat, an enumeration value's key, a card's `#id`, as `zone_key` spells them),
-        # after the zone's name as a quoted literal: Python joins the two when it compiles them
-        return tests, f"{name + '['!r} f'{parts}]'"
+        """The test that each key has its declared type and the state key then (`source.typed_key`)."""
+        kinds = [t.kind for t in self.gen.resolution.keys.get(name, ())]
+        return typed_key(
+            name, keys, kinds, self.gen.program.max_players, lambda texts: self.gen.constant("keys", name, "", texts)
+        )
 
     def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
         """Emit `found(key)` (given the zone's state key) where no key is none, else `missing`.

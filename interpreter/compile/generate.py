@@ -96,9 +96,11 @@ _EXPRESSIONS = (
 
 
 def generator_version() -> str:
-    """A hash of the generator's own source (this module and body.py): generated code cached on disk is keyed by it."""
+    """A hash of the generator's own source (this module, body.py and source.py): generated code cached on
+    disk is keyed by it."""
     here = Path(__file__).parent
-    return hashlib.sha256(b"".join((here / name).read_bytes() for name in ("generate.py", "body.py"))).hexdigest()[:16]
+    parts = ("generate.py", "body.py", "source.py")
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in parts)).hexdigest()[:16]
 
 
 def _declarations(program: Program) -> Iterator[Any]:

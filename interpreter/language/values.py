@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -327,6 +327,32 @@ def label_of_plain(value: Any) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(label_of_plain(v) for v in value) + "]"
     return str(value)
+
+
+FLAT = 64  # a list or record of at most this many elements, none a list or record, is written at once
+
+
+def flat_label(value: tuple[Any, ...] | Record, label: Callable[[Any], str]) -> str | None:
+    """The label of a short list or record holding no list or record (most values a trace writes), written
+    at once, as `Evaluator._label_of_value` writes it piece by piece; None for any other value."""
+    if isinstance(value, tuple):
+        if len(value) > FLAT:
+            return None
+        parts = []
+        for v in value:
+            if v.__class__ is tuple or v.__class__ is Record:
+                return None
+            parts.append(label(v))
+        return "[" + ", ".join(parts) + "]"
+    fields = list(value.items())
+    if len(fields) > FLAT:
+        return None
+    parts = []
+    for name, v in fields:
+        if v.__class__ is tuple or v.__class__ is Record:
+            return None
+        parts.append(f"{name}: {label(v)}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def same(a: Any, b: Any) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, assert_never
 
 import attrs
@@ -19,6 +19,7 @@ from ..language.values import (
     Record,
     ZoneRef,
     contains,
+    flat_label,
     label_of_plain,
     parse_key,
     same,
@@ -519,7 +520,7 @@ class Evaluator(GameCore):
         """The label of a list or record, written piece by piece without recursion and refused (at the
         statement running) as soon as it passes LABEL_BUDGET characters: a list holding one large
         list many times would otherwise write it out in full each time."""
-        flat = _flat_label(value, self.label)
+        flat = flat_label(value, self.label)
         if flat is not None and len(flat) <= LABEL_BUDGET:
             return flat
         out: list[str] = []
@@ -686,27 +687,3 @@ class _Piece:
 
 
 _COMMA, _CLOSE_LIST, _CLOSE_RECORD = _Piece(", "), _Piece("]"), _Piece("}")
-FLAT = 64  # a list or record of at most this many elements, none a list or record, is written at once
-
-
-def _flat_label(value: tuple[Any, ...] | Record, label: Callable[[Any], str]) -> str | None:
-    """The label of a short list or record holding no list or record (most values a trace writes), written
-    at once, as `_label_of_value` writes it piece by piece; None for any other value."""
-    if isinstance(value, tuple):
-        if len(value) > FLAT:
-            return None
-        parts = []
-        for v in value:
-            if v.__class__ is tuple or v.__class__ is Record:
-                return None
-            parts.append(label(v))
-        return "[" + ", ".join(parts) + "]"
-    fields = list(value.items())
-    if len(fields) > FLAT:
-        return None
-    parts = []
-    for name, v in fields:
-        if v.__class__ is tuple or v.__class__ is Record:
-            return None
-        parts.append(f"{name}: {label(v)}")
-    return "{" + ", ".join(parts) + "}"

@@ -122,14 +122,18 @@ def test_a_guess_of_a_hidden_card_is_a_guess() -> None:
     assert 8 <= hits <= 32
 
 
-DETOUR = """game Detour players 2..3
-var points[Player]: int = 0 public
+# Five rounds of a race for points, judged by the points (the rulebooks below add a round's choices).
+RACE = """var points[Player]: int = 0 public
 var round: int = 0 public
 fn heuristic(p: Player) = points[p]
 play {
   while round < 5 {
     set round += 1
-    for p in players {
+"""
+DETOUR = (
+    "game Detour players 2..3\n"
+    + RACE
+    + """    for p in players {
       choose by p prompt "Which way?" {
         option "short" { set points[p] += 1 }
         option "long" {
@@ -149,6 +153,18 @@ play {
   end game winners []
 }
 """
+)
+
+
+def _first_answers(rb: rulecraft.Rulebook, players: int, options: dict) -> list[str]:  # type: ignore[type-arg]
+    """MCTS's answer to the first decision of games of seeds 0, 1 and 2."""
+    answers = []
+    for seed in range(3):
+        game = rb.new_game(players=players, seed=seed)
+        decision = game.current_decision()
+        assert decision is not None
+        answers.append(MctsAgent(seed, **options).choose(game, decision))
+    return answers
 
 
 @pytest.mark.parametrize(
@@ -160,24 +176,15 @@ def test_with_three_players_a_turn_is_judged_when_it_is_over(players: int, optio
     position is judged when the searcher's turn is over, so MCTS takes the long way; with two (or
     `cut=decisions`) it is judged after 4 decisions, in the middle of the steps, and the short
     way's 1 point looks better."""
-    rb = rulecraft.load_text(DETOUR, "detour.rules")
-    for seed in range(3):
-        game = rb.new_game(players=players, seed=seed)
-        decision = game.current_decision()
-        assert decision is not None
-        assert MctsAgent(seed, **options).choose(game, decision) == way
+    assert _first_answers(rulecraft.load_text(DETOUR, "detour.rules"), players, options) == [way] * 3
 
 
 # P1 takes the short way (a point at once) or the long one (3 points after two more steps of its
 # own); P2 only waits. Judged 4 decisions on, the long way's points are in; judged 2 on, not yet.
-LONG_WAY = """game LongWay players 2..2
-var points[Player]: int = 0 public
-var round: int = 0 public
-fn heuristic(p: Player) = points[p]
-play {
-  while round < 5 {
-    set round += 1
-    SECRET{
+LONG_WAY = (
+    "game LongWay players 2..2\n"
+    + RACE
+    + """    SECRET{
       choose by players[0] prompt "Which way?" {
         option "short" { set points[players[0]] += 1 }
         option "long" {
@@ -201,6 +208,7 @@ play {
   end game winners []
 }
 """
+)
 
 
 @pytest.mark.parametrize(
@@ -212,12 +220,7 @@ def test_two_players_choosing_in_secret_are_judged_two_decisions_on(secret: bool
     searcher's): the long way's points are not in yet, and MCTS takes the short way. The same game
     without `secret`, or with `depth=4`, is judged 4 decisions on, and the long way wins."""
     text = LONG_WAY.replace("SECRET", "secret " if secret else "together ")  # a block alike, not secret
-    rb = rulecraft.load_text(text, "long_way.rules")
-    for seed in range(3):
-        game = rb.new_game(players=2, seed=seed)
-        decision = game.current_decision()
-        assert decision is not None
-        assert MctsAgent(seed, **options).choose(game, decision) == way
+    assert _first_answers(rulecraft.load_text(text, "long_way.rules"), 2, options) == [way] * 3
 
 
 SPITE = """game Spite players 3..3

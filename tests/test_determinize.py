@@ -11,6 +11,7 @@ import rulecraft
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulecraft.agents import GreedyAgent
+from rulecraft.errors import NO_SPAN
 from rulecraft.language.values import Player
 from rulecraft.runtime import information
 from rulecraft.runtime.game import Game
@@ -177,6 +178,50 @@ def test_a_secret_commitment_is_not_read_by_the_determinization() -> None:
     assert game.state.vars["bid[P1]"] == 2
     assert all(game.determinize(Player(1), draw).state.vars["bid[P1]"] == 0 for draw in range(5))
     assert game.determinize(Player(0), 0).state.vars["bid[P1]"] == 2
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora", "sealed"])
+def test_a_world_keeps_only_the_remembered_values_that_are_right_in_it(name: str) -> None:
+    """A world starts with its game's remembered values of the functions that depend on which card
+    is where, never on what a card is (`MemoLayout.by_place`): played on, it asks, judges and moves
+    exactly as the same world with nothing remembered, and the game's values stay its own."""
+    for seed in range(6):
+        game = _played(name, seed, 30 + 7 * seed)
+        decision = game.current_decision()
+        if decision is None or decision.player is None:
+            continue
+        judged = [game.heuristic(p) for p in game.players]  # (remembered in the game: worlds start with them)
+        for draw in range(4):
+            world = game.determinize(decision.player, draw)
+            afresh = world.clone()
+            afresh.state_changed()  # the same world, with nothing remembered
+            rng = random.Random(draw)
+            for _ in range(8):
+                assert [world.heuristic(p) for p in world.players] == [afresh.heuristic(p) for p in afresh.players]
+                pending = world.current_decision()
+                assert pending == afresh.current_decision()
+                if pending is None:
+                    break
+                label = pending.options[rng.randrange(len(pending.options))].label
+                world.apply(label, atomic=False)
+                afresh.apply(label, atomic=False)
+            assert world.state == afresh.state
+        assert [game.heuristic(p) for p in game.players] == judged
+
+
+def test_a_world_forgets_the_remembered_values_of_a_secret_it_resets() -> None:
+    """A function that reads a secret commitment is remembered by the game, but a world of the other
+    player resets the secret: there the function is computed again from the reset value."""
+    rb = rulecraft.load_text(
+        SEALED + "fn total_bid() = sum([bid[q] for q in players])\nfn twice() = total_bid() * 2\n", "sealed.rules"
+    )
+    game = rb.new_game(players=2, seed=0, trace=False)
+    game.apply("bid 2")
+    assert game.call_fn("twice", (), NO_SPAN) == 4  # (total_bid's value remembered)
+    slot = game.code.memo_layout.slots["total_bid"]
+    assert slot in game.code.memo_layout.by_place and game.memo[slot]
+    assert game.determinize(Player(1), 0).call_fn("twice", (), NO_SPAN) == 0
+    assert game.determinize(Player(0), 0).call_fn("twice", (), NO_SPAN) == 4  # its own bid: kept
 
 
 @pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])

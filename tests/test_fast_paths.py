@@ -409,6 +409,38 @@ def test_a_functions_values_outlive_the_changes_it_does_not_read() -> None:
     assert game.state.vars["total"] == 200 + 5
 
 
+def test_a_clone_shares_the_functions_values_until_one_of_the_two_changes_what_they_read() -> None:
+    """A clone starts with its game's remembered values (the same dicts, not copies); a change in
+    either game replaces its own dict, so the other keeps its values and each finds its own."""
+    rb = load("""
+zone deck: Chip public
+fn held() = len([c for c in row])
+setup { create 2 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: red, n: 2 } in deck }
+play {
+  set total = held()
+  choose by players[0] { option "move" { move first(deck) to row } option "stay" { } }
+  set total = held() * 10 + total
+  choose by players[0] { option "again" { } option "move again" { move first(row) to deck } }
+  set total = held() * 100 + total
+}
+""")
+    game = rb.new_game(players=1)
+    slot = game.code.memo_layout.slots["held"]
+    shared = game.memo[slot]
+    assert shared == {("held",): 2}
+    clone = game.clone()
+    assert clone.memo[slot] is shared
+    clone.apply("move")  # the clone's row changed: its value is found anew, in a dict of its own
+    assert clone.memo[slot] is not shared and clone.memo[slot] == {("held",): 3}
+    assert game.memo[slot] is shared and shared == {("held",): 2}
+    game.apply("stay")  # the game's row did not change: it finds its value in the dict it shares
+    assert game.memo[slot] is shared
+    game.clone().apply("move again")  # a second clone's change leaves the game's values as they were
+    for g in (game, clone):
+        g.apply("again")
+    assert (game.state.vars["total"], clone.state.vars["total"]) == (222, 332)
+
+
 SEATS = """
 var bonus[Player]: int = 0 public
 fn reds(p: Player) = len(hand[p] where it.colour == red) + bonus[p]

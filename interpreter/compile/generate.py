@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from ..check.program import Program, may_hold_zone, reads_of, reads_of_declarations
+from ..check.program import Program, content_readers, may_hold_zone, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
 
@@ -215,6 +215,9 @@ class MemoLayout:
     size: int  # dicts in all
     # zone name -> the dict of its zones' labels by key (`Evaluator.zone_labels`), emptied by a change to it
     label_slots: dict[str, int] = attrs.field(factory=dict)
+    # the dicts of functions whose values depend on which card is where, never on what a card is
+    # (`content_readers`): right still in a world of the same game with hidden cards dealt anew
+    by_place: frozenset[int] = frozenset()
 
 
 def memo_layout(program: Program) -> MemoLayout:
@@ -231,6 +234,8 @@ def memo_layout(program: Program) -> MemoLayout:
     seat_readers: dict[str, list[int]] = {}
     size = 1
     sets = _ReadSets(program)
+    by_content = content_readers(program)
+    by_place: set[int] = set()
     for name, fn in program.fns.items():
         if not worth_remembering(program, fn):
             continue
@@ -240,14 +245,16 @@ def memo_layout(program: Program) -> MemoLayout:
             continue
         slots[name] = size
         by_seat = seat_reads(program, name, sets)
+        parts = 1 if by_seat is None else seats
+        if name not in by_content:
+            by_place.update(range(size, size + parts))
         if by_seat is None:
             for read in reads:
                 readers.setdefault(read, []).append(size)
-            size += 1
-            continue
-        seat_params[name], keyed = by_seat
-        _add_seat_readers(reads, keyed, size, seats, readers, seat_readers)
-        size += seats
+        else:
+            seat_params[name], keyed = by_seat
+            _add_seat_readers(reads, keyed, size, seats, readers, seat_readers)
+        size += parts
     # A state-based rule is checked only after something it reads changed, so its condition's value
     # can be used again only for another player: kept for a rule over the players whose condition
     # reads some zone or variable at the player's keys alone (a player's dict kept through the
@@ -279,6 +286,7 @@ def memo_layout(program: Program) -> MemoLayout:
         seats,
         size,
         label_slots,
+        frozenset(by_place),
     )
 
 

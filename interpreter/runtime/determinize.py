@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..language.values import CardRef, Player
 from .information import cards_in, changes, content_key, hidden_groups
+from .machine import EMPTY_MEMO
 from .state import card_with
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class Determinizer:
             decl = game.program.vars[key.split("[", 1)[0]]
             if not (_sees_var(game, decl.visibility, key, player) or cards_in(st.vars[key])):
                 self.resets.append((key, game.evaluate(decl.init, {})))
+        self.kept = _kept_memo(game, {key.split("[", 1)[0] for key, _ in self.resets})
         # By group: the id each card was created with, in canonical order; and, by card (that order)
         # and place, that card as created at that place and as it is there, made at its first deal
         self._ids = [[card.id for card, _ in items] for _, items, _ in self.groups]
@@ -144,8 +146,25 @@ class Determinizer:
         for key, value in self.resets:
             st.vars[key] = value
         twin.reseed(rng.getrandbits(64))
-        twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
+        # Changed outside the rules: the clone keeps only the values derived before that are still
+        # right (shared with the game, as a clone's are: `Game.clone`).
+        twin.memo = [part if keep else EMPTY_MEMO for part, keep in zip(twin.memo, self.kept, strict=True)]
         return twin
+
+
+def _kept_memo(game: Game, reset: set[str]) -> list[bool]:
+    """Which dicts of the memo stay right in every world of `game`: those of the functions whose
+    values depend on which card is where, never on what a card is (`MemoLayout.by_place`; a world
+    deals identities and leaves every card id where it was), and read no variable a world resets."""
+    layout = game.code.memo_layout
+    kept = [i in layout.by_place for i in range(layout.size)]
+    readers, seat_readers = game.code.memo_readers[len(game.players)]
+    for name in reset:
+        for i in readers.get(name, ()):
+            kept[i] = False
+        for first in seat_readers.get(name, ()):
+            kept[first : first + layout.seats] = [False] * layout.seats
+    return kept
 
 
 def _groups(game: Game, player: Player) -> list[tuple[list[int], bool]]:

@@ -374,7 +374,10 @@ class Game(Views):
         new.keep = None
         new.fn_depth = 0
         new.inline_depth = 0
-        new.memo = list(self.code.empty_memo)
+        # The functions' values, each dict shared until one of the two games changes what it
+        # derives from (a change replaces the dict, never empties it in place: Store.forget), so
+        # that a value either game finds is right for both while they share it.
+        new.memo = list(self.memo)
         new.check_invariants = self.check_invariants
         new.consts = self.consts
         new.players = self.players

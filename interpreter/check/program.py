@@ -189,53 +189,6 @@ def _own_reads(decls: Declarations, body: Any) -> tuple[set[str], bool, set[tupl
     return found, reads_fields, refs
 
 
-def content_readers(decls: Declarations) -> frozenset[str]:
-    """The functions whose value may depend on what a card is, not only on which card it is: they
-    read a field, a card's label or a text with placeholders (which may show a card's label),
-    themselves or through the functions and constants they reach. The value of any other function
-    depends only on its arguments and the zones and variables it reads, where cards are their ids
-    (equal, ordered and found in lists by id): it stays right in a world whose cards at some
-    places were dealt anew (runtime/determinize.py)."""
-    own: dict[tuple[str, str], tuple[bool, set[tuple[str, str]]]] = {}
-    for kind, table in (("fn", decls.fns), ("const", decls.consts)):
-        for name, decl in table.items():
-            own[kind, name] = _own_content(decls, decl.body if kind == "fn" else decl.value)  # type: ignore[union-attr]
-    readers: set[str] = set()
-    for name in decls.fns:
-        reached, stack = {("fn", name)}, [("fn", name)]
-        while stack:
-            reads, refs = own[stack.pop()]
-            if reads:
-                readers.add(name)
-                break
-            for ref in refs - reached:
-                reached.add(ref)
-                stack.append(ref)
-    return frozenset(readers)
-
-
-def _own_content(decls: Declarations, body: Any) -> tuple[bool, set[tuple[str, str]]]:
-    """Whether an expression reads what a card is itself (as `content_readers` says), and the
-    functions it calls and constants it names."""
-    refs: set[tuple[str, str]] = set()
-    stack: list[Any] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, s.FieldAccess) or (isinstance(node, s.Call) and node.name == "label"):
-            return True, refs
-        if isinstance(node, s.Template) and any(not isinstance(part, str) for part in node.parts):
-            return True, refs
-        if isinstance(node, s.Name) and node.id in decls.consts:
-            refs.add(("const", node.id))
-        elif isinstance(node, s.Call) and node.name in decls.fns:
-            refs.add(("fn", node.name))
-        if attrs.has(type(node)):
-            stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)) if f.name != "span")
-        elif isinstance(node, tuple):
-            stack.extend(node)
-    return False, refs
-
-
 def first_player_param(ability: s.AbilityDecl) -> str | None:
     """The name of an ability's first parameter of type Player: who chooses its tier unless `use ... by` says."""
     for p in ability.params:

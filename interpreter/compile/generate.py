@@ -33,7 +33,8 @@ from typing import Any
 
 import attrs
 
-from ..check.program import Program, content_readers, may_hold_zone, reads_of, reads_of_declarations
+from ..check.contents import content_readers
+from ..check.program import Program, may_hold_zone, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
 

@@ -14,6 +14,7 @@ from rulecraft.agents import GreedyAgent
 from rulecraft.errors import NO_SPAN
 from rulecraft.language.values import Player
 from rulecraft.runtime import information
+from rulecraft.runtime.core import shared_dict
 from rulecraft.runtime.game import Game
 
 # Each player deals a chip to the other's sight but keeps a sealed bid: the bid is a secret commitment.
@@ -207,6 +208,24 @@ def test_a_world_keeps_only_the_remembered_values_that_are_right_in_it(name: str
                 afresh.apply(label, atomic=False)
             assert world.state == afresh.state
         assert [game.heuristic(p) for p in game.players] == judged
+
+
+def test_a_clean_card_dealt_to_a_clean_place_is_made_once_for_the_rulebook() -> None:
+    """Worlds drawn for two positions of a game hold the very same copy of a card, as created, dealt
+    to a place where the rules changed nothing; with that copy forgotten, a world made anew is equal."""
+    game = _played("sealed", 2, 0)
+    first = game.determinize(Player(0), 5)
+    game.apply("bid 1")
+    second = game.determinize(Player(1), 5)  # another position, another player: a Determinizer of its own
+    dealt = [cid for cid, card in enumerate(first.state.cards) if card is not game.state.cards[cid]]
+    assert dealt
+    same = [cid for cid in dealt if second.state.cards[cid] == first.state.cards[cid]]
+    assert same and all(second.state.cards[cid] is first.state.cards[cid] for cid in same)
+    again = game.determinize(Player(1), 5)
+    shared_dict(game.rulebook, "dealt_cards").clear()
+    anew = game.determinize(Player(1), 5)
+    assert anew.state == again.state and anew.view(Player(1)) == again.view(Player(1))
+    assert any(anew.state.cards[cid] is not again.state.cards[cid] for cid in dealt)
 
 
 def test_a_world_forgets_the_remembered_values_of_a_secret_it_resets() -> None:

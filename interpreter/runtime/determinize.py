@@ -59,12 +59,16 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..language.values import CardRef, Player
+from .core import shared_dict
 from .information import cards_in, changes, content_key, hidden_groups
-from .machine import EMPTY_MEMO
+from .machine import EMPTY_MEMO, LABEL_CACHE_SIZE
 from .state import card_with
 
 if TYPE_CHECKING:
     from .game import Game
+
+
+DEALT_CACHE_SIZE = LABEL_CACHE_SIZE  # clean cards dealt to clean places, kept per rulebook
 
 
 def determinize(game: Game, player: Player, rng: random.Random | int) -> Game:
@@ -108,6 +112,10 @@ class Determinizer:
         # and place, that card as created at that place and as it is there, made at its first deal
         self._ids = [[card.id for card, _ in items] for _, items, _ in self.groups]
         self._as: list[list[list[tuple[Any, Any] | None] | None]] = [[None] * len(items) for _, items, _ in self.groups]
+        # A card as created, dealt clean to a clean place: the same for every position of the game
+        # (and every game of the rulebook holding that card object), so made once for all of them:
+        # by (the created card's identity, the place's id), the created card and the copy.
+        self._clean = shared_dict(game.rulebook, "dealt_cards")
 
     def draw(self, rng: random.Random | int) -> Game:
         if not isinstance(rng, random.Random):
@@ -131,13 +139,17 @@ class Determinizer:
                 if moved is None:
                     card, carried = items[k]
                     change = stay[place]
-                    fresh = card_with(card, id=cid)
-                    changed = carried | change
-                    dealt = card_with(fresh, **changed) if changed else fresh
-                    if not change:
-                        # It holds what a card of the game holds, but for its id: that card's label.
-                        twin.share_label(dealt, self.game.state.cards[card.id] if carried else card)
-                    moved = row[place] = (fresh, dealt)
+                    if not carried and not change:
+                        moved = self._dealt_clean(card, cid)
+                    else:
+                        fresh = card_with(card, id=cid)
+                        changed = carried | change
+                        dealt = card_with(fresh, **changed) if changed else fresh
+                        if not change:
+                            # It holds what a card of the game holds, but for its id: that card's label.
+                            twin.share_label(dealt, self.game.state.cards[card.id])
+                        moved = (fresh, dealt)
+                    row[place] = moved
                 if created is None:
                     created = st.created_list()
                 created[cid], cards[cid] = moved
@@ -150,6 +162,19 @@ class Determinizer:
         # right (shared with the game, as a clone's are: `Game.clone`).
         twin.memo = [part if keep else EMPTY_MEMO for part, keep in zip(twin.memo, self.kept, strict=True)]
         return twin
+
+    def _dealt_clean(self, card: Any, cid: int) -> tuple[Any, Any]:
+        """`card` as created, at place `cid`: made once per rulebook, with the label `card` has."""
+        clean = self._clean
+        entry = clean.get((id(card), cid))
+        if entry is not None and entry[0] is card:  # (the entry holds the card: its identity is not reused)
+            return entry[1]
+        fresh = card_with(card, id=cid)
+        self.game.share_label(fresh, card)
+        if len(clean) > DEALT_CACHE_SIZE:
+            clean.clear()
+        clean[id(card), cid] = (card, (fresh, fresh))
+        return fresh, fresh
 
 
 def _kept_memo(game: Game, reset: set[str]) -> list[bool]:

@@ -90,8 +90,8 @@ class Summaries:
             changed = False
             for key, (body, env) in bodies.items():
                 walk = _Walk(self)
-                summary = Summary(NOWHERE, walk.origin(body, env))
-                summary = Summary(walk.reads, summary.gives)
+                gives = walk.origin(body, env)
+                summary = Summary(walk.reads, gives)
                 if summary != self.made[key]:
                     self.made[key], changed = summary, True
 
@@ -133,7 +133,9 @@ class _Walk:
         if isinstance(e, s.FieldAccess):
             of = self.origin(e.obj, env)
             self.read(of)
-            return of | ANYWHERE if self.summaries.fields_hold_cards else of
+            if self.summaries.fields_hold_cards:  # (the field may hold a card from anywhere)
+                return of | ANYWHERE
+            return of
         if isinstance(e, s.Index):
             for key in e.args:
                 self.origin(key, env)
@@ -170,7 +172,9 @@ class _Walk:
         if isinstance(e, s.Query):
             elements = self.origin(e.source, env)
             by = self.origin(e.key, {**env, "it": elements})
-            return by if e.op == "map" else elements | by if e.op == "group" else elements
+            if e.op == "map":
+                return by
+            return elements | by if e.op == "group" else elements  # (a group holds its key)
         if isinstance(e, s.CondExpr):
             self.origin(e.condition, env)
             return self.origin(e.then, env) | self.origin(e.otherwise, env)

@@ -25,6 +25,7 @@ from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
 from rulecraft.runtime.closures import INLINE_DEPTH
+from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
 
@@ -745,3 +746,27 @@ def test_a_clone_paused_inside_a_rule_goes_on_as_its_game_does() -> None:
     twin.apply("good")
     fresh.apply("good")
     assert trace(twin) == trace(fresh) and "say zero" not in trace(twin)
+
+
+@pytest.mark.parametrize(
+    "path", ["examples/games/kuhn_poker.rules", "examples/games/dominion_first_game.rules", "guildhall", "valdora"]
+)
+def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing from a shuffled zone with the game's own generator at once (`_draw_at_once`: its
+    cards' labels all distinct, each one option, or counted by label) draws what asking the table
+    for each card draws: the same answers, state and trace (Kuhn poker's three cards are distinct;
+    Dominion's decks hold many alike)."""
+    rb = rulecraft.load(path)
+
+    def played() -> list[Any]:
+        out = []
+        for seed in range(4):
+            players = rb.program.min_players
+            game = rb.new_game(players=players, seed=seed)
+            play(game, [RandomAgent(seed * 10 + i) for i in range(players)], atomic=False)
+            out.append((game.answers, game.state, [(e.verb, e.text) for e in game.events]))
+        return out
+
+    at_once = played()
+    monkeypatch.setattr(Decisions, "_draw_at_once", lambda *_: False)  # the table asked for each card
+    assert played() == at_once

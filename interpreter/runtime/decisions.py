@@ -175,6 +175,7 @@ class Decisions(Store):
         st, frames = self.state, self.frames
         key = src.key
         labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
+        distinct = False  # whether no two of them are alike (drawing one keeps them so)
         while True:
             ids = st.zones.get(key, [])
             if frame.count <= 0 or not ids:
@@ -182,21 +183,31 @@ class Decisions(Store):
                 return True
             if labels is None:
                 labels = list(self.zone_labels(src.name, key, ids))
-            counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
-            if len(counts) > OPTION_BUDGET:
-                return False
-            if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
-                chosen = next(iter(counts))
+                distinct = len(set(labels)) == len(labels)
+            if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
+                if len(labels) > OPTION_BUDGET:
+                    return False
+                drawn = 0
+                if len(labels) > 1:
+                    st.rng, bits = splitmix(st.rng)
+                    drawn = bits % len(ids)
+                    self.answers.append(("table", labels[drawn]))
             else:
-                st.rng, bits = splitmix(st.rng)
-                r = bits % len(ids)
-                for chosen, w in counts.items():  # noqa: B007 -- the loop finds `chosen`
-                    if r < w:
-                        break
-                    r -= w
-                self.answers.append(("table", chosen))
+                counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
+                if len(counts) > OPTION_BUDGET:
+                    return False
+                if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
+                    chosen = next(iter(counts))
+                else:
+                    st.rng, bits = splitmix(st.rng)
+                    r = bits % len(ids)
+                    for chosen, w in counts.items():  # noqa: B007 -- the loop finds `chosen`
+                        if r < w:
+                            break
+                        r -= w
+                    self.answers.append(("table", chosen))
+                drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
             frame.count -= 1
-            drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
             self.move([CardRef(ids[drawn])], dst, False, span)
             if dst.key == key:
                 labels = None  # the card went back into the source, on top: read the labels again

@@ -170,6 +170,28 @@ play {
     assert says == ["say moved a chip", "say full hand", "say moved a chip", "say moved a chip"]
 
 
+def test_a_draw_is_made_where_the_block_reaches_it_and_a_rule_it_starts_runs_between_its_cards() -> None:
+    """A draw from a shuffled zone is made at once, inside the block that reaches it (no frame
+    left behind); a rule one of its cards starts runs before the next card is drawn, and the block
+    goes on after the draw, in the same order as when every block and draw was a frame."""
+    rb = load("""
+zone deck: Chip hidden shuffled
+rule full(p in players) when len(hand[p]) >= 2 { say "full hand" set log = log + [len(deck)] move hand[p] to pile }
+setup { for n in 1..6 { create 1 Chip { colour: red, n: n } in deck } }
+play {
+  for k in 1..2 {
+    draw 3 from deck to hand[players[0]]
+    set log = log + [len(hand[players[0]])]
+  }
+  choose by players[0] { option "go" { } option "wait" { } }
+}
+""")
+    inline, framed = both(rb)
+    assert trace(inline) == trace(framed) and inline.state == framed.state
+    assert inline.state.vars["log"] == (4, 1, 2, 0, 0)  # (the deck after each rule, the hand after each draw)
+    assert [type(f).__name__ for f in inline.frames] == [type(f).__name__ for f in framed.frames]
+
+
 class RuleChecks(Observer):
     """Counts the checks of the state-based rules (each is a frame pushed)."""
 

@@ -54,6 +54,10 @@ class Statements(Decisions):
             frame.count = n
             frame.pool = (src, dst)
             self.push(frame)
+            if self.auto_chance and not self.next_draws:
+                # Drawn now, as the machine would step the frame next: done, it is gone, and the
+                # block runs on in this step (a move that started a rule leaves it for later).
+                self.ask(frame)
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []

@@ -12,7 +12,7 @@ import pytest
 import rulecraft
 from rulecraft.agents import make_agent, play
 from rulecraft.cli import main
-from rulecraft.mcts import MctsAgent
+from rulecraft.mcts import DECISIONS, DECISIONS_SECRET, MctsAgent
 
 from tests.conftest import run_script
 from tests.test_agents import GUESS
@@ -221,6 +221,21 @@ def test_two_players_choosing_in_secret_are_judged_two_decisions_on(secret: bool
     without `secret`, or with `depth=4`, is judged 4 decisions on, and the long way wins."""
     text = LONG_WAY.replace("SECRET", "secret " if secret else "together ")  # a block alike, not secret
     assert _first_answers(rulecraft.load_text(text, "long_way.rules"), 2, options) == [way] * 3
+
+
+def test_two_players_choosing_in_secret_get_the_larger_budget() -> None:
+    """Where two players choose in `secret` blocks the default budget is DECISIONS_SECRET decisions,
+    elsewhere DECISIONS: the same search (depth 2 in both) runs more iterations in the secret game."""
+    iterations = {}
+    for secret in (True, False):
+        text = LONG_WAY.replace("SECRET", "secret " if secret else "together ")
+        game = rulecraft.load_text(text, "long_way.rules").new_game(players=2, seed=0)
+        decision = game.current_decision()
+        assert decision is not None
+        agent = MctsAgent(0, depth=2)
+        agent.choose(game, decision)
+        iterations[secret] = agent.last_iterations
+    assert DECISIONS_SECRET > 2 * DECISIONS and iterations[True] > 2 * iterations[False]
 
 
 SPITE = """game Spite players 3..3

@@ -215,10 +215,10 @@ def test_a_clean_card_dealt_to_a_clean_place_is_made_once_for_the_rulebook() -> 
     to a place where the rules changed nothing; with that copy forgotten, a world made anew is equal."""
     game = _played("sealed", 2, 0)
     first = game.determinize(Player(0), 5)
-    game.apply("bid 1")
-    second = game.determinize(Player(1), 5)  # another position, another player: a Determinizer of its own
     dealt = [cid for cid, card in enumerate(first.state.cards) if card is not game.state.cards[cid]]
     assert dealt
+    game.apply("bid 1")
+    second = game.determinize(Player(1), 5)  # another position, another player: a Determinizer of its own
     same = [cid for cid in dealt if second.state.cards[cid] == first.state.cards[cid]]
     assert same and all(second.state.cards[cid] is first.state.cards[cid] for cid in same)
     again = game.determinize(Player(1), 5)

@@ -121,7 +121,8 @@ def _agent_option_argument(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="AGENT.OPTION=VALUE",
         help="an option of the seats played by an agent, repeatable (docs/AGENTS.md): "
-        "mcts.iterations=N, mcts.decisions=N (default 600; 6000 without a heuristic), "
+        "mcts.iterations=N, mcts.decisions=N (default 600; 1600 with others choosing in secret blocks; "
+        "6000 without a heuristic), "
         "mcts.seconds=X (not reproducible), mcts.depth=N (default 4; 2 with others choosing in secret blocks), "
         "mcts.playout=random|greedy, "
         "mcts.c=X (default 0.3; 0.7 with 3 players or more), mcts.cut=decisions|turn, mcts.judge=lead|gain "

@@ -173,7 +173,8 @@ play {
 def test_a_draw_is_made_where_the_block_reaches_it_and_a_rule_it_starts_runs_between_its_cards() -> None:
     """A draw from a shuffled zone is made at once, inside the block that reaches it (no frame
     left behind); a rule one of its cards starts runs before the next card is drawn, and the block
-    goes on after the draw, in the same order as when every block and draw was a frame."""
+    goes on after the draw: the log is the one the engine wrote when every draw was a frame stepped
+    on its own (main before this change), and a frame per block changes nothing."""
     rb = load("""
 zone deck: Chip hidden shuffled
 rule full(p in players) when len(hand[p]) >= 2 { say "full hand" set log = log + [len(deck)] move hand[p] to pile }

@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from ..syntax import ast as s
-from .program import Program, may_hold_card
+from .program import Program, may_hold_card, named_within
 
 
 @attrs.frozen
@@ -75,10 +75,10 @@ class Summaries:
         # A card's field that may hold a card: what a field read gives may come from anywhere.
         self.fields_hold_cards = any(may_hold_card(ft) for card in program.cards.values() for _, ft in card.fields)
         bodies: dict[tuple[str, str], tuple[Any, dict[str, Origin]]] = {}
-        plain = {"Player", "int", "bool", "text", *program.enums}
+        plain = {"Player", "int", "bool", "text", *program.enums}  # (a record may hold a card)
         for name, fn in program.fns.items():
             env = {
-                p.name: Origin(params=frozenset({i})) if _may_hold_card(p.type, plain) else NOWHERE
+                p.name: Origin(params=frozenset({i})) if not named_within(p.type, plain) else NOWHERE
                 for i, p in enumerate(fn.params)
             }
             bodies["fn", name] = (fn.body, env)
@@ -100,13 +100,6 @@ class Summaries:
 
     def const(self, name: str) -> Summary:
         return self.made["const", name]
-
-
-def _may_hold_card(type_: s.TypeExpr, plain: set[str]) -> bool:
-    """Whether a parameter of this declared type may hold a card (a record may hold one)."""
-    while isinstance(type_, s.ListType):
-        type_ = type_.element
-    return type_.name not in plain
 
 
 class _Walk:

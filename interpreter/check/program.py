@@ -211,5 +211,12 @@ def may_hold_card(type_: t.T | None) -> bool:
     return type_.kind == "list" and may_hold_card(type_.element)
 
 
+def named_within(type_: Any, names: set[str]) -> bool:
+    """Whether a declared type is one of the types `names`, or a list of (lists of) one."""
+    if isinstance(type_, s.ListType):
+        return named_within(type_.element, names)
+    return isinstance(type_, s.NamedType) and type_.name in names
+
+
 def type_text(type_: s.TypeExpr) -> str:
     return type_.name if isinstance(type_, s.NamedType) else f"list of {type_text(type_.element)}"

@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 
 from ..check.contents import content_readers
-from ..check.program import Program, may_hold_zone, reads_of, reads_of_declarations
+from ..check.program import Program, may_hold_zone, named_within, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
 
@@ -162,7 +162,7 @@ def generate(program: Program, probe: bool = False) -> Generated:
 def worth_remembering(program: Program, fn: s.FnDecl) -> bool:
     """Whether a function's values are kept until the state changes: it does real work, and its arguments
     are typed, so that equal keys mean equal arguments (as keys, Python's `true` and `1` are one)."""
-    if any(_holds_any(p.type) for p in fn.params):
+    if any(named_within(p.type, {"any"}) for p in fn.params):
         return False
     return _does_work(program, fn.body)
 
@@ -241,7 +241,7 @@ def memo_layout(program: Program) -> MemoLayout:
         if not worth_remembering(program, fn):
             continue
         reads = sets.fn(name)
-        if zone_in_field or "*" in reads or not all(_plain(p.type, plain) for p in fn.params):
+        if zone_in_field or "*" in reads or not all(named_within(p.type, plain) for p in fn.params):
             slots[name] = 0  # (a zone passed in may be any zone)
             continue
         slots[name] = size
@@ -443,20 +443,6 @@ def remembered_rule(program: Program, rule: s.RuleDecl) -> bool:
         and binding.kind == "builtin"
         and _does_work(program, rule.when)
     )
-
-
-def _plain(type_: Any, plain: set[str]) -> bool:
-    """Whether a parameter's type holds no zone: a seat, number, truth, text, enum value or card, or a list of them."""
-    if isinstance(type_, s.ListType):
-        return _plain(type_.element, plain)
-    return isinstance(type_, s.NamedType) and type_.name in plain
-
-
-def _holds_any(type_: Any) -> bool:
-    """Whether a parameter's type is `any` or a list of it."""
-    if isinstance(type_, s.ListType):
-        return _holds_any(type_.element)
-    return isinstance(type_, s.NamedType) and type_.name == "any"
 
 
 def _keep(indent: str, slot: str, value: str) -> list[str]:

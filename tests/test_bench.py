@@ -77,9 +77,10 @@ def test_loading_the_same_text_again_comes_from_the_cache() -> None:
 
 
 def test_bench_prints_every_figure_as_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """`rulecraft bench --json` gives load times, games/s with and without trace, clone cost and memory."""
+    """`rulecraft bench --json` gives load times, games/s with and without trace, clone cost, the CPU
+    time of an MCTS decision and memory."""
     path = str(GAMES / "kuhn_poker.rules")
-    assert main(["bench", path, "--json", "--repeats", "1", "--games-per-run", "2"]) == 0
+    assert main(["bench", path, "--json", "--repeats", "1", "--games-per-run", "2", "--search", "1"]) == 0
     report = json.loads(capsys.readouterr().out)
     (game,) = report["games"]
     assert game["game"] == path and game["players"] == 2
@@ -87,6 +88,9 @@ def test_bench_prints_every_figure_as_json(capsys: pytest.CaptureFixture[str]) -
     assert set(game["load"]) == {"cold_s", "cached_s"}
     assert game["play_trace"]["decisions_per_game"] == game["play_no_trace"]["decisions_per_game"] > 0
     assert game["clone"]["clone_us"]["n"] == 1
+    search = game["search"]
+    assert search["positions"] == 1 and search["decision_s"]["n"] == 1 and search["decision_s"]["min"] > 0
+    assert search["iterations"] > 1  # a search, not an answer taken at once
     assert set(game["memory"]["peak_kib"]) == {"trace", "no_trace"}
     assert report["all_loads"]["games"] == [path]
     assert set(report["all_loads"]) == {"games", "cold_s", "cached_s", "fresh_process_s"}
@@ -109,6 +113,28 @@ def test_bench_warms_up_untimed_before_the_trace_is_timed(monkeypatch: pytest.Mo
     bench.bench_game(str(GAMES / "kuhn_poker.rules"), games=2, repeats=1, advance=units.append)
     assert played[:6] == [True, True, True, True, False, False]  # warm-up, timed with trace, without
     assert sum(units) == bench.steps(2, 1)
+
+
+def test_bench_times_a_search_at_positions_where_a_player_decides() -> None:
+    """The positions of the search figure are spread over a seeded random game, each a decision of
+    a player with a choice; the same search runs in every run (the agent is seeded by position),
+    and `--search 0` leaves the figure out."""
+    from rulecraft.tools import bench
+
+    rb = rulecraft.load("guildhall")
+    positions = bench.search_positions(rb, 2, 3)
+    answered = [len(p.answers) for p in positions]
+    assert len(positions) == 3 and answered == sorted(set(answered))
+    total = len(bench.play_random(rb, 2, 0, False).answers)
+    assert answered[0] >= total // 4 and answered[-1] < total
+    for p in positions:
+        decision = p.current_decision()
+        assert decision is not None and decision.player is not None and len(decision.options) > 1
+    units: list[int] = []
+    figures = bench.measure_search(rb, 2, repeats=2, decisions=1, advance=units.append)
+    assert figures["positions"] == 1 and figures["decision_s"]["n"] == 2 and units == [1, 1]
+    assert bench.measure_search(rb, 2, repeats=1, decisions=1)["iterations"] == figures["iterations"]
+    assert bench.bench_game("guildhall", games=1, repeats=1)["search"] is None
 
 
 def _compare_module():  # type: ignore[no-untyped-def]

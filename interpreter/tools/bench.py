@@ -2,7 +2,9 @@
 
 For each game: parse+check time (cold: the rulebook cache emptied first; cached: loaded again),
 games per second and decisions per second with seeded random agents (tracing on and off), the
-cost of cloning a game at a decision, and the peak memory of one game (tracemalloc). Every figure
+cost of cloning a game at a decision, the CPU time of a search agent's decision (`MctsAgent` at its
+default budget, the agents' own figure: see docs/AGENTS.md), and the peak memory of one game
+(tracemalloc). Every figure
 is measured several times; the report gives the median and the spread (lowest, highest). Times
 are the CPU time of this process (`time.process_time`), so that other work on a busy machine
 disturbs them less than it would wall-clock time.
@@ -26,6 +28,7 @@ from typing import Any
 from .. import rulebook as rulebook_mod
 from ..agents import RandomAgent, play
 from ..console import PLAYERS, add_quiet, players_for, progress, whole
+from ..mcts import MctsAgent
 from ..runtime.game import Game
 
 
@@ -121,6 +124,52 @@ def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones:
     return {"clone_us": _summary(samples), "at_answer": len(game.answers)}
 
 
+def search_positions(rb: rulebook_mod.Rulebook, players: int, count: int) -> list[Game]:
+    """`count` positions of a seeded random game (seed 0) at which a player decides, spread evenly
+    over it: the first player's decision at or after each of `count` evenly spaced answers."""
+    total = len(play_random(rb, players, 0, False).answers)
+    marks = [total * (j + 1) // (count + 1) for j in range(count)]
+    game = rb.new_game(players=players, seed=0, trace=False)
+    agents = _agents(game, 0)
+    positions: list[Game] = []
+    while len(positions) < count and not game.over:
+        decision = game.current_decision()
+        if decision is None:
+            break
+        if decision.player is not None and len(game.answers) >= marks[len(positions)]:
+            positions.append(game.clone())
+        chooser = agents[decision.player.index if decision.player is not None else 0]
+        game.apply(chooser.choose(game, decision), atomic=False)
+    return positions
+
+
+def measure_search(
+    rb: rulebook_mod.Rulebook, players: int, repeats: int, decisions: int, advance: Advance = _nothing
+) -> dict[str, Any]:
+    """Seconds of CPU an MCTS agent at its default budget takes to decide, over `decisions` positions
+    of a seeded random game (`search_positions`), each searched with the same seed in every run: the
+    figure a search agent's strength is bought with (docs/AGENTS.md). Each run gives the mean over
+    the positions; the iterations are those of a decision, on average."""
+    positions = search_positions(rb, players, decisions)
+    if not positions:
+        return {"decision_s": None, "positions": 0, "iterations": None}
+    samples: list[float] = []
+    iterations = 0
+    for _ in range(repeats):
+        iterations = 0
+        start = time.process_time()
+        for i, position in enumerate(positions):
+            game = position.clone()
+            agent = MctsAgent(seed=i + 1)
+            decision = game.current_decision()
+            assert decision is not None and decision.player is not None
+            agent.choose(game, decision)
+            iterations += agent.last_iterations
+        samples.append((time.process_time() - start) / len(positions))
+        advance(1)
+    return {"decision_s": _summary(samples), "positions": len(positions), "iterations": iterations / len(positions)}
+
+
 def measure_memory(rb: rulebook_mod.Rulebook, players: int) -> dict[str, Any]:
     """Peak memory (KiB) allocated while one seeded random game is played, with its trace and without."""
     out = {}
@@ -135,15 +184,22 @@ def measure_memory(rb: rulebook_mod.Rulebook, players: int) -> dict[str, Any]:
     return {"peak_kib": out}
 
 
-def steps(games: int, repeats: int) -> int:
-    """The units of work of `bench_game`, for a progress bar: loads, the warm-up, then games with and without trace."""
-    return repeats + games + 2 * games * repeats
+def steps(games: int, repeats: int, search: int = 0) -> int:
+    """The units of work of `bench_game`, for a progress bar: loads, the warm-up, games with and
+    without trace, then the runs of the search (if any)."""
+    return repeats + games + 2 * games * repeats + (repeats if search else 0)
 
 
 def bench_game(
-    name: str, players: int | None = None, games: int = 20, repeats: int = 5, advance: Advance = _nothing
+    name: str,
+    players: int | None = None,
+    games: int = 20,
+    repeats: int = 5,
+    advance: Advance = _nothing,
+    search: int = 0,
 ) -> dict[str, Any]:
-    """Every figure for one rulebook (a bundled name or a path)."""
+    """Every figure for one rulebook (a bundled name or a path); `search`: the positions at which an
+    MCTS decision is timed (0: none)."""
     if games < 1 or repeats < 1:
         raise ValueError("bench at least one game, at least once")
     load = measure_load(name, repeats, advance)
@@ -164,6 +220,7 @@ def bench_game(
         "play_trace": measure_play(rb, n, games, repeats, True, advance=advance),
         "play_no_trace": measure_play(rb, n, games, repeats, False, advance=advance),
         "clone": measure_clone(rb, n, repeats),
+        "search": measure_search(rb, n, repeats, search, advance) if search else None,
         "memory": measure_memory(rb, n),
     }
 
@@ -230,6 +287,10 @@ def text_report(report: dict[str, Any]) -> str:
             per_game = f"({p['decisions_per_game']:.1f} per game)"
             rows.append((f"decisions/s ({what})", f"{_fmt(p['decisions_per_s'])}  {per_game}"))
         rows.append(("clone at a decision", _fmt(g["clone"]["clone_us"], 1, " us")))
+        search = g.get("search")
+        if search is not None:
+            note = f"  ({search['positions']} positions, {search['iterations']:,.0f} iterations each)"
+            rows.append(("MCTS decision (CPU)", _fmt(search["decision_s"], 1000, " ms") + note))
         mem = g["memory"]["peak_kib"]
         rows.append(("peak memory", f"{mem['trace']:,.1f} KiB (trace), {mem['no_trace']:,.1f} KiB (no trace)"))
         lines.extend(f"  {label:<24}{value}" for label, value in rows)
@@ -251,10 +312,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for name in names:  # every rulebook and player count is checked before the first measure
         players_for(rulebook_mod.load(name), args.players)
     report: dict[str, Any] = {"python": sys.version.split()[0], "games": []}
-    total = len(names) * steps(args.games_per_run, args.repeats)
+    total = len(names) * steps(args.games_per_run, args.repeats, args.search)
     with progress(total, "steps", "bench", args.quiet) as advance:
         for name in names:
-            report["games"].append(bench_game(name, args.players, args.games_per_run, args.repeats, advance))
+            figures = bench_game(name, args.players, args.games_per_run, args.repeats, advance, args.search)
+            report["games"].append(figures)
     report["all_loads"] = bench_all_loads(names, args.repeats)
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
@@ -269,8 +331,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "bench",
         help="throughput figures: games/s, decisions/s, parse+check time",
         description="Measure parse+check time (cold and cached), games/s and decisions/s with "
-        "seeded random agents (trace on and off), clone cost and peak memory, for each game "
-        "(default: every bundled rulebook).",
+        "seeded random agents (trace on and off), clone cost, the CPU time of an MCTS decision "
+        "and peak memory, for each game (default: every bundled rulebook).",
     )
     p.add_argument("games", nargs="*", metavar="GAME", help="bundled rulebook names or paths")
     p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest each game allows)")
@@ -278,6 +340,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--games-per-run", type=whole(1, 100_000), default=20, metavar="N", help="games per timed run (default 20)"
     )
     p.add_argument("--repeats", type=whole(1, 1000), default=5, metavar="R", help="timed runs per figure (default 5)")
+    p.add_argument(
+        "--search",
+        type=whole(0, 100),
+        default=3,
+        metavar="K",
+        help="positions of a seeded random game at which an MCTS decision (default budget) is timed "
+        "in each run (default 3; 0: no search figure)",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON (machine-readable)")
     add_quiet(p)
     p.set_defaults(func=cmd_bench)

@@ -205,3 +205,39 @@ def test_a_records_view_as_another_player_shows_a_public_choice_and_hides_a_priv
         {"by": "P1", "prompt": "Target", "chosen": "P2"},
         {"by": "P1", "prompt": "Discard"},
     ]
+
+
+# P1 searches the hidden pile for a red chip, all or nothing: where none lies there, the search
+# fails, and the failure is shown to everyone, as at the table, where the searcher says so.
+SEARCH = """play {
+  for p in players { let c = choose one from hand[p] by p prompt "Discard"  move c to discard }
+  attempt {
+    let r = choose one from discard where it.colour == red by players[0] prompt "Take a red chip"
+    move r to hand[players[0]]
+  }
+  let d = choose one from hand[players[1]] by players[1] prompt "Discard again"
+  move d to discard
+}
+"""
+
+
+def test_a_search_that_fails_in_the_open_is_no_leak_of_shape() -> None:
+    """Whether the hidden pile holds a red chip shows, in one world, by the failure everyone is shown
+    (the rules show it, as a `say` would), in the other by the searcher's hidden pick: the soak
+    accepts that, as it accepts two different cards shown in full."""
+    rb = rulecraft.load_text(LEAKS + SEARCH, "l.rules")
+    shown = set()
+    for seed in range(12):  # both worlds occur: a pile with red, one without
+        game = rb.new_game(players=2, seed=seed)
+        while not game.over:
+            game.apply(0)
+        shown.add(any(line.startswith("undo") for line in trace_lines(game, viewer=P2)))
+    assert shown == {True, False}
+    assert not caught(SEARCH)
+
+
+def test_a_hidden_line_before_a_line_both_worlds_show_is_still_a_leak() -> None:
+    """A hidden step on a branch on a hidden card, before a line shown in full in both worlds: the
+    full line tells the worlds nothing apart, the hidden one does."""
+    play = BRANCH.replace("{ set mark[p] = 1 }", '{ set mark[p] = 1 }\n  say "next"')
+    assert caught(play)

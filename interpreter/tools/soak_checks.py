@@ -156,7 +156,9 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
     the exchanged cards: V cannot tell which was taken) and run on to the next decision. The lines of
     the trace V is shown of that step must match, line for line, up to the first pair of lines
     that both show V something of what happened (not only their hidden text) and that differ (a
-    card or a `say` V sees tells V the games apart from then on, as it may). Any other difference
+    card or a `say` V sees tells V the games apart from then on, as it may), or up to a line that
+    shows V something in full in one game and appears nowhere in the other (an attempt's failure,
+    which everyone is shown: a search of a hidden pile that finds nothing). Any other difference
     (a line one shows and the other does not, a hidden line against another) is information in
     the shape of the trace: a decision taken at once because it had one option, a hidden step in
     a branch on a hidden card. If the decision was taken at once in the twin, the game may answer
@@ -200,6 +202,11 @@ def _compare(viewer: Player, seen: list[tuple[str, bool]], told: list[tuple[str,
             continue
         if full_a and full_b:
             break  # what the viewer sees in full tells the two games apart from here on
+        # A line shown in full in one game and nowhere in the other (an attempt's failure, shown to
+        # everyone; a `say` on one branch) tells them apart by what it shows, as the rules mean it
+        # to. A line shown in full in both tells nothing apart: the hidden line beside it does.
+        if (full_a and (a, True) not in told) or (full_b and (b, True) not in seen):
+            break
         return (
             f"what {viewer} is shown depends on what they cannot see: {a!r} but, with the hidden cards exchanged, {b!r}"
         )

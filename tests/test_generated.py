@@ -242,3 +242,53 @@ def test_statements_keep_a_zones_cards_as_they_are_then() -> None:
         "[red 1, blue 1, green 1]",
         "[red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1, green 1] [red 1, blue 1]",
     ]
+
+
+FIELDS = """card A { f: int, h: int }
+card B { g: int }
+zone with_f: A public
+zone without_f: B public
+var x: any = none public
+const TABLE = [{f: 5, g: 6}]
+const READ_F = x.f
+const READ_H = x.h
+setup { create 1 A { f: 4, h: 8 } in with_f  create 1 B { g: 2 } in without_f }
+play { }
+"""
+
+
+@pytest.mark.parametrize(
+    "holder",
+    ["card with both", "card with neither", "record with f", "record with h", "none", "number", "player", "list"],
+)
+def test_a_field_read_gives_what_the_definition_gives_whatever_holds_it(holder: str) -> None:
+    """`x.f` and `x.h` where x is a card whose class declares the field, a card whose class does not,
+    a record with it, `none`, a number, a player, a list: generated code gives the definition's value
+    or located error. `h`, which no record literal of the rulebook has, is read by the card's
+    attribute first, and a record with it (one from a state written elsewhere) by the exception."""
+    from rulecraft.language.values import CardRef, Player, Record
+
+    rb = load(FIELDS)
+    game = rb.new_game(players=1)
+    with_f, without_f = game.state.zones["with_f"][0], game.state.zones["without_f"][0]
+    game.state.vars["x"] = {
+        "card with both": CardRef(with_f),
+        "card with neither": CardRef(without_f),
+        "record with f": Record({"f": 5, "g": 6}),
+        "record with h": Record({"h": 7}),
+        "none": None,
+        "number": 3,
+        "player": Player(0),
+        "list": (CardRef(with_f),),
+    }[holder]
+    for const, holds in (
+        ("READ_F", ("card with both", "record with f")),
+        ("READ_H", ("card with both", "record with h")),
+    ):
+        node = rb.program.consts[const].value
+        generated = _outcome(lambda node=node: game._eval(node, {}))
+        assert generated == _outcome(lambda node=node: game._eval_slow(node, {}))
+        assert generated[0] == ("value" if holder in holds else "error")
+    source = rb.code_cache.compiled.generated.source
+    assert ".h\n    except _NO_ATTRIBUTE:" in source  # h by the attribute first
+    assert ".f\n    except _NO_ATTRIBUTE:" not in source  # f, which a record has, by the checks

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..syntax import ast as s
-from .source import attribute, literal_value, typed_key
+from .source import attribute, literal_value, plain_field, typed_key
 
 if TYPE_CHECKING:
     from .generate import Generator
@@ -306,6 +306,18 @@ class Body:
     def _read_field(self, e: s.FieldAccess, k: int, t: str) -> None:
         v, c = self.value(e.obj), self.tmp()
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
+        if plain_field(e.name) and e.name not in self.gen.record_fields:
+            # Only a card reference has an `id`, and a card's class has no public attribute but `id`
+            # and its fields: so the attribute is read exactly when the value is a card whose class
+            # declares the field, and anything else (a card without it, `none`, a record from a
+            # state written elsewhere) is left to `_field`, by the exception, which costs nothing
+            # until raised. A field some record literal has is read as below: raising for each
+            # record read costs more than the checks (a table of records read in a loop).
+            self.emit("try:")
+            self.emit(f"    {t} = {attribute(f'g.state.cards[{v}.id]', e.name)}")
+            self.emit("except _NO_ATTRIBUTE:")
+            self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
+            return
         # a card of a class seen to have the field: its attribute; a record with the field: its value;
         # anything else: `_field`
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")

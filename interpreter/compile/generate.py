@@ -59,6 +59,7 @@ RUNTIME_NAMES = (
     "_flatten",  # (game, list, node): `flatten` of a list of lists, charged and bounded; else _M
     "_BUILTINS",
     "_VALUE_ERRORS",
+    "_NO_ATTRIBUTE",  # AttributeError: a field read of what is not a card that has the field (body.py)
     "_INT_BUDGET",
     "_TEXT_BUDGET",
     "_LIST_BUDGET",
@@ -474,6 +475,9 @@ class Generator:
         self.probe = probe
         self.nodes, self.root_numbers = expression_nodes(program)
         self.number = {id(n): k for k, n in enumerate(self.nodes)}
+        # The fields a record of this program may have: its record literals' (body.py reads a field of
+        # no record by the card's attribute first)
+        self.record_fields = frozenset(i.name for n in self.nodes if n.__class__ is s.RecordLit for i in n.inits)
         self.lines: list[tuple[int, str, int]] = []  # (indent, text, node number or -1)
         self.prologue: list[str] = []
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once

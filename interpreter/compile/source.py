@@ -32,6 +32,13 @@ def attribute(obj: str, name: str) -> str:
     return f"getattr({obj}, {name!r})"
 
 
+def plain_field(name: str) -> bool:
+    """Whether a card's attribute `name` can only be one of its declared fields: a name read as
+    `obj.name` (`attribute`) other than `id`, the one attribute every card class has besides its
+    fields (runtime/state.py `card_class`)."""
+    return name != "id" and attribute("c", name) == f"c.{name}"
+
+
 def literal_value(e: Any) -> tuple[bool, Any]:
     """Whether an expression is a literal, and its value."""
     if e.__class__ in (s.IntLit, s.StrLit, s.BoolLit):

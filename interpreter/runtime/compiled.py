@@ -119,6 +119,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_flatten": flatten,
         "_BUILTINS": BUILTINS,
         "_VALUE_ERRORS": VALUE_ERRORS,
+        "_NO_ATTRIBUTE": AttributeError,
         "_INT_BUDGET": INT_BUDGET,
         "_TEXT_BUDGET": TEXT_BUDGET,
         "_LIST_BUDGET": LIST_BUDGET,

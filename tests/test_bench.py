@@ -137,6 +137,31 @@ def test_bench_times_a_search_at_positions_where_a_player_decides() -> None:
     assert bench.bench_game("guildhall", games=1, repeats=1)["search"] is None
 
 
+def _instructions_module():  # type: ignore[no-untyped-def]
+    path = ROOT / "examples" / "benchmarks" / "instructions.py"
+    spec = importlib.util.spec_from_file_location("instructions", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
+    """examples/benchmarks/instructions.py: the program callgrind counts plays the seeded games the
+    given number of times (here without valgrind), and a game's figure is the second pass alone."""
+    import subprocess
+    import sys
+
+    counter = _instructions_module()
+    cmd = counter.command(sys.executable, str(GAMES / "kuhn_poker.rules"), 2, 3, 2, False)
+    assert cmd[:3] == ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    played = subprocess.run(cmd[3:], capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    assert counter.collected("==1== Events    : Ir\n==1== Collected : 5347906123\n") == 5347906123
+    assert counter.per_game(5_000, 8_000, 3) == 1_000
+    with pytest.raises(RuntimeError, match="no count"):
+        counter.collected("valgrind: not found")
+
+
 def _compare_module():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("compare", ROOT / "examples" / "benchmarks" / "compare.py")
     assert spec is not None and spec.loader is not None

@@ -1,0 +1,104 @@
+"""Instructions per game, counted by valgrind's callgrind: a figure the host's noise cannot move.
+
+    python examples/benchmarks/instructions.py GAME [--players N] [--games N] [--trace]
+
+On a shared machine the CPU time of the same run moves by up to 1.5x between rounds, so a change
+of a few per cent cannot be seen in `rulecraft bench`. Callgrind counts the instructions the
+interpreter executes, which are the same from run to run for the same code and input (seen here:
+two counts of the same Guildhall games agree to 0.02 %). It is slow (some 50 times), so the
+figure comes from a few games.
+
+The count of one pass over the seeded random games (seeds 0 .. N-1, played as `rulecraft bench`
+plays them) is the count of a process that plays them twice less that of one that plays them
+once: everything else (start-up, parsing, the code made on first use) is the same in both and
+falls out. The disk cache is off and the hash seed fixed, so that both processes do the same work.
+Compare two checkouts by running the script with each one's Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+PLAY = """
+import sys
+from rulecraft import rulebook
+from rulecraft.tools.bench import play_random
+name, players, games, passes, trace = sys.argv[1], *map(int, sys.argv[2:6])
+rb = rulebook.load(name)
+for _ in range(passes):
+    for seed in range(games):
+        play_random(rb, players, seed, trace == 1)
+"""
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def command(python: str, game: str, players: int, games: int, passes: int, trace: bool) -> list[str]:
+    """The valgrind command that counts a process playing the games `passes` times."""
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        python,
+        "-c",
+        PLAY,
+        game,
+        str(players),
+        str(games),
+        str(passes),
+        "1" if trace else "0",
+    ]
+
+
+def collected(output: str) -> int:
+    """The instructions callgrind reports having counted."""
+    found = _COLLECTED.search(output)
+    if found is None:
+        raise RuntimeError(f"callgrind reported no count:\n{output[-2000:]}")
+    return int(found.group(1))
+
+
+def per_game(once: int, twice: int, games: int) -> float:
+    """Instructions of one game: the second pass over the games, divided among them."""
+    return (twice - once) / games
+
+
+def count(python: str, game: str, players: int, games: int, passes: int, trace: bool) -> int:
+    env = {**os.environ, "RULECRAFT_CACHE_DIR": "off", "PYTHONHASHSEED": "0"}
+    run = subprocess.run(
+        command(python, game, players, games, passes, trace), env=env, capture_output=True, text=True, check=False
+    )
+    if run.returncode != 0:  # valgrind passes on the program's exit code
+        raise RuntimeError(f"the counted run failed:\n{run.stderr[-2000:]}")
+    return collected(run.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("game", help="a bundled rulebook or a path")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--games", type=int, default=2, help="seeded random games per pass (default 2)")
+    p.add_argument("--trace", action="store_true", help="play with the trace on")
+    p.add_argument("--python", default=sys.executable, help="the Python whose rulecraft is counted")
+    args = p.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("instructions.py needs valgrind (Debian's package valgrind)", file=sys.stderr)
+        return 2
+    try:
+        once = count(args.python, args.game, args.players, args.games, 1, args.trace)
+        twice = count(args.python, args.game, args.players, args.games, 2, args.trace)
+    except RuntimeError as error:
+        print(f"instructions.py: {error}", file=sys.stderr)
+        return 1
+    figure = per_game(once, twice, args.games) / 1e6
+    print(f"{args.game} ({args.players} players{', trace' if args.trace else ''}): {figure:.2f} M instructions a game")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

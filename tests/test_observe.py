@@ -107,10 +107,13 @@ def test_observing_adds_a_sink_to_the_games_made_meanwhile() -> None:
 
 
 def test_observe_adds_a_sink_from_now_on() -> None:
-    """`game.observe(sink)` hears what happens after it, not what happened before."""
+    """`game.observe(sink)` hears what happens after it, not what happened before (the trace alone
+    had its events appended directly: from then on both hear them)."""
     game = rulecraft.Game(TUTORIAL, 2, seed=3)
+    assert game.sinks.log is game.events
     sink = Everything()
     game.observe(sink)
+    assert game.sinks.log is None
     before = len(game.events)
     assert sink.events == []
     game.apply(0)

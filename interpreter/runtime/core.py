@@ -129,6 +129,10 @@ class GameCore:
 
     def emit(self, event: Event) -> None:
         """Tell the sinks that listen for events (the trace among them) of one (only made when `sinks.events`)."""
+        log = self.sinks.log
+        if log is not None:  # the trace alone: its `on_event`, without the calls
+            log.append(event)
+            return
         for sink in self.sinks.events:
             sink.on_event(self, event)  # type: ignore[arg-type]  # a layer of Game
 

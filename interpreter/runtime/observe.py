@@ -68,14 +68,17 @@ class Trace(Observer):
 class Sinks:
     """The sinks of one game, by hook (`game.sinks`): the game's fast path tests one of these tuples.
 
-    `trace` is the game's own trace (`Game(trace=True)`), whose events `game.events` shows."""
+    `trace` is the game's own trace (`Game(trace=True)`), whose events `game.events` shows; `log` is
+    its list of events while the trace is the only sink of events, so that an event is appended to
+    it without two calls (a game traces thousands: `GameCore.emit`), else None."""
 
-    __slots__ = ("events", "moves", "pushes", "trace")
+    __slots__ = ("events", "log", "moves", "pushes", "trace")
 
     def __init__(self, trace: Trace | None = None):
         self.events: tuple[Observer, ...] = ()
         self.pushes: tuple[Observer, ...] = ()
         self.moves: tuple[Observer, ...] = ()
+        self.log: list[Event] | None = None
         self.trace = trace
         if trace is not None:
             self.add(trace)
@@ -84,6 +87,8 @@ class Sinks:
         """Let `sink` hear the hooks it overrides."""
         if listens(sink, "on_event"):
             self.events = (*self.events, sink)
+            only = self.trace if self.events == (self.trace,) and type(self.trace) is Trace else None
+            self.log = only.events if only is not None else None
         if listens(sink, "on_push"):
             self.pushes = (*self.pushes, sink)
         if listens(sink, "on_move"):

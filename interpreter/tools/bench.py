@@ -2,12 +2,12 @@
 
 For each game: parse+check time (cold: the rulebook cache emptied first; cached: loaded again),
 games per second and decisions per second with seeded random agents (tracing on and off), the
-cost of cloning a game at a decision, the CPU time of a search agent's decision (`MctsAgent` at its
-default budget, the agents' own figure: see docs/AGENTS.md), and the peak memory of one game
-(tracemalloc). Every figure
-is measured several times; the report gives the median and the spread (lowest, highest). Times
-are the CPU time of this process (`time.process_time`), so that other work on a busy machine
-disturbs them less than it would wall-clock time.
+cost of cloning a game at a decision, the CPU time of a search agent's decision (`MctsAgent` at
+its default budget, the agents' own figure: see docs/AGENTS.md), and the peak memory of one game
+(tracemalloc). Every figure is measured several times; the report gives the median and the
+spread (lowest, highest). Times are the CPU time of this process (`time.process_time`), so that
+other work on a busy machine disturbs them less than it would wall-clock time (for changes of a
+few per cent, count instructions instead: examples/benchmarks/instructions.py).
 
 Decisions are the answers a game records: the players' and the table's (chance). A decision with
 one option is taken at once and is not counted.

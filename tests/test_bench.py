@@ -137,6 +137,13 @@ def test_bench_times_a_search_at_positions_where_a_player_decides() -> None:
     assert bench.bench_game("guildhall", games=1, repeats=1)["search"] is None
 
 
+def test_bench_says_so_where_no_player_decides(capsys: pytest.CaptureFixture[str]) -> None:
+    """Dominion's first game is played by bots written in the rulebook: no position to search."""
+    path = str(GAMES / "dominion_first_game.rules")
+    assert main(["bench", path, "--repeats", "1", "--games-per-run", "1", "--search", "2", "-q"]) == 0
+    assert "MCTS decision (CPU)      -  (no player decides in the game)" in capsys.readouterr().out
+
+
 def _instructions_module():  # type: ignore[no-untyped-def]
     path = ROOT / "examples" / "benchmarks" / "instructions.py"
     spec = importlib.util.spec_from_file_location("instructions", path)

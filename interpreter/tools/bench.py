@@ -288,7 +288,9 @@ def text_report(report: dict[str, Any]) -> str:
             rows.append((f"decisions/s ({what})", f"{_fmt(p['decisions_per_s'])}  {per_game}"))
         rows.append(("clone at a decision", _fmt(g["clone"]["clone_us"], 1, " us")))
         search = g.get("search")
-        if search is not None:
+        if search is not None and search["positions"] == 0:
+            rows.append(("MCTS decision (CPU)", "-  (no player decides in the game)"))
+        elif search is not None:
             note = f"  ({search['positions']} positions, {search['iterations']:,.0f} iterations each)"
             rows.append(("MCTS decision (CPU)", _fmt(search["decision_s"], 1000, " ms") + note))
         mem = g["memory"]["peak_kib"]

@@ -141,7 +141,7 @@ def test_bench_says_so_where_no_player_decides(capsys: pytest.CaptureFixture[str
     """Dominion's first game is played by bots written in the rulebook: no position to search."""
     path = str(GAMES / "dominion_first_game.rules")
     assert main(["bench", path, "--repeats", "1", "--games-per-run", "1", "--search", "2", "-q"]) == 0
-    assert "MCTS decision (CPU)      -  (no player decides in the game)" in capsys.readouterr().out
+    assert "MCTS decision (CPU)     -  (no player decides in the game)" in capsys.readouterr().out
 
 
 def _instructions_module():  # type: ignore[no-untyped-def]

@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"instructions.py: {error}", file=sys.stderr)
         return 1
     figure = per_game(once, twice, args.games) / 1e6
-    print(f"{args.game} ({args.players} players{', trace' if args.trace else ''}): {figure:.2f} M instructions a game")
+    digits = 2 if figure >= 10 else 4  # (a small game's figure, to the thousand)
+    what = f"{args.players} players{', trace' if args.trace else ''}"
+    print(f"{args.game} ({what}): {figure:.{digits}f} M instructions a game")
     return 0
 
 

@@ -69,8 +69,8 @@ class Sinks:
     """The sinks of one game, by hook (`game.sinks`): the game's fast path tests one of these tuples.
 
     `trace` is the game's own trace (`Game(trace=True)`), whose events `game.events` shows; `log` is
-    its list of events while the trace is the only sink of events, so that an event is appended to
-    it without two calls (a game traces thousands: `GameCore.emit`), else None."""
+    its list of events while the trace is the only sink of events, so that `GameCore.emit` appends to
+    it without calling the sink (a game traces thousands), else None."""
 
     __slots__ = ("events", "log", "moves", "pushes", "trace")
 
@@ -87,8 +87,8 @@ class Sinks:
         """Let `sink` hear the hooks it overrides."""
         if listens(sink, "on_event"):
             self.events = (*self.events, sink)
-            only = self.trace if self.events == (self.trace,) and type(self.trace) is Trace else None
-            self.log = only.events if only is not None else None
+            trace = self.trace
+            self.log = trace.events if trace is not None and type(trace) is Trace and self.events == (trace,) else None
         if listens(sink, "on_push"):
             self.pushes = (*self.pushes, sink)
         if listens(sink, "on_move"):

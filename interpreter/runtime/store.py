@@ -106,12 +106,7 @@ class Store(Evaluator):
         hidden_text: str | None = None,
         top_text: str | None = None,
     ) -> None:
-        event = Event(verb, text, span, "", zones, hidden_text, top_text, self.secret_run)  # (positional: cheaper)
-        log = self.sinks.log
-        if log is not None:  # the trace alone (`emit`, without its call)
-            log.append(event)
-        else:
-            self.emit(event)
+        self.emit(Event(verb, text, span, "", zones, hidden_text, top_text, self.secret_run))  # (positional: cheaper)
 
     def _changed(self, name: str) -> None:
         watched = self.code.rule_reads

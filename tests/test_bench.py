@@ -122,7 +122,7 @@ def test_bench_times_a_search_at_positions_where_a_player_decides() -> None:
     from rulecraft.tools import bench
 
     rb = rulecraft.load("guildhall")
-    positions = bench.search_positions(rb, 2, 3)
+    positions = bench.decision_positions(rb, 2, 3)
     answered = [len(p.answers) for p in positions]
     assert len(positions) == 3 and answered == sorted(set(answered))
     total = len(bench.play_random(rb, 2, 0, False).answers)

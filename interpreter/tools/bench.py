@@ -103,18 +103,31 @@ def measure_play(
     }
 
 
-def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones: int = 200) -> dict[str, Any]:
-    """Microseconds to clone a game paused at a decision halfway through a seeded random game."""
+def decision_positions(rb: rulebook_mod.Rulebook, players: int, count: int) -> list[Game]:
+    """`count` positions of a seeded random game (seed 0) at which a player decides, spread evenly
+    over it: the first player's decision at or after each of `count` evenly spaced answers (one:
+    the decision halfway through); none in a game in which no player decides."""
     total = len(play_random(rb, players, 0, False).answers)
+    marks = [total * (j + 1) // (count + 1) for j in range(count)]
     game = rb.new_game(players=players, seed=0, trace=False)
     agents = _agents(game, 0)
-    while len(game.answers) < total // 2 and not game.over:
+    positions: list[Game] = []
+    while len(positions) < count and not game.over:
         decision = game.current_decision()
-        if decision is None or decision.player is None:
+        if decision is None or decision.player is None:  # (the table is answered at once)
             break
-        game.apply(agents[decision.player.index].choose(game, decision))
-    if game.over or game.current_decision() is None:
-        return {"clone_us": None, "at_answer": len(game.answers)}
+        if len(game.answers) >= marks[len(positions)]:
+            positions.append(game.clone())
+        game.apply(agents[decision.player.index].choose(game, decision), atomic=False)
+    return positions
+
+
+def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones: int = 200) -> dict[str, Any]:
+    """Microseconds to clone a game paused at a decision halfway through a seeded random game."""
+    positions = decision_positions(rb, players, 1)
+    if not positions:
+        return {"clone_us": None, "at_answer": None}
+    game = positions[0]
     samples = []
     for _ in range(repeats):
         start = time.process_time()
@@ -124,33 +137,14 @@ def measure_clone(rb: rulebook_mod.Rulebook, players: int, repeats: int, clones:
     return {"clone_us": _summary(samples), "at_answer": len(game.answers)}
 
 
-def search_positions(rb: rulebook_mod.Rulebook, players: int, count: int) -> list[Game]:
-    """`count` positions of a seeded random game (seed 0) at which a player decides, spread evenly
-    over it: the first player's decision at or after each of `count` evenly spaced answers."""
-    total = len(play_random(rb, players, 0, False).answers)
-    marks = [total * (j + 1) // (count + 1) for j in range(count)]
-    game = rb.new_game(players=players, seed=0, trace=False)
-    agents = _agents(game, 0)
-    positions: list[Game] = []
-    while len(positions) < count and not game.over:
-        decision = game.current_decision()
-        if decision is None:
-            break
-        if decision.player is not None and len(game.answers) >= marks[len(positions)]:
-            positions.append(game.clone())
-        chooser = agents[decision.player.index if decision.player is not None else 0]
-        game.apply(chooser.choose(game, decision), atomic=False)
-    return positions
-
-
 def measure_search(
     rb: rulebook_mod.Rulebook, players: int, repeats: int, decisions: int, advance: Advance = _nothing
 ) -> dict[str, Any]:
     """Seconds of CPU an MCTS agent at its default budget takes to decide, over `decisions` positions
-    of a seeded random game (`search_positions`), each searched with the same seed in every run: the
+    of a seeded random game (`decision_positions`), each searched with the same seed in every run: the
     figure a search agent's strength is bought with (docs/AGENTS.md). Each run gives the mean over
     the positions; the iterations are those of a decision, on average."""
-    positions = search_positions(rb, players, decisions)
+    positions = decision_positions(rb, players, decisions)
     if not positions:
         return {"decision_s": None, "positions": 0, "iterations": None}
     samples: list[float] = []

@@ -304,7 +304,7 @@ class Body:
         return loop.kept[py, e.name]
 
     def _read_field(self, e: s.FieldAccess, k: int, t: str) -> None:
-        v, c = self.value(e.obj), self.tmp()
+        v = self.value(e.obj)
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
         if plain_field(e.name) and e.name not in self.gen.record_fields:
             # Only a card reference has an `id`, and a card's class has no public attribute but `id`
@@ -320,6 +320,7 @@ class Body:
             return
         # a card of a class seen to have the field: its attribute; a record with the field: its value;
         # anything else: `_field`
+        c = self.tmp()
         self.emit(f"if {v}.__class__ is _CardRef and ({c} := g.state.cards[{v}.id]).__class__ in {having}:")
         self.emit(f"    {t} = {attribute(c, e.name)}")
         self.emit(f"elif {v}.__class__ is _Record and {e.name!r} in {v}._fields:")

@@ -270,6 +270,30 @@ def test_runaway_recursion_inline_stops_where_the_machine_did(body: str) -> None
     assert "t.rules:9:" in messages[0]
 
 
+@pytest.mark.parametrize("rule", ["", 'rule back() when len(pile) > 0 { say "back" move pile to deck }'])
+@pytest.mark.parametrize("start", ["again(0)", "if true { again(0) }"])  # (each depth, odd and even, is reached)
+def test_runaway_recursion_through_draws_stops_where_the_machine_did(rule: str, start: str) -> None:
+    """A draw made at once makes no frame of its own; the depth budget still counts the one it and a
+    rule its card starts would have pushed, so runaway recursion through draws stops at the same
+    statement with the same message, and at the same step, as when every draw was a frame."""
+    rb = load(f"""
+zone deck: Chip hidden shuffled
+{rule}
+proc again(n: int) {{
+  draw 1 from deck to pile
+  again(n + 1)
+}}
+setup {{ create 3 Chip {{ colour: red, n: 1 }} in deck }}
+play {{ {start} }}
+""")
+    messages = []
+    for observers in ([], [EveryFrame()]):
+        with pytest.raises(RulebookError, match="more than 400 nested steps: runaway recursion") as caught:
+            Game(rb, 1, 0, observers=observers)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
 @pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
 def test_whole_games_are_the_same_inline_and_with_a_frame_per_block(name: str) -> None:
     """Seeded random games of the bundled rulebooks give the same trace both ways."""

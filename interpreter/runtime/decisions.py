@@ -164,13 +164,17 @@ class Decisions(Store):
         self.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span) -> bool:
+    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int | None = None) -> bool:
         """Draw with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
         `_decide`) with less work; it stops when the drawing is done (True), when a move started
         other work such as a rule (True: the frame draws on when it is stepped again), or when a
         draw would offer more options than a decision may (False: asking reports it).
+
+        With a `depth`, the frame is not on the stack yet (`_exec_draw`): it is put there, at that
+        depth below the work a move started, only if that happens, so that the frames are then as
+        they would have been; a draw done at once never makes one.
         """
         st, frames = self.state, self.frames
         key = src.key
@@ -179,7 +183,8 @@ class Decisions(Store):
         while True:
             ids = st.zones.get(key, [])
             if frame.count <= 0 or not ids:
-                frames.pop()
+                if depth is None:
+                    frames.pop()
                 return True
             if labels is None:
                 labels = list(self.zone_labels(src.name, key, ids))
@@ -214,7 +219,12 @@ class Decisions(Store):
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
                 self.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
-            if frames[-1] is not frame or self.pending is not None or st.over:
+            if depth is not None:
+                if len(frames) != depth or self.pending is not None or st.over:
+                    if not st.over:
+                        frames.insert(depth, frame)
+                    return True
+            elif frames[-1] is not frame or self.pending is not None or st.over:
                 return True
 
     def _decide(

@@ -14,6 +14,7 @@ from ..syntax import ast as s
 from . import knowledge
 from .decisions import Decisions
 from .machine import (
+    DEPTH_BUDGET,
     AskFrame,
     AttemptFrame,
     BlockFrame,
@@ -53,6 +54,15 @@ class Statements(Decisions):
             frame = AskFrame("draw", st, env)
             frame.count = n
             frame.pool = (src, dst)
+            if (
+                self.auto_chance
+                and not self.next_draws
+                and not self.sinks.pushes  # (a sink that hears every frame pushed hears this one)
+                # (else a push, its own or a rule's after a move, names the runaway)
+                and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
+                and self._draw_at_once(frame, src, dst, st.span, len(self.frames))
+            ):
+                return  # drawn without the frame: it is made only if a move started other work first
             self.push(frame)
             if self.auto_chance and not self.next_draws:
                 # Drawn now, as the machine would step the frame next: done, it is gone, and the

@@ -271,11 +271,11 @@ def test_runaway_recursion_inline_stops_where_the_machine_did(body: str) -> None
 
 
 @pytest.mark.parametrize("rule", ["", 'rule back() when len(pile) > 0 { say "back" move pile to deck }'])
-@pytest.mark.parametrize("start", ["again(0)", "if true { again(0) }"])  # (each depth, odd and even, is reached)
+@pytest.mark.parametrize("start", ["again(0)", "if true { again(0) }"])  # (the second starts one frame deeper)
 def test_runaway_recursion_through_draws_stops_where_the_machine_did(rule: str, start: str) -> None:
     """A draw made at once makes no frame of its own; the depth budget still counts the one it and a
     rule its card starts would have pushed, so runaway recursion through draws stops at the same
-    statement with the same message, and at the same step, as when every draw was a frame."""
+    statement with the same message as when every draw was a frame (a frame per block makes one)."""
     rb = load(f"""
 zone deck: Chip hidden shuffled
 {rule}

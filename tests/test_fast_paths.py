@@ -249,6 +249,16 @@ play {{ let t = down({depth}) set total = t }}
         assert game.state.vars["total"] == depth * (depth + 1) // 2
 
 
+def runaway_messages(rb: rulecraft.Rulebook) -> list[str]:
+    """The runaway errors of a game of `rb`, run inline and with a frame per block."""
+    messages = []
+    for observers in ([], [EveryFrame()]):
+        with pytest.raises(RulebookError, match="more than 400 nested steps: runaway recursion") as caught:
+            Game(rb, 1, 0, observers=observers)
+        messages.append(str(caught.value))
+    return messages
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -260,12 +270,7 @@ play {{ let t = down({depth}) set total = t }}
 def test_runaway_recursion_inline_stops_where_the_machine_did(body: str) -> None:
     """Unbounded recursion through inline work stops at the depth budget with the machine's message,
     naming the same statement (the budget counts the frames inline work stands for)."""
-    rb = load(body)
-    messages = []
-    for observers in ([], [EveryFrame()]):
-        with pytest.raises(RulebookError, match="more than 400 nested steps: runaway recursion") as caught:
-            Game(rb, 1, 0, observers=observers)
-        messages.append(str(caught.value))
+    messages = runaway_messages(load(body))
     assert messages[0] == messages[1]
     assert "t.rules:9:" in messages[0]
 
@@ -286,11 +291,7 @@ proc again(n: int) {{
 setup {{ create 3 Chip {{ colour: red, n: 1 }} in deck }}
 play {{ {start} }}
 """)
-    messages = []
-    for observers in ([], [EveryFrame()]):
-        with pytest.raises(RulebookError, match="more than 400 nested steps: runaway recursion") as caught:
-            Game(rb, 1, 0, observers=observers)
-        messages.append(str(caught.value))
+    messages = runaway_messages(rb)
     assert messages[0] == messages[1]
 
 

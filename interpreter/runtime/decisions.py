@@ -78,8 +78,11 @@ class Decisions(Store):
             src, dst = frame.pool
             if self.next_draws.get(src.key) and self._draw_named(frame, src, dst):
                 return
-            if self.auto_chance and self._draw_at_once(frame, src, dst, draw.span):
-                return
+            if self.auto_chance:
+                self.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
+                if self._draw_at_once(frame, src, dst, draw.span, len(self.frames)):
+                    return
+                self.frames.append(frame)
             ids = self.state.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
                 self.frames.pop()
@@ -164,7 +167,7 @@ class Decisions(Store):
         self.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int | None = None) -> bool:
+    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
         """Draw with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
@@ -172,9 +175,9 @@ class Decisions(Store):
         other work such as a rule (True: the frame draws on when it is stepped again), or when a
         draw would offer more options than a decision may (False: asking reports it).
 
-        With a `depth`, the frame is not on the stack yet (`_exec_draw`): it is put there, at that
-        depth below the work a move started, only if that happens, so that the frames are then as
-        they would have been; a draw done at once never makes one.
+        The frame is not on the stack (`frames` has `depth` frames): it is put there, below the work
+        a move started, only if that happens, so that the frames are then as they would have been
+        had it stayed on top; a draw done at once leaves no frame.
         """
         st, frames = self.state, self.frames
         key = src.key
@@ -183,8 +186,6 @@ class Decisions(Store):
         while True:
             ids = st.zones.get(key, [])
             if frame.count <= 0 or not ids:
-                if depth is None:
-                    frames.pop()
                 return True
             if labels is None:
                 labels = list(self.zone_labels(src.name, key, ids))
@@ -219,12 +220,9 @@ class Decisions(Store):
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
                 self.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
-            if depth is not None:
-                if len(frames) != depth or self.pending is not None or st.over:
-                    if not st.over:
-                        frames.insert(depth, frame)
-                    return True
-            elif frames[-1] is not frame or self.pending is not None or st.over:
+            if len(frames) != depth or self.pending is not None or st.over:
+                if not st.over:
+                    frames.insert(depth, frame)
                 return True
 
     def _decide(

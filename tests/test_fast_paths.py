@@ -1,7 +1,7 @@
 """The runtime's fast paths, which must change nothing but speed.
 
 - Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
-  wait becomes frames only then (runtime/closures.py, `run_block`). The tests compare the inline
+  wait becomes frames only then (compile/blocks.py, runtime/closures.py `Body`). The tests compare the inline
   run with the machine that makes a frame for every block (which it does while a sink hears every
   frame pushed, as rule coverage does).
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`),

@@ -1,4 +1,5 @@
-"""Statements as Python closures; expressions as the rulebook's generated code (compile/generate.py).
+"""Blocks of statements as generated code (compile/blocks.py); expressions as the rulebook's generated code
+(compile/generate.py); the code of a rulebook kept with it (`CodeCache`).
 
 `Game._eval(e, env)` is the meaning of an expression; the methods `Game._eval_*` spell it out
 node by node. Each expression that a statement, a declaration or a rule reads (a root) runs as
@@ -8,24 +9,25 @@ reports the located error. An expression that is not a root of the program (one 
 test makes) is evaluated by the definition. `tests/test_generated.py` checks the generated code
 against the definition, node by node.
 
-Statements have one definition each. The common ones (`let`, `x = ...`, `set`, `move`,
-`create`, `if`, `for`, a procedure call) are defined here, as closures; the others (those that
-ask, push a frame of their own or end the game) by their `Game._exec_*` method, which their
-closure calls. `_compile_stmt` is one `match` over every kind of statement, so a forgotten one is
-a type error. A block's closures are run one after another by its frame (see `BlockFrame.step`).
-Statements stay closures stepped by frames, so that a game waiting on a decision is data and
-clones without replay (docs/ARCHITECTURE.md).
+Statements have one definition each. Each block of the rulebook becomes two generated functions
+(compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
+and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `if`, `for`, a procedure call
+and `return` are spelled out in that code; `set`, `move` and `create` are closures defined here,
+which the code calls; the others (those that ask, push a frame of their own or end the game) are
+their `Game._exec_*` method. The generator is one `match` over every kind of statement, so a
+forgotten one is a type error. Statements stay stepped by frames, so that a game waiting on a
+decision is data and clones without replay (docs/ARCHITECTURE.md).
 
 Frames are made only when work has to wait. An `if`, a `for` and a procedure call run their blocks
-at once, inline (`run_block`), as their frames would run them, and go on to the next statement in
-the same step. Only when something inside has to wait (it pushes a frame: a decision, a `while`, an
-`attempt`, a check of the state-based rules after a change, ...) does the work left over become
+at once, inline (their `Body.run`), as their frames would run them, and go on to the next statement
+in the same step. Only when something inside has to wait (it pushes a frame: a decision, a `while`,
+an `attempt`, a check of the state-based rules after a change, ...) does the work left over become
 frames: each block, loop and call still under way puts its frame, at the point it reached, below the
-new work, innermost on top, just as the machine would have had them. So between two decisions the
-common statements run as straight-line Python calls, while a game waiting on a decision is the same
-data as before. What a statement's code returns says whether its block goes on (None) or the step
-ends here (SUSPENDED, ENDED, or a `return`'s `Returned` value, which the call running inline takes,
-or else the call's frame). The depth budget counts the frames that inline work stands for
+new work, innermost on top, just as the machine would have had them (`_stop`). So between two
+decisions a block is one Python call, while a game waiting on a decision is the same data as
+before. What a statement's code gives says whether its block goes on (None) or the step ends here
+(SUSPENDED, ENDED, or a `return`'s `Returned` value, which the call running inline takes, or else
+the call's frame). The depth budget counts the frames that inline work stands for
 (`Game.inline_depth`), so it stops a runaway recursion where the machine did, naming the same
 statement. Nothing runs inline while a sink hears every frame pushed (rule coverage counts them),
 nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its frames.
@@ -50,9 +52,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any
 
 from ..check.program import reads_of
+from ..compile.blocks import block_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
 from ..language.values import CardRef, Player, ZoneRef, zone_key
@@ -77,7 +80,6 @@ if TYPE_CHECKING:
     from .game import Game
 
 Code = Callable[["Game", dict[str, Any]], Any]
-Block = tuple[tuple[Code, ...], tuple[int, ...]]  # a block's closures, and the work each charges when it runs
 
 # What a statement's code returns when the step must end (None: its block goes on), besides the
 # value of a `return` (machine.Returned), which goes to the call running inline or to the call's frame.
@@ -118,9 +120,8 @@ class CodeCache:
         self.const_values: dict[int, dict[str, Any]] = {}  # players -> pure constant -> value
         self.values: dict[int, tuple[Any, Code]] = {}
         self.truths: dict[int, tuple[Any, Code]] = {}
-        # By a block's identity (each entry holds its block): its statements' closures, and what
-        # each charges the budget of work when it runs (`node_count`).
-        self.blocks: dict[int, tuple[Any, Block]] = {}
+        # By a block's identity (each entry holds its block): its generated code.
+        self.blocks: dict[int, tuple[Any, Body]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
@@ -165,15 +166,14 @@ class CodeCache:
         return truth
 
     def statement(self, st: s.Stmt) -> Code:
-        """The closure of one statement run on its own (not kept: a scenario's edit runs once)."""
-        return _compile_stmt(st, self)
+        """The code of one simple statement run on its own (not kept: a scenario's edit runs once)."""
+        return _simple(st, self)
 
-    def block(self, stmts: tuple[Any, ...]) -> Block:
-        """The closures of a block's statements, in order, and the work each charges when it runs."""
+    def block(self, stmts: tuple[Any, ...]) -> Body:
+        """A block's code (`Body`: generated when it first runs), one for each block of the rulebook."""
         entry = self.blocks.get(id(stmts))
         if entry is None or entry[0] is not stmts:
-            codes = tuple(_compile_stmt(st, self) for st in stmts)
-            entry = self.blocks[id(stmts)] = (stmts, (codes, tuple(node_count(st) for st in stmts)))
+            entry = self.blocks[id(stmts)] = (stmts, Body(stmts, self))
         return entry[1]
 
 
@@ -199,29 +199,6 @@ def _slow(e: Any) -> Code:
     return lambda g, env: method(g, e, env)
 
 
-def _arguments(params: tuple[str, ...], args: tuple[Code, ...]) -> Code:
-    """A closure making the local names of a call from its arguments (one and two spelled out: the common calls)."""
-    if len(params) == 1:
-        (p0,), (a0,) = params, args
-
-        def one(g: Game, env: dict[str, Any]) -> Any:
-            return {p0: a0(g, env)}
-
-        return one
-    if len(params) == 2:
-        (p0, p1), (a0, a1) = params, args
-
-        def two(g: Game, env: dict[str, Any]) -> Any:
-            return {p0: a0(g, env), p1: a1(g, env)}
-
-        return two
-
-    def many(g: Game, env: dict[str, Any]) -> Any:
-        return dict(zip(params, [a(g, env) for a in args], strict=True))
-
-    return many
-
-
 def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
 
@@ -245,126 +222,132 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
     return items
 
 
-# ---------------------------------------------------------------------------- running inline
-
-
-def run_block(g: Game, stmts: tuple[s.Stmt, ...], block: Block, env: dict[str, Any]) -> Any:
-    """Run a block's statements now, as its frame would (`BlockFrame.step`), without making the frame;
-    `block` is their code (`CodeCache.block`, which the closure running the block keeps: `Body`).
-
-    Returns None when the block is done. When a statement ends the step (it pushed work that must
-    wait, or its own inline work did), the rest of the block becomes a frame, put below that work,
-    and SUSPENDED is returned; ENDED and a `Returned` value are passed on as they come.
-    """
-    codes, costs = block
-    frames = g.frames
-    depth, i, n = len(frames), 0, len(codes)
-    while i < n:
-        g.work_left -= costs[i]
-        if g.work_left < 0:
-            g.charge(0, stmts[i])
-        try:
-            r = codes[i](g, env)
-        except TooDeep:  # as the machine names it: the statement that went too deep
-            raise g.runaway(stmts[i].span, DEPTH_MESSAGE) from None
-        i += 1
-        if r is None:
-            if len(frames) == depth and g.pending is None and not g.state.over:
-                continue
-            r = ENDED if g.state.over else SUSPENDED
-        if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-            frames.insert(depth, BlockFrame(stmts, env, i, block))
-        return r
-    return None
+# ---------------------------------------------------------------------------- blocks
 
 
 class Body:
-    """A block that a closure runs inline, and its code once first run (`code`): a block's closures are
-    made on first use (a procedure's body calls procedures, itself among them), and looking them up in
-    the cache by identity at every run was some 3 % of a bundled game of many small blocks."""
+    """A block's generated code (compile/blocks.py): `run(g, env)` runs it inline, `step(g, frame)` is its
+    `BlockFrame`'s step. Made on first use (a procedure's body calls procedures, itself among them, and
+    a game runs a part of its rules), then the two attributes are the generated functions."""
 
-    __slots__ = ("block", "stmts")
+    __slots__ = ("cache", "run", "step", "stmts")
 
-    def __init__(self, stmts: tuple[s.Stmt, ...]):
-        self.stmts = stmts
-        self.block: Block | None = None
+    def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache):
+        self.stmts, self.cache = stmts, cache
+        self.run: Callable[[Game, dict[str, Any]], Any] = self._first_run
+        self.step: Callable[[Game, BlockFrame], None] = self._first_step
 
-    def code(self, cache: CodeCache) -> Block:
-        block = self.block
-        if block is None:
-            block = self.block = cache.block(self.stmts)
-        return block
+    def _make(self) -> None:
+        self.run, self.step = _generated_block(self.stmts, self.cache)
+
+    def _first_run(self, g: Game, env: dict[str, Any]) -> Any:
+        self._make()
+        return self.run(g, env)
+
+    def _first_step(self, g: Game, frame: BlockFrame) -> None:
+        self._make()
+        self.step(g, frame)
 
 
-def _enter(g: Game, frames: int) -> bool:
-    """Whether work that the machine would give `frames` frames runs inline now: not while a sink
-    hears every frame pushed (rule coverage counts them), nor past INLINE_DEPTH. The depth budget
-    counts the frames it stands for, as if they were made."""
-    depth = g.inline_depth + frames
-    if depth > INLINE_DEPTH or g.sinks.pushes:
-        return False
-    if len(g.frames) + depth > DEPTH_BUDGET:
-        raise TooDeep
-    return True
+def _stop(g: Game, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
+    """A block running inline ends the step after its statement `i - 1`: that statement returned `r`, or
+    started work that must wait (the rest of the block becomes a frame below it) or ended the game."""
+    if r is None:
+        r = ENDED if g.state.over else SUSPENDED
+    if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
+        g.frames.insert(depth, BlockFrame(body.stmts, env, i, body))
+    return r
+
+
+def _frame_stop(g: Game, r: Any) -> None:
+    """A block's frame ends its step: a `return` unwinds to its call's frame (other work is above it)."""
+    if r.__class__ is Returned:
+        g.return_from_call(r.value, r.span)
+
+
+# What every block's generated code reads besides its own constants, and the only built-ins it may call.
+_BASE: dict[str, Any] = {
+    "__builtins__": {"len": len, "enumerate": enumerate, "int": int},
+    "_stop": _stop,
+    "_frame_stop": _frame_stop,
+    "_TooDeep": TooDeep,
+    "_DEPTH_MESSAGE": DEPTH_MESSAGE,
+    "_DEPTH_BUDGET": DEPTH_BUDGET,
+    "_INLINE_DEPTH": INLINE_DEPTH,
+    "_ZoneRef": ZoneRef,
+    "_Returned": Returned,
+    "_BlockFrame": BlockFrame,
+    "_ForFrame": ForFrame,
+    "_CallFrame": CallFrame,
+    "_SUSPENDED": SUSPENDED,
+    "_ENDED": ENDED,
+}
+# The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.
+_COMPILED: dict[str, Any] = {}
+_COMPILED_MAX = 4096
+
+
+class _Parts:
+    """The constants of one block's generated code (compile/blocks.py, `Parts`)."""
+
+    def __init__(self, cache: CodeCache):
+        self.cache = cache
+        self.namespace = dict(_BASE)
+        self.bodies: dict[int, str] = {}
+
+    def const(self, value: Any) -> str:
+        name = f"c{len(self.namespace) - len(_BASE)}"
+        self.namespace[name] = value
+        return name
+
+    def value(self, e: s.Expr) -> str:
+        return self.const(self.cache.value(e))
+
+    def truth(self, e: s.Expr) -> str:
+        return self.const(self.cache.truth(e))
+
+    def items(self, e: s.Expr) -> str:
+        return self.const(_items(self.cache.value(e), e, self.cache))
+
+    def body(self, stmts: tuple[s.Stmt, ...]) -> str:
+        name = self.bodies.get(id(stmts))
+        if name is None:
+            name = self.bodies[id(stmts)] = self.const(self.cache.block(stmts))
+        return name
+
+    def closure(self, st: s.Stmt) -> str:
+        return self.const(_simple(st, self.cache))
+
+    def method(self, st: s.Stmt) -> str:
+        return self.const(_EXEC[st.__class__])
+
+
+def _generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[Any, Any]:
+    """The `run` and `step` of a block, generated (compile/blocks.py) and compiled once per shape."""
+    parts = _Parts(cache)
+    costs = tuple(node_count(st) for st in stmts)
+    source = block_source(stmts, costs, cache.program.procs, parts)
+    code = _COMPILED.get(source)
+    if code is None:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        code = _COMPILED[source] = compile(source, "<generated block>", "exec")
+    exec(code, parts.namespace)
+    return parts.namespace["run"], parts.namespace["step"]
 
 
 # ---------------------------------------------------------------------------- statements
 
 
-def _compile_stmt(st: s.Stmt, cache: CodeCache) -> Code:
-    """A closure doing one statement: the common statements are compiled here (their one definition),
-    the others call their `Game._exec_*` method (`runtime._EXEC`)."""
-
-    match st:
-        case s.Let(name=name, value=value):
-            if value.__class__ is s.Call and value.name in cache.program.procs:
-                return _call(value.name, value.args, name, cache)  # its `return` gives the name its value
-            code = cache.value(value)
-
-            def let(g: Game, env: dict[str, Any]) -> None:
-                v = code(g, env)
-                env[name] = v if v.__class__ is not ZoneRef else g.held(v, value)
-
-            return let
-        case s.Assign():
-            return _assign(st, cache)
-        case s.SetVar():
-            return _set_var(st, cache)
-        case s.Move():
-            return _move(st, cache)
-        case s.Create():
-            return _create(st, cache)
-        case s.If():
-            return _if(st, cache)
-        case s.For():
-            return _for(st, cache)
-        case s.CallStmt(name=name, args=args):
-            return _call(name, args, None, cache)
-        case s.Return():
-            return _return(st, cache)
-        case (
-            s.SetField()
-            | s.Draw()
-            | s.Reveal()
-            | s.While()
-            | s.Repeat()
-            | s.Match()
-            | s.Attempt()
-            | s.Together()
-            | s.Secret()
-            | s.Fail()
-            | s.Require()
-            | s.Choose()
-            | s.Menu()
-            | s.Use()
-            | s.EndGame()
-            | s.EndUnfinished()
-            | s.Say()
-        ):
-            method = _EXEC[st.__class__]
-            return lambda g, env: method(g, st, env)
-        case _:
-            assert_never(st)
+def _simple(st: s.Stmt, cache: CodeCache) -> Code:
+    """The closure of a `set`, `move` or `create`: their one definition, which a block's code calls."""
+    if isinstance(st, s.SetVar):
+        return _set_var(st, cache)
+    if isinstance(st, s.Move):
+        return _move(st, cache)
+    if isinstance(st, s.Create):
+        return _create(st, cache)
+    raise TypeError(f"not a set, move or create: {st!r}")
 
 
 def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
@@ -399,102 +382,6 @@ def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
     return set_var
 
 
-def _if(st: s.If, cache: CodeCache) -> Code:
-
-    branches = (
-        (cache.truth(st.condition), Body(st.then.stmts)),
-        *((cache.truth(e.condition), Body(e.body.stmts)) for e in st.elifs),
-    )
-    otherwise = Body(st.otherwise.stmts) if st.otherwise is not None else None
-
-    def if_(g: Game, env: dict[str, Any]) -> Any:
-        for cond, body in branches:  # noqa: B007 -- the branch taken is the one the loop stops at
-            if cond(g, env):
-                break
-        else:
-            if otherwise is None:
-                return None
-            body = otherwise
-        if not _enter(g, 1):
-            g.push(BlockFrame(body.stmts, env))
-            return None
-        block = body.block or body.code(cache)
-        g.inline_depth += 1
-        try:
-            return run_block(g, body.stmts, block, env)
-        finally:
-            g.inline_depth -= 1
-
-    return if_
-
-
-def _call(name: str, arg_nodes: tuple[s.Expr, ...], target: str | None, cache: CodeCache) -> Code:
-    """A procedure call; with a `target`, `let target = name(...)`, which its `return` gives a value."""
-
-    proc = cache.program.procs[name]
-    params = tuple(p.name for p in proc.params)
-    args = tuple(cache.value(a) for a in arg_nodes)
-    body = Body(proc.body.stmts)
-
-    make_env = _arguments(params, args)
-    # A zone passed as a `list of T` is its cards at the call (Game._argument).
-    lists = tuple((p.name, a) for p, a in zip(proc.params, arg_nodes, strict=True) if p.type.__class__ is s.ListType)
-
-    def call(g: Game, env: dict[str, Any]) -> Any:
-        new_env = make_env(g, env)
-        for param, arg in lists:
-            if new_env[param].__class__ is ZoneRef:
-                new_env[param] = g.as_list(new_env[param], arg)
-        if not _enter(g, 2):
-            g.push(CallFrame(name, new_env, env, target))
-            g.push(BlockFrame(body.stmts, new_env))
-            return None
-        block = body.block or body.code(cache)
-        depth = len(g.frames)
-        g.inline_depth += 2
-        try:
-            r = run_block(g, body.stmts, block, new_env)
-        finally:
-            g.inline_depth -= 2
-        if r is SUSPENDED:
-            g.frames.insert(depth, CallFrame(name, new_env, env, target))
-            return r
-        if r is ENDED:
-            return r
-        if target is not None:  # as `CallFrame.finish`: the value returned, or none
-            env[target] = r.value if r is not None else None
-        return None
-
-    return call
-
-
-def _return(st: s.Return, cache: CodeCache) -> Code:
-    node, span = st.value, st.span
-    value = cache.value(node) if node is not None else None
-
-    def return_(g: Game, env: dict[str, Any]) -> Any:
-        if node is None or value is None:
-            return Returned(None, span)
-        return Returned(g.held(value(g, env), node), span)
-
-    return return_
-
-
-def _assign(st: s.Assign, cache: CodeCache) -> Code:
-    name, op, value, node = st.name, st.op, cache.value(st.value), st.value
-
-    def assign(g: Game, env: dict[str, Any]) -> None:
-        v = value(g, env)
-        if op == "=":
-            env[name] = v if v.__class__ is not ZoneRef else g.held(v, node)
-        elif op == "+=" and v.__class__ is int and (old := env[name]).__class__ is int:  # a count, as `arith` adds
-            env[name] = g.number(old + v, st)
-        else:
-            env[name] = g.arith(op[0], env[name], v if v.__class__ is not ZoneRef else g.held(v, node), node, node, st)
-
-    return assign
-
-
 def _move(st: s.Move, cache: CodeCache) -> Code:
     what_node, to_node, bottom, span = st.what, st.to, st.bottom, st.span
     what, to = cache.value(what_node), cache.value(to_node)
@@ -520,32 +407,3 @@ def _create(st: s.Create, cache: CodeCache) -> Code:
         g.create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
 
     return create
-
-
-def _for(st: s.For, cache: CodeCache) -> Code:
-
-    var, body = st.var, st.body
-    stmts, code = body.stmts, Body(body.stmts)
-    source = _items(cache.value(st.source), st.source, cache)
-
-    def for_(g: Game, env: dict[str, Any]) -> Any:
-        items = source(g, env)
-        if not _enter(g, 2):
-            g.push(ForFrame(var, items, body, env))
-            return None
-        block = code.block or code.code(cache)
-        depth = len(g.frames)
-        g.inline_depth += 2
-        try:
-            for i, item in enumerate(items):
-                env[var] = item
-                r = run_block(g, stmts, block, env)
-                if r is not None:
-                    if r is SUSPENDED:
-                        g.frames.insert(depth, ForFrame(var, items, body, env, i + 1))
-                    return r
-        finally:
-            g.inline_depth -= 2
-        return None
-
-    return for_

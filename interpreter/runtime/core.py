@@ -140,7 +140,7 @@ class GameCore:
         self.frames.append(frame)
         if len(self.frames) + self.inline_depth > DEPTH_BUDGET:
             if self.inline_depth:
-                raise TooDeep  # the statement that pushed runs inline: its block names it (closures.run_block)
+                raise TooDeep  # the statement that pushed runs inline: its block names it (closures.Body.run)
             raise self.runaway(self._current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:

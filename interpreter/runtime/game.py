@@ -1,8 +1,8 @@
 """Run a checked program: a game is a state plus a stack of frames, advanced by answers.
 
 How the language maps onto Python here:
-- a statement is run by its closure (`closures._compile_stmt`: the common statements defined
-  there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
+- a block of statements is run by its generated code (compile/blocks.py, via `closures.Body`: the
+  common statements defined there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
   (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;

@@ -82,7 +82,7 @@ DEPTH_MESSAGE = f"more than {DEPTH_BUDGET} nested steps: runaway recursion?"
 
 
 class TooDeep(Exception):
-    """The depth budget ran out inside a block running inline (closures.py): the block that runs
+    """The depth budget ran out inside a block running inline (compile/blocks.py): the block that runs
     the statement which went too deep makes it the located runaway error, naming that statement."""
 
 
@@ -198,8 +198,8 @@ class Frame:
 
 
 class BlockFrame(Frame):
-    # `code`: the statements' code (`CodeCache.block`), once looked up: the same for every game of the
-    # rulebook, so neither kept by `Keep` nor told apart in a clone.
+    # `code`: the block's code (`CodeCache.block`, a `closures.Body`), once looked up: the same for every
+    # game of the rulebook, so neither kept by `Keep` nor told apart in a clone.
     __slots__ = ("code", "i", "stmts")
     changing = ("i",)
 
@@ -208,33 +208,13 @@ class BlockFrame(Frame):
 
     def step(self, g: Game) -> None:
         # Statements run one after another in this one step until one of them starts other work
-        # (pushes or pops a frame), asks a decision or ends the game. A statement whose code
-        # returns something has ended the step itself (closures.py, `run_block`): the work it
-        # left undone is in frames above this one, its frames are gone, or it returned a value.
-        stmts = self.stmts
+        # (pushes or pops a frame), asks a decision or ends the game: the block's generated `step`
+        # (compile/blocks.py). A statement that ends the step itself leaves the work it did not do
+        # in frames above this one, or its frames are gone, or it returned a value.
         code = self.code
         if code is None:
-            code = self.code = g.code.block(stmts)
-        codes, costs = code
-        env, frames, state = self.env, g.frames, g.state
-        depth, i, n = len(frames), self.i, len(codes)
-        while i < n:
-            g.work_left -= costs[i]  # the budget of work: the statement's own expressions (`node_count`)
-            if g.work_left < 0:
-                g.charge(0, stmts[i])
-            i += 1
-            self.i = i
-            try:
-                r = codes[i - 1](g, env)
-            except TooDeep:
-                raise g.runaway(stmts[i - 1].span, DEPTH_MESSAGE) from None
-            if r is not None:
-                if r.__class__ is Returned:
-                    g.return_from_call(r.value, r.span)
-                return
-            if len(frames) != depth or frames[-1] is not self or g.pending is not None or state.over:
-                return
-        frames.pop()
+            code = self.code = g.code.block(self.stmts)
+        code.step(g, self)
 
 
 class ForFrame(Frame):

@@ -30,10 +30,11 @@ from .machine import (
 
 
 class Statements(Decisions):
-    """The statements defined here rather than in closures.py, the return to a call's frame, and the one unwind path."""
+    """The statements defined here rather than in a block's generated code, the return to a call's frame, and
+    the one unwind path."""
 
-    # A statement runs as its closure (closures.py, `_compile_stmt`); the statements below are
-    # those whose closure calls the method here (`_EXEC`).
+    # A statement runs in its block's generated code (compile/blocks.py); the statements below are
+    # those whose code calls the method here (`_EXEC`).
 
     def _exec_set_field(self, st: s.SetField, env: dict[str, Any]) -> None:
         obj, field, op, value = st.obj, st.field, st.op, st.value
@@ -227,7 +228,7 @@ class Statements(Decisions):
         return [p for k, p in keyed if k == best]
 
 
-# The method that does each kind of statement that is not compiled (see closures._compile_stmt).
+# The method that does each kind of statement that a block's code does not spell out (compile/blocks.py).
 EXEC: dict[type, Any] = {
     s.SetField: Statements._exec_set_field,
     s.Draw: Statements._exec_draw,

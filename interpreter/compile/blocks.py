@@ -1,0 +1,265 @@
+"""The Python source of a block of statements: one function that runs it inline, one that steps its frame.
+
+A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes two
+generated functions, made when the block first runs (runtime/closures.py, `Body`):
+
+- `run(g, env)` runs the block at once, inline, in the step that reached it, as `BlockFrame.step`
+  would: when a statement starts work that must wait (it pushed a frame), the rest of the block
+  becomes a `BlockFrame` below that work (`stop`), and the call running it learns that the step
+  ends (SUSPENDED, ENDED, or a `return`'s value);
+- `step(g, frame)` is `BlockFrame.step` for this block: it goes on from the frame's position,
+  statement by statement, until one starts other work, asks, or ends the game.
+
+In both, `let`, `x = ...`, `if`, `for`, a procedure call and `return` are spelled out as Python
+(their one definition, moved here from the closures that did them), with their expressions
+called as the rulebook's generated functions; an `if`, a `for` or a call runs its block's `run`
+at once (its frames made only if that block has to wait), or pushes its frames when work may not
+run inline (`enter`). `set`, `move` and `create` call their closures, and the statements that ask,
+push a frame of their own or end the game call their `Game._exec_*` method. So between two
+decisions a block is one Python call, with no loop over closures and no call per statement.
+
+Safe generation: nothing of a rulebook reaches the source. Every name, node and piece of code a
+statement needs is a constant of the function's namespace, named by the generator (`Parts.const`);
+the source holds only those names, Python keywords and numbers the generator computed (a
+statement's cost). Two blocks of the same shape have the same source, compiled once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, assert_never
+
+from ..syntax import ast as s
+
+
+class Parts(Protocol):
+    """What the generator asks of the runtime: a namespace constant for each object the code uses."""
+
+    def const(self, value: Any) -> str:
+        """The name of a new constant of the function's namespace holding `value`."""
+
+    def value(self, e: s.Expr) -> str:
+        """The name of the function computing an expression's value: `f(g, env)`."""
+
+    def truth(self, e: s.Expr) -> str:
+        """The name of the function computing a condition (a boolean, else its located error)."""
+
+    def items(self, e: s.Expr) -> str:
+        """The name of the function giving a list operand as a tuple (a zone as its cards)."""
+
+    def body(self, stmts: tuple[s.Stmt, ...]) -> str:
+        """The name of the block's `Body` (its `run` and `step`, made on first use)."""
+
+    def closure(self, st: s.Stmt) -> str:
+        """The name of the closure doing a `set`, `move` or `create`: `f(g, env)`."""
+
+    def method(self, st: s.Stmt) -> str:
+        """The name of the statement's `Game._exec_*` method: `f(g, st, env)`."""
+
+
+class _Lines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, indent: int, *lines: str) -> None:
+        self.lines.extend("    " * indent + line for line in lines)
+
+
+def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], procs: dict[str, Any], parts: Parts) -> str:
+    """The source of the block's `run` and `step` (see the module's docstring); `costs` is what each
+    statement charges the budget of work when it starts (`node_count`), `procs` the program's procedures."""
+    body = parts.const(stmts)
+    codes = [_statement(st, procs, parts) for st in stmts]
+    out = _Lines()
+
+    # run(g, env): the block at once, from its first statement
+    out.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
+    for k, (code, sets_r) in enumerate(codes):
+        out.add(2, f"at = {k}")
+        _charge(out, 2, body, k, costs[k])
+        out.lines.extend("        " + line for line in code)
+        r = "r" if sets_r else "None"
+        test = "len(frames) != depth or g.pending is not None or g.state.over"
+        out.add(2, f"if {'r is not None or ' if sets_r else ''}{test}:")
+        out.add(3, f"return _stop(g, {r}, depth, {parts.body(stmts)}, env, {k + 1})")
+    if not codes:
+        out.add(2, "pass")
+    out.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
+    out.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
+    out.add(1, "return None")
+
+    # step(g, frame): BlockFrame.step, from the frame's position
+    out.add(0, "", "def step(g, frame):")
+    out.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
+    out.add(1, "try:")
+    for k, (code, sets_r) in enumerate(codes):
+        out.add(2, f"if i <= {k}:")
+        out.add(3, f"at = {k}")
+        _charge(out, 3, body, k, costs[k])
+        out.add(3, f"frame.i = {k + 1}")
+        out.lines.extend("            " + line for line in code)
+        test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
+        out.add(3, f"if {'r is not None or ' if sets_r else ''}{test}:")
+        out.add(4, f"return _frame_stop(g, {'r' if sets_r else 'None'})")
+    if not codes:
+        out.add(2, "pass")
+    out.add(1, "except _TooDeep:")
+    out.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
+    out.add(1, "frames.pop()")
+    return "\n".join(out.lines) + "\n"
+
+
+def _charge(out: _Lines, indent: int, body: str, k: int, cost: int) -> None:
+    out.add(indent, f"g.work_left -= {cost}", "if g.work_left < 0:", f"    g.charge(0, {body}[{k}])")
+
+
+def _statement(st: s.Stmt, procs: dict[str, Any], parts: Parts) -> tuple[list[str], bool]:
+    """The lines doing one statement (at the block's indentation), and whether they set `r`: what ends
+    the step (None: the block goes on; SUSPENDED, ENDED, or a `return`'s `Returned`)."""
+    match st:
+        case s.Let(name=name, value=value):
+            if value.__class__ is s.Call and value.name in procs:
+                return _call(value.name, value.args, name, procs, parts), True  # its `return` gives the value
+            return _keep(parts.const(name), parts.value(value), parts.const(value)), False
+        case s.Assign(name=name, op=op, value=value):
+            sign = parts.const(op[0])  # (the operator's first character: '+' of '+=')
+            return _assign(parts.const(name), op, sign, parts.value(value), parts.const(value), parts.const(st)), False
+        case s.If():
+            return _if(st, parts), True
+        case s.For():
+            return _for(st, parts), True
+        case s.CallStmt(name=name, args=args):
+            return _call(name, args, None, procs, parts), True
+        case s.Return(value=value, span=span):
+            if value is None:
+                return [f"r = _Returned(None, {parts.const(span)})"], True
+            held = f"g.held({parts.value(value)}(g, env), {parts.const(value)})"
+            return [f"r = _Returned({held}, {parts.const(span)})"], True
+        case s.SetVar() | s.Move() | s.Create():
+            return [f"{parts.closure(st)}(g, env)"], False
+        case (
+            s.SetField()
+            | s.Draw()
+            | s.Reveal()
+            | s.While()
+            | s.Repeat()
+            | s.Match()
+            | s.Attempt()
+            | s.Together()
+            | s.Secret()
+            | s.Fail()
+            | s.Require()
+            | s.Choose()
+            | s.Menu()
+            | s.Use()
+            | s.EndGame()
+            | s.EndUnfinished()
+            | s.Say()
+        ):
+            return [f"r = {parts.method(st)}(g, {parts.const(st)}, env)"], True
+        case _:
+            assert_never(st)
+
+
+def _keep(name: str, value: str, node: str) -> list[str]:
+    """`let name = value`: a zone's value is held as the language holds a zone in a local (`Game.held`)."""
+    return [f"v = {value}(g, env)", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
+
+
+def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:
+    if op == "=":
+        return _keep(name, value, node)
+    arith = (
+        f"env[{name}] = g.arith({sign}, env[{name}], v if v.__class__ is not _ZoneRef else g.held(v, {node}),"
+        f" {node}, {node}, {st})"
+    )
+    if op != "+=":
+        return [f"v = {value}(g, env)", arith]
+    return [  # a count, as `arith` adds
+        f"v = {value}(g, env)",
+        f"if v.__class__ is int and (old := env[{name}]).__class__ is int:",
+        f"    env[{name}] = g.number(old + v, {st})",
+        "else:",
+        f"    {arith}",
+    ]
+
+
+def _enter(frames: int, push: list[str], run: list[str], after: tuple[str, ...] = ()) -> list[str]:
+    """Run a block's work inline when it may (not while a sink hears every frame pushed, as rule
+    coverage does, nor past INLINE_DEPTH), else push its frames: the depth budget counts the `frames`
+    that inline work stands for, so a runaway recursion stops where the machine did."""
+    return [
+        f"d = g.inline_depth + {frames}",
+        "if d > _INLINE_DEPTH or g.sinks.pushes:",
+        *("    " + line for line in push),
+        "    r = None",
+        "else:",
+        "    if len(frames) + d > _DEPTH_BUDGET:",
+        "        raise _TooDeep",
+        "    g.inline_depth = d",
+        "    try:",
+        *("        " + line for line in run),
+        "    finally:",
+        f"        g.inline_depth -= {frames}",
+        *("    " + line for line in after),
+    ]
+
+
+def _if(st: s.If, parts: Parts) -> list[str]:
+    arms = [(st.condition, st.then.stmts), *((e.condition, e.body.stmts) for e in st.elifs)]
+    lines = []
+    for n, (condition, stmts) in enumerate(arms):
+        lines += [f"{'if' if n == 0 else 'elif'} {parts.truth(condition)}(g, env):", f"    body = {parts.body(stmts)}"]
+    otherwise = st.otherwise.stmts if st.otherwise is not None else None
+    lines += ["else:", f"    body = {parts.body(otherwise) if otherwise is not None else 'None'}"]
+    enter = _enter(1, ["g.push(_BlockFrame(body.stmts, env, 0, body))"], ["r = body.run(g, env)"])
+    if otherwise is not None:
+        return lines + enter
+    return [*lines, "if body is None:", "    r = None", "else:", *("    " + line for line in enter)]
+
+
+def _for(st: s.For, parts: Parts) -> list[str]:
+    var, block, body = parts.const(st.var), parts.const(st.body), parts.body(st.body.stmts)
+    return [
+        f"items = {parts.items(st.source)}(g, env)",
+        "r = None",
+        *_enter(
+            2,
+            [f"g.push(_ForFrame({var}, items, {block}, env))"],
+            [
+                f"run = {body}.run",
+                "for j, item in enumerate(items):",
+                f"    env[{var}] = item",
+                "    r = run(g, env)",
+                "    if r is not None:",
+                "        if r is _SUSPENDED:",
+                f"            frames.insert(depth, _ForFrame({var}, items, {block}, env, j + 1))",
+                "        break",
+            ],
+        ),
+    ]
+
+
+def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[str, Any], parts: Parts) -> list[str]:
+    """A procedure call: its locals made from the arguments, its body run inline (or its frames pushed);
+    with a `target`, `let target = name(...)`, which its `return` gives a value."""
+    proc = procs[name]
+    proc_name, to = parts.const(name), parts.const(target)
+    body = parts.body(proc.body.stmts)
+    made = ", ".join(f"{parts.const(p.name)}: {parts.value(a)}(g, env)" for p, a in zip(proc.params, args, strict=True))
+    lines = [f"new = {{{made}}}"]
+    for p, a in zip(proc.params, args, strict=True):
+        if p.type.__class__ is s.ListType:  # a zone passed as a `list of T` is its cards at the call
+            key = parts.const(p.name)
+            cards = f"g.as_list(new[{key}], {parts.const(a)})"
+            lines += [f"if new[{key}].__class__ is _ZoneRef:", f"    new[{key}] = {cards}"]
+    # run inline: its frames below the work that waits, or (as `CallFrame.finish`) the value returned
+    gives = [f"    env[{to}] = r.value if r is not None else None"] if target is not None else []
+    after = (
+        "if r is _SUSPENDED:",
+        f"    frames.insert(depth, _CallFrame({proc_name}, new, env, {to}))",
+        "elif r is not _ENDED:",
+        *gives,
+        "    r = None",
+    )
+    push = [f"g.push(_CallFrame({proc_name}, new, env, {to}))", f"g.push(_BlockFrame({body}.stmts, new, 0, {body}))"]
+    return lines + _enter(2, push, [f"r = {body}.run(g, new)"], after)

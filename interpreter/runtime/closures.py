@@ -322,18 +322,23 @@ class _Parts:
         return self.const(_EXEC[st.__class__])
 
 
-def _generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[Any, Any]:
-    """The `run` and `step` of a block, generated (compile/blocks.py) and compiled once per shape."""
+def generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[str, dict[str, Any]]:
+    """A block's generated source (compile/blocks.py) and the namespace it runs in (its constants)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
-    source = block_source(stmts, costs, cache.program.procs, parts)
+    return block_source(stmts, costs, cache.program.procs, parts), parts.namespace
+
+
+def _generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[Any, Any]:
+    """The `run` and `step` of a block, generated and compiled once per shape."""
+    source, namespace = generated_block(stmts, cache)
     code = _COMPILED.get(source)
     if code is None:
         if len(_COMPILED) >= _COMPILED_MAX:
             _COMPILED.clear()
         code = _COMPILED[source] = compile(source, "<generated block>", "exec")
-    exec(code, parts.namespace)
-    return parts.namespace["run"], parts.namespace["step"]
+    exec(code, namespace)
+    return namespace["run"], namespace["step"]
 
 
 # ---------------------------------------------------------------------------- statements

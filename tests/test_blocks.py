@@ -1,0 +1,105 @@
+"""Blocks of statements as generated code (compile/blocks.py): safe generation, and what it shares.
+
+What the generated code does is tested where authors meet it: every snapshot, the fast paths
+(tests/test_fast_paths.py, which compares the code run inline with the frame machine) and the
+runtime's tests of each statement run through it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import rulecraft
+from rulecraft.runtime import closures
+
+# Names built to break out of generated code, in every place a block names something: procedures,
+# parameters, locals, loop variables, a `let` of a call, an assignment, and texts with quotes,
+# newlines and comment signs.
+HOSTILE = r"""game Evil players 1..2
+card Bit { x: int } label "{x}"
+zone pile: Bit public
+var __builtins__: int = 0 public
+proc __import__(__class__: int, lambda_: list of int) {
+  for __dict__ in lambda_ {
+    if __dict__ > __class__ { set __builtins__ += __dict__ } elif __dict__ == 0 { say "zero')#\n" } else { }
+  }
+}
+proc exec_(_x: int) {
+  let yield_ = _x
+  yield_ += 1
+  yield_ -= 2
+  return yield_
+}
+play {
+  __import__(1, [0, 1, 2, 3])
+  let eval_ = exec_(4)
+  say "{__builtins__} {eval_} \"');import os#"
+}
+"""
+
+# The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
+# helpers (leading underscore, from closures._BASE) and the functions it defines.
+LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "old", "d", "body", "items"}
+LOCALS |= {"run", "step", "j", "item", "new", "len", "enumerate", "int"}
+CONSTANT = re.compile(r"c[0-9]+")
+ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
+ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
+ATTRIBUTES |= {"number", "arith", "as_list", "__class__"}
+
+
+def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
+    """The source and namespace of every block a game of `rb` ran."""
+    rb.new_game(players=1, trace=True)
+    cache = rb.code_cache
+    assert cache is not None
+    return [closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
+
+
+def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
+    """Every name in a block's source is one the generator made or the runtime gives; the rulebook's names
+    and texts are constants of the namespace, never source: the source holds no string at all."""
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    blocks = _blocks_run(rb)
+    assert len(blocks) >= 6  # play, both procedures, the loop's body, the if's three arms
+    for source, namespace in blocks:
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                assert node.id in LOCALS or CONSTANT.fullmatch(node.id) or node.id in closures._BASE, node.id
+            elif isinstance(node, ast.Attribute):
+                assert node.attr in ATTRIBUTES, node.attr
+            elif isinstance(node, ast.Constant):
+                assert not isinstance(node.value, str), node.value
+        assert set(namespace["__builtins__"]) == {"len", "enumerate", "int"}  # type: ignore[arg-type]
+    constants = {repr(v) for _source, namespace in blocks for v in namespace.values()}
+    assert {"'__import__'", "'__class__'", "'__dict__'", "'yield_'", "'exec_'"} <= constants
+
+
+def test_a_rulebook_with_hostile_names_runs_its_blocks_as_written() -> None:
+    """The hostile rulebook plays: the loop, the branches, the assignments and the returned value."""
+    game = rulecraft.load_text(HOSTILE, "evil.rules").new_game(players=1, trace=True)
+    said = [e.text for e in game.events if e.verb == "say"]
+    assert said == ["zero')#\n", "5 3 \"');import os#"]
+
+
+def test_blocks_of_the_same_shape_share_one_compiled_source() -> None:
+    """Two blocks that differ only in their names and expressions have the same source, compiled once."""
+    rb = rulecraft.load_text(
+        """game T players 1..1
+var a: int = 0 public
+var b: int = 0 public
+play {
+  if a == 0 { set a = 1 }
+  if b < 3 { set b = 2 }
+  say "{a} {b}"
+}
+""",
+        "t.rules",
+    )
+    sources = {}
+    for source, namespace in _blocks_run(rb):
+        sources.setdefault(source, []).append(namespace)
+    shapes = sorted(len(namespaces) for namespaces in sources.values())
+    assert shapes == [1, 2]  # the play block; the two branches, one shape
+    assert all(source in closures._COMPILED for source in sources)

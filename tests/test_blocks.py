@@ -14,12 +14,14 @@ import rulecraft
 from rulecraft.runtime import closures
 
 # Names built to break out of generated code, in every place a block names something: procedures,
-# parameters, locals, loop variables, a `let` of a call, an assignment, and texts with quotes,
-# newlines and comment signs.
+# parameters, locals, loop variables, a `let` of a call, an assignment, a `set` of a keyed variable,
+# a `create` and a `move`, and texts with quotes, newlines and comment signs.
 HOSTILE = r"""game Evil players 1..2
 card Bit { x: int } label "{x}"
 zone pile: Bit public
+zone __class__[Player]: Bit public
 var __builtins__: int = 0 public
+var None_[Player]: int = 0 public
 proc __import__(__class__: int, lambda_: list of int) {
   for __dict__ in lambda_ {
     if __dict__ > __class__ { set __builtins__ += __dict__ } elif __dict__ == 0 { say "zero')#\n" } else { }
@@ -34,18 +36,22 @@ proc exec_(_x: int) {
 play {
   __import__(1, [0, 1, 2, 3])
   let eval_ = exec_(4)
-  say "{__builtins__} {eval_} \"');import os#"
+  create 2 Bit { x: eval_ } in pile
+  move pile to __class__[players[0]]
+  set None_[players[0]] += len(__class__[players[0]])
+  say "{__builtins__} {eval_} \"');import os# {None_[players[0]]}"
 }
 """
 
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
 # helpers (leading underscore, from closures._BASE) and the functions it defines.
 LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "old", "d", "body", "items"}
-LOCALS |= {"run", "step", "j", "item", "new", "len", "enumerate", "int"}
+LOCALS |= {"run", "step", "j", "item", "new", "len", "enumerate", "int", "k", "key", "cards", "to", "n", "do"}
 CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
-ATTRIBUTES |= {"number", "arith", "as_list", "__class__"}
+ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
+ATTRIBUTES |= {"move", "create", "number_of"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
@@ -73,14 +79,14 @@ def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
                 assert not isinstance(node.value, str), node.value
         assert set(namespace["__builtins__"]) == {"len", "enumerate", "int"}  # type: ignore[arg-type]
     constants = {repr(v) for _source, namespace in blocks for v in namespace.values()}
-    assert {"'__import__'", "'__class__'", "'__dict__'", "'yield_'", "'exec_'"} <= constants
+    assert {"'__import__'", "'__class__'", "'__dict__'", "'yield_'", "'exec_'", "'None_'"} <= constants
 
 
 def test_a_rulebook_with_hostile_names_runs_its_blocks_as_written() -> None:
     """The hostile rulebook plays: the loop, the branches, the assignments and the returned value."""
     game = rulecraft.load_text(HOSTILE, "evil.rules").new_game(players=1, trace=True)
     said = [e.text for e in game.events if e.verb == "say"]
-    assert said == ["zero')#\n", "5 3 \"');import os#"]
+    assert said == ["zero')#\n", "5 3 \"');import os# 2"]
 
 
 def test_blocks_of_the_same_shape_share_one_compiled_source() -> None:

@@ -10,13 +10,14 @@ generated functions, made when the block first runs (runtime/closures.py, `Body`
 - `step(g, frame)` is `BlockFrame.step` for this block: it goes on from the frame's position,
   statement by statement, until one starts other work, asks, or ends the game.
 
-In both, `let`, `x = ...`, `if`, `for`, a procedure call and `return` are spelled out as Python
-(their one definition, moved here from the closures that did them), with their expressions
-called as the rulebook's generated functions; an `if`, a `for` or a call runs its block's `run`
-at once (its frames made only if that block has to wait), or pushes its frames when work may not
-run inline (`enter`). `set`, `move` and `create` call their closures, and the statements that ask,
-push a frame of their own or end the game call their `Game._exec_*` method. So between two
-decisions a block is one Python call, with no loop over closures and no call per statement.
+In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
+spelled out as Python (their one definition, moved here from the closures that did them), with
+their expressions called as the rulebook's generated functions; an `if`, a `for` or a call runs its
+block's `run` at once (its frames made only if that block has to wait), or pushes its frames when
+work may not run inline (`_enter`). The statements that ask, push a frame of their own or end the
+game call their `Game._exec_*` method. So between two decisions a block is one Python call, with no
+loop over closures and no call per statement. `statement_source` makes a `set`, `move` or `create`
+alone a function (`Game.execute`, a scenario's edits).
 
 Safe generation: nothing of a rulebook reaches the source. Every name, node and piece of code a
 statement needs is a constant of the function's namespace, named by the generator (`Parts.const`);
@@ -26,9 +27,13 @@ statement's cost). Two blocks of the same shape have the same source, compiled o
 
 from __future__ import annotations
 
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
+from ..language.values import Player, zone_key
 from ..syntax import ast as s
+
+if TYPE_CHECKING:
+    from ..check.program import Program
 
 
 class Parts(Protocol):
@@ -49,9 +54,6 @@ class Parts(Protocol):
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
         """The name of the block's `Body` (its `run` and `step`, made on first use)."""
 
-    def closure(self, st: s.Stmt) -> str:
-        """The name of the closure doing a `set`, `move` or `create`: `f(g, env)`."""
-
     def method(self, st: s.Stmt) -> str:
         """The name of the statement's `Game._exec_*` method: `f(g, st, env)`."""
 
@@ -64,11 +66,11 @@ class _Lines:
         self.lines.extend("    " * indent + line for line in lines)
 
 
-def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], procs: dict[str, Any], parts: Parts) -> str:
+def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> str:
     """The source of the block's `run` and `step` (see the module's docstring); `costs` is what each
-    statement charges the budget of work when it starts (`node_count`), `procs` the program's procedures."""
+    statement charges the budget of work when it starts (`node_count`)."""
     body = parts.const(stmts)
-    codes = [_statement(st, procs, parts) for st in stmts]
+    codes = [_statement(st, program, parts) for st in stmts]
     out = _Lines()
 
     # run(g, env): the block at once, from its first statement
@@ -108,17 +110,23 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], procs: dict[
     return "\n".join(out.lines) + "\n"
 
 
+def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: Parts) -> str:
+    """The source of `do(g, env)`, doing one `set`, `move` or `create` on its own (`Game.execute`)."""
+    lines, _sets_r = _statement(st, program, parts)
+    return "def do(g, env):\n" + "".join(f"    {line}\n" for line in lines)
+
+
 def _charge(out: _Lines, indent: int, body: str, k: int, cost: int) -> None:
     out.add(indent, f"g.work_left -= {cost}", "if g.work_left < 0:", f"    g.charge(0, {body}[{k}])")
 
 
-def _statement(st: s.Stmt, procs: dict[str, Any], parts: Parts) -> tuple[list[str], bool]:
+def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], bool]:
     """The lines doing one statement (at the block's indentation), and whether they set `r`: what ends
     the step (None: the block goes on; SUSPENDED, ENDED, or a `return`'s `Returned`)."""
     match st:
         case s.Let(name=name, value=value):
-            if value.__class__ is s.Call and value.name in procs:
-                return _call(value.name, value.args, name, procs, parts), True  # its `return` gives the value
+            if value.__class__ is s.Call and value.name in program.procs:
+                return _call(value.name, value.args, name, program.procs, parts), True  # its `return` gives the value
             return _keep(parts.const(name), parts.value(value), parts.const(value)), False
         case s.Assign(name=name, op=op, value=value):
             sign = parts.const(op[0])  # (the operator's first character: '+' of '+=')
@@ -128,14 +136,30 @@ def _statement(st: s.Stmt, procs: dict[str, Any], parts: Parts) -> tuple[list[st
         case s.For():
             return _for(st, parts), True
         case s.CallStmt(name=name, args=args):
-            return _call(name, args, None, procs, parts), True
+            return _call(name, args, None, program.procs, parts), True
         case s.Return(value=value, span=span):
             if value is None:
                 return [f"r = _Returned(None, {parts.const(span)})"], True
             held = f"g.held({parts.value(value)}(g, env), {parts.const(value)})"
             return [f"r = _Returned({held}, {parts.const(span)})"], True
-        case s.SetVar() | s.Move() | s.Create():
-            return [f"{parts.closure(st)}(g, env)"], False
+        case s.SetVar():
+            return _set_var(st, program, parts), False
+        case s.Move(what=what, to=to, bottom=bottom, span=span):
+            return [
+                f"v = {parts.value(what)}(g, env)",
+                f"cards = [v] if v.__class__ is _CardRef else g.cards_of(v, {parts.const(what)})",
+                f"to = g.zone_value({parts.value(to)}(g, env), {parts.const(to)})",
+                f"g.move(cards, to, {bottom}, {parts.const(span)})",
+            ], False
+        case s.Create(card_type=card_type, count=count, zone=zone, inits=inits, span=span):
+            values = ", ".join(f"{parts.const(i.name)}: {parts.value(i.value)}(g, env)" for i in inits)
+            where = f"g.zone_value({parts.value(zone)}(g, env), {parts.const(zone)})"
+            return [
+                f"n = {parts.value(count)}(g, env)",
+                "if n.__class__ is not int:",
+                f"    n = g.number_of({parts.const(count)}, env)  # its located error",
+                f"g.create({parts.const(card_type)}, n, {{{values}}}, {where}, {parts.const(span)})",
+            ], False
         case (
             s.SetField()
             | s.Draw()
@@ -158,6 +182,39 @@ def _statement(st: s.Stmt, procs: dict[str, Any], parts: Parts) -> tuple[list[st
             return [f"r = {parts.method(st)}(g, {parts.const(st)}, env)"], True
         case _:
             assert_never(st)
+
+
+def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
+    """`set name[keys] op= value`: the state key spelled, the value held as the variable holds it."""
+    name = parts.const(st.name)
+    if not st.keys:
+        lines = [f"key = {name}"]
+    elif len(st.keys) == 1:  # one key, the common case; a seat's key text made once for each seat
+        seats = tuple(zone_key(st.name, (Player(i),)) for i in range(max(program.max_players, 1)))
+        lines = [
+            f"k = {parts.value(st.keys[0])}(g, env)",
+            f"if k.__class__ is _Player and -1 < k.index < {len(seats)}:",
+            f"    key = {parts.const(seats)}[k.index]",
+            "else:",
+            f"    key = _zone_key({name}, (k,))",
+        ]
+    else:
+        keys = "".join(f"{parts.value(k)}(g, env), " for k in st.keys)
+        lines = [f"key = _zone_key({name}, ({keys}))"]
+    node, op = parts.const(st.value), st.op
+    lines.append(f"v = {parts.value(st.value)}(g, env)")
+    if program.var_types[st.name].kind == "list":  # a list variable holds the cards, not the zone (Game.held)
+        lines += ["if v.__class__ is _ZoneRef:", f"    v = g.as_list(v, {node})"]
+    if op != "=":
+        arith = f"v = g.arith({parts.const(op[0])}, old, v, {node}, {node}, {parts.const(st)})"
+        lines.append(f"old = g.variable({name}, key)")
+        if op == "+=":  # a count, as `arith` adds
+            count = f"v = g.number(old + v, {parts.const(st)})"
+            lines += ["if v.__class__ is int and old.__class__ is int:", f"    {count}", "else:", f"    {arith}"]
+        else:
+            lines.append(arith)
+    lines.append(f"g.set_var({name}, key, v, {parts.const(st.span)})")
+    return lines
 
 
 def _keep(name: str, value: str, node: str) -> list[str]:

@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..check.program import reads_of
-from ..compile.blocks import block_source
+from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
 from ..language.values import CardRef, Player, ZoneRef, zone_key
@@ -167,7 +167,7 @@ class CodeCache:
 
     def statement(self, st: s.Stmt) -> Code:
         """The code of one simple statement run on its own (not kept: a scenario's edit runs once)."""
-        return _simple(st, self)
+        return _statement(st, self)
 
     def block(self, stmts: tuple[Any, ...]) -> Body:
         """A block's code (`Body`: generated when it first runs), one for each block of the rulebook."""
@@ -275,6 +275,9 @@ _BASE: dict[str, Any] = {
     "_DEPTH_BUDGET": DEPTH_BUDGET,
     "_INLINE_DEPTH": INLINE_DEPTH,
     "_ZoneRef": ZoneRef,
+    "_CardRef": CardRef,
+    "_Player": Player,
+    "_zone_key": zone_key,
     "_Returned": Returned,
     "_BlockFrame": BlockFrame,
     "_ForFrame": ForFrame,
@@ -315,9 +318,6 @@ class _Parts:
             name = self.bodies[id(stmts)] = self.const(self.cache.block(stmts))
         return name
 
-    def closure(self, st: s.Stmt) -> str:
-        return self.const(_simple(st, self.cache))
-
     def method(self, st: s.Stmt) -> str:
         return self.const(_EXEC[st.__class__])
 
@@ -326,89 +326,30 @@ def generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[str, d
     """A block's generated source (compile/blocks.py) and the namespace it runs in (its constants)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
-    return block_source(stmts, costs, cache.program.procs, parts), parts.namespace
+    return block_source(stmts, costs, cache.program, parts), parts.namespace
 
 
 def _generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[Any, Any]:
     """The `run` and `step` of a block, generated and compiled once per shape."""
     source, namespace = generated_block(stmts, cache)
+    _run_source(source, namespace)
+    return namespace["run"], namespace["step"]
+
+
+def _run_source(source: str, namespace: dict[str, Any]) -> None:
     code = _COMPILED.get(source)
     if code is None:
         if len(_COMPILED) >= _COMPILED_MAX:
             _COMPILED.clear()
         code = _COMPILED[source] = compile(source, "<generated block>", "exec")
     exec(code, namespace)
-    return namespace["run"], namespace["step"]
 
 
-# ---------------------------------------------------------------------------- statements
-
-
-def _simple(st: s.Stmt, cache: CodeCache) -> Code:
-    """The closure of a `set`, `move` or `create`: their one definition, which a block's code calls."""
-    if isinstance(st, s.SetVar):
-        return _set_var(st, cache)
-    if isinstance(st, s.Move):
-        return _move(st, cache)
-    if isinstance(st, s.Create):
-        return _create(st, cache)
-    raise TypeError(f"not a set, move or create: {st!r}")
-
-
-def _set_var(st: s.SetVar, cache: CodeCache) -> Code:
-    name, op, span, node = st.name, st.op, st.span, st.value
-    keys, value = tuple(cache.value(k) for k in st.keys), cache.value(st.value)
-    holds_list = cache.program.var_types[name].kind == "list"
-
-    key0 = keys[0] if len(keys) == 1 else None
-    # A seat as the one key: its text made once for each seat of the rulebook (as generated code does).
-    by_seat = tuple(zone_key(name, (Player(i),)) for i in range(max(cache.program.max_players, 1)))
-
-    def set_var(g: Game, env: dict[str, Any]) -> None:
-        # (a variable without keys is its name; one key, the common case, without the list)
-        if not keys:
-            key = name
-        elif key0 is not None:
-            k = key0(g, env)
-            key = by_seat[k.index] if k.__class__ is Player and -1 < k.index < len(by_seat) else zone_key(name, (k,))
-        else:
-            key = zone_key(name, tuple([k(g, env) for k in keys]))
-        v = value(g, env)
-        if holds_list and v.__class__ is ZoneRef:
-            v = g.as_list(v, node)  # a list variable holds the cards, not the zone (Game.held)
-        if op != "=":
-            old = g.variable(name, key)
-            if op == "+=" and v.__class__ is int and old.__class__ is int:  # a count, as `arith` adds
-                v = g.number(old + v, st)
-            else:
-                v = g.arith(op[0], old, v, st.value, st.value, st)
-        g.set_var(name, key, v, span)
-
-    return set_var
-
-
-def _move(st: s.Move, cache: CodeCache) -> Code:
-    what_node, to_node, bottom, span = st.what, st.to, st.bottom, st.span
-    what, to = cache.value(what_node), cache.value(to_node)
-
-    def move(g: Game, env: dict[str, Any]) -> None:
-        v = what(g, env)
-        cards = [v] if v.__class__ is CardRef else g.cards_of(v, what_node)
-        g.move(cards, g.zone_value(to(g, env), to_node), bottom, span)
-
-    return move
-
-
-def _create(st: s.Create, cache: CodeCache) -> Code:
-    card_type, span, zone_node, count_node = st.card_type, st.span, st.zone, st.count
-    count, zone = cache.value(count_node), cache.value(zone_node)
-    inits = tuple((i.name, cache.value(i.value)) for i in st.inits)
-
-    def create(g: Game, env: dict[str, Any]) -> None:
-        n = count(g, env)
-        if n.__class__ is not int:
-            n = g.number_of(count_node, env)  # its located error
-        values = {name: value(g, env) for name, value in inits}
-        g.create(card_type, n, values, g.zone_value(zone(g, env), zone_node), span)
-
-    return create
+def _statement(st: s.Stmt, cache: CodeCache) -> Code:
+    """A `set`, `move` or `create` alone, as generated code (`Game.execute`: a scenario's edits)."""
+    if not isinstance(st, (s.SetVar, s.Move, s.Create)):
+        raise TypeError(f"not a set, move or create: {st!r}")
+    parts = _Parts(cache)
+    _run_source(statement_source(st, cache.program, parts), parts.namespace)
+    do: Code = parts.namespace["do"]
+    return do

@@ -55,11 +55,12 @@ ATTRIBUTES |= {"move", "create", "number_of"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
-    """The source and namespace of every block a game of `rb` ran."""
+    """The source (its `run` and `step`) and namespace of every block a game of `rb` ran."""
     rb.new_game(players=1, trace=True)
     cache = rb.code_cache
     assert cache is not None
-    return [closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
+    made = [closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
+    return [(run + step, namespace) for run, step, namespace in made]
 
 
 def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
@@ -103,9 +104,17 @@ play {
 """,
         "t.rules",
     )
+    closures._COMPILED.clear()  # (a cache: what other tests compiled would hide what this game compiles)
     sources = {}
     for source, namespace in _blocks_run(rb):
         sources.setdefault(source, []).append(namespace)
     shapes = sorted(len(namespaces) for namespaces in sources.values())
     assert shapes == [1, 2]  # the play block; the two branches, one shape
-    assert all(source in closures._COMPILED for source in sources)
+    # Each function is compiled when first needed: the play block is stepped as a frame, never run
+    # inline; the branches run inline, never stepped; the two branches share their compiled `run`.
+    cache = rb.code_cache
+    assert cache is not None
+    made = {len(stmts): closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()}
+    (play_run, play_step, _), (branch_run, branch_step, _) = made[3], made[1]
+    assert play_step in closures._COMPILED and branch_run in closures._COMPILED
+    assert play_run not in closures._COMPILED and branch_step not in closures._COMPILED

@@ -66,48 +66,49 @@ class _Lines:
         self.lines.extend("    " * indent + line for line in lines)
 
 
-def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> str:
-    """The source of the block's `run` and `step` (see the module's docstring); `costs` is what each
-    statement charges the budget of work when it starts (`node_count`)."""
+def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> tuple[str, str]:
+    """The sources of the block's `run` and of its `step` (see the module's docstring), each compiled when
+    first needed; `costs` is what each statement charges the budget of work when it starts (`node_count`)."""
     body = parts.const(stmts)
     codes = [_statement(st, program, parts) for st in stmts]
-    out = _Lines()
 
     # run(g, env): the block at once, from its first statement
-    out.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
+    run = _Lines()
+    run.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
     for k, (code, sets_r) in enumerate(codes):
-        out.add(2, f"at = {k}")
-        _charge(out, 2, body, k, costs[k])
-        out.lines.extend("        " + line for line in code)
+        run.add(2, f"at = {k}")
+        _charge(run, 2, body, k, costs[k])
+        run.lines.extend("        " + line for line in code)
         r = "r" if sets_r else "None"
         test = "len(frames) != depth or g.pending is not None or g.state.over"
-        out.add(2, f"if {'r is not None or ' if sets_r else ''}{test}:")
-        out.add(3, f"return _stop(g, {r}, depth, {parts.body(stmts)}, env, {k + 1})")
+        run.add(2, f"if {'r is not None or ' if sets_r else ''}{test}:")
+        run.add(3, f"return _stop(g, {r}, depth, {parts.body(stmts)}, env, {k + 1})")
     if not codes:
-        out.add(2, "pass")
-    out.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
-    out.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
-    out.add(1, "return None")
+        run.add(2, "pass")
+    run.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
+    run.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
+    run.add(1, "return None")
 
     # step(g, frame): BlockFrame.step, from the frame's position
-    out.add(0, "", "def step(g, frame):")
-    out.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
-    out.add(1, "try:")
+    step = _Lines()
+    step.add(0, "def step(g, frame):")
+    step.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
+    step.add(1, "try:")
     for k, (code, sets_r) in enumerate(codes):
-        out.add(2, f"if i <= {k}:")
-        out.add(3, f"at = {k}")
-        _charge(out, 3, body, k, costs[k])
-        out.add(3, f"frame.i = {k + 1}")
-        out.lines.extend("            " + line for line in code)
+        step.add(2, f"if i <= {k}:")
+        step.add(3, f"at = {k}")
+        _charge(step, 3, body, k, costs[k])
+        step.add(3, f"frame.i = {k + 1}")
+        step.lines.extend("            " + line for line in code)
         test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-        out.add(3, f"if {'r is not None or ' if sets_r else ''}{test}:")
-        out.add(4, f"return _frame_stop(g, {'r' if sets_r else 'None'})")
+        step.add(3, f"if {'r is not None or ' if sets_r else ''}{test}:")
+        step.add(4, f"return _frame_stop(g, {'r' if sets_r else 'None'})")
     if not codes:
-        out.add(2, "pass")
-    out.add(1, "except _TooDeep:")
-    out.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
-    out.add(1, "frames.pop()")
-    return "\n".join(out.lines) + "\n"
+        step.add(2, "pass")
+    step.add(1, "except _TooDeep:")
+    step.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
+    step.add(1, "frames.pop()")
+    return "\n".join(run.lines) + "\n", "\n".join(step.lines) + "\n"
 
 
 def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: Parts) -> str:

@@ -227,25 +227,31 @@ def _items(source: Code, e: Any, cache: CodeCache) -> Code:
 
 class Body:
     """A block's generated code (compile/blocks.py): `run(g, env)` runs it inline, `step(g, frame)` is its
-    `BlockFrame`'s step. Made on first use (a procedure's body calls procedures, itself among them, and
-    a game runs a part of its rules), then the two attributes are the generated functions."""
+    `BlockFrame`'s step. Each is made on first use (a procedure's body calls procedures, itself among
+    them; a game runs a part of its rules, and many blocks only ever run inline), then the attribute is
+    the generated function."""
 
-    __slots__ = ("cache", "run", "step", "stmts")
+    __slots__ = ("cache", "run", "sources", "step", "stmts")
 
     def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache):
         self.stmts, self.cache = stmts, cache
         self.run: Callable[[Game, dict[str, Any]], Any] = self._first_run
         self.step: Callable[[Game, BlockFrame], None] = self._first_step
+        self.sources: tuple[str, str, dict[str, Any]] | None = None
 
-    def _make(self) -> None:
-        self.run, self.step = _generated_block(self.stmts, self.cache)
+    def _made(self, which: int) -> Any:
+        if self.sources is None:
+            self.sources = generated_block(self.stmts, self.cache)
+        namespace = self.sources[2]
+        _run_source(self.sources[which], namespace)
+        return namespace["run" if which == 0 else "step"]
 
     def _first_run(self, g: Game, env: dict[str, Any]) -> Any:
-        self._make()
+        self.run = self._made(0)
         return self.run(g, env)
 
     def _first_step(self, g: Game, frame: BlockFrame) -> None:
-        self._make()
+        self.step = self._made(1)
         self.step(g, frame)
 
 
@@ -322,18 +328,13 @@ class _Parts:
         return self.const(_EXEC[st.__class__])
 
 
-def generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[str, dict[str, Any]]:
-    """A block's generated source (compile/blocks.py) and the namespace it runs in (its constants)."""
+def generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[str, str, dict[str, Any]]:
+    """A block's generated sources, of its `run` and its `step` (compile/blocks.py), and the namespace they
+    run in (their constants)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
-    return block_source(stmts, costs, cache.program, parts), parts.namespace
-
-
-def _generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[Any, Any]:
-    """The `run` and `step` of a block, generated and compiled once per shape."""
-    source, namespace = generated_block(stmts, cache)
-    _run_source(source, namespace)
-    return namespace["run"], namespace["step"]
+    run, step = block_source(stmts, costs, cache.program, parts)
+    return run, step, parts.namespace
 
 
 def _run_source(source: str, namespace: dict[str, Any]) -> None:

@@ -242,8 +242,8 @@ class Body:
     def _made(self, which: int) -> Any:
         if self.sources is None:
             self.sources = generated_block(self.stmts, self.cache)
-        namespace = self.sources[2]
-        _run_source(self.sources[which], namespace)
+        run, step, namespace = self.sources
+        _run_source(run if which == 0 else step, namespace)
         return namespace["run" if which == 0 else "step"]
 
     def _first_run(self, g: Game, env: dict[str, Any]) -> Any:

@@ -1,4 +1,5 @@
-"""Blocks of statements as generated code (compile/blocks.py): safe generation, and what it shares.
+"""Blocks of statements as generated code (compile/blocks.py): safe generation, what it shares, and
+`rulecraft compile --blocks`, which shows it.
 
 What the generated code does is tested where authors meet it: every snapshot, the fast paths
 (tests/test_fast_paths.py, which compares the code run inline with the frame machine) and the
@@ -9,9 +10,12 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 import rulecraft
+from rulecraft.cli import main
 from rulecraft.runtime import closures
+from rulecraft.tools.coverage import Structure
 
 # Names built to break out of generated code, in every place a block names something: procedures,
 # parameters, locals, loop variables, a `let` of a call, an assignment, a `set` of a keyed variable,
@@ -118,3 +122,17 @@ play {
     (play_run, play_step, _), (branch_run, branch_step, _) = made[3], made[1]
     assert play_step in closures._COMPILED and branch_run in closures._COMPILED
     assert play_run not in closures._COMPILED and branch_step not in closures._COMPILED
+
+
+def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys: Any) -> None:
+    """`rulecraft compile GAME --blocks` prints the code of every block of statements, headed by where it
+    stands and what its constants are; the listing is Python."""
+    assert main(["compile", "valdora", "--blocks"]) == 0
+    out = capsys.readouterr().out
+    ast.parse(out)
+    blocks = Structure(rulecraft.load("valdora").program).blocks
+    headers = [line for line in out.splitlines() if line.startswith("# ---- ")]
+    assert len(headers) == len(blocks) > 50
+    assert headers[0] == "# ---- setup (valdora.rules:335)"
+    assert out.count("\ndef run(g, env):\n") == out.count("\ndef step(g, frame):\n") == len(blocks)
+    assert "#   c4 = the items of `GEMS` (line 337)" in out

@@ -297,43 +297,50 @@ _COMPILED_MAX = 4096
 
 
 class _Parts:
-    """The constants of one block's generated code (compile/blocks.py, `Parts`)."""
+    """The constants of one block's generated code (compile/blocks.py, `Parts`), and what each was made
+    of (`asked`: the kind of code and its node, which `rulecraft compile --blocks` describes)."""
 
     def __init__(self, cache: CodeCache):
         self.cache = cache
         self.namespace = dict(_BASE)
         self.bodies: dict[int, str] = {}
+        self.asked: dict[str, tuple[str, Any]] = {}
 
-    def const(self, value: Any) -> str:
+    def const(self, value: Any, kind: str = "constant", of: Any = None) -> str:
         name = f"c{len(self.namespace) - len(_BASE)}"
         self.namespace[name] = value
+        self.asked[name] = (kind, value if of is None else of)
         return name
 
     def value(self, e: s.Expr) -> str:
-        return self.const(self.cache.value(e))
+        return self.const(self.cache.value(e), "value", e)
 
     def truth(self, e: s.Expr) -> str:
-        return self.const(self.cache.truth(e))
+        return self.const(self.cache.truth(e), "truth", e)
 
     def items(self, e: s.Expr) -> str:
-        return self.const(_items(self.cache.value(e), e, self.cache))
+        return self.const(_items(self.cache.value(e), e, self.cache), "items", e)
 
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
         name = self.bodies.get(id(stmts))
         if name is None:
-            name = self.bodies[id(stmts)] = self.const(self.cache.block(stmts))
+            name = self.bodies[id(stmts)] = self.const(self.cache.block(stmts), "block", stmts)
         return name
 
     def method(self, st: s.Stmt) -> str:
-        return self.const(_EXEC[st.__class__])
+        return self.const(_EXEC[st.__class__], "method", st)
 
 
-def generated_block(stmts: tuple[s.Stmt, ...], cache: CodeCache) -> tuple[str, str, dict[str, Any]]:
+def generated_block(
+    stmts: tuple[s.Stmt, ...], cache: CodeCache, asked: dict[str, tuple[str, Any]] | None = None
+) -> tuple[str, str, dict[str, Any]]:
     """A block's generated sources, of its `run` and its `step` (compile/blocks.py), and the namespace they
-    run in (their constants)."""
+    run in (their constants); `asked`, if given, gets what each constant was made of (`_Parts.asked`)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
     run, step = block_source(stmts, costs, cache.program, parts)
+    if asked is not None:
+        asked.update(parts.asked)
     return run, step, parts.namespace
 
 

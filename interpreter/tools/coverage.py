@@ -76,6 +76,7 @@ class Structure:
         self.statements: dict[int, Key] = {}  # id(stmt) -> its place
         self.arms: list[Arm] = []
         self.by_block: dict[int, Arm] = {}  # id(block.stmts) -> the arm it is
+        self.blocks: list[tuple[Arm, tuple[s.Stmt, ...]]] = []  # every block with statements, in the source's order
         self.empty: dict[int, list[Arm]] = {}  # id(stmt) -> its arms with an empty block
         self.falls: dict[Key, tuple[Arm, list[Arm]]] = {}  # an `if` with no else: its fall-through, its arms
         self.empty_procs: dict[str, Arm] = {}  # a procedure with an empty body, by name
@@ -99,6 +100,7 @@ class Structure:
         self.arms.append(arm)
         if block.stmts:
             self.by_block[id(block.stmts)] = arm
+            self.blocks.append((arm, block.stmts))
         elif parent is not None:
             self.empty.setdefault(id(parent), []).append(arm)
         for st in block.stmts:

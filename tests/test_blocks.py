@@ -50,12 +50,29 @@ play {
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
 # helpers (leading underscore, from closures._BASE) and the functions it defines.
 LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "old", "d", "body", "items"}
-LOCALS |= {"run", "step", "j", "item", "new", "len", "enumerate", "int", "k", "key", "cards", "to", "n", "do"}
+LOCALS |= {
+    "run",
+    "step",
+    "j",
+    "item",
+    "new",
+    "len",
+    "enumerate",
+    "int",
+    "k",
+    "key",
+    "cards",
+    "to",
+    "n",
+    "do",
+    "w",
+    "bool",
+}
 CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
 ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
-ATTRIBUTES |= {"move", "create", "number_of"}
+ATTRIBUTES |= {"move", "create", "number_of", "get"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
@@ -82,7 +99,7 @@ def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
                 assert node.attr in ATTRIBUTES, node.attr
             elif isinstance(node, ast.Constant):
                 assert not isinstance(node.value, str), node.value
-        assert set(namespace["__builtins__"]) == {"len", "enumerate", "int"}  # type: ignore[arg-type]
+        assert set(namespace["__builtins__"]) == {"len", "enumerate", "int", "bool"}  # type: ignore[arg-type]
     constants = {repr(v) for _source, namespace in blocks for v in namespace.values()}
     assert {"'__import__'", "'__class__'", "'__dict__'", "'yield_'", "'exec_'", "'None_'"} <= constants
 

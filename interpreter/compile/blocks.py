@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from ..language.values import Player, zone_key
 from ..syntax import ast as s
+from .source import literal_value
 
 if TYPE_CHECKING:
     from ..check.program import Program
@@ -56,6 +57,10 @@ class Parts(Protocol):
 
     def method(self, st: s.Stmt) -> str:
         """The name of the statement's `Game._exec_*` method: `f(g, st, env)`."""
+
+    def local(self, e: s.Expr) -> bool | None:
+        """Whether an expression is a name the checker bound to a local; None when a block's code must call
+        each expression's function (a test probing every node of the generated code is listening)."""
 
 
 class _Lines:
@@ -128,10 +133,10 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
         case s.Let(name=name, value=value):
             if value.__class__ is s.Call and value.name in program.procs:
                 return _call(value.name, value.args, name, program.procs, parts), True  # its `return` gives the value
-            return _keep(parts.const(name), parts.value(value), parts.const(value)), False
+            return _keep(parts.const(name), _read(value, parts), parts.const(value)), False
         case s.Assign(name=name, op=op, value=value):
             sign = parts.const(op[0])  # (the operator's first character: '+' of '+=')
-            return _assign(parts.const(name), op, sign, parts.value(value), parts.const(value), parts.const(st)), False
+            return _assign(parts.const(name), op, sign, _read(value, parts), parts.const(value), parts.const(st)), False
         case s.If():
             return _if(st, parts), True
         case s.For():
@@ -141,22 +146,22 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
         case s.Return(value=value, span=span):
             if value is None:
                 return [f"r = _Returned(None, {parts.const(span)})"], True
-            held = f"g.held({parts.value(value)}(g, env), {parts.const(value)})"
+            held = f"g.held({_read(value, parts)}, {parts.const(value)})"
             return [f"r = _Returned({held}, {parts.const(span)})"], True
         case s.SetVar():
             return _set_var(st, program, parts), False
         case s.Move(what=what, to=to, bottom=bottom, span=span):
             return [
-                f"v = {parts.value(what)}(g, env)",
+                f"v = {_read(what, parts)}",
                 f"cards = [v] if v.__class__ is _CardRef else g.cards_of(v, {parts.const(what)})",
-                f"to = g.zone_value({parts.value(to)}(g, env), {parts.const(to)})",
+                f"to = g.zone_value({_read(to, parts)}, {parts.const(to)})",
                 f"g.move(cards, to, {bottom}, {parts.const(span)})",
             ], False
         case s.Create(card_type=card_type, count=count, zone=zone, inits=inits, span=span):
-            values = ", ".join(f"{parts.const(i.name)}: {parts.value(i.value)}(g, env)" for i in inits)
-            where = f"g.zone_value({parts.value(zone)}(g, env), {parts.const(zone)})"
+            values = ", ".join(f"{parts.const(i.name)}: {_read(i.value, parts)}" for i in inits)
+            where = f"g.zone_value({_read(zone, parts)}, {parts.const(zone)})"
             return [
-                f"n = {parts.value(count)}(g, env)",
+                f"n = {_read(count, parts)}",
                 "if n.__class__ is not int:",
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
                 f"g.create({parts.const(card_type)}, n, {{{values}}}, {where}, {parts.const(span)})",
@@ -193,17 +198,17 @@ def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
     elif len(st.keys) == 1:  # one key, the common case; a seat's key text made once for each seat
         seats = tuple(zone_key(st.name, (Player(i),)) for i in range(max(program.max_players, 1)))
         lines = [
-            f"k = {parts.value(st.keys[0])}(g, env)",
+            f"k = {_read(st.keys[0], parts)}",
             f"if k.__class__ is _Player and -1 < k.index < {len(seats)}:",
             f"    key = {parts.const(seats)}[k.index]",
             "else:",
             f"    key = _zone_key({name}, (k,))",
         ]
     else:
-        keys = "".join(f"{parts.value(k)}(g, env), " for k in st.keys)
+        keys = "".join(f"{_read(k, parts)}, " for k in st.keys)
         lines = [f"key = _zone_key({name}, ({keys}))"]
     node, op = parts.const(st.value), st.op
-    lines.append(f"v = {parts.value(st.value)}(g, env)")
+    lines.append(f"v = {_read(st.value, parts)}")
     if program.var_types[st.name].kind == "list":  # a list variable holds the cards, not the zone (Game.held)
         lines += ["if v.__class__ is _ZoneRef:", f"    v = g.as_list(v, {node})"]
     if op != "=":
@@ -218,9 +223,37 @@ def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
     return lines
 
 
+def _read(e: s.Expr, parts: Parts) -> str:
+    """Python computing an expression's value: a call of its generated function, or, for a literal or a
+    local name (the commonest arguments and values), what that function would do, without the call: a
+    literal is its constant, a local is read from `env` (the function again if it is not there, for
+    its error)."""
+    local = parts.local(e)
+    if local is not None:
+        is_literal, value = literal_value(e)
+        if is_literal:
+            return parts.const(value)
+        if local and isinstance(e, s.Name):
+            read = f"(w := env.get({parts.const(e.id)}, _M))"
+            return f"(w if {read} is not _M else {parts.value(e)}(g, env))"
+    return f"{parts.value(e)}(g, env)"
+
+
+def _holds(e: s.Expr, parts: Parts) -> str:
+    """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call."""
+    local = parts.local(e)
+    if local is not None:
+        if isinstance(e, s.BoolLit):
+            return parts.const(e.value)
+        if local and isinstance(e, s.Name):
+            read = f"(w := env.get({parts.const(e.id)}, _M))"
+            return f"(w if {read}.__class__ is bool else {parts.truth(e)}(g, env))"
+    return f"{parts.truth(e)}(g, env)"
+
+
 def _keep(name: str, value: str, node: str) -> list[str]:
     """`let name = value`: a zone's value is held as the language holds a zone in a local (`Game.held`)."""
-    return [f"v = {value}(g, env)", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
+    return [f"v = {value}", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
 
 
 def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:
@@ -231,9 +264,9 @@ def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> li
         f" {node}, {node}, {st})"
     )
     if op != "+=":
-        return [f"v = {value}(g, env)", arith]
+        return [f"v = {value}", arith]
     return [  # a count, as `arith` adds
-        f"v = {value}(g, env)",
+        f"v = {value}",
         f"if v.__class__ is int and (old := env[{name}]).__class__ is int:",
         f"    env[{name}] = g.number(old + v, {st})",
         "else:",
@@ -266,7 +299,7 @@ def _if(st: s.If, parts: Parts) -> list[str]:
     arms = [(st.condition, st.then.stmts), *((e.condition, e.body.stmts) for e in st.elifs)]
     lines = []
     for n, (condition, stmts) in enumerate(arms):
-        lines += [f"{'if' if n == 0 else 'elif'} {parts.truth(condition)}(g, env):", f"    body = {parts.body(stmts)}"]
+        lines += [f"{'if' if n == 0 else 'elif'} {_holds(condition, parts)}:", f"    body = {parts.body(stmts)}"]
     otherwise = st.otherwise.stmts if st.otherwise is not None else None
     lines += ["else:", f"    body = {parts.body(otherwise) if otherwise is not None else 'None'}"]
     enter = _enter(1, ["g.push(_BlockFrame(body.stmts, env, 0, body))"], ["r = body.run(g, env)"])
@@ -303,7 +336,7 @@ def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[s
     proc = procs[name]
     proc_name, to = parts.const(name), parts.const(target)
     body = parts.body(proc.body.stmts)
-    made = ", ".join(f"{parts.const(p.name)}: {parts.value(a)}(g, env)" for p, a in zip(proc.params, args, strict=True))
+    made = ", ".join(f"{parts.const(p.name)}: {_read(a, parts)}" for p, a in zip(proc.params, args, strict=True))
     lines = [f"new = {{{made}}}"]
     for p, a in zip(proc.params, args, strict=True):
         if p.type.__class__ is s.ListType:  # a zone passed as a `list of T` is its cards at the call

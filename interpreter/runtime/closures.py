@@ -110,6 +110,7 @@ class CodeCache:
     def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
         self.compiled = compiled.compile_program(program, digest, probe)
+        self.probed = probe is not None  # (then blocks call each expression's function: the probe hears every node)
         self.memo_layout: MemoLayout = memo_layout(program)
         self.empty_memo: list[Mapping[Any, Any]] = [EMPTY_MEMO] * self.memo_layout.size  # a game's memo, new
         # What a change to each zone or variable empties, by the number of players (`readers_for`).
@@ -273,7 +274,7 @@ def _frame_stop(g: Game, r: Any) -> None:
 
 # What every block's generated code reads besides its own constants, and the only built-ins it may call.
 _BASE: dict[str, Any] = {
-    "__builtins__": {"len": len, "enumerate": enumerate, "int": int},
+    "__builtins__": {"len": len, "enumerate": enumerate, "int": int, "bool": bool},
     "_stop": _stop,
     "_frame_stop": _frame_stop,
     "_TooDeep": TooDeep,
@@ -290,6 +291,7 @@ _BASE: dict[str, Any] = {
     "_CallFrame": CallFrame,
     "_SUSPENDED": SUSPENDED,
     "_ENDED": ENDED,
+    "_M": object(),  # (what no local name holds: `env.get`'s default)
 }
 # The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.
 _COMPILED: dict[str, Any] = {}
@@ -329,6 +331,12 @@ class _Parts:
 
     def method(self, st: s.Stmt) -> str:
         return self.const(_EXEC[st.__class__], "method", st)
+
+    def local(self, e: s.Expr) -> bool | None:
+        if self.cache.probed:
+            return None
+        binding = self.cache.program.resolution.of(e)
+        return e.__class__ is s.Name and binding is not None and binding.kind == "local"
 
 
 def generated_block(

@@ -49,8 +49,9 @@ class Parts(Protocol):
     def truth(self, e: s.Expr) -> str:
         """The name of the function computing a condition (a boolean, else its located error)."""
 
-    def items(self, e: s.Expr) -> str:
-        """The name of the function giving a list operand as a tuple (a zone as its cards)."""
+    def items(self, e: s.Expr) -> str | None:
+        """The name of the function giving a zone's cards for a list operand naming a keyed zone
+        (`slot[p, 1, 2]`) without making the zone's reference; None for any other operand."""
 
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
         """The name of the block's `Body` (its `run` and `step`, made on first use)."""
@@ -311,7 +312,7 @@ def _if(st: s.If, parts: Parts) -> list[str]:
 def _for(st: s.For, parts: Parts) -> list[str]:
     var, block, body = parts.const(st.var), parts.const(st.body), parts.body(st.body.stmts)
     return [
-        f"items = {parts.items(st.source)}(g, env)",
+        *_items(st.source, parts),
         "r = None",
         *_enter(
             2,
@@ -328,6 +329,15 @@ def _for(st: s.For, parts: Parts) -> list[str]:
             ],
         ),
     ]
+
+
+def _items(e: s.Expr, parts: Parts) -> list[str]:
+    """`items`: a `for`'s list as a tuple (a zone's cards, none as empty), as `Game.as_list` makes it."""
+    zone = parts.items(e)
+    if zone is not None:
+        return [f"items = {zone}(g, env)"]
+    cards = f"items = g.as_list(items, {parts.const(e)})"
+    return [f"items = {_read(e, parts)}", "if items.__class__ is not _tuple:", f"    {cards}"]
 
 
 def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[str, Any], parts: Parts) -> list[str]:

@@ -200,27 +200,22 @@ def _slow(e: Any) -> Code:
     return lambda g, env: method(g, e, env)
 
 
-def _items(source: Code, e: Any, cache: CodeCache) -> Code:
-    """A closure for a list operand: its value as a tuple (a zone's cards, none as empty), via `as_list`."""
-
+def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
+    """For a list operand naming a keyed zone (`slot[p, 1, 2]`), a closure giving the zone's cards without
+    making a reference to the zone (via `as_list` when a key is none or a local hides the zone); None
+    for any other operand."""
     binding = cache.program.resolution.of(e)
-    if binding is not None and binding.kind == "zone" and e.__class__ is s.Index:
-        # `slot[p, 1, 2]` as a list: the zone's cards, without making a reference to the zone
-        name, keys = binding.name, tuple(cache.value(a) for a in e.args)
+    if binding is None or binding.kind != "zone" or e.__class__ is not s.Index:
+        return None
+    name, keys = binding.name, tuple(cache.value(a) for a in e.args)
 
-        def zone_cards(g: Game, env: dict[str, Any]) -> Any:
-            values = tuple([k(g, env) for k in keys])
-            if name in env or None in values:
-                return g.as_list(source(g, env), e)
-            return card_refs(g.state.zones.get(zone_key(name, values), ()))
+    def zone_cards(g: Game, env: dict[str, Any]) -> Any:
+        values = tuple([k(g, env) for k in keys])
+        if name in env or None in values:
+            return g.as_list(source(g, env), e)
+        return card_refs(g.state.zones.get(zone_key(name, values), ()))
 
-        return zone_cards
-
-    def items(g: Game, env: dict[str, Any]) -> Any:
-        v = source(g, env)
-        return v if v.__class__ is tuple else g.as_list(v, e)
-
-    return items
+    return zone_cards
 
 
 # ---------------------------------------------------------------------------- blocks
@@ -291,6 +286,7 @@ _BASE: dict[str, Any] = {
     "_CallFrame": CallFrame,
     "_SUSPENDED": SUSPENDED,
     "_ENDED": ENDED,
+    "_tuple": tuple,
     "_M": object(),  # (what no local name holds: `env.get`'s default)
 }
 # The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.
@@ -320,8 +316,9 @@ class _Parts:
     def truth(self, e: s.Expr) -> str:
         return self.const(self.cache.truth(e), "truth", e)
 
-    def items(self, e: s.Expr) -> str:
-        return self.const(_items(self.cache.value(e), e, self.cache), "items", e)
+    def items(self, e: s.Expr) -> str | None:
+        zone = _zone_items(self.cache.value(e), e, self.cache)
+        return self.const(zone, "items", e) if zone is not None else None
 
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
         name = self.bodies.get(id(stmts))

@@ -497,7 +497,10 @@ class Game(Views):
                 if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
                     keep.touch(frame)
                 try:
-                    frame.step(self)
+                    if frame.__class__ is BlockFrame and frame.code is not None:  # (its step, without the call)
+                        frame.code.step(self, frame)
+                    else:
+                        frame.step(self)
                 except RuntimeFailure as failure:
                     self._unwind(failure)
                 self.steps += 1

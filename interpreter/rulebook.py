@@ -14,7 +14,7 @@ from .check.checker import Checker
 from .check.program import Program
 from .errors import Diagnostic, GameError, RulebookError, RulecraftError, Span
 from .inputs import InputProblem, clip, decode, read_regular, within
-from .runtime.closures import CodeCache
+from .runtime.codecache import CodeCache
 from .runtime.game import Game
 from .runtime.state import card_class, make_converter
 from .syntax import ast as s
@@ -48,7 +48,7 @@ class Rulebook:
         self.labels = {n: ct.label for n, ct in program.cards.items() if ct.label}
         self.converter = make_converter(program, self.card_classes)
         self.label_cache: dict[Any, Any] = {}  # card labels, filled by the games (see Game.label)
-        self.code_cache: CodeCache | None = None  # closures of its expressions, made by the games (closures.py)
+        self.code_cache: CodeCache | None = None  # its generated code, made by the games (codecache.py)
         self.key_info: dict[str, Any] = {}  # what each zone or variable key is, filled by the games (Game.view)
 
     def new_game(self, players: int | None = None, seed: int | None = 0, **options: Any) -> Game:

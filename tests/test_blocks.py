@@ -14,7 +14,7 @@ from typing import Any
 
 import rulecraft
 from rulecraft.cli import main
-from rulecraft.runtime import closures
+from rulecraft.runtime import codecache
 from rulecraft.tools.coverage import Structure
 
 # Names built to break out of generated code, in every place a block names something: procedures,
@@ -48,7 +48,7 @@ play {
 """
 
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
-# helpers (leading underscore, from closures._BASE) and the functions it defines.
+# helpers (leading underscore, from codecache._BASE) and the functions it defines.
 LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "old", "d", "body", "items"}
 LOCALS |= {
     "run",
@@ -80,7 +80,7 @@ def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
     rb.new_game(players=1, trace=True)
     cache = rb.code_cache
     assert cache is not None
-    made = [closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
+    made = [codecache.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
     return [(run + step, namespace) for run, step, namespace in made]
 
 
@@ -94,7 +94,7 @@ def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
         tree = ast.parse(source)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
-                assert node.id in LOCALS or CONSTANT.fullmatch(node.id) or node.id in closures._BASE, node.id
+                assert node.id in LOCALS or CONSTANT.fullmatch(node.id) or node.id in codecache._BASE, node.id
             elif isinstance(node, ast.Attribute):
                 assert node.attr in ATTRIBUTES, node.attr
             elif isinstance(node, ast.Constant):
@@ -125,7 +125,7 @@ play {
 """,
         "t.rules",
     )
-    closures._COMPILED.clear()  # (a cache: what other tests compiled would hide what this game compiles)
+    codecache._COMPILED.clear()  # (a cache: what other tests compiled would hide what this game compiles)
     sources = {}
     for source, namespace in _blocks_run(rb):
         sources.setdefault(source, []).append(namespace)
@@ -135,10 +135,10 @@ play {
     # inline; the branches run inline, never stepped; the two branches share their compiled `run`.
     cache = rb.code_cache
     assert cache is not None
-    made = {len(stmts): closures.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()}
+    made = {len(stmts): codecache.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()}
     (play_run, play_step, _), (branch_run, branch_step, _) = made[3], made[1]
-    assert play_step in closures._COMPILED and branch_run in closures._COMPILED
-    assert play_run not in closures._COMPILED and branch_step not in closures._COMPILED
+    assert play_step in codecache._COMPILED and branch_run in codecache._COMPILED
+    assert play_run not in codecache._COMPILED and branch_step not in codecache._COMPILED
 
 
 def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys: Any) -> None:
@@ -152,4 +152,5 @@ def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys:
     assert len(headers) == len(blocks) > 50
     assert headers[0] == "# ---- setup (valdora.rules:335)"
     assert out.count("\ndef run(g, env):\n") == out.count("\ndef step(g, frame):\n") == len(blocks)
-    assert "#   c4 = the items of `GEMS` (line 337)" in out
+    assert "#   c4 = the node `GEMS` (line 337), which its errors name" in out
+    assert "#   c5 = the value of `GEMS` (line 337)" in out

@@ -1,7 +1,7 @@
 """The runtime's fast paths, which must change nothing but speed.
 
 - Blocks run inline: an `if`, a `for` and a procedure call do their work at once, and what has to
-  wait becomes frames only then (compile/blocks.py, runtime/closures.py `Body`). The tests compare the inline
+  wait becomes frames only then (compile/blocks.py, runtime/codecache.py `Body`). The tests compare the inline
   run with the machine that makes a frame for every block (which it does while a sink hears every
   frame pushed, as rule coverage does).
 - A function's remembered values outlive the changes it does not read (compile/generate.py, `MemoLayout`),
@@ -24,7 +24,7 @@ from rulecraft.check.program import reads_of, reads_of_declarations
 from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
-from rulecraft.runtime.closures import INLINE_DEPTH
+from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer

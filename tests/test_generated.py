@@ -8,7 +8,7 @@ import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
-from rulecraft.runtime import closures
+from rulecraft.runtime import codecache
 from rulecraft.runtime.evaluate import EVAL
 from rulecraft.runtime.game import Game, RuntimeFailure
 from rulecraft.syntax import ast as s
@@ -48,7 +48,7 @@ class Differential:
         self.compared = 0
         self.kinds: set[type] = set()
         self.defining = False
-        cache = closures.CodeCache(rb.program, None, probe=self._probe)
+        cache = codecache.CodeCache(rb.program, None, probe=self._probe)
         self.nodes = cache.compiled.nodes
         for node, name in list(cache.compiled.roots.values()):
             cache.compiled.names[name] = self._checked(node, cache.compiled.function(name))

@@ -1,7 +1,7 @@
 """The Python source of a block of statements: one function that runs it inline, one that steps its frame.
 
 A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes two
-generated functions, made when the block first runs (runtime/closures.py, `Body`):
+generated functions, made when the block first runs (runtime/codecache.py, `Body`):
 
 - `run(g, env)` runs the block at once, inline, in the step that reached it, as `BlockFrame.step`
   would: when a statement starts work that must wait (it pushed a frame), the rest of the block

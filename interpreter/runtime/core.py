@@ -4,15 +4,15 @@
 `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Decisions` (decisions.py)
 <- `Statements` (statements.py) <- `Views` (views.py) <- `Game` (game.py: the public API and the step
 loop). A layer is never instantiated alone: every object is a whole `Game`. The frames (machine.py)
-and the closures (closures.py) take the whole game, so a layer that hands them `self` says so to the
+and the generated code (codecache.py) take the whole game, so a layer that hands them `self` says so to the
 type checker (`# type: ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
 
-The frames and the closures reach the game through public members only (tests/test_interfaces.py);
+The frames and the generated code reach the game through public members only (tests/test_interfaces.py);
 these, besides the public API of `Game`, are that interface:
 - data: `state`, `program`, `frames`, `pending`, `journal`, `attempts`, `together`, `secret`,
-  `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's closures), `keep` (what `apply`
+  `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's code: codecache.py), `keep` (what `apply`
   puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth` (the frames
-  that blocks running inline stand for: closures.py), `consts`, `players`, `work_left` (the budget of work), and the
+  that blocks running inline stand for: codecache.py), `consts`, `players`, `work_left` (the budget of work), and the
   sinks (`sinks.events` and the others: observe.py);
 - the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
   and its answer), `check_rules`, `rule_match`;
@@ -40,7 +40,7 @@ from ..language.values import (
     value_key,
 )
 from .asks import Decision
-from .closures import CodeCache
+from .codecache import CodeCache
 from .machine import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
@@ -93,7 +93,7 @@ class GameCore:
     code: CodeCache
     keep: Keep | None
     fn_depth: int
-    inline_depth: int  # the frames that the blocks running inline (closures.py) stand for, in this step
+    inline_depth: int  # the frames that the blocks running inline (codecache.py) stand for, in this step
     memo: list[Mapping[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py); EMPTY_MEMO: none
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
@@ -140,7 +140,7 @@ class GameCore:
         self.frames.append(frame)
         if len(self.frames) + self.inline_depth > DEPTH_BUDGET:
             if self.inline_depth:
-                raise TooDeep  # the statement that pushed runs inline: its block names it (closures.Body.run)
+                raise TooDeep  # the statement that pushed runs inline: its block names it (codecache.Body.run)
             raise self.runaway(self._current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:

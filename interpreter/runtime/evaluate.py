@@ -1,4 +1,4 @@
-"""Expressions: what a node of the AST is worth in a state (the definition the closures fall back on)."""
+"""Expressions: what a node of the AST is worth in a state (the definition generated code falls back on)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ class Evaluator(GameCore):
         return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression, by its compiled closure (see closures.py).
+        """The value of an expression, by its generated function (see codecache.py).
 
         The methods `_eval_*` below define each kind of expression; they evaluate their operands
         with `EVAL[node.__class__]`, the definition again, and are what a closure falls back on
@@ -102,7 +102,7 @@ class Evaluator(GameCore):
         return self.code.value(e)(self, env)  # type: ignore[arg-type]
 
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression by the definition alone, without closures (tests compare the two)."""
+        """The value of an expression by the definition alone, without generated code (tests compare the two)."""
         method = EVAL.get(e.__class__)
         if method is None:
             raise TypeError(f"not an expression: {e!r}")

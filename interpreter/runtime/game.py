@@ -1,13 +1,13 @@
 """Run a checked program: a game is a state plus a stack of frames, advanced by answers.
 
 How the language maps onto Python here:
-- a block of statements is run by its generated code (compile/blocks.py, via `closures.Body`: the
+- a block of statements is run by its generated code (compile/blocks.py, via `codecache.Body`: the
   common statements defined there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
   (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;
 - an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
-  closure made once per node (`runtime/closures.py`), which falls back on those methods for anything
+  function generated once per node (`runtime/codecache.py`), which falls back on those methods for anything
   unusual; a built-in function is a row of the table in `language/builtins.py`;
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
   (`runtime/asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
@@ -40,9 +40,9 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import closures, knowledge
+from . import codecache, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
-from .closures import CodeCache, code_cache
+from .codecache import CodeCache, code_cache
 from .core import (
     fold_seed,
     label_cache,
@@ -132,7 +132,7 @@ class Game(Views):
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
         self.inline_depth = 0
-        # What was derived from the state since it last changed: functions' values (closures.py)
+        # What was derived from the state since it last changed: functions' values (codecache.py)
         # and zones' labels (views); every change of the state empties it.
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.check_invariants = check_invariants
@@ -497,10 +497,7 @@ class Game(Views):
                 if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
                     keep.touch(frame)
                 try:
-                    if frame.__class__ is BlockFrame and frame.code is not None:  # (its step, without the call)
-                        frame.code.step(self, frame)
-                    else:
-                        frame.step(self)
+                    frame.step(self)
                 except RuntimeFailure as failure:
                     self._unwind(failure)
                 self.steps += 1
@@ -534,7 +531,7 @@ class Game(Views):
         return broken
 
 
-closures.define(EVAL, EXEC)
+codecache.define(EVAL, EXEC)
 
 
 __all__ = ["Decision", "Event", "Game", "Option", "State", "make_converter"]

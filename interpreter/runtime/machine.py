@@ -87,7 +87,7 @@ class TooDeep(Exception):
 
 
 class Returned:
-    """What a `return` gives back: to the procedure call running it inline (closures.py), or, from
+    """What a `return` gives back: to the procedure call running it inline (compile/blocks.py), or, from
     a block that is a frame, to the call's frame (`Game.return_from_call`)."""
 
     __slots__ = ("span", "value")
@@ -198,7 +198,7 @@ class Frame:
 
 
 class BlockFrame(Frame):
-    # `code`: the block's code (`CodeCache.block`, a `closures.Body`), once looked up: the same for every
+    # `code`: the block's code (`CodeCache.block`, a `codecache.Body`), once looked up: the same for every
     # game of the rulebook, so neither kept by `Keep` nor told apart in a clone.
     __slots__ = ("code", "i", "stmts")
     changing = ("i",)

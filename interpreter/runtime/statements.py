@@ -1,4 +1,5 @@
-"""Statements that are not compiled into closures, the return to a call's frame, attempts, and unwinding."""
+"""Statements that a block's generated code does not spell out, the return to a call's frame, attempts,
+and unwinding."""
 
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ def bench_game(
     rb = rulebook_mod.load(name)
     n = players_for(rb, players)
     # Warm-up, not timed: the first games of a rulebook compile the code they reach (generated
-    # functions and closures are made on first use), which would count against whichever is
+    # functions and blocks are made on first use), which would count against whichever is
     # measured first (the trace).
     for seed in range(games):
         play_random(rb, n, seed, True)

@@ -14,7 +14,7 @@ from ..console import UsageError
 from ..errors import RulecraftError, Span
 from ..inputs import clip
 from ..rulebook import load
-from ..runtime.closures import CodeCache, generated_block
+from ..runtime.codecache import CodeCache, generated_block
 from ..syntax import ast as s
 from .coverage import Structure
 
@@ -56,7 +56,7 @@ def _describe(kind: str, of: Any, stmts: tuple[s.Stmt, ...], structure: Structur
     if isinstance(of, Span):
         return f"the place {of.file}:{of.line}:{of.column}"
     if hasattr(of, "span"):
-        return f"`{_text(of, structure)}` (line {of.span.line})"
+        return f"the node `{_text(of, structure)}` (line {of.span.line}), which its errors name"
     return repr(of)
 
 

@@ -11,12 +11,12 @@ against the definition, node by node.
 
 Statements have one definition each. Each block of the rulebook becomes two generated functions
 (compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
-and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `if`, `for`, a procedure call
-and `return` are spelled out in that code; `set`, `move` and `create` are closures defined here,
-which the code calls; the others (those that ask, push a frame of their own or end the game) are
-their `Game._exec_*` method. The generator is one `match` over every kind of statement, so a
-forgotten one is a type error. Statements stay stepped by frames, so that a game waiting on a
-decision is data and clones without replay (docs/ARCHITECTURE.md).
+and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
+`for`, a procedure call and `return` are spelled out in that code; the others (those that ask, push
+a frame of their own or end the game) are their `Game._exec_*` method, which the code calls. The
+generator is one `match` over every kind of statement, so a forgotten one is a type error.
+Statements stay stepped by frames, so that a game waiting on a decision is data and clones
+without replay (docs/ARCHITECTURE.md).
 
 Frames are made only when work has to wait. An `if`, a `for` and a procedure call run their blocks
 at once, inline (their `Body.run`), as their frames would run them, and go on to the next statement
@@ -89,15 +89,15 @@ ENDED = "ended"  # the game ended (its frames are gone)
 # Python's own recursion (two Python calls a level), well below its limit.
 INLINE_DEPTH = 100
 
-# The definitions the closures fall back on, one method of `Game` per kind of node: `_eval_*` for
-# each expression, `_exec_*` for each statement not compiled here. runtime.py fills them when it
-# defines `Game` (`define`), so that this module, below the game, does not import it.
+# The definitions generated code falls back on, one method of `Game` per kind of node: `_eval_*` for
+# each expression, `_exec_*` for each statement a block's code does not spell out. game.py fills
+# them when it defines `Game` (`define`), so that this module, below the game, does not import it.
 _EVAL: dict[type, Callable[..., Any]] = {}
 _EXEC: dict[type, Callable[..., Any]] = {}
 
 
 def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callable[..., Any]]) -> None:
-    """Take the game's definitions of expressions and statements (called once, by runtime.py)."""
+    """Take the game's definitions of expressions and statements (called once, by game.py)."""
     _EVAL.update(evaluate)
     _EXEC.update(execute)
     compiled.define(evaluate)
@@ -105,7 +105,7 @@ def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callabl
 
 class CodeCache:
     """The code of one rulebook: its expressions' functions (values, and truths: values that must be booleans),
-    and its statements' closures."""
+    and its blocks of statements' generated code."""
 
     def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
@@ -179,7 +179,7 @@ class CodeCache:
 
 
 def code_cache(rulebook: Any, program: Program) -> CodeCache:
-    """The rulebook's cache of closures, made on first use (a rulebook-like object without one gets a new one)."""
+    """The rulebook's code, made on first use (a rulebook-like object without one gets a new one)."""
     cache = getattr(rulebook, "code_cache", None)
     if cache is None or cache.program is not program:
         cache = CodeCache(program, getattr(rulebook, "digest", None))

@@ -12,7 +12,9 @@ The count of one pass over the seeded random games (seeds 0 .. N-1, played as `r
 plays them) is the count of a process that plays them twice less that of one that plays them
 once: everything else (start-up, parsing, the code made on first use) is the same in both and
 falls out. The disk cache is off and the hash seed fixed, so that both processes do the same work.
-Compare two checkouts by running the script with each one's Python.
+Compare two checkouts by running the script with each one's Python (`--python`); a checkout from
+before the tools package plays its games as its own `bench` did (RESULTS.md compares the engine of
+issue 17's day, e67ca25, so).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ import sys
 PLAY = """
 import sys
 from rulecraft import rulebook
-from rulecraft.tools.bench import play_random
+try:
+    from rulecraft.tools.bench import play_random
+except ImportError:  # a checkout from before the tools package (2026-11-30 and earlier)
+    from rulecraft.bench import play_random
 name, players, games, passes, trace = sys.argv[1], *map(int, sys.argv[2:6])
 rb = rulebook.load(name)
 for _ in range(passes):

@@ -82,6 +82,10 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
     run = _Lines()
     run.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
     for k, (code, sets_r) in enumerate(codes):
+        if _computes_only(stmts[k], program):
+            _charge(run, 2, body, k, costs[k])
+            run.lines.extend("        " + line for line in code)
+            continue
         run.add(2, f"at = {k}")
         _charge(run, 2, body, k, costs[k])
         run.lines.extend("        " + line for line in code)
@@ -106,6 +110,8 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
         _charge(step, 3, body, k, costs[k])
         step.add(3, f"frame.i = {k + 1}")
         step.lines.extend("            " + line for line in code)
+        if _computes_only(stmts[k], program):
+            continue
         test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
         step.add(3, f"if {'r is not None or ' if sets_r else ''}{test}:")
         step.add(4, f"return _frame_stop(g, {'r' if sets_r else 'None'})")
@@ -115,6 +121,15 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
     step.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
     step.add(1, "frames.pop()")
     return "\n".join(run.lines) + "\n", "\n".join(step.lines) + "\n"
+
+
+def _computes_only(st: s.Stmt, program: Program) -> bool:
+    """Whether a statement only computes a value into a local (`let` of an expression, an assignment):
+    expressions cannot change the state, push a frame or end the game, so after it the block goes on
+    for sure (no test of the frames needed) and no frame can go too deep in it (`at` need not name it)."""
+    if st.__class__ is s.Let:
+        return not (isinstance(st.value, s.Call) and st.value.name in program.procs)
+    return st.__class__ is s.Assign
 
 
 def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: Parts) -> str:

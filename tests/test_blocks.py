@@ -152,5 +152,6 @@ def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys:
     assert len(headers) == len(blocks) > 50
     assert headers[0] == "# ---- setup (valdora.rules:335)"
     assert out.count("\ndef run(g, env):\n") == out.count("\ndef step(g, frame):\n") == len(blocks)
-    assert "#   c4 = the node `GEMS` (line 337), which its errors name" in out
-    assert "#   c5 = the value of `GEMS` (line 337)" in out
+    assert "#   c1 = this block's code (the frame of what is left)" in out
+    assert "#   c5 = the node `GEMS` (line 337), which its errors name" in out
+    assert "#   c6 = the value of `GEMS` (line 337)" in out

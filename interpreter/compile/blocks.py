@@ -75,31 +75,28 @@ class _Lines:
 def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> tuple[str, str]:
     """The sources of the block's `run` and of its `step` (see the module's docstring), each compiled when
     first needed; `costs` is what each statement charges the budget of work when it starts (`node_count`)."""
-    body = parts.const(stmts)
+    body, me = parts.const(stmts), parts.body(stmts)
     codes = [_statement(st, program, parts) for st in stmts]
+    computes = [_computes_only(st, program) for st in stmts]
 
     # run(g, env): the block at once, from its first statement
     run = _Lines()
     run.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
     for k, (code, sets_r) in enumerate(codes):
-        if _computes_only(stmts[k], program):
-            _charge(run, 2, body, k, costs[k])
-            run.lines.extend("        " + line for line in code)
-            continue
-        run.add(2, f"at = {k}")
+        if not computes[k]:
+            run.add(2, f"at = {k}")
         _charge(run, 2, body, k, costs[k])
         run.lines.extend("        " + line for line in code)
-        r = "r" if sets_r else "None"
-        test = "len(frames) != depth or g.pending is not None or g.state.over"
-        run.add(2, f"if {'r is not None or ' if sets_r else ''}{test}:")
-        run.add(3, f"return _stop(g, {r}, depth, {parts.body(stmts)}, env, {k + 1})")
+        if not computes[k]:
+            test = "len(frames) != depth or g.pending is not None or g.state.over"
+            _ends_step(run, 2, sets_r, test, f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1})")
     if not codes:
         run.add(2, "pass")
     run.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
     run.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
     run.add(1, "return None")
 
-    # step(g, frame): BlockFrame.step, from the frame's position
+    # step(g, frame): BlockFrame.step, from the frame's position (kept in the frame before each statement)
     step = _Lines()
     step.add(0, "def step(g, frame):")
     step.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
@@ -110,11 +107,9 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
         _charge(step, 3, body, k, costs[k])
         step.add(3, f"frame.i = {k + 1}")
         step.lines.extend("            " + line for line in code)
-        if _computes_only(stmts[k], program):
-            continue
-        test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-        step.add(3, f"if {'r is not None or ' if sets_r else ''}{test}:")
-        step.add(4, f"return _frame_stop(g, {'r' if sets_r else 'None'})")
+        if not computes[k]:
+            test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
+            _ends_step(step, 3, sets_r, test, f"_frame_stop(g, {'r' if sets_r else 'None'})")
     if not codes:
         step.add(2, "pass")
     step.add(1, "except _TooDeep:")
@@ -136,6 +131,11 @@ def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: 
     """The source of `do(g, env)`, doing one `set`, `move` or `create` on its own (`Game.execute`)."""
     lines, _sets_r = _statement(st, program, parts)
     return "def do(g, env):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+def _ends_step(out: _Lines, indent: int, sets_r: bool, test: str, stop: str) -> None:
+    """After a statement: the step ends there if it gave `r` or changed the frames (`test`)."""
+    out.add(indent, f"if {'r is not None or ' if sets_r else ''}{test}:", f"    return {stop}")
 
 
 def _charge(out: _Lines, indent: int, body: str, k: int, cost: int) -> None:

@@ -49,25 +49,9 @@ play {
 
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
 # helpers (leading underscore, from codecache._BASE) and the functions it defines.
-LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "old", "d", "body", "items"}
-LOCALS |= {
-    "run",
-    "step",
-    "j",
-    "item",
-    "new",
-    "len",
-    "enumerate",
-    "int",
-    "k",
-    "key",
-    "cards",
-    "to",
-    "n",
-    "do",
-    "w",
-    "bool",
-}
+LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "w", "old", "d", "k", "key", "n"}
+LOCALS |= {"body", "items", "item", "j", "new", "cards", "to", "run", "step", "do"}
+LOCALS |= {"len", "enumerate", "int", "bool"}  # the built-ins it may call
 CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}

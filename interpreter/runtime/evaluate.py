@@ -93,7 +93,7 @@ class Evaluator(GameCore):
         """The value of an expression, by its generated function (see codecache.py).
 
         The methods `_eval_*` below define each kind of expression; they evaluate their operands
-        with `EVAL[node.__class__]`, the definition again, and are what a closure falls back on
+        with `EVAL[node.__class__]`, the definition again, and are what generated code falls back on
         for the unusual case and its located error.
         """
         entry = self.code.values.get(id(e))  # (`CodeCache.value`, its common case without the call)

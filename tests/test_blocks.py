@@ -9,6 +9,7 @@ runtime's tests of each statement run through it.
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 from typing import Any
 
@@ -139,3 +140,15 @@ def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys:
     assert "#   c1 = this block's code (the frame of what is left)" in out
     assert "#   c5 = the node `GEMS` (line 337), which its errors name" in out
     assert "#   c6 = the value of `GEMS` (line 337)" in out
+
+
+def test_a_traceback_through_a_blocks_code_shows_its_generated_lines() -> None:
+    """Each shape is compiled under a name of its own (profiles tell shapes apart), whose lines a traceback
+    can show: they are in linecache."""
+    rb = rulecraft.load_text(HOSTILE, "evil.rules")
+    rb.new_game(players=1)
+    assert rb.code_cache is not None and rb.program.play is not None
+    step = rb.code_cache.block(rb.program.play.stmts).step
+    filename = step.__code__.co_filename
+    assert re.fullmatch(r"<generated block [0-9a-f]{12}>", filename)
+    assert linecache.getline(filename, 1) == "def step(g, frame):\n"

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import linecache
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -354,11 +355,15 @@ def _run_source(source: str, namespace: dict[str, Any]) -> None:
     code = _COMPILED.get(source)
     if code is None:
         if len(_COMPILED) >= _COMPILED_MAX:
+            for old in _COMPILED.values():
+                linecache.cache.pop(old.co_filename, None)
             _COMPILED.clear()
         # Named by its shape, so that a profile or a traceback tells the shapes apart (a profiler keys
-        # functions by file, line and name: one name for them all would merge them).
+        # functions by file, line and name: one name for them all would merge them); a traceback
+        # shows its lines (`rulecraft compile --blocks` shows which block is which).
         name = f"<generated block {hashlib.sha1(source.encode()).hexdigest()[:12]}>"
         code = _COMPILED[source] = compile(source, name, "exec")
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exec(code, namespace)
 
 

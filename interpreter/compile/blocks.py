@@ -86,10 +86,9 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
         if not computes[k]:
             run.add(2, f"at = {k}")
         _charge(run, 2, body, k, costs[k])
-        run.lines.extend("        " + line for line in code)
-        if not computes[k]:
-            test = "len(frames) != depth or g.pending is not None or g.state.over"
-            _ends_step(run, 2, sets_r, test, f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1})")
+        test = "len(frames) != depth or g.pending is not None or g.state.over"
+        stop = f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1})"
+        _code(run, 2, code, sets_r, test, stop, not computes[k])
     if not codes:
         run.add(2, "pass")
     run.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
@@ -106,10 +105,8 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
         step.add(3, f"at = {k}")
         _charge(step, 3, body, k, costs[k])
         step.add(3, f"frame.i = {k + 1}")
-        step.lines.extend("            " + line for line in code)
-        if not computes[k]:
-            test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-            _ends_step(step, 3, sets_r, test, f"_frame_stop(g, {'r' if sets_r else 'None'})")
+        test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
+        _code(step, 3, code, sets_r, test, f"_frame_stop(g, {'r' if sets_r else 'None'})", not computes[k])
     if not codes:
         step.add(2, "pass")
     step.add(1, "except _TooDeep:")
@@ -133,9 +130,25 @@ def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: 
     return "def do(g, env):\n" + "".join(f"    {line}\n" for line in lines)
 
 
-def _ends_step(out: _Lines, indent: int, sets_r: bool, test: str, stop: str) -> None:
-    """After a statement: the step ends there if it gave `r` or changed the frames (`test`)."""
-    out.add(indent, f"if {'r is not None or ' if sets_r else ''}{test}:", f"    return {stop}")
+# A line of a statement's code that stands for the test of whether the step ends there (`_code`), for a
+# statement that tests it only where it ran something (an `if` with no arm taken computed only).
+ENDS_STEP = "# (ends the step?)"
+
+
+def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: str, tested: bool) -> None:
+    """A statement's code, then the test of whether the step ends after it (it gave `r` or changed the
+    frames: `test`, which `stop` ends), where `ENDS_STEP` says, else after it unless it only computes."""
+    ends = [f"if {'r is not None or ' if sets_r else ''}{test}:", f"    return {stop}"]
+    marked = False
+    for line in code:
+        if line.strip() == ENDS_STEP:
+            margin = line[: len(line) - len(line.lstrip())]
+            out.add(indent, *(margin + end for end in ends))
+            marked = True
+        else:
+            out.add(indent, line)
+    if tested and not marked:
+        out.add(indent, *ends)
 
 
 def _charge(out: _Lines, indent: int, body: str, k: int, cost: int) -> None:
@@ -321,7 +334,8 @@ def _if(st: s.If, parts: Parts) -> list[str]:
     enter = _enter(1, ["g.push(_BlockFrame(body.stmts, env, 0, body))"], ["r = body.run(g, env)"])
     if otherwise is not None:
         return lines + enter
-    return [*lines, "if body is None:", "    r = None", "else:", *("    " + line for line in enter)]
+    # No arm taken: the conditions only computed, so the block goes on without testing the frames.
+    return [*lines, "if body is not None:", *("    " + line for line in [*enter, ENDS_STEP])]
 
 
 def _for(st: s.For, parts: Parts) -> list[str]:

@@ -5,18 +5,21 @@ generated functions, made when the block first runs (runtime/codecache.py, `Body
 
 - `run(g, env)` runs the block at once, inline, in the step that reached it, as `BlockFrame.step`
   would: when a statement starts work that must wait (it pushed a frame), the rest of the block
-  becomes a `BlockFrame` below that work (`stop`), and the call running it learns that the step
+  becomes a `BlockFrame` below that work (`_stop`), and the call running it learns that the step
   ends (SUSPENDED, ENDED, or a `return`'s value);
 - `step(g, frame)` is `BlockFrame.step` for this block: it goes on from the frame's position,
   statement by statement, until one starts other work, asks, or ends the game.
 
 In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
 spelled out as Python (their one definition, moved here from the closures that did them), with
-their expressions called as the rulebook's generated functions; an `if`, a `for` or a call runs its
-block's `run` at once (its frames made only if that block has to wait), or pushes its frames when
-work may not run inline (`_enter`). The statements that ask, push a frame of their own or end the
-game call their `Game._exec_*` method. So between two decisions a block is one Python call, with no
-loop over closures and no call per statement. `statement_source` makes a `set`, `move` or `create`
+their expressions called as the rulebook's generated functions (a literal or a local name read in
+place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
+that block has to wait), or pushes its frames when work may not run inline (`_enter`). The
+statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
+After each statement that may have changed something the code tests whether the step ends there
+(`_code`); a statement that only computes (`_computes_only`), or an `if` that took no arm, is not
+followed by the test. So between two decisions a block is one Python call, with no loop over
+closures and no call per statement. `statement_source` makes a `set`, `move` or `create`
 alone a function (`Game.execute`, a scenario's edits).
 
 Safe generation: nothing of a rulebook reaches the source. Every name, node and piece of code a

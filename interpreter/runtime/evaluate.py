@@ -79,10 +79,7 @@ class Evaluator(GameCore):
 
     def _truth(self, e: s.Expr, env: dict[str, Any]) -> bool:
         """The value of a condition: true or false, else a located error."""
-        entry = self.code.truths.get(id(e))  # (`CodeCache.truth`, its common case without the call)
-        if entry is not None and entry[0] is e:
-            return bool(entry[1](self, env))  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        return bool(self.code.truth(e)(self, env))  # type: ignore[arg-type]
+        return bool(self.code.truth(e)(self, env))  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def truth_of(self, v: Any, e: s.Expr) -> bool:
         if v.__class__ is not bool:
@@ -96,10 +93,7 @@ class Evaluator(GameCore):
         with `EVAL[node.__class__]`, the definition again, and are what generated code falls back on
         for the unusual case and its located error.
         """
-        entry = self.code.values.get(id(e))  # (`CodeCache.value`, its common case without the call)
-        if entry is not None and entry[0] is e:
-            return entry[1](self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        return self.code.value(e)(self, env)  # type: ignore[arg-type]
+        return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
         """The value of an expression by the definition alone, without generated code (tests compare the two)."""

@@ -62,9 +62,12 @@ class Parts(Protocol):
     def method(self, st: s.Stmt) -> str:
         """The name of the statement's `Game._exec_*` method: `f(g, st, env)`."""
 
-    def local(self, e: s.Expr) -> bool | None:
-        """Whether an expression is a name the checker bound to a local; None when a block's code must call
-        each expression's function (a test probing every node of the generated code is listening)."""
+    # False when a block's code must call each expression's function, literals and locals too (a test's
+    # probe listens to every node of the generated code).
+    reads_in_place: bool
+
+    def local(self, e: s.Expr) -> bool:
+        """Whether an expression is a name the checker bound to a local."""
 
 
 class _Lines:
@@ -109,7 +112,7 @@ def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Pro
         _charge(step, 3, body, k, costs[k])
         step.add(3, f"frame.i = {k + 1}")
         test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-        _code(step, 3, code, sets_r, test, f"_frame_stop(g, {'r' if sets_r else 'None'})", not computes[k])
+        _code(step, 3, code, sets_r, test, "_frame_stop(g, r)" if sets_r else "None", not computes[k])
     if not codes:
         step.add(2, "pass")
     step.add(1, "except _TooDeep:")
@@ -122,9 +125,12 @@ def _computes_only(st: s.Stmt, program: Program) -> bool:
     """Whether a statement only computes a value into a local (`let` of an expression, an assignment):
     expressions cannot change the state, push a frame or end the game, so after it the block goes on
     for sure (no test of the frames needed) and no frame can go too deep in it (`at` need not name it)."""
-    if st.__class__ is s.Let:
-        return not (isinstance(st.value, s.Call) and st.value.name in program.procs)
-    return st.__class__ is s.Assign
+    return (isinstance(st, s.Let) and not _calls_procedure(st, program)) or isinstance(st, s.Assign)
+
+
+def _calls_procedure(st: s.Let, program: Program) -> bool:
+    """Whether a `let` takes its value from a procedure's `return` (else from an expression)."""
+    return isinstance(st.value, s.Call) and st.value.name in program.procs
 
 
 def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: Parts) -> str:
@@ -163,7 +169,7 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
     the step (None: the block goes on; SUSPENDED, ENDED, or a `return`'s `Returned`)."""
     match st:
         case s.Let(name=name, value=value):
-            if value.__class__ is s.Call and value.name in program.procs:
+            if isinstance(value, s.Call) and _calls_procedure(st, program):
                 return _call(value.name, value.args, name, program.procs, parts), True  # its `return` gives the value
             return _keep(parts.const(name), _read(value, parts), parts.const(value)), False
         case s.Assign(name=name, op=op, value=value):
@@ -260,12 +266,11 @@ def _read(e: s.Expr, parts: Parts) -> str:
     local name (the commonest arguments and values), what that function would do, without the call: a
     literal is its constant, a local is read from `env` (the function again if it is not there, for
     its error)."""
-    local = parts.local(e)
-    if local is not None:
+    if parts.reads_in_place:
         is_literal, value = literal_value(e)
         if is_literal:
             return parts.const(value)
-        if local and isinstance(e, s.Name):
+        if isinstance(e, s.Name) and parts.local(e):
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read} is not _M else {parts.value(e)}(g, env))"
     return f"{parts.value(e)}(g, env)"
@@ -273,11 +278,10 @@ def _read(e: s.Expr, parts: Parts) -> str:
 
 def _holds(e: s.Expr, parts: Parts) -> str:
     """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call."""
-    local = parts.local(e)
-    if local is not None:
+    if parts.reads_in_place:
         if isinstance(e, s.BoolLit):
             return parts.const(e.value)
-        if local and isinstance(e, s.Name):
+        if isinstance(e, s.Name) and parts.local(e):
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read}.__class__ is bool else {parts.truth(e)}(g, env))"
     return f"{parts.truth(e)}(g, env)"

@@ -305,6 +305,7 @@ class _Parts:
         self.namespace = dict(_BASE)
         self.bodies: dict[int, str] = {}
         self.asked: dict[str, tuple[str, Any]] = {}
+        self.reads_in_place = not cache.probed
 
     def const(self, value: Any, kind: str = "constant", of: Any = None) -> str:
         name = f"c{len(self.namespace) - len(_BASE)}"
@@ -331,11 +332,9 @@ class _Parts:
     def method(self, st: s.Stmt) -> str:
         return self.const(_EXEC[st.__class__], "method", st)
 
-    def local(self, e: s.Expr) -> bool | None:
-        if self.cache.probed:
-            return None
+    def local(self, e: s.Expr) -> bool:
         binding = self.cache.program.resolution.of(e)
-        return e.__class__ is s.Name and binding is not None and binding.kind == "local"
+        return binding is not None and binding.kind == "local"
 
 
 def generated_block(

@@ -273,6 +273,41 @@ def test_a_runaway_comprehension_stops_at_the_work_budget(monkeypatch: pytest.Mo
     assert "t.rules:11:46" in str(caught.value)  # the inner range, charged before it is built
 
 
+# `width` calls no function; `f` calls none by name but reaches itself through `C`, and `g` through
+# the initial value of `seen`: only `width` may skip the count of the depth of calls.
+THROUGH_A_CONSTANT = """
+var v: int = 0 public
+var seen[Player]: int = g(0) public
+fn width(k: int) = 6 - k
+fn f(x: int) = C + x
+const C = f(1)
+fn g(x: int) = seen[players[0]] + x
+"""
+
+
+def _counted(source: str, name: str) -> bool:
+    """Whether the generated function of `fn name` counts the depth of calls."""
+    body = source.split(f"# fn {name!r}")[1].split("\n# ")[0]
+    return "g.fn_depth += 1" in body
+
+
+@pytest.mark.parametrize(
+    ("play", "where"), [("set v = f(2)", "t.rules:15:11"), ("set v = seen[players[0]]", "t.rules:12:25")]
+)
+def test_a_function_that_calls_none_counts_no_depth_and_one_that_reaches_itself_still_does(
+    play: str, where: str
+) -> None:
+    """A function whose body calls no function of the rulebook runs without counting the depth of calls
+    (`calls_no_function`); one that reaches itself through a constant or a keyed variable's initial value
+    counts it, so its runaway recursion stops with the error it always did."""
+    rb = load(THROUGH_A_CONSTANT + f"play {{ set v = width(2) {play} }}")
+    source = generate(rb.program).source
+    assert [_counted(source, name) for name in ("width", "f", "g")] == [False, True, True]
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith(f"{where}: error: functions called 100 deep (in ")
+
+
 @pytest.mark.parametrize(
     "name", ["guildhall", "renaissance_man", "valdora", "examples/tutorial.rules", "examples/games/tic_tac_toe.rules"]
 )

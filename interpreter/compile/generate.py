@@ -202,6 +202,34 @@ def _does_work(program: Program, e: Any, calling: frozenset[str] = frozenset()) 
     return False
 
 
+def calls_no_function(program: Program, e: Any, consts: frozenset[str] = frozenset()) -> bool:
+    """Whether evaluating an expression calls no function of the rulebook: not itself, nor through a
+    constant computed when first read or a keyed variable's initial value. A function whose body
+    calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
+    so its runaway errors are raised where they were."""
+    stack: list[Any] = [e]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is s.Call or cls is s.Name or cls is s.Index:
+            binding = program.resolution.of(node)
+            kind = binding.kind if binding is not None else None
+            if (cls is s.Call and kind != "builtin_fn") or (cls is s.Name and kind is None):
+                return False
+            if kind == "const" and binding is not None:
+                name = binding.name
+                if name in consts or not calls_no_function(program, program.consts[name].value, consts | {name}):
+                    return False
+            init = program.vars[binding.name].init if kind == "keyed_var" and binding is not None else None
+            if init is not None and not calls_no_function(program, init, consts):
+                return False
+        if cls is tuple:
+            stack.extend(node)
+        elif attrs.has(cls):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(cls) if f.name != "span")
+    return True
+
+
 @attrs.frozen
 class MemoLayout:
     """Where each remembered function keeps its values in a game's memo (`Game.memo`, a list of dicts).
@@ -555,13 +583,17 @@ class Generator:
                 "    if v is not _M:",
                 "        return v",
             ]
-        head += ["    g.fn_depth += 1", "    try:"]
+        counted = not calls_no_function(self.program, fn.body)  # (a body that calls no function: no count)
+        if counted:
+            head += ["    g.fn_depth += 1", "    try:"]
         self.lines += [(0, line, -1) for line in head]
         body = Body(self, env=False, scope={p.name: a for p, a in zip(fn.params, params, strict=True)})
-        body.indent = 2
+        body.indent = 2 if counted else 1
         result = body.value(fn.body)
         self.lines += body.lines
-        tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
+        tail = [f"    v = {result}"]
+        if counted:
+            tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
         if remembered:
             tail += ["    try:", *_keep("        ", slot, "v"), "    except TypeError:", "        pass"]
         tail += ["    return v", ""]

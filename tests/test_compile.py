@@ -61,6 +61,7 @@ ALLOWED_NAMES = {
     "int",
     "str",
     "max",
+    "min",
     "sum",
 }
 ALLOWED_NAMES |= {"TypeError", "LINES"}
@@ -343,6 +344,8 @@ SHORTCUTS = [
     "[c.n for c in hand[P1] if c != none and none != c.colour]",
     "[[c.n + d.n for d in hand[P1] where it.n > c.n - 1] for c in hand[P1]]",
     "[[x + c.n for x in 1..2] for c in [first(hand[P1]), first(row)]]",
+    "max([first(hand[P1]).n, 1, 3]) - min([len(row), 2]) + max([5])",
+    "max([blue, red])",
 ]
 
 

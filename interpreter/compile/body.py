@@ -361,6 +361,8 @@ class Body:
             self.emit("else:")
             self.emit(f"    {t} = {self.slow(k)}")
             return t
+        if name in ("min", "max") and len(e.args) == 1 and e.args[0].__class__ is s.ListLit and e.args[0].items:
+            return self._min_max(name, [self.value(i) for i in e.args[0].items], k)
         args = [self.value(a) for a in e.args]
         if name in ("sum", "flatten") and len(args) == 1:
             return self._over_list(name, args[0], k)
@@ -383,6 +385,21 @@ class Body:
         self._builtin(t, name, args, k)
         if fast is not None:
             self.indent -= 1
+        return t
+
+    def _min_max(self, name: str, items: list[str], k: int) -> str:
+        """`max([a, b])` of numbers, inline, charged as the built-in charges (two units an element); the
+        built-in itself for anything else."""
+        t = self.tmp()
+        self.emit(f"if {self._ints(*items)}:")
+        self.indent += 1
+        self.charge(str(2 * len(items)), k)
+        self.emit(f"{t} = {name}({', '.join(items)})" if len(items) > 1 else f"{t} = {items[0]}")
+        self.indent -= 1
+        self.emit("else:")
+        self.indent += 1
+        self._builtin(t, name, [f"({', '.join(items)},)"], k)
+        self.indent -= 1
         return t
 
     def _over_list(self, name: str, v: str, k: int) -> str:

@@ -53,9 +53,9 @@ EVAL: dict[type, Callable[..., Any]] = {}
 
 _MISSING = object()
 # The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
-_BUILTINS_ALLOWED = {f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max, sum)} | {
-    "TypeError": TypeError
-}
+_BUILTINS_ALLOWED = {
+    f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max, min, sum)
+} | {"TypeError": TypeError}
 
 
 def define(evaluate: dict[type, Callable[..., Any]]) -> None:

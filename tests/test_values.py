@@ -16,7 +16,7 @@ import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.language.values import CardRef, EnumValue, Player
+from rulecraft.language.values import CardRef, EnumValue, Player, Record, kept_among
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -374,3 +374,27 @@ def test_seeded_games_are_the_same_in_every_process() -> None:
     assert [run.returncode for run in runs] == [0, 0]
     assert outputs[0].count("# rulebook:") == 6
     assert outputs[0] == outputs[1]
+
+
+def test_the_values_left_to_choose_are_told_apart_as_same_tells_them() -> None:
+    """`kept_among` (what a choice of several still offers) keeps, in order, the values in one list and
+    not in another by `same`: true is not 1, two records with the same fields are one; a value that
+    cannot be a key is compared one by one."""
+    red, blue = Record({"colour": "red"}), Record({"colour": "blue"})
+    assert kept_among([1, True, 2, 0, False], [True, 1, 0, 2, False], [1, False]) == [True, 2, 0]
+    assert kept_among([red, blue, (1, 2)], [Record({"colour": "blue"}), (1, 2)], [(1, 2)]) == [blue]
+    assert kept_among([{"a": 1}, 1], [{"a": 1}, True], []) == [{"a": 1}]
+
+
+def test_a_choice_of_several_offers_true_and_1_apart() -> None:
+    """Picking 1 from a list holding 1 and true leaves true to pick, and the reverse (the path a card
+    author meets: `choose exactly`, read again after each pick)."""
+    rb = load(
+        "var got: list of any = [] public\nplay { let xs = choose exactly 2 from [1, true, 2] by players[0]\n set got = xs }"
+    )
+    for first, second in (("1", ["true", "2"]), ("true", ["1", "2"])):
+        game = rb.new_game(players=1)
+        game.apply(first)
+        assert game.legal_answers() == second
+        game.apply(second[0])
+        assert game.state.vars["got"] == ((1, True) if first == "1" else (True, 1))

@@ -389,6 +389,22 @@ def contains(seq: Iterable[Any], v: Any) -> bool:
     return False
 
 
+_BOOL_KEYS = {True: ("bool", True), False: ("bool", False)}
+
+
+def kept_among(values: Iterable[Any], among: Iterable[Any], without: Iterable[Any]) -> list[Any]:
+    """The values, in order, that are in `among` and not in `without`, by `same` (as `contains` tests
+    them), with sets when every value can be a key: a boolean stands for itself as a pair, so that true
+    is not 1, and any other value's hash and `==` are its sameness."""
+    try:
+        pool = {_BOOL_KEYS[v] if v.__class__ is bool else v for v in among}
+        out = {_BOOL_KEYS[v] if v.__class__ is bool else v for v in without}
+        return [v for v in values if (k := _BOOL_KEYS[v] if v.__class__ is bool else v) in pool and k not in out]
+    except TypeError:  # a value that cannot be a key
+        among, without = tuple(among), tuple(without)
+        return [v for v in values if contains(among, v) and not contains(without, v)]
+
+
 def value_key(v: Any) -> Any:
     """A dictionary key that equals another value's key exactly when the values are `same` (true is
     not 1), or None for a value that cannot be a key: what lets `distinct` and `-` on lists run in

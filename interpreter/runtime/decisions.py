@@ -14,7 +14,7 @@ from ..language.values import (
     EnumValue,
     Player,
     ZoneRef,
-    contains,
+    kept_among,
 )
 from ..syntax import ast as s
 from .asks import Decision, Option, tier_label
@@ -119,9 +119,9 @@ class Decisions(Store):
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
                 again = self.as_list(self._eval(choose.source, env), choose.source)
-                remaining = [v for v in again if contains(frame.pool, v) and not contains(frame.picked, v)]
+                remaining = kept_among(again, frame.pool, frame.picked)
             elif frame.picked:
-                remaining = [v for v in frame.pool if not contains(frame.picked, v)]
+                remaining = kept_among(frame.pool, frame.pool, frame.picked)
             else:
                 remaining = list(frame.pool)
             if not done and not remaining and choose.quantity == "exactly":

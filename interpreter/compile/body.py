@@ -545,17 +545,18 @@ class Body:
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
         if op in ("==", "!="):
-            # two lists: the definition, which charges their weight; else `same`, enumeration values
-            # inline: they are interned (values.py), so one is the same as another only if it is it
+            # two lists: the definition, which charges their weight; else `same`, inline for two values of
+            # one class (`==`, which is `same` for any two such values but lists), and for enumeration
+            # values: they are interned (values.py), so one is the same as another only if it is it
             self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
             if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
                 self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
-            else:
+            else:  # two values of one class are `same` exactly when `==` says so (a list and a list aside)
                 self.emit(
-                    f"    {t} = {'' if op == '==' else 'not '}"
-                    f"({a} is {b} or ({a}.__class__ is not _EnumValue and _same({a}, {b})))"
+                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ({a} == {b}"
+                    f" if {a}.__class__ is {b}.__class__ else {a}.__class__ is not _EnumValue and _same({a}, {b})))"
                 )
             return t
         self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")

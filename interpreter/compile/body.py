@@ -545,18 +545,19 @@ class Body:
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
         if op in ("==", "!="):
-            # two lists: the definition, which charges their weight; else `same`, inline for two values of
-            # one class (`==`, which is `same` for any two such values but lists), and for enumeration
-            # values: they are interned (values.py), so one is the same as another only if it is it
+            # two lists: the definition, which charges their weight; else `same`, inline: an interned value
+            # (a player, a card, an enumeration value: values.py) is the same as another only if it is it,
+            # and two values of one class are the same exactly when `==` says so (their `==` is Python's
+            # own for numbers and texts; an interned class's `==` is a slow way to say `is`)
             self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
             if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
                 self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
-            else:  # two values of one class are `same` exactly when `==` says so (a list and a list aside)
+            else:
                 self.emit(
-                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ({a} == {b}"
-                    f" if {a}.__class__ is {b}.__class__ else {a}.__class__ is not _EnumValue and _same({a}, {b})))"
+                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ({a}.__class__ not in _INTERNED"
+                    f" and ({a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b}))))"
                 )
             return t
         self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")

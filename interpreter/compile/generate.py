@@ -56,6 +56,7 @@ RUNTIME_NAMES = (
     "_query_by_keys",
     "_field",  # (game, value, name, having, k, env): a field read that is not a card of a class seen before
     "_same",
+    "_INTERNED",  # the classes of values that are one object per value (values.py): same is `is`
     "_flatten",  # (game, list, node): `flatten` of a list of lists, charged and bounded; else _M
     "_BUILTINS",
     "_VALUE_ERRORS",

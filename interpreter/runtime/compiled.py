@@ -116,6 +116,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_query_by_keys": query_by_keys,
         "_field": field,
         "_same": same,
+        "_INTERNED": frozenset({EnumValue, Player, CardRef}),
         "_flatten": flatten,
         "_BUILTINS": BUILTINS,
         "_VALUE_ERRORS": VALUE_ERRORS,

@@ -16,7 +16,7 @@ import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.language.values import CardRef, EnumValue, Player, Record, kept_among
+from rulecraft.language.values import CardRef, EnumValue, Player, Record, kept_among, order_key
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -306,7 +306,8 @@ def test_a_player_or_a_card_is_one_object_however_it_is_made() -> None:
 
 def test_an_enumeration_value_is_one_object_however_it_is_made() -> None:
     """Made anew, unpickled, copied or evolved, an enumeration value is the one object for its
-    enumeration, position, name and key (so `==` is `is`); values are ordered by declaration."""
+    enumeration, position, name and key (so `==` is `is`); values are ordered by declaration
+    (`order_key`: they have no `<` of their own)."""
     red = EnumValue("Colour", 0, "red")
     for made in (
         EnumValue("Colour", 0, "red", "red"),
@@ -317,18 +318,22 @@ def test_an_enumeration_value_is_one_object_however_it_is_made() -> None:
         assert made is red
     qualified = EnumValue("Colour", 0, "red", "Colour.red")  # the key the checker writes where "red" alone is ambiguous
     assert qualified is not red and qualified.key == "Colour.red" and red.key == "red"
-    assert sorted([EnumValue("Colour", 2, "green"), red]) == [red, EnumValue("Colour", 2, "green")]
+    assert sorted([EnumValue("Colour", 2, "green"), red], key=order_key) == [red, EnumValue("Colour", 2, "green")]
     text = "game T players 1..2\nenum Colour { red, blue }\nplay { }\n"
     first, second = (rulecraft.load_text(text, name).program.enums["Colour"] for name in ("a.rules", "b.rules"))
     assert first[0] is second[0] is red and first[1] is second[1]
 
 
 def test_players_and_cards_are_ordered_by_seat_and_id() -> None:
-    """Players sort by seat, cards by id; a player and a card are not compared."""
-    assert sorted([Player(2), P1, P2]) == [P1, P2, Player(2)] and max(P1, P2) is P2 and P1 <= P1 < P2
-    assert sorted([CardRef(3), CardRef(1)]) == [CardRef(1), CardRef(3)]
+    """Players sort by seat, cards by id (`order_key`); a player and a card are not compared."""
+    key = order_key
+    assert sorted([Player(2), P1, P2], key=key) == [P1, P2, Player(2)] and max(P1, P2, key=key) is P2
+    assert key(P1) <= key(P1) < key(P2) and sorted([CardRef(3), CardRef(1)], key=key) == [CardRef(1), CardRef(3)]
+    for a, b in ((CardRef(1), P1), (P1, P2), (CardRef(1), CardRef(2))):
+        with pytest.raises(TypeError):
+            assert a > b  # (no `<` of their own: `order_key` orders them)
     with pytest.raises(TypeError):
-        assert CardRef(1) > P1
+        assert key(CardRef(1)) > key(P1)
 
 
 # Plays the bundled games a while with seeded agents and prints traces (whole and one player's),
@@ -398,3 +403,34 @@ def test_a_choice_of_several_offers_true_and_1_apart() -> None:
         assert game.legal_answers() == second
         game.apply(second[0])
         assert game.state.vars["got"] == ((1, True) if first == "1" else (True, 1))
+
+
+ORDERED = {
+    "max([blue, red, green])": "green",
+    "sorted([green, red, blue])": "[red, blue, green]",
+    "min(reversed(players))": "P1",
+    "[[2, red], [2, blue], [1, green]] sorted by it": "[[1, green], [2, red], [2, blue]]",
+    "max([[2, red], [2, blue]])": "[2, blue]",
+    "max(hand[P1])": "red 2",
+    "hand[P1] sorted by [it.colour, it]": "[red 2, green 1]",
+    "sorted([none, 2, 1])": "[none, 1, 2]",
+    "max([red, 1])": "error: max([red, 1]): not values max can take",
+    "sorted([red, players[1]])": "error: sorted([red, P2]): not values sorted can take",
+}
+
+
+@pytest.mark.parametrize(("expr", "shown"), ORDERED.items())
+def test_players_cards_and_members_order_without_a_comparison_of_their_own(expr: str, shown: str) -> None:
+    """Players, cards and enumeration values have no `<` (so their `==` is object's, done in C), yet
+    `sorted`, `min`, `max` and `sorted by` order them as before: by seat, id, declaration; a list by its
+    elements; and never one kind against another."""
+    assert not any(m in cls.__dict__ for cls in (Player, CardRef, EnumValue) for m in ("__lt__", "__eq__"))
+    rb = load(
+        "const P1 = players[0]\nsetup { create 1 Chip { colour: green, n: 1 } in hand[P1]\n"
+        f'  create 1 Chip {{ colour: red, n: 2 }} in hand[P1] }}\nplay {{ say "{{{expr}}}" }}'
+    )
+    try:
+        said_ = said(rb.new_game(players=3, trace=True))
+    except RulebookError as error:
+        said_ = ["error: " + str(error).splitlines()[0].partition(" error: ")[2]]
+    assert said_ == [shown]

@@ -20,7 +20,7 @@ import attrs
 from ..errors import Span
 from ..syntax import ast as s
 from . import types as t
-from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, sort_key, value_key
+from .values import CardRef, EnumValue, Player, Record, ZoneRef, contains, ordered, same, sort_key, value_key
 
 LIST_BUDGET = 100_000  # elements of one list value (ranges, concatenations, flattenings)
 # An implementation charges the work it is about to do (`Machine.charge`, in the units of
@@ -252,7 +252,7 @@ def _min_max(g: Machine, e: s.Call, values: list[Any]) -> Any:
     g.charge(2 * weights(seq)[0], e)  # each compared once or twice
     if not seq:
         return 0
-    return min(seq) if e.name == "min" else max(seq)
+    return ordered(min if e.name == "min" else max, seq)
 
 
 def _abs(g: Machine, e: s.Call, values: list[Any]) -> Any:

@@ -31,6 +31,11 @@ import attrs
 # equals no number or other value. The hash varies from process to process (as attrs' did, which mixes
 # in a string's hash): no set of players or cards is ever iterated where the order could be seen
 # (tests/test_values.py plays seeded games under two opposite hash orders and compares them).
+# Nor do they order themselves with `<`: a class with a comparison method written in Python has all six
+# comparisons done by a slow general path, `==` too (some 100 ns where object's own takes 10), and `==`
+# is what `in`, `list.index` and a memo key's comparison ask of every element. Sorting, `min` and `max`
+# order them by `order_key` instead: a player by seat, a card by id, an enumeration value by enumeration
+# and declaration, and never one kind against another (a TypeError, as `<` gave).
 _PLAYERS: dict[int, Player] = {}
 _CARDS: dict[int, CardRef] = {}
 
@@ -42,7 +47,6 @@ def _intern(cls: type[Any], made: dict[int, Any], field: str, value: int) -> Any
     return made.setdefault(value, new)
 
 
-@functools.total_ordering
 @attrs.frozen(slots=True, eq=False, init=False)
 class Player:
     """A seat; P1 is seat 0."""
@@ -56,9 +60,6 @@ class Player:
     def __reduce__(self) -> tuple[type[Player], tuple[int]]:  # unpickled and copied through `__new__`
         return Player, (self.index,)
 
-    def __lt__(self, other: object) -> bool:  # players are ordered by seat
-        return self.index < other.index if isinstance(other, Player) else NotImplemented
-
     def __str__(self) -> str:
         return f"P{self.index + 1}"
 
@@ -68,7 +69,6 @@ class Player:
 _ENUM_VALUES: dict[tuple[str, int, str, str], EnumValue] = {}
 
 
-@functools.total_ordering
 @attrs.frozen(slots=True, eq=False, init=False)
 class EnumValue:
     """A member of a declared enumeration; ordered by declaration.
@@ -96,18 +96,12 @@ class EnumValue:
     def __reduce__(self) -> tuple[type[EnumValue], tuple[str, int, str, str]]:  # copied through `__new__`
         return EnumValue, (self.enum, self.index, self.name, self.key)
 
-    def __lt__(self, other: object) -> bool:  # by enumeration, then by declaration
-        if not isinstance(other, EnumValue):
-            return NotImplemented
-        return (self.enum, self.index) < (other.enum, other.index)
-
     def __str__(self) -> str:
         return self.name
 
     __repr__ = __str__
 
 
-@functools.total_ordering
 @attrs.frozen(slots=True, eq=False, init=False)
 class CardRef:
     """A card, by its id in the state (ids are given in creation order); interned like `Player`."""
@@ -120,9 +114,6 @@ class CardRef:
 
     def __reduce__(self) -> tuple[type[CardRef], tuple[int]]:  # unpickled and copied through `__new__`
         return CardRef, (self.id,)
-
-    def __lt__(self, other: object) -> bool:  # cards are ordered by id
-        return self.id < other.id if isinstance(other, CardRef) else NotImplemented
 
     def __repr__(self) -> str:
         return f"#{self.id}"
@@ -421,7 +412,54 @@ def sort_key(v: Any) -> Any:
     if isinstance(v, tuple):
         return tuple(sort_key(x) for x in v)
     if isinstance(v, Player | EnumValue | CardRef):
-        return (1, v)
+        return (1, order_key(v))
     if v is None:
         return (0, 0)
     return (2, v)
+
+
+def order_key(v: Any) -> Any:
+    """What orders a value with `<` (`min`, `max`, `max by`): a player, a card or an enumeration value by
+    its rank among its kind (`_Rank`), a list by its elements' keys, anything else itself."""
+    cls = v.__class__
+    if cls is Player:
+        return _Rank(0, v.index)
+    if cls is CardRef:
+        return _Rank(1, v.id)
+    if cls is EnumValue:
+        return _Rank(2, (v.enum, v.index))
+    if cls is tuple:
+        return tuple([order_key(x) for x in v])
+    return v
+
+
+def ordered(pick: Callable[..., Any], values: Iterable[Any]) -> Any:
+    """`min` or `max` of language values: Python's own order, and players, cards and enumeration values
+    by `order_key` (which Python's order refuses: they have no `<`)."""
+    values = tuple(values)
+    try:
+        return pick(values)
+    except TypeError:
+        return pick(values, key=order_key)
+
+
+@functools.total_ordering
+class _Rank:
+    """A player's, a card's or an enumeration value's place among its kind (`order_key`); not comparable
+    with another kind's, as the values were not."""
+
+    __slots__ = ("kind", "rank")
+
+    def __init__(self, kind: int, rank: Any):
+        self.kind, self.rank = kind, rank
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Rank) and other.kind == self.kind and other.rank == self.rank
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.rank))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, _Rank) or other.kind != self.kind:
+            return NotImplemented
+        return bool(self.rank < other.rank)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..errors import Diagnostic, GameError, RulebookError, Span
-from ..language.values import CardRef, sort_key
+from ..language.values import CardRef, ordered, sort_key
 from ..syntax import ast as s
 from .asks import Decision
 
@@ -565,7 +565,7 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
     if op in ("max", "min"):
         if not items:
             return ()
-        best = max(keys) if op == "max" else min(keys)
+        best = ordered(max if op == "max" else min, keys)
         return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
     groups: dict[Any, list[Any]] = {}
     for v, k in zip(items, keys, strict=True):

@@ -10,6 +10,7 @@ from ..errors import NO_SPAN, Span
 from ..language.values import (
     CardRef,
     Player,
+    ordered,
 )
 from ..syntax import ast as s
 from . import knowledge
@@ -224,8 +225,8 @@ class Statements(Decisions):
             key = [self.call_fn("score", (p,), NO_SPAN)]
             if "tiebreak" in self.program.fns:
                 key.append(self.call_fn("tiebreak", (p,), NO_SPAN))
-            keyed.append((key, p))
-        best = max(k for k, _ in keyed)
+            keyed.append((tuple(key), p))
+        best = ordered(max, (k for k, _ in keyed))
         return [p for k, p in keyed if k == best]
 
 

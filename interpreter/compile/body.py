@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..syntax import ast as s
+from .calls import builtin_call
 from .source import attribute, literal_value, plain_field, typed_key
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ class Body:
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
-                self.emit(f"if {self._ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
+                self.emit(f"if {self.ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
                 self.indent += 1
                 self.charge(f"max({hi} - {lo} + 1, 0)", k)  # a range is charged before it is built
                 self.emit(f"{t} = tuple(range({lo}, {hi} + 1))")
@@ -262,7 +263,7 @@ class Body:
             return t
         seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
         self.emit(f"{t} = {seq}")
-        self.emit(f"if {t}.__class__ is tuple and {self._ints(i)} and -len({t}) <= {i} < len({t}):")
+        self.emit(f"if {t}.__class__ is tuple and {self.ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
         self.emit(f"    {t} = {self.slow(k)}")
@@ -350,85 +351,9 @@ class Body:
             return self.slow(k)  # the definition names the unknown function
         if name in ("len", "count") and len(e.args) == 1:
             return self._length(e, k)
-        t = self.tmp()
-        if name in ("any", "all") and len(e.args) == 1:
-            v = self.value(e.args[0])
-            self.emit(f"if {v}.__class__ is tuple:")
-            self.indent += 1
-            self.charge(f"len({v})", k)  # each element read
-            self.emit(f"{t} = {name}({v})")
-            self.indent -= 1
-            self.emit("else:")
-            self.emit(f"    {t} = {self.slow(k)}")
-            return t
-        if name in ("min", "max") and len(e.args) == 1 and e.args[0].__class__ is s.ListLit and e.args[0].items:
-            return self._min_max(name, [self.value(i) for i in e.args[0].items], k)
-        args = [self.value(a) for a in e.args]
-        if name in ("sum", "flatten") and len(args) == 1:
-            return self._over_list(name, args[0], k)
-        # the common case of a few built-ins that charge nothing, inline: `ord` of an enumeration
-        # value, `first` and `last` of a list; anything else by the built-in itself
-        fast = (
-            {
-                "ord": (f"{args[0]}.__class__ is _EnumValue", f"{args[0]}.index"),
-                "first": (f"{args[0]}.__class__ is tuple", f"{args[0]}[0] if {args[0]} else None"),
-                "last": (f"{args[0]}.__class__ is tuple", f"{args[0]}[-1] if {args[0]} else None"),
-            }.get(name)
-            if len(args) == 1
-            else None
-        )
-        if fast is not None:
-            self.emit(f"if {fast[0]}:")
-            self.emit(f"    {t} = {fast[1]}")
-            self.emit("else:")
-            self.indent += 1
-        self._builtin(t, name, args, k)
-        if fast is not None:
-            self.indent -= 1
-        return t
+        return builtin_call(self, e, k)
 
-    def _min_max(self, name: str, items: list[str], k: int) -> str:
-        """`max([a, b])` of numbers, inline, charged as the built-in charges (two units an element); the
-        built-in itself for anything else."""
-        t = self.tmp()
-        self.emit(f"if {self._ints(*items)}:")
-        self.indent += 1
-        self.charge(str(2 * len(items)), k)
-        self.emit(f"{t} = {name}({', '.join(items)})" if len(items) > 1 else f"{t} = {items[0]}")
-        self.indent -= 1
-        self.emit("else:")
-        self.indent += 1
-        self._builtin(t, name, [f"({', '.join(items)},)"], k)
-        self.indent -= 1
-        return t
-
-    def _over_list(self, name: str, v: str, k: int) -> str:
-        """`sum(xs)` and `flatten(xss)` of a list, charged as the built-in charges (builtins.py): its reading,
-        then, for `flatten`, the elements it makes. Anything else by the built-in itself."""
-        t = self.tmp()
-        if name == "sum":
-            self.emit(f"if {v}.__class__ is tuple:")
-            self.indent += 1
-            self.emit("try:")
-            self.indent += 1
-            self.charge(f"len({v})", k)
-            self.emit(f"{t} = sum({v})")
-            self.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
-            self.emit(f"    {t} = g.number({t}, _N[{k}])  # the located error")
-            self.indent -= 1
-            self.emit("except _VALUE_ERRORS:")
-            self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
-            self.indent -= 1
-            self.emit("else:")
-        else:  # a list of lists: `_flatten` charges and bounds it as the built-in does; anything else: `_M`
-            self.emit(f"{t} = _flatten(g, {v}, _N[{k}]) if {v}.__class__ is tuple else _M")
-            self.emit(f"if {t} is _M:")
-        self.indent += 1
-        self._builtin(t, name, [v], k)
-        self.indent -= 1
-        return t
-
-    def _builtin(self, t: str, name: str, args: list[str], k: int) -> None:
+    def builtin(self, t: str, name: str, args: list[str], k: int) -> None:
         """`t = ` a built-in function's value, by its implementation (builtins.py)."""
         builtin = self.gen.constant("builtin", name, "", f"_BUILTINS[{name!r}].run")
         self.emit("try:")
@@ -560,7 +485,7 @@ class Body:
                     f" and ({a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b}))))"
                 )
             return t
-        self.emit(f"{t} = {a} {op} {b} if {self._ints(a, b)} else {self.slow(k)}")
+        self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else {self.slow(k)}")
         return t
 
     def _binary(self, e: s.Binary, k: int) -> str:
@@ -568,7 +493,7 @@ class Body:
         a, b = self.value(e.left), self.value(e.right)
         if op in ("+", "-"):
             self.emit(f"{t} = _M")
-            self.emit(f"if {self._ints(a, b)}:")
+            self.emit(f"if {self.ints(a, b)}:")
             self.emit(f"    {t} = {a} {op} {b}")
             self.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
             self.emit(f"        {t} = _M")
@@ -596,14 +521,14 @@ class Body:
             self.emit(f"    {t} = {self.slow(k)}")
             return t
         if op == "*":
-            test = f"{self._ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
+            test = f"{self.ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
         else:
-            test = f"{self._ints(a, b)} and {b} != 0"
+            test = f"{self.ints(a, b)} and {b} != 0"
         self.emit(f"{t} = {a} {op} {b} if {test} else {self.slow(k)}")
         return t
 
     @staticmethod
-    def _ints(*values: str) -> str:
+    def ints(*values: str) -> str:
         """The test that values are numbers (a number written in the text is one: no test)."""
         return " and ".join([f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v)]) or "True"
 

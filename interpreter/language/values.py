@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -71,7 +71,7 @@ _ENUM_VALUES: dict[tuple[str, int, str, str], EnumValue] = {}
 
 @attrs.frozen(slots=True, eq=False, init=False)
 class EnumValue:
-    """A member of a declared enumeration; ordered by declaration.
+    """A member of a declared enumeration; ordered by declaration (`order_key`).
 
     Interned like `Player`: one object per enumeration, position, name and key, so that equality
     is identity and the hash object's (enumeration values are the commonest `group by` keys)."""
@@ -383,7 +383,7 @@ def contains(seq: Iterable[Any], v: Any) -> bool:
 _BOOL_KEYS = {True: ("bool", True), False: ("bool", False)}
 
 
-def kept_among(values: Iterable[Any], among: Iterable[Any], without: Iterable[Any]) -> list[Any]:
+def kept_among(values: Sequence[Any], among: Sequence[Any], without: Sequence[Any]) -> list[Any]:
     """The values, in order, that are in `among` and not in `without`, by `same` (as `contains` tests
     them), with sets when every value can be a key: a boolean stands for itself as a pair, so that true
     is not 1, and any other value's hash and `==` are its sameness."""
@@ -392,7 +392,6 @@ def kept_among(values: Iterable[Any], among: Iterable[Any], without: Iterable[An
         out = {_BOOL_KEYS[v] if v.__class__ is bool else v for v in without}
         return [v for v in values if (k := _BOOL_KEYS[v] if v.__class__ is bool else v) in pool and k not in out]
     except TypeError:  # a value that cannot be a key
-        among, without = tuple(among), tuple(without)
         return [v for v in values if contains(among, v) and not contains(without, v)]
 
 

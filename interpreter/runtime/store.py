@@ -202,7 +202,9 @@ class Store(Evaluator):
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        self.forget_all()
+        # What was derived from the zone it goes into: nothing else saw the new cards (no expression
+        # reads every card; one that may read any zone keeps its values in the dict every change empties).
+        self.forget(zone.name, zone.key)
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
             raise self.runaway(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import rulecraft
-from rulecraft.check.contents import ANYWHERE, NOWHERE, Origin, Summaries, content_readers
+from rulecraft.check.contents import ANYWHERE, NOWHERE, Origin, Summaries, content_readers, field_readers
 
 HEAD = """game T players 2..2
 card Chip { value: int } label "chip {value}"
@@ -80,3 +80,50 @@ def test_a_recursion_reads_what_its_calls_read_and_no_more() -> None:
     summaries = Summaries(_program())
     assert summaries.fn("walk").reads == NOWHERE
     assert summaries.fn("walk_hand").reads == ANYWHERE
+
+
+FIELDS = """
+fn ping(n: int) = if n == 0 then 0 else pong(n - 1)
+fn pong(n: int) = if n == 0 then first(row).value else ping(n - 1)
+fn through_const() = K + 1
+const K = first(row).value
+fn through_var(p: Player) = seen[p]
+var seen[Player]: int = first(row).value public
+play { set turns = 1 }
+"""
+
+
+def test_the_functions_that_read_a_field_are_those_that_may_read_one_anywhere() -> None:
+    """`field_readers`: a field or label read of any card, in sight or not, through a called function
+    (a recursion through another one too), a constant or a keyed variable's initial value; a function
+    that only asks where cards are (`in_row`, `deck_size`, `walk`) reads none. A text with a placeholder
+    counts as a read whatever it shows (`plain_text`: it might show a card's label)."""
+    program = rulecraft.load_text(HEAD + BODY.replace("play { set turns = 1 }", "") + FIELDS, "t.rules").program
+    readers = field_readers(program)
+    assert {"in_row", "deck_size", "walk"}.isdisjoint(readers) and "plain_text" in readers
+    assert {"strength", "first_strength", "best_in_row", "named", "shown", "walk_hand", "picked_value"} <= readers
+    assert {"ping", "pong", "through_const", "through_var"} <= readers
+
+
+def test_a_field_changed_forgets_the_values_that_read_it_and_keeps_the_others() -> None:
+    """After `set c.value = ...`, a remembered function that reads the field through another function
+    is computed again; one that only counts cards keeps its value, which is still right."""
+    rb = rulecraft.load_text(
+        HEAD
+        + """
+fn strength(c: Chip) = c.value
+fn total(p: Player) = sum([strength(c) for c in hand[p]])
+fn held(p: Player) = len([c for c in hand[p] if c != none])
+setup { create 2 Chip { value: 1 } in hand[players[0]] }
+play {
+  say "{total(players[0])} {held(players[0])}"
+  set first(hand[players[0]]).value = 5
+  say "{total(players[0])} {held(players[0])}"
+}
+""",
+        "t.rules",
+    )
+    game = rb.new_game(players=2, trace=True)
+    layout = game.code.memo_layout
+    assert layout.slots["held"] in layout.field_free and layout.slots["total"] not in layout.field_free
+    assert [e.text for e in game.events if e.verb == "say"] == ["2 2", "6 2"]

@@ -14,6 +14,10 @@ origin; a function's summary (`Summary`) says whose contents it reads and where 
 value come from, in terms of its parameters, so that a call is judged by its arguments' origins:
 with `zone row: Chip public`, `strength(first(row))` reads the contents of a card in sight only,
 where `strength(c)` alone reads its parameter's.
+
+A change of a card's field (`set c.f = ...`) is simpler: any card may be the one, so a function's
+values stay right through it only if the function reads no field or label of any card at all
+(`field_readers`), as Renaissance Man's pyramid (which slots hold a card) and Valdora's map do.
 """
 
 from __future__ import annotations
@@ -63,6 +67,56 @@ def content_readers(program: Program) -> frozenset[str]:
     not `NOWHERE`): their values do not stay right in a world of the same game."""
     summaries = Summaries(program)
     return frozenset(name for name in program.fns if summaries.fn(name).reads != NOWHERE)
+
+
+def field_readers(program: Program) -> frozenset[str]:
+    """The functions that may read a field or the label of some card, wherever the card is (themselves,
+    or through the functions, constants and keyed variables' initial values they read): the others'
+    values stay right when a card's field changes (`Game._set_field`)."""
+    direct: set[str] = set()
+    callers: dict[str, set[str]] = {}  # function -> the functions that call it
+    for name, fn in program.fns.items():
+        reads, called = _reads_fields(program, fn.body)
+        if reads:
+            direct.add(name)
+        for callee in called:
+            callers.setdefault(callee, set()).add(name)
+    found, todo = set(direct), list(direct)
+    while todo:  # a caller of a reader reads what it reads
+        for caller in callers.get(todo.pop(), ()):
+            if caller not in found:
+                found.add(caller)
+                todo.append(caller)
+    return frozenset(found)
+
+
+def _reads_fields(program: Program, e: Any) -> tuple[bool, set[str]]:
+    """Whether an expression reads a card's field or label itself (or through the constants and keyed
+    variables' initial values it reads), and the functions it calls."""
+    called: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    stack: list[Any] = [e]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        binding = program.resolution.of(node) if cls in (s.FieldAccess, s.Call, s.Name, s.Index) else None
+        kind = binding.kind if binding is not None else None
+        if cls is s.FieldAccess and kind != "enum_member":
+            return True, called  # (a record's field too: what the value is is not known here)
+        if cls is s.Template and any(not isinstance(part, str) for part in node.parts):
+            return True, called  # (a card's placeholder shows its label)
+        if cls is s.Call and node.name == "label" and kind != "fn":
+            return True, called
+        if kind == "fn":
+            called.add(node.name)
+        if kind in ("const", "keyed_var") and binding is not None and (kind, binding.name) not in seen:
+            seen.add((kind, binding.name))
+            stack.append(program.consts[binding.name].value if kind == "const" else program.vars[binding.name].init)
+        if cls is tuple:
+            stack.extend(node)
+        elif attrs.has(cls):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(cls) if f.name != "span")
+    return False, called
 
 
 class Summaries:

@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from ..check.contents import content_readers
+from ..check.contents import content_readers, field_readers
 from ..check.program import Program, may_hold_zone, named_within, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
@@ -259,6 +259,9 @@ class MemoLayout:
     # the dicts of functions whose values depend on which card is where, never on what a card is
     # (`content_readers`): right still in a world of the same game with hidden cards dealt anew
     by_place: frozenset[int] = frozenset()
+    # the dicts of functions that read no card's field or label (`field_readers`): right still after
+    # a card's field changes (`Game._set_field`)
+    field_free: frozenset[int] = frozenset()
 
 
 def memo_layout(program: Program) -> MemoLayout:
@@ -277,6 +280,8 @@ def memo_layout(program: Program) -> MemoLayout:
     sets = _ReadSets(program)
     by_content = content_readers(program)
     by_place: set[int] = set()
+    by_fields = field_readers(program)
+    field_free: set[int] = set()
     for name, fn in program.fns.items():
         if not worth_remembering(program, fn):
             continue
@@ -289,6 +294,8 @@ def memo_layout(program: Program) -> MemoLayout:
         parts = 1 if by_seat is None else seats
         if name not in by_content:
             by_place.update(range(size, size + parts))
+        if name not in by_fields:
+            field_free.update(range(size, size + parts))
         if by_seat is None:
             for read in reads:
                 readers.setdefault(read, []).append(size)
@@ -328,6 +335,7 @@ def memo_layout(program: Program) -> MemoLayout:
         size,
         label_slots,
         frozenset(by_place),
+        frozenset(field_free),
     )
 
 

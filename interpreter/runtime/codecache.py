@@ -115,6 +115,8 @@ class CodeCache:
         self.probed = probe is not None  # (then blocks call each expression's function: the probe hears every node)
         self.memo_layout: MemoLayout = memo_layout(program)
         self.empty_memo: list[Mapping[Any, Any]] = [EMPTY_MEMO] * self.memo_layout.size  # a game's memo, new
+        # the dicts a change of a card's field empties: all but those of functions that read no field
+        self.field_dicts = tuple(i for i in range(self.memo_layout.size) if i not in self.memo_layout.field_free)
         # What a change to each zone or variable empties, by the number of players (`readers_for`).
         self.memo_readers = {n: readers_for(self.memo_layout, n) for n in range(self.memo_layout.seats + 1)}
         # Constants that read no zone or variable (`reads_of`) have the same value in every game of

@@ -187,7 +187,11 @@ class Store(Evaluator):
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        self.forget_all()  # (a card's field is read wherever the card is)
+        # A card's field is read wherever the card is: forgotten is all but the values of the functions
+        # that read no card's field or label (MemoLayout.field_free), which stay right.
+        memo = self.memo
+        for i in self.code.field_dicts:
+            memo[i] = EMPTY_MEMO
         st = self.state
         old = st.cards[card.id]
         if self.attempts:

@@ -346,6 +346,8 @@ SHORTCUTS = [
     "[[x + c.n for x in 1..2] for c in [first(hand[P1]), first(row)]]",
     "max([first(hand[P1]).n, 1, 3]) - min([len(row), 2]) + max([5])",
     "max([blue, red])",
+    "[c == first(hand[P1]) for c in hand[P1]] + [blue == red, {a: 1} == {a: 1}, players[0] != players[0], red != none]",
+    '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',
 ]
 
 

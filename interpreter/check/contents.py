@@ -17,7 +17,8 @@ where `strength(c)` alone reads its parameter's.
 
 A change of a card's field (`set c.f = ...`) is simpler: any card may be the one, so a function's
 values stay right through it only if the function reads no field or label of any card at all
-(`field_readers`), as Renaissance Man's pyramid (which slots hold a card) and Valdora's map do.
+(`field_readers`), as a function that only asks which places hold a card, or how far apart two
+places are, does.
 """
 
 from __future__ import annotations

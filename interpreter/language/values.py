@@ -187,20 +187,6 @@ _SEAT = re.compile(r"P[1-9][0-9]*")
 def seat_of_key(key: str) -> int | None:
     """The seat (0 for P1) of a zone or variable key written by `zone_key` whose first key value is a
     player (`tableau[P1]`, `slot[P2,1,3]`); None for any other key."""
-    seat = _SEATS.get(key, _UNREAD)
-    if seat is _UNREAD:  # (asked at every change of a zone or variable: read once, a game has few keys)
-        if len(_SEATS) >= _SEATS_KEPT:
-            _SEATS.clear()
-        seat = _SEATS[key] = _read_seat(key)
-    return seat
-
-
-_SEATS: dict[str, int | None] = {}
-_SEATS_KEPT = 4096
-_UNREAD: Any = object()
-
-
-def _read_seat(key: str) -> int | None:
     _, bracket, rest = key.partition("[")
     first = rest.split(",", 1)[0]
     if first.endswith("]") and "," not in rest:

@@ -60,7 +60,7 @@ from ..check.program import reads_of
 from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
-from ..language.values import CardRef, Player, ZoneRef, zone_key
+from ..language.values import CardRef, Player, ZoneRef, seat_of_key, zone_key
 from ..syntax import ast as s
 from . import compiled
 from .machine import (
@@ -119,6 +119,8 @@ class CodeCache:
         self.field_dicts = tuple(i for i in range(self.memo_layout.size) if i not in self.memo_layout.field_free)
         # What a change to each zone or variable empties, by the number of players (`readers_for`).
         self.memo_readers = {n: readers_for(self.memo_layout, n) for n in range(self.memo_layout.seats + 1)}
+        # By players and state key: the dicts of the memo a change at that key empties (`forget_plan`).
+        self.forgetting: dict[int, dict[str, tuple[int, ...]]] = {n: {} for n in self.memo_readers}
         # Constants that read no zone or variable (`reads_of`) have the same value in every game of
         # as many players: computed once, by the first game that needs each, then shared.
         self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))
@@ -135,6 +137,22 @@ class CodeCache:
         # that a change of another one checks no rule.
         reads = frozenset().union(*program.rule_reads.values())
         self.rule_reads: frozenset[str] | None = None if "*" in reads else reads
+
+    def forget_plan(self, players: int, name: str, key: str) -> tuple[int, ...]:
+        """The dicts of the memo that a change of zone or variable `name` at `key` empties (Game.forget):
+        dict 0, those of the functions that read it, and of a function that reads it only at its
+        player's keys the dict of the key's player alone (all of its players' if the key has none)."""
+        readers, seat_readers = self.memo_readers[players]
+        plan = [0, *readers.get(name, ())]
+        seat = seat_of_key(key)
+        for first in seat_readers.get(name, ()):
+            plan += [first + seat] if seat is not None and seat < players else range(first, first + players)
+        kept = self.forgetting[players]
+        if key.split("[", 1)[0] == name:  # (a key names its zone or variable: the plan is the key's)
+            if len(kept) >= _PLANS_KEPT:
+                kept.clear()
+            kept[key] = tuple(plan)
+        return tuple(plan)
 
     def fn_cost(self, name: str) -> int:
         """What one call of the function `name` charges the budget of work (`call_cost`), kept: counting
@@ -293,6 +311,8 @@ _BASE: dict[str, Any] = {
     "_tuple": tuple,
     "_M": object(),  # (what no local name holds: `env.get`'s default)
 }
+_PLANS_KEPT = 4096  # the state keys whose plan of forgetting a code cache keeps, for each number of players
+
 # The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.
 _COMPILED: dict[str, Any] = {}
 _COMPILED_MAX = 4096

@@ -10,7 +10,6 @@ from ..language.values import (
     CardRef,
     Record,
     ZoneRef,
-    seat_of_key,
 )
 from . import knowledge
 from .core import (
@@ -34,21 +33,12 @@ class Store(Evaluator):
         """Forget what was derived from zone or variable `name`, changed at `key` (the memo:
         compile/generate.py, MemoLayout): of a function that reads it only at its player's keys,
         the values of that player alone, when the key is a player's."""
+        plan = self.code.forgetting[len(self.players)].get(key)
+        if plan is None:  # (the dicts to empty, found once for each key: changes come again and again)
+            plan = self.code.forget_plan(len(self.players), name, key)
         memo = self.memo
-        memo[0] = EMPTY_MEMO
-        readers, seat_readers = self.code.memo_readers[len(self.players)]
-        for i in readers.get(name, ()):
+        for i in plan:
             memo[i] = EMPTY_MEMO
-        firsts = seat_readers.get(name)
-        if firsts:
-            seat = seat_of_key(key)
-            if seat is not None and seat < len(self.players):
-                for i in firsts:
-                    memo[i + seat] = EMPTY_MEMO
-            else:
-                n = len(self.players)
-                for i in firsts:
-                    memo[i : i + n] = self.code.empty_memo[:n]
 
     def forget_all(self) -> None:
         """Forget everything derived from the state."""

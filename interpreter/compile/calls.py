@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def builtin_call(body: Body, e: s.Call, k: int) -> str:
     """The value of a call of a built-in function other than `len` (`Body._length`)."""
     name = e.name
-    t = body.tmp()
+    t = body.tmp()  # (the value's local, named before its operands')
     if name in ("any", "all") and len(e.args) == 1:
         v = body.value(e.args[0])
         body.emit(f"if {v}.__class__ is tuple:")
@@ -31,10 +31,10 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
         body.emit(f"    {t} = {body.slow(k)}")
         return t
     if name in ("min", "max") and len(e.args) == 1 and e.args[0].__class__ is s.ListLit and e.args[0].items:
-        return _min_max(body, name, [body.value(i) for i in e.args[0].items], k)
+        return _min_max(body, t, name, [body.value(i) for i in e.args[0].items], k)
     args = [body.value(a) for a in e.args]
     if name in ("sum", "flatten") and len(args) == 1:
-        return _over_list(body, name, args[0], k)
+        return _over_list(body, t, name, args[0], k)
     # the common case of a few built-ins that charge nothing, inline: `ord` of an enumeration
     # value, `first` and `last` of a list; anything else by the built-in itself
     fast = (
@@ -57,10 +57,9 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
     return t
 
 
-def _min_max(body: Body, name: str, items: list[str], k: int) -> str:
-    """`max([a, b])` of numbers, inline, charged as the built-in charges (two units an element); the
+def _min_max(body: Body, t: str, name: str, items: list[str], k: int) -> str:
+    """`t = max([a, b])` of numbers, inline, charged as the built-in charges (two units an element); the
     built-in itself for anything else."""
-    t = body.tmp()
     body.emit(f"if {body.ints(*items)}:")
     body.indent += 1
     body.charge(str(2 * len(items)), k)
@@ -73,10 +72,9 @@ def _min_max(body: Body, name: str, items: list[str], k: int) -> str:
     return t
 
 
-def _over_list(body: Body, name: str, v: str, k: int) -> str:
-    """`sum(xs)` and `flatten(xss)` of a list, charged as the built-in charges (builtins.py): its reading,
-    then, for `flatten`, the elements it makes. Anything else by the built-in itself."""
-    t = body.tmp()
+def _over_list(body: Body, t: str, name: str, v: str, k: int) -> str:
+    """`t = sum(xs)` and `flatten(xss)` of a list, charged as the built-in charges (builtins.py): its
+    reading, then, for `flatten`, the elements it makes. Anything else by the built-in itself."""
     if name == "sum":
         body.emit(f"if {v}.__class__ is tuple:")
         body.indent += 1

@@ -366,21 +366,6 @@ def contains(seq: Iterable[Any], v: Any) -> bool:
     return False
 
 
-_BOOL_KEYS = {True: ("bool", True), False: ("bool", False)}
-
-
-def kept_among(values: Sequence[Any], among: Sequence[Any], without: Sequence[Any]) -> list[Any]:
-    """The values, in order, that are in `among` and not in `without`, by `same` (as `contains` tests
-    them), with sets when every value can be a key: a boolean stands for itself as a pair, so that true
-    is not 1, and any other value's hash and `==` are its sameness."""
-    try:
-        pool = {_BOOL_KEYS[v] if v.__class__ is bool else v for v in among}
-        out = {_BOOL_KEYS[v] if v.__class__ is bool else v for v in without}
-        return [v for v in values if (k := _BOOL_KEYS[v] if v.__class__ is bool else v) in pool and k not in out]
-    except TypeError:  # a value that cannot be a key
-        return [v for v in values if contains(among, v) and not contains(without, v)]
-
-
 def value_key(v: Any) -> Any:
     """A dictionary key that equals another value's key exactly when the values are `same` (true is
     not 1), or None for a value that cannot be a key: what lets `distinct` and `-` on lists run in
@@ -390,6 +375,16 @@ def value_key(v: Any) -> Any:
     except TypeError:
         return None
     return (v.__class__ is bool, v)
+
+
+def kept_among(values: Sequence[Any], among: Sequence[Any], without: Sequence[Any]) -> list[Any]:
+    """The values, in order, that are in `among` and not in `without`, by `same` (as `contains` tests
+    them): by sets of their `value_key`s when every value has one, else one by one."""
+    keys = [value_key(v) for v in values]
+    pool, out = {value_key(v) for v in among}, {value_key(v) for v in without}
+    if None in pool or None in out or None in keys:  # a value that cannot be a key
+        return [v for v in values if contains(among, v) and not contains(without, v)]
+    return [v for v, k in zip(values, keys, strict=True) if k in pool and k not in out]
 
 
 def sort_key(v: Any) -> Any:

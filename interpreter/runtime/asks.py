@@ -35,8 +35,8 @@ class Decision:
     """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options.
 
     Never changed once made, though not declared frozen (as `Option`): a game makes one at each
-    decision, and attrs' frozen initializer costs three times as much (a tenth of a tic-tac-toe
-    move). Equal and hashed by who, the prompt and the options."""
+    decision, and attrs' frozen initializer costs three times as much (some 500 ns against 150).
+    Equal and hashed by who, the prompt and the options."""
 
     player: Player | None
     prompt: str

@@ -105,6 +105,9 @@ def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callabl
     compiled.define(evaluate)
 
 
+_PLANS_KEPT = 4096  # the state keys whose plan of forgetting a code cache keeps, for each number of players
+
+
 class CodeCache:
     """The code of one rulebook: its expressions' functions (values, and truths: values that must be booleans),
     and its blocks of statements' generated code."""
@@ -311,8 +314,6 @@ _BASE: dict[str, Any] = {
     "_tuple": tuple,
     "_M": object(),  # (what no local name holds: `env.get`'s default)
 }
-_PLANS_KEPT = 4096  # the state keys whose plan of forgetting a code cache keeps, for each number of players
-
 # The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.
 _COMPILED: dict[str, Any] = {}
 _COMPILED_MAX = 4096

@@ -132,8 +132,8 @@ class Game(Views):
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
         self.inline_depth = 0
-        # What was derived from the state since it last changed: functions' values (codecache.py)
-        # and zones' labels (views); every change of the state empties it.
+        # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
+        # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.check_invariants = check_invariants
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.

@@ -16,8 +16,10 @@ from rulecraft.compile.generate import RUNTIME_NAMES, generate
 from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
+from rulecraft.language.values import CardRef, Player
 from rulecraft.runtime import compiled, core
 from rulecraft.runtime import game as game_module
+from rulecraft.runtime.machine import RuntimeFailure
 from rulecraft.syntax import ast as s
 
 from .test_generated import Differential
@@ -376,3 +378,55 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
         assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+
+
+# Rules of no, one and two bindings, over players and over a zone's cards (none holds while the game
+# runs: `armed` is 0); `odd` fails when it is checked.
+RULES = """
+var armed: int = 0 public
+setup { create 1 Chip { colour: red, n: 1 } in row  create 1 Chip { colour: blue, n: 7 } in row }
+rule none_bound() when armed > 0 and len(row) > 1 { }
+rule by_player(p in players) when armed > 0 and points[p] > 2 { }
+rule by_card(c in row) when armed > 0 and c.n > 5 { }
+rule two(p in players, c in row) when armed > 0 and points[p] + c.n > 8 { }
+rule odd(c in row) when armed > 0 and [1][c.n] > 0 { }
+play { }
+"""
+
+
+def test_a_rules_search_for_its_binding_is_the_general_search() -> None:
+    """The search made for each rule (`CodeCache.matcher`) finds the binding the general search finds
+    (`Evaluator._first_binding`), charges the same work, and fails with the same located error."""
+    rb = load(RULES)
+    game = rb.new_game(players=3)
+    game.state.vars["points[P2]"] = 3
+    game.state.vars["armed"] = 1
+    game.state_changed()
+    rules = {rule.name: rule for rule in rb.program.rules}
+
+    def both(rule: s.RuleDecl) -> list[Any]:
+        found = []
+        for search in (
+            lambda: game.code.matcher(rule)(game),
+            lambda: game._first_binding(rule.bindings, lambda env: game._truth(rule.when, env)),
+        ):
+            game.work_left = 1000
+            try:
+                found.append((search(), 1000 - game.work_left))
+            except RuntimeFailure as error:
+                found.append((str(error), 1000 - game.work_left))
+        return found
+
+    row = game.state.zones["row"]
+    expected = {
+        "none_bound": ({}, 0),
+        "by_player": ({"p": Player(1)}, 40),
+        "by_card": ({"c": CardRef(row[1])}, 40),
+        "two": ({"p": Player(1), "c": CardRef(row[1])}, 120),
+    }
+    for name, (env, work) in expected.items():
+        mine, general = both(rules[name])
+        assert mine == general == (env, work), name
+    mine, general = both(rules["odd"])
+    assert mine == general
+    assert mine[0].startswith("t.rules:17:39: error: 'index 1 is outside a list of 1'"), mine[0]

@@ -67,6 +67,7 @@ from .machine import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
     EMPTY_MEMO,
+    WORK_PER_CALL,
     BlockFrame,
     CallFrame,
     ForFrame,
@@ -136,6 +137,8 @@ class CodeCache:
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
         self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...]]] = {}
+        # By a rule's identity (each entry holds its rule): the search for its first binding that holds.
+        self.matchers: dict[int, tuple[Any, Callable[[Game], dict[str, Any] | None]]] = {}
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
         reads = frozenset().union(*program.rule_reads.values())
@@ -191,6 +194,16 @@ class CodeCache:
 
         return truth
 
+    def matcher(self, rule: s.RuleDecl) -> Callable[[Game], dict[str, Any] | None]:
+        """The rule's search for its first binding (in declaration order) whose condition holds
+        (`Evaluator.rule_match`): for no binding or one, a loop over the source's values with the
+        condition's function called directly, doing what the general search does (the same charges,
+        values and errors) without its calls per value; for more, the general search."""
+        entry = self.matchers.get(id(rule))
+        if entry is None or entry[0] is not rule:
+            entry = self.matchers[id(rule)] = (rule, _matcher(rule, self.truth(rule.when), self))
+        return entry[1]
+
     def statement(self, st: s.Stmt) -> Code:
         """The code of one simple statement run on its own (not kept: a scenario's edit runs once)."""
         return _statement(st, self)
@@ -223,6 +236,36 @@ def _slow(e: Any) -> Code:
     if method is None:
         raise TypeError(f"not an expression: {e!r}")
     return lambda g, env: method(g, e, env)
+
+
+def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game], dict[str, Any] | None]:
+    """`CodeCache.matcher`, made."""
+    bindings = rule.bindings
+    if not bindings:
+
+        def match_none(g: Game) -> dict[str, Any] | None:
+            env: dict[str, Any] = {}
+            return env if holds(g, env) else None
+
+        return match_none
+    if len(bindings) > 1:
+        return lambda g: g._first_binding(bindings, lambda env: g._truth(rule.when, env))
+    (binding,) = bindings
+    name, node, span, source = binding.name, binding.source, binding.span, cache.value(binding.source)
+
+    def match_one(g: Game) -> dict[str, Any] | None:
+        env: dict[str, Any] = {}
+        items = source(g, env)
+        if items.__class__ is not tuple:
+            items = g.as_list(items, node)
+        for v in items:
+            g.charge(WORK_PER_CALL, span)  # (as the general search charges each value bound)
+            env[name] = v
+            if holds(g, env):
+                return dict(env)
+        return None
+
+    return match_one
 
 
 def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:

@@ -487,6 +487,8 @@ class Evaluator(GameCore):
             return str(v)
         if cls is EnumValue:
             return v.name
+        if cls is bool:  # (a flag the trace writes at each `set`: as `label_of_plain` writes it)
+            return "true" if v else "false"
         if v is NO_FIELD:
             return "?"
         if cls is CardRef:

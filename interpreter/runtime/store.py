@@ -173,7 +173,8 @@ class Store(Evaluator):
             self._shallow(value, span)
         st.vars[key] = value
         if self.sinks.events and old != value:
-            self._event("set", f"{key} = {self.label(value)}", span, zones=(key,))
+            # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
+            self.emit(Event("set", f"{key} = {self.label(value)}", span, "", (key,), None, None, self.secret_run))
         self._changed(name)
 
     def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:

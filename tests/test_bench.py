@@ -205,3 +205,26 @@ def test_user_cache_is_private_and_can_be_turned_off(tmp_path: Path, monkeypatch
     assert cache.directory() is None
     monkeypatch.setenv("RULECRAFT_CACHE_DIR", "off")
     assert cache.file("x.bin") is None
+
+
+def test_the_anchors_counted_in_instructions_play_each_side_the_given_times() -> None:
+    """examples/benchmarks/compare_instructions.py: the program callgrind counts plays the anchor's seeded
+    games on one side the given number of times (here without valgrind: the rulecraft side, which needs
+    no reference engine installed)."""
+    import subprocess
+
+    spec = importlib.util.spec_from_file_location(
+        "compare_instructions", ROOT / "examples" / "benchmarks" / "compare_instructions.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cmd = module.command("kuhn_poker", "rulecraft", 3, 2)
+    assert cmd[:3] == ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    played = subprocess.run(
+        [*cmd[3:5], cmd[5] + "\nprint(played)", *cmd[6:]], capture_output=True, text=True, check=False
+    )
+    assert played.returncode == 0, played.stderr
+    winners = json.loads(played.stdout.replace("None", "null"))  # the winner of each game played, pass by pass
+    assert len(winners) == 6 and winners[:3] == winners[3:] and set(winners) <= {0, 1, None}
+    assert set(module.GAMES) == set(module.ANCHORS)

@@ -14,9 +14,9 @@ parsing and the code made on first use fall out); the disk cache is off and the 
 
 The two sides play the same seeds but not the same games (each draws its own way), so a ratio
 holds to within the spread of the games' lengths: with the default numbers of games two runs of
-Guildhall gave 187.9 and 187.0 M, while Kuhn poker's figure moved by 8 % from 200 games to 1,000
-(`--games` sets one number for all). Counting is slow (some 50 times the time): a few
-minutes for the four anchors.
+Guildhall gave 187.9 and 187.0 M (the first before the collector was frozen), while Kuhn poker's
+figure moved by 8 % from 200 games to 1,000 (`--games` sets one number for all). Counting is slow
+(some 50 times the time): some ten minutes for the four anchors.
 """
 
 from __future__ import annotations

@@ -403,11 +403,13 @@ def test_a_rules_search_for_its_binding_is_the_general_search() -> None:
     game.state.vars["armed"] = 1
     game.state_changed()
     rules = {rule.name: rule for rule in rb.program.rules}
+    made = [game.code.matcher(rules[name]) is not None for name in ("none_bound", "by_player", "by_card", "two", "odd")]
+    assert made == [True, True, True, False, True]  # (several bindings: the general search)
 
     def both(rule: s.RuleDecl) -> list[Any]:
         found = []
         for search in (
-            lambda: game.code.matcher(rule)(game),
+            lambda: game.rule_match(rule),
             lambda: game._first_binding(rule.bindings, lambda env: game._truth(rule.when, env)),
         ):
             game.work_left = 1000

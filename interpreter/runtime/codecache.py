@@ -138,7 +138,7 @@ class CodeCache:
         # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
         self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...]]] = {}
         # By a rule's identity (each entry holds its rule): the search for its first binding that holds.
-        self.matchers: dict[int, tuple[Any, Callable[[Game], dict[str, Any] | None]]] = {}
+        self.matchers: dict[int, tuple[Any, Callable[[Game], dict[str, Any] | None] | None]] = {}
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
         reads = frozenset().union(*program.rule_reads.values())
@@ -194,11 +194,12 @@ class CodeCache:
 
         return truth
 
-    def matcher(self, rule: s.RuleDecl) -> Callable[[Game], dict[str, Any] | None]:
+    def matcher(self, rule: s.RuleDecl) -> Callable[[Game], dict[str, Any] | None] | None:
         """The rule's search for its first binding (in declaration order) whose condition holds
-        (`Evaluator.rule_match`): for no binding or one, a loop over the source's values with the
-        condition's function called directly, doing what the general search does (the same charges,
-        values and errors) without its calls per value; for more, the general search."""
+        (`Evaluator.rule_match`), for a rule of no binding or one: a loop over the source's values with
+        the condition's function called directly, doing what the general search does (the same
+        charges, values and errors) without its calls per value. None for a rule of several bindings
+        (the general search's)."""
         entry = self.matchers.get(id(rule))
         if entry is None or entry[0] is not rule:
             entry = self.matchers[id(rule)] = (rule, _matcher(rule, self.truth(rule.when), self))
@@ -238,7 +239,7 @@ def _slow(e: Any) -> Code:
     return lambda g, env: method(g, e, env)
 
 
-def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game], dict[str, Any] | None]:
+def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game], dict[str, Any] | None] | None:
     """`CodeCache.matcher`, made."""
     bindings = rule.bindings
     if not bindings:
@@ -249,7 +250,7 @@ def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game]
 
         return match_none
     if len(bindings) > 1:
-        return lambda g: g._first_binding(bindings, lambda env: g._truth(rule.when, env))
+        return None
     (binding,) = bindings
     name, node, span, source = binding.name, binding.source, binding.span, cache.value(binding.source)
 

@@ -57,7 +57,10 @@ class Evaluator(GameCore):
 
     def rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None:
         """The first binding (in declaration order) for which the rule's condition holds, or None."""
-        return self.code.matcher(rule)(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        match = self.code.matcher(rule)
+        if match is None:  # (several bindings)
+            return self._first_binding(rule.bindings, lambda env: self._truth(rule.when, env))
+        return match(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _first_binding(self, bindings: tuple[s.Binding, ...], holds: Any) -> dict[str, Any] | None:
         """The first binding (in declaration order) for which `holds(env)` is true, or None."""

@@ -312,6 +312,23 @@ def test_a_function_that_calls_none_counts_no_depth_and_one_that_reaches_itself_
 
 
 @pytest.mark.parametrize(
+    "inits",
+    [
+        "var x[Player]: int = x[players[0]] + 1 public",
+        "var x[Player]: int = y[players[0]] public\nvar y[Player]: int = x[players[0]] public",
+    ],
+)
+def test_an_initial_value_that_reads_itself_is_the_runaway_error_not_a_crash(inits: str) -> None:
+    """Whether a function counts the depth of calls is decided by following the keyed variables' initial
+    values it reads; one that reads itself, directly or through another, ends that walk (the function
+    counts) and the game stops with the located runaway error."""
+    rb = load(f'{inits}\nfn f(p: Player) = x[p]\nplay {{ say "{{f(players[0])}}" }}')
+    assert _counted(generate(rb.program).source, "f")
+    with pytest.raises(RulebookError, match="the rules nest too deeply: runaway recursion"):
+        rb.new_game(players=1)
+
+
+@pytest.mark.parametrize(
     "name", ["guildhall", "renaissance_man", "valdora", "examples/tutorial.rules", "examples/games/tic_tac_toe.rules"]
 )
 def test_a_generated_module_compiles_without_a_warning(name: str) -> None:

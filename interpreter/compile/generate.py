@@ -203,11 +203,12 @@ def _does_work(program: Program, e: Any, calling: frozenset[str] = frozenset()) 
     return False
 
 
-def calls_no_function(program: Program, e: Any, consts: frozenset[str] = frozenset()) -> bool:
+def calls_no_function(program: Program, e: Any, reading: frozenset[tuple[str, str]] = frozenset()) -> bool:
     """Whether evaluating an expression calls no function of the rulebook: not itself, nor through a
     constant computed when first read or a keyed variable's initial value. A function whose body
     calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
-    so its runaway errors are raised where they were."""
+    so its runaway errors are raised where they were. A constant or an initial value that reads
+    itself (`reading`: those being looked at) is taken to call one: the count stays."""
     stack: list[Any] = [e]
     while stack:
         node = stack.pop()
@@ -217,13 +218,11 @@ def calls_no_function(program: Program, e: Any, consts: frozenset[str] = frozens
             kind = binding.kind if binding is not None else None
             if (cls is s.Call and kind != "builtin_fn") or (cls is s.Name and kind is None):
                 return False
-            if kind == "const" and binding is not None:
-                name = binding.name
-                if name in consts or not calls_no_function(program, program.consts[name].value, consts | {name}):
+            if binding is not None and kind in ("const", "keyed_var"):
+                read = (kind, binding.name)
+                value = program.consts[binding.name].value if kind == "const" else program.vars[binding.name].init
+                if read in reading or (value is not None and not calls_no_function(program, value, reading | {read})):
                     return False
-            init = program.vars[binding.name].init if kind == "keyed_var" and binding is not None else None
-            if init is not None and not calls_no_function(program, init, consts):
-                return False
         if cls is tuple:
             stack.extend(node)
         elif attrs.has(cls):

@@ -28,7 +28,7 @@ from typing import Any
 import attrs
 
 from ..syntax import ast as s
-from .program import Program, may_hold_card, named_within
+from .program import Program, may_hold_card, named_within, reached
 
 
 @attrs.frozen
@@ -95,12 +95,9 @@ def _reads_fields(program: Program, e: Any) -> tuple[bool, set[str]]:
     """Whether an expression reads a card's field or label itself (or through the constants and keyed
     variables' initial values it reads), and the functions it calls."""
     called: set[str] = set()
-    seen: set[tuple[str, str]] = set()
-    stack: list[Any] = [e]
-    while stack:
-        node = stack.pop()
+    for node in reached(program, e):
         cls = node.__class__
-        binding = program.resolution.of(node) if cls in (s.FieldAccess, s.Call, s.Name, s.Index) else None
+        binding = program.resolution.of(node) if cls is s.FieldAccess or cls is s.Call else None
         kind = binding.kind if binding is not None else None
         if cls is s.FieldAccess and kind != "enum_member":
             return True, called  # (a record's field too: what the value is is not known here)
@@ -110,13 +107,6 @@ def _reads_fields(program: Program, e: Any) -> tuple[bool, set[str]]:
             return True, called
         if kind == "fn":
             called.add(node.name)
-        if kind in ("const", "keyed_var") and binding is not None and (kind, binding.name) not in seen:
-            seen.add((kind, binding.name))
-            stack.append(program.consts[binding.name].value if kind == "const" else program.vars[binding.name].init)
-        if cls is tuple:
-            stack.extend(node)
-        elif attrs.has(cls):
-            stack.extend(getattr(node, f.name) for f in attrs.fields(cls) if f.name != "span")
     return False, called
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 import attrs
@@ -85,6 +85,37 @@ class Declarations(Protocol):
     var_types: dict[str, t.T]
     consts: dict[str, s.ConstDecl]
     fns: dict[str, s.FnDecl]
+
+
+def reached(program: Program, e: Any) -> Iterator[Any]:
+    """Every node of an expression and of the constants' values and keyed variables' initial values it
+    reads, each of those walked once however often it is read (so a value that reads itself ends the
+    walk): what evaluating the expression may evaluate, the bodies of the functions it calls apart."""
+    seen: set[tuple[str, str]] = set()
+    stack: list[Any] = [e]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is tuple:
+            stack.extend(node)
+            continue
+        if not attrs.has(cls):
+            continue
+        yield node
+        if cls is s.Name or cls is s.Index:
+            binding = program.resolution.of(node)
+            if (
+                binding is not None
+                and binding.kind in ("const", "keyed_var")
+                and (binding.kind, binding.name) not in seen
+            ):
+                seen.add((binding.kind, binding.name))
+                value = (
+                    program.consts[binding.name].value if binding.kind == "const" else program.vars[binding.name].init
+                )
+                if value is not None:
+                    stack.append(value)
+        stack.extend(getattr(node, f.name) for f in attrs.fields(cls) if f.name != "span")
 
 
 def reads_of(decls: Declarations, nodes: Iterable[Any]) -> frozenset[str]:

@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 
 from ..check.contents import content_readers, field_readers
-from ..check.program import Program, may_hold_zone, named_within, reads_of, reads_of_declarations
+from ..check.program import Program, may_hold_zone, named_within, reached, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
 
@@ -203,30 +203,19 @@ def _does_work(program: Program, e: Any, calling: frozenset[str] = frozenset()) 
     return False
 
 
-def calls_no_function(program: Program, e: Any, reading: frozenset[tuple[str, str]] = frozenset()) -> bool:
+def calls_no_function(program: Program, e: Any) -> bool:
     """Whether evaluating an expression calls no function of the rulebook: not itself, nor through a
-    constant computed when first read or a keyed variable's initial value. A function whose body
-    calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
-    so its runaway errors are raised where they were. A constant or an initial value that reads
-    itself (`reading`: those being looked at) is taken to call one: the count stays."""
-    stack: list[Any] = [e]
-    while stack:
-        node = stack.pop()
+    constant computed when first read or a keyed variable's initial value (`reached`). A function whose
+    body calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
+    so its runaway errors are raised where they were."""
+    for node in reached(program, e):
         cls = node.__class__
-        if cls is s.Call or cls is s.Name or cls is s.Index:
+        if cls is s.Call or cls is s.Name:
             binding = program.resolution.of(node)
-            kind = binding.kind if binding is not None else None
-            if (cls is s.Call and kind != "builtin_fn") or (cls is s.Name and kind is None):
+            if (cls is s.Call and (binding is None or binding.kind != "builtin_fn")) or (
+                cls is s.Name and binding is None
+            ):
                 return False
-            if binding is not None and kind in ("const", "keyed_var"):
-                read = (kind, binding.name)
-                value = program.consts[binding.name].value if kind == "const" else program.vars[binding.name].init
-                if read in reading or (value is not None and not calls_no_function(program, value, reading | {read})):
-                    return False
-        if cls is tuple:
-            stack.extend(node)
-        elif attrs.has(cls):
-            stack.extend(getattr(node, f.name) for f in attrs.fields(cls) if f.name != "span")
     return True
 
 

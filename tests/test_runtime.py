@@ -81,6 +81,25 @@ play { draw 1 from bag to hand[players[0]] }
     assert game.view("P1")["zones"]["hand[P1]"] == ["green 1"]
 
 
+def test_a_decision_of_one_answer_is_taken_at_once_unless_every_decision_is_asked() -> None:
+    """A choice with a single possible answer is taken at once and not recorded; a game made with
+    `ask_forced` (the OpenSpiel adapter's) asks it like any other and records its answer."""
+    rb = load("""
+play {
+  let c = choose one from [1] by players[0] prompt "Which?"
+  let d = choose one from [2, 3] by players[0] prompt "Then?"
+}
+""")
+    taken = rb.new_game(players=1, seed=1)
+    assert taken.current_decision().prompt == "Then?"
+    asked = rb.new_game(players=1, seed=1, ask_forced=True)
+    assert (asked.current_decision().prompt, asked.legal_answers()) == ("Which?", ["1"])
+    asked.apply("1")
+    assert asked.current_decision().prompt == "Then?"
+    assert asked.answers == [("P1", "1")]
+    assert asked.clone().switches.ask_forced
+
+
 def test_attempt_undoes_everything_on_failure() -> None:
     """A failed attempt leaves the state exactly as it was and runs its else block."""
     rb = load("""

@@ -30,6 +30,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from ..check.program import Program
 from ..errors import NO_SPAN, Diagnostic, GameError, RulebookError, Span
 from ..inputs import clip
@@ -64,6 +66,16 @@ if TYPE_CHECKING:
     from .views import HeldView
 
 
+@attrs.frozen
+class Switches:
+    """How a game was asked to run, fixed when it starts: invariants checked at every decision;
+    every decision asked, a decision of one possible answer too (`ask_forced`: the game's positions
+    are then every decision's, as OpenSpiel counts them; its records hold those answers too)."""
+
+    check_invariants: bool = False
+    ask_forced: bool = False
+
+
 class GameCore:
     """The state of a game in progress and what every layer above needs of it: its frames, its budgets' errors."""
 
@@ -87,7 +99,7 @@ class GameCore:
     pending: Decision | None
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
-    check_invariants: bool
+    switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
     next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
@@ -101,6 +113,11 @@ class GameCore:
     # A game keeps at most 29 attributes of its own: CPython 3.11 shares the key table of the instances
     # of a class up to 29 attributes, and an object with more has every attribute read the slow way (a
     # few percent of a step; tests/test_observe.py counts them). What can be derived is a property.
+
+    @property
+    def check_invariants(self) -> bool:
+        """Whether the declared invariants are checked at every decision (`Game(check_invariants=True)`)."""
+        return self.switches.check_invariants
 
     @property
     def classes(self) -> dict[str, type]:

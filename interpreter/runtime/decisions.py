@@ -242,7 +242,7 @@ class Decisions(Store):
             )
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
-        if len(options) == 1:
+        if len(options) == 1 and not self.switches.ask_forced:
             if self.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
                 self.emit(

@@ -44,6 +44,7 @@ from . import codecache, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .codecache import CodeCache, code_cache
 from .core import (
+    Switches,
     fold_seed,
     label_cache,
     seats,
@@ -82,6 +83,7 @@ class Game(Views):
         trace: bool = True,
         auto_chance: bool = True,
         check_invariants: bool = False,
+        ask_forced: bool = False,
         before_play: Callable[[Game], None] | None = None,
         observers: Sequence[Observer] = (),
         _blank: bool = False,
@@ -89,7 +91,9 @@ class Game(Views):
         """A new game, set up and run to its first decision.
 
         `trace` keeps the trace (`events`); `observers` hear the game from its setup on, after the
-        sinks of `observing` (see observe.py).
+        sinks of `observing` (see observe.py). `check_invariants` checks the declared invariants at
+        every decision; `ask_forced` asks every decision, one with a single possible answer too
+        (which is otherwise taken at once and not recorded).
 
         `before_play` edits the position between setup and play (a scenario's `move` and `set`
         lines): it is called once, as one step, with the game; it changes the state through
@@ -135,7 +139,7 @@ class Game(Views):
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
-        self.check_invariants = check_invariants
+        self.switches = Switches(check_invariants, ask_forced)
         # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
@@ -378,7 +382,7 @@ class Game(Views):
         # derives from (a change replaces the dict, never empties it in place: Store.forget), so
         # that a value either game finds is right for both while they share it.
         new.memo = list(self.memo)
-        new.check_invariants = self.check_invariants
+        new.switches = self.switches
         new.consts = self.consts
         new.players = self.players
         return new

@@ -33,8 +33,6 @@
 from __future__ import annotations
 
 import random
-import re
-import zlib
 from typing import Any
 
 import gymnasium
@@ -42,11 +40,10 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from .errors import GameError
+from .features import hashed, view_features
 from .language.values import Player
 from .rulebook import Rulebook, load
 from .runtime.game import Game
-
-_SEAT = re.compile(r"\bP(\d+)\b")
 
 
 class RulecraftEnv(AECEnv):
@@ -182,38 +179,4 @@ class RulecraftEnv(AECEnv):
 
     def _encode(self, view: dict[str, Any], me: int) -> np.ndarray:
         """The view hashed into a vector of `features` numbers (see the module's docstring)."""
-        vector = np.zeros(self.features, np.float32)
-        players = self.players
-
-        def relative(text: str) -> str:
-            def seat(m: re.Match[str]) -> str:
-                d = (int(m.group(1)) - 1 - me) % players
-                return "me" if d == 0 else f"+{d}"
-
-            return _SEAT.sub(seat, text)
-
-        def add(feature: str, value: float = 1.0) -> None:
-            vector[zlib.crc32(feature.encode("utf-8")) % self.features] += value
-
-        for key, zone in view["zones"].items():
-            key = relative(key)
-            if isinstance(zone, list):
-                add(f"size|{key}", len(zone))
-                for label in zone:
-                    add(f"card|{key}|{relative(label)}")
-            else:
-                add(f"size|{key}", zone["count"])
-                if zone.get("top") is not None:
-                    add(f"top|{key}|{relative(zone['top'])}")
-        for key, value in view["vars"].items():
-            key = relative(key)
-            text = str(value)
-            if text.lstrip("-").isdigit() and len(text) < 16:
-                add(f"var|{key}", float(text))
-            else:
-                add(f"var|{key}|{relative(text)}")
-        pending = view["pending"]
-        if pending is not None and "options" in pending:
-            add(f"prompt|{relative(pending['prompt'])}")
-        add("bias")  # never all zeros
-        return vector
+        return hashed(view_features(view, me, self.players), np.zeros(self.features, np.float32))

@@ -89,3 +89,23 @@ def test_missing_game_and_play() -> None:
         "t.rules:1:1: error: the rulebook declares no game (write e.g. 'game Name players 2..4')",
         "t.rules:1:1: error: the rulebook has no 'play { ... }' block: nothing would happen",
     ]
+
+
+def test_a_match_over_an_enumeration_covers_every_value_or_has_else() -> None:
+    """A match with an arm for each value, or with `else`, checks; one without a value is an error."""
+    rulecraft.load_text(HEAD + "proc f(c: Ware) { match c.colour { red { } blue { } } }\nplay { }\n", "t.rules")
+    rulecraft.load_text(HEAD + "proc f(c: Ware) { match c.colour { red { } else { } } }\nplay { }\n", "t.rules")
+    with pytest.raises(RulebookError, match="this match has no arm for blue of Colour"):
+        rulecraft.load_text(HEAD + "proc f(c: Ware) { match c.colour { red { } } }\nplay { }\n", "t.rules")
+
+
+def test_a_new_card_kind_without_its_match_arm_is_caught_at_check(tmp_path) -> None:
+    """A newcomer's slip: a new kind of VP card added to Guildhall's enumeration, without an arm in
+    `buy`'s match, would be bought and never resolve; `check` names the value and the match."""
+    path = tmp_path / "patronage.rules"
+    path.write_text('include "guildhall.rules"\nextend enum VpKind { patronage }\n')
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load(str(path))
+    (message,) = [m for m in info.value.messages if "no arm" in m]
+    assert message.startswith("guildhall.rules:")
+    assert message.endswith("error: this match has no arm for patronage of VpKind")

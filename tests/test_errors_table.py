@@ -197,6 +197,13 @@ ERRORS = [
     ),
     ("proc f(p: Player) { let x = red.colour }", "t.rules:7:29: error: Colour has no fields", None),
     ("proc f(p: Player) { if p == red { } }", "t.rules:7:24: error: Player and Colour are never equal", None),
+    # A match over an enumeration without `else` has an arm for each value (an extension's new
+    # value would otherwise run nothing, silently).
+    (
+        "proc f(c: Ware) { match c.colour { red { } } }",
+        "t.rules:7:19: error: this match has no arm for blue of Colour",
+        "add an arm for each, or an 'else { }' arm if nothing is to happen",
+    ),
 ]
 
 

@@ -160,6 +160,8 @@ class StatementChecker(ExpressionChecker):
                     self.block(case.body)
                 if otherwise is not None:
                     self.block(otherwise)
+                else:
+                    self._match_covers(st, subject_type, cases)
             case s.Attempt(body, otherwise):
                 self.block(body)
                 if otherwise is not None:
@@ -263,6 +265,20 @@ class StatementChecker(ExpressionChecker):
                 self.expr(text)
             case _:
                 assert_never(st)
+
+    def _match_covers(self, st: s.Match, subject_type: t.T, cases: tuple[s.Case, ...]) -> None:
+        """A `match` over an enumeration without `else` has an arm for every value: an unhandled value
+        (a card kind an extension added, say) would run nothing, silently, which is almost always a bug."""
+        if subject_type.kind != "enum" or subject_type.name not in self.enums:
+            return
+        covered = {c.value.id for c in cases if isinstance(c.value, s.Name)}
+        missing = [v.name for v in self.enums[subject_type.name] if v.name not in covered]
+        if missing:
+            self.error(
+                st.span,
+                f"this match has no arm for {', '.join(missing)} of {subject_type.name}",
+                hint="add an arm for each, or an 'else { }' arm if nothing is to happen",
+            )
 
     def _by(self, by: s.Expr | None) -> None:
         if by is not None:

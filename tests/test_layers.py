@@ -27,6 +27,8 @@ ON_TOP = (
     "agents",
     "mcts",
     "env",
+    "openspiel",
+    "features",
     "render",
     "viewer",
     "console",

@@ -1,8 +1,10 @@
 """`rulecraft view`: a record as one HTML page, opened and stepped through in a real browser.
 
 The browser is headless Chromium (Debian's `chromium` package; `.ci/run` installs it) driven by
-Playwright with the system browser. Without a browser these tests fail: they never skip. One
-browser serves the whole module. A screenshot of each bundled game's page is kept in
+Playwright with the system browser. Where there is none (no `chromium` on the PATH, no
+`RULECRAFT_CHROMIUM`), the tests that open a page are skipped with one line saying why, except
+where `RULECRAFT_BROWSER_REQUIRED` is set (`.ci/run`): there they fail. A `RULECRAFT_CHROMIUM` that
+names no executable file is an error of one line, naming it. One browser serves the whole module. A screenshot of each bundled game's page is kept in
 build/viewer/ (docs/VIEWER.md shows them).
 """
 
@@ -20,6 +22,7 @@ import attrs
 import pytest
 import rulecraft
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 from rulecraft.cli import main
 from rulecraft.language.values import CardRef, Player
 from rulecraft.records import read_record, record_of, record_text, replay, write_record
@@ -29,7 +32,6 @@ from rulecraft.viewer import _score_visibility, build, page
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "viewer"
 TABLE_RECORDS = sorted((ROOT / "examples" / "records").glob("*.json"))
-CHROMIUM = os.environ.get("RULECRAFT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 # Every zone the page shows at its current step, in the shape of `Game.view`: a list of labels
 # (a chip with a count stands for that many equal cards), `{count}` hidden, `{top, count}` a pile.
@@ -71,17 +73,41 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if CHROMIUM is None:
-        pytest.fail(
+def chromium() -> str:
+    """The Chromium binary to test in: `RULECRAFT_CHROMIUM` (which must name an executable file), else
+    `chromium` on the PATH. Without one (or with one found on the PATH that does not start: `browser`)
+    the test is skipped, or fails where `RULECRAFT_BROWSER_REQUIRED` says the browser tests must run;
+    each time with one line, never a traceback."""
+    named = os.environ.get("RULECRAFT_CHROMIUM")
+    if named:
+        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
+            pytest.fail(f"RULECRAFT_CHROMIUM names {named}, which is not an executable file", pytrace=False)
+        return named
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        missing = (
             "no Chromium to test the viewer in: install Debian's package (apt-get install chromium) "
             "or name a Chromium binary in RULECRAFT_CHROMIUM"
         )
+        if os.environ.get("RULECRAFT_BROWSER_REQUIRED"):
+            pytest.fail(f"{missing} (RULECRAFT_BROWSER_REQUIRED is set)", pytrace=False)
+        pytest.skip(missing)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    binary = chromium()
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield chromium
-        chromium.close()
+        try:
+            launched = playwright.chromium.launch(executable_path=binary)
+        except PlaywrightError as e:
+            why = f"Chromium ({binary}) did not start: {str(e).strip().splitlines()[0]}"
+            if os.environ.get("RULECRAFT_BROWSER_REQUIRED") or os.environ.get("RULECRAFT_CHROMIUM"):
+                pytest.fail(why, pytrace=False)
+            pytest.skip(why)
+        yield launched
+        launched.close()
 
 
 def write_page(record: Path, folder: Path, viewer: str | None = None) -> Path:

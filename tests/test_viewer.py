@@ -35,20 +35,21 @@ TABLE_RECORDS = sorted((ROOT / "examples" / "records").glob("*.json"))
 
 # Every zone the page shows at its current step, in the shape of `Game.view`: a list of labels
 # (a chip with a count stands for that many equal cards), `{count}` hidden, `{top, count}` a pile.
+# (As pairs, made a dict in Python: an object sent back by Playwright loses a key named `__proto__`.)
 SHOWN_ZONES = """() => {
-  const out = {};
+  const out = [];
   for (const z of document.querySelectorAll(".zone")) {
     const labels = [];
     for (const c of z.querySelectorAll(".card"))
       for (let i = 0; i < Number(c.dataset.n); i++) labels.push(c.querySelector(".label").textContent);
-    if (z.dataset.kind === "list") out[z.dataset.zone] = labels;
-    else if (z.dataset.kind === "top") out[z.dataset.zone] = {top: labels.length ? labels[0] : null, count: Number(z.dataset.count)};
-    else out[z.dataset.zone] = {count: Number(z.dataset.count)};
+    if (z.dataset.kind === "list") out.push([z.dataset.zone, labels]);
+    else if (z.dataset.kind === "top") out.push([z.dataset.zone, {top: labels.length ? labels[0] : null, count: Number(z.dataset.count)}]);
+    else out.push([z.dataset.zone, {count: Number(z.dataset.count)}]);
   }
   return out;
 }"""
-SHOWN_VARS = """() => Object.fromEntries([...document.querySelectorAll("tr[data-var]")].map(
-  (tr) => [tr.dataset.var, tr.children[1].textContent]))"""
+SHOWN_VARS = """() => [...document.querySelectorAll("tr[data-var]")].map(
+  (tr) => [tr.dataset.var, tr.children[1].textContent])"""
 
 
 @pytest.fixture(scope="module")
@@ -163,13 +164,13 @@ def test_stepping_shows_the_state_replay_reaches(
     answers = len(read_record(record).answers)
     tab = open_page(browser, write_page(record, tmp_path))
     assert step_shown(tab) == 0
-    assert tab.evaluate(SHOWN_ZONES) == state_at(record, 0)["zones"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, 0)["zones"]
     tab.keyboard.press("End")
     assert step_shown(tab) == answers
     tab.keyboard.press("ArrowLeft")
     tab.keyboard.press("ArrowLeft")
     assert step_shown(tab) == answers - 2
-    assert tab.evaluate(SHOWN_ZONES) == state_at(record, answers - 2)["zones"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, answers - 2)["zones"]
     tab.keyboard.press("Home")
     tab.keyboard.press("ArrowRight")
     assert step_shown(tab) == 1
@@ -178,8 +179,8 @@ def test_stepping_shows_the_state_replay_reaches(
     tab.press("#jump", "Enter")
     assert step_shown(tab) == middle
     expected = state_at(record, middle)
-    assert tab.evaluate(SHOWN_ZONES) == expected["zones"]
-    assert tab.evaluate(SHOWN_VARS) == expected["vars"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == expected["zones"]
+    assert dict(tab.evaluate(SHOWN_VARS)) == expected["vars"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     tab.close()
@@ -262,10 +263,62 @@ def test_as_p2_the_page_shows_p2s_hand_and_only_counts_of_the_others(
     assert "as P2" in tab.inner_text("h1")
     tab.fill("#jump", "40")
     tab.press("#jump", "Enter")
-    shown = tab.evaluate(SHOWN_ZONES)
+    shown = dict(tab.evaluate(SHOWN_ZONES))
     assert shown == state_at(record, 40, "P2")["zones"]
     assert set(shown["hand[P1]"]) == {"count"}
     assert isinstance(shown["hand[P2]"], list) and shown["hand[P2]"]
+    tab.close()
+
+
+# Zones and variables named as the properties every JavaScript object has: the page keeps them all.
+PROTO_NAMES = """game Protos players 2..2
+card Chip { n: int } label "{n}"
+zone __proto__: Chip public
+zone constructor: Chip public
+zone toString[Player]: Chip public
+var valueOf: int = 0 public
+var hasOwnProperty[Player]: int = 0 public
+fn score(p: Player) = hasOwnProperty[p]
+setup {
+  create 1 Chip { n: 1 } in __proto__  create 1 Chip { n: 3 } in __proto__
+  create 1 Chip { n: 2 } in constructor  create 1 Chip { n: 4 } in constructor
+}
+play {
+  let c = choose one from __proto__ by players[0] prompt "Take"
+  move c to toString[players[0]]
+  set valueOf = 3
+  set hasOwnProperty[players[1]] = 4
+  let d = choose one from constructor by players[1] prompt "Take"
+  move d to __proto__
+}
+"""
+
+
+def test_zones_and_variables_named_like_javascripts_own_properties_are_shown(browser: Browser, tmp_path: Path) -> None:
+    """A zone named `__proto__` or `constructor`, a variable named `hasOwnProperty`: each step of the page shows
+    every zone and variable replay reaches, each in its owner's area (the page keys them by Map, not by object)."""
+    rules = tmp_path / "protos.rules"
+    rules.write_text(PROTO_NAMES, encoding="utf-8")
+    record = tmp_path / "protos.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    areas = (
+        "() => [...document.querySelectorAll('.area')].map((a) => [a.dataset.owner, a.querySelector('h3').textContent])"
+    )
+    for step in range(len(read_record(record).answers) + 1):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        expected = state_at(record, step)
+        assert "__proto__" in expected["zones"] and "constructor" in expected["zones"]
+        assert dict(tab.evaluate(SHOWN_ZONES)) == expected["zones"]
+        assert dict(tab.evaluate(SHOWN_VARS)) == {k: str(v) for k, v in expected["vars"].items()}
+        owners = {owner: heading.split("score")[0] for owner, heading in tab.evaluate(areas)}
+        assert owners == {"": "Table", "P1": "P1", "P2": "P2"}
+        if step:
+            before = state_at(record, step - 1)["zones"]
+            changed = sorted(k for k in expected["zones"] if before.get(k) != expected["zones"][k])
+            assert sorted(tab.eval_on_selector_all(".zone.changed", "zs => zs.map(z => z.dataset.zone)")) == changed
+    assert len(read_record(record).answers) == 2 and "__proto__" in changed
     tab.close()
 
 

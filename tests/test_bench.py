@@ -196,11 +196,11 @@ def test_user_cache_is_private_and_can_be_turned_off(tmp_path: Path, monkeypatch
     monkeypatch.setenv("RULECRAFT_CACHE_DIR", str(tmp_path / "c"))
     path = cache.file("x.bin")
     assert path is not None
-    cache.write(path, lambda f: f.write(b"data"))
-    assert path.read_bytes() == b"data" and cache.readable(path)
+    cache.store("x.bin", b"data")
+    assert path.read_bytes().endswith(b"data") and cache.readable(path) and cache.load("x.bin") == b"data"
     assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
     path.chmod(0o666)
-    assert not cache.readable(path)
+    assert not cache.readable(path) and cache.load("x.bin") is None
     (tmp_path / "c").chmod(0o777)
     assert cache.directory() is None
     monkeypatch.setenv("RULECRAFT_CACHE_DIR", "off")

@@ -216,24 +216,6 @@ def test_generated_code_is_cached_on_disk_by_the_rulebook_and_version(
     assert compiled.compile_program(rb.program, rb.digest).generated.source == first.generated.source
 
 
-def test_the_cache_key_is_the_generator_this_process_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The generator's version is read from its files when it is imported: a process whose generator
-    files are edited while it runs (a long soak) goes on keying its code by the generator it runs."""
-    from pathlib import Path as PathType
-
-    from rulecraft.compile import generate as generator
-
-    before = generator.generator_version()
-    assert before == generator._source_hash()  # the files as imported
-
-    def edited(self: PathType) -> bytes:
-        return b"an edited generator"
-
-    monkeypatch.setattr(PathType, "read_bytes", edited)
-    assert generator._source_hash() != before  # what reading the files now would give
-    assert generator.generator_version() == before
-
-
 def test_a_python_error_in_generated_code_points_at_the_rulebook_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """The line table maps the generated line where an error passed back to the expression's span."""
     rb = rulecraft.load_text(HOSTILE.replace("{len(__import__", "{max(__import__"), "evil.rules")

@@ -1,8 +1,10 @@
 """`rulecraft view`: a record as one HTML page, opened and stepped through in a real browser.
 
 The browser is headless Chromium (Debian's `chromium` package; `.ci/run` installs it) driven by
-Playwright with the system browser. Without a browser these tests fail: they never skip. One
-browser serves the whole module. A screenshot of each bundled game's page is kept in
+Playwright with the system browser. Where there is none (no `chromium` on the PATH, no
+`RULECRAFT_CHROMIUM`), the tests that open a page are skipped with one line saying why, except
+where `RULECRAFT_BROWSER_REQUIRED` is set (`.ci/run`): there they fail. A `RULECRAFT_CHROMIUM` that
+names no executable file is an error of one line, naming it. One browser serves the whole module. A screenshot of each bundled game's page is kept in
 build/viewer/ (docs/VIEWER.md shows them).
 """
 
@@ -20,6 +22,7 @@ import attrs
 import pytest
 import rulecraft
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 from rulecraft.cli import main
 from rulecraft.language.values import CardRef, Player
 from rulecraft.records import read_record, record_of, record_text, replay, write_record
@@ -29,24 +32,24 @@ from rulecraft.viewer import _score_visibility, build, page
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "viewer"
 TABLE_RECORDS = sorted((ROOT / "examples" / "records").glob("*.json"))
-CHROMIUM = os.environ.get("RULECRAFT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 # Every zone the page shows at its current step, in the shape of `Game.view`: a list of labels
 # (a chip with a count stands for that many equal cards), `{count}` hidden, `{top, count}` a pile.
+# (As pairs, made a dict in Python: an object sent back by Playwright loses a key named `__proto__`.)
 SHOWN_ZONES = """() => {
-  const out = {};
+  const out = [];
   for (const z of document.querySelectorAll(".zone")) {
     const labels = [];
     for (const c of z.querySelectorAll(".card"))
       for (let i = 0; i < Number(c.dataset.n); i++) labels.push(c.querySelector(".label").textContent);
-    if (z.dataset.kind === "list") out[z.dataset.zone] = labels;
-    else if (z.dataset.kind === "top") out[z.dataset.zone] = {top: labels.length ? labels[0] : null, count: Number(z.dataset.count)};
-    else out[z.dataset.zone] = {count: Number(z.dataset.count)};
+    if (z.dataset.kind === "list") out.push([z.dataset.zone, labels]);
+    else if (z.dataset.kind === "top") out.push([z.dataset.zone, {top: labels.length ? labels[0] : null, count: Number(z.dataset.count)}]);
+    else out.push([z.dataset.zone, {count: Number(z.dataset.count)}]);
   }
   return out;
 }"""
-SHOWN_VARS = """() => Object.fromEntries([...document.querySelectorAll("tr[data-var]")].map(
-  (tr) => [tr.dataset.var, tr.children[1].textContent]))"""
+SHOWN_VARS = """() => [...document.querySelectorAll("tr[data-var]")].map(
+  (tr) => [tr.dataset.var, tr.children[1].textContent])"""
 
 
 @pytest.fixture(scope="module")
@@ -71,17 +74,41 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if CHROMIUM is None:
-        pytest.fail(
+def chromium() -> str:
+    """The Chromium binary to test in: `RULECRAFT_CHROMIUM` (which must name an executable file), else
+    `chromium` on the PATH. Without one (or with one found on the PATH that does not start: `browser`)
+    the test is skipped, or fails where `RULECRAFT_BROWSER_REQUIRED` says the browser tests must run;
+    each time with one line, never a traceback."""
+    named = os.environ.get("RULECRAFT_CHROMIUM")
+    if named:
+        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
+            pytest.fail(f"RULECRAFT_CHROMIUM names {named}, which is not an executable file", pytrace=False)
+        return named
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        missing = (
             "no Chromium to test the viewer in: install Debian's package (apt-get install chromium) "
             "or name a Chromium binary in RULECRAFT_CHROMIUM"
         )
+        if os.environ.get("RULECRAFT_BROWSER_REQUIRED"):
+            pytest.fail(f"{missing} (RULECRAFT_BROWSER_REQUIRED is set)", pytrace=False)
+        pytest.skip(missing)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    binary = chromium()
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield chromium
-        chromium.close()
+        try:
+            launched = playwright.chromium.launch(executable_path=binary)
+        except PlaywrightError as e:
+            why = f"Chromium ({binary}) did not start: {str(e).strip().splitlines()[0]}"
+            if os.environ.get("RULECRAFT_BROWSER_REQUIRED") or os.environ.get("RULECRAFT_CHROMIUM"):
+                pytest.fail(why, pytrace=False)
+            pytest.skip(why)
+        yield launched
+        launched.close()
 
 
 def write_page(record: Path, folder: Path, viewer: str | None = None) -> Path:
@@ -137,13 +164,13 @@ def test_stepping_shows_the_state_replay_reaches(
     answers = len(read_record(record).answers)
     tab = open_page(browser, write_page(record, tmp_path))
     assert step_shown(tab) == 0
-    assert tab.evaluate(SHOWN_ZONES) == state_at(record, 0)["zones"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, 0)["zones"]
     tab.keyboard.press("End")
     assert step_shown(tab) == answers
     tab.keyboard.press("ArrowLeft")
     tab.keyboard.press("ArrowLeft")
     assert step_shown(tab) == answers - 2
-    assert tab.evaluate(SHOWN_ZONES) == state_at(record, answers - 2)["zones"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, answers - 2)["zones"]
     tab.keyboard.press("Home")
     tab.keyboard.press("ArrowRight")
     assert step_shown(tab) == 1
@@ -152,8 +179,8 @@ def test_stepping_shows_the_state_replay_reaches(
     tab.press("#jump", "Enter")
     assert step_shown(tab) == middle
     expected = state_at(record, middle)
-    assert tab.evaluate(SHOWN_ZONES) == expected["zones"]
-    assert tab.evaluate(SHOWN_VARS) == expected["vars"]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == expected["zones"]
+    assert dict(tab.evaluate(SHOWN_VARS)) == expected["vars"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     tab.close()
@@ -236,10 +263,62 @@ def test_as_p2_the_page_shows_p2s_hand_and_only_counts_of_the_others(
     assert "as P2" in tab.inner_text("h1")
     tab.fill("#jump", "40")
     tab.press("#jump", "Enter")
-    shown = tab.evaluate(SHOWN_ZONES)
+    shown = dict(tab.evaluate(SHOWN_ZONES))
     assert shown == state_at(record, 40, "P2")["zones"]
     assert set(shown["hand[P1]"]) == {"count"}
     assert isinstance(shown["hand[P2]"], list) and shown["hand[P2]"]
+    tab.close()
+
+
+# Zones and variables named as the properties every JavaScript object has: the page keeps them all.
+PROTO_NAMES = """game Protos players 2..2
+card Chip { n: int } label "{n}"
+zone __proto__: Chip public
+zone constructor: Chip public
+zone toString[Player]: Chip public
+var valueOf: int = 0 public
+var hasOwnProperty[Player]: int = 0 public
+fn score(p: Player) = hasOwnProperty[p]
+setup {
+  create 1 Chip { n: 1 } in __proto__  create 1 Chip { n: 3 } in __proto__
+  create 1 Chip { n: 2 } in constructor  create 1 Chip { n: 4 } in constructor
+}
+play {
+  let c = choose one from __proto__ by players[0] prompt "Take"
+  move c to toString[players[0]]
+  set valueOf = 3
+  set hasOwnProperty[players[1]] = 4
+  let d = choose one from constructor by players[1] prompt "Take"
+  move d to __proto__
+}
+"""
+
+
+def test_zones_and_variables_named_like_javascripts_own_properties_are_shown(browser: Browser, tmp_path: Path) -> None:
+    """A zone named `__proto__` or `constructor`, a variable named `hasOwnProperty`: each step of the page shows
+    every zone and variable replay reaches, each in its owner's area (the page keys them by Map, not by object)."""
+    rules = tmp_path / "protos.rules"
+    rules.write_text(PROTO_NAMES, encoding="utf-8")
+    record = tmp_path / "protos.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    areas = (
+        "() => [...document.querySelectorAll('.area')].map((a) => [a.dataset.owner, a.querySelector('h3').textContent])"
+    )
+    for step in range(len(read_record(record).answers) + 1):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        expected = state_at(record, step)
+        assert "__proto__" in expected["zones"] and "constructor" in expected["zones"]
+        assert dict(tab.evaluate(SHOWN_ZONES)) == expected["zones"]
+        assert dict(tab.evaluate(SHOWN_VARS)) == {k: str(v) for k, v in expected["vars"].items()}
+        owners = {owner: heading.split("score")[0] for owner, heading in tab.evaluate(areas)}
+        assert owners == {"": "Table", "P1": "P1", "P2": "P2"}
+        if step:
+            before = state_at(record, step - 1)["zones"]
+            changed = sorted(k for k in expected["zones"] if before.get(k) != expected["zones"][k])
+            assert sorted(tab.eval_on_selector_all(".zone.changed", "zs => zs.map(z => z.dataset.zone)")) == changed
+    assert len(read_record(record).answers) == 2 and "__proto__" in changed
     tab.close()
 
 

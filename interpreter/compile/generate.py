@@ -26,9 +26,7 @@ in the order of `expression_nodes`, which both sides compute from the program al
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -96,24 +94,6 @@ _EXPRESSIONS = (
     s.Query,
     s.CondExpr,
 )
-
-
-def _source_hash() -> str:
-    here = Path(__file__).parent
-    parts = ("generate.py", "body.py", "source.py")
-    return hashlib.sha256(b"".join((here / name).read_bytes() for name in parts)).hexdigest()[:16]
-
-
-# Read when the generator is imported, not when a module is cached: a process that runs for long
-# (a soak, a simulation) while the generator's files are edited would otherwise write the code of
-# the generator it runs under the key of the edited one, which later processes would then trust.
-_GENERATOR_VERSION = _source_hash()
-
-
-def generator_version() -> str:
-    """A hash of the generator's own source (this module, body.py and source.py) as this process
-    runs it: generated code cached on disk is keyed by it."""
-    return _GENERATOR_VERSION
 
 
 def _declarations(program: Program) -> Iterator[Any]:

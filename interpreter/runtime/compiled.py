@@ -3,9 +3,9 @@
 compile/generate.py writes the module's source from the checked program; this module gives the
 source the names it reads (`RUNTIME_NAMES`: the expression nodes by number, the value classes,
 the budgets, and `_slow`, the way back to the definition `Game._eval_*`), compiles it and keeps
-its functions. The source and its compiled code are cached on disk (cache.py), keyed by the
-rulebook's digest, rulecraft's version, the generator's own hash and Python's bytecode tag, so a
-rulebook seen before is neither generated nor compiled again.
+its functions. The generated source is cached on disk (cache.py), keyed by the rulebook's digest
+and a hash of the whole package's source (`cache.version`), so a rulebook seen before is not
+generated again, and a change to any module the generated code depends on makes it anew.
 
 `rulebook_span` maps a traceback through generated code back to the rulebook: the module's line
 table says which expression each generated line computes.
@@ -13,22 +13,18 @@ table says which expression each generated line computes.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import linecache
 import marshal
 import re
-import sys
 from collections.abc import Callable
-from importlib import metadata
-from pathlib import Path
 from types import CodeType, TracebackType
 from typing import Any
 
 from .. import cache
 from ..check.program import Program
-from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate, generator_version
+from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
@@ -135,15 +131,6 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
     return names
 
 
-@functools.cache
-def _version() -> str:
-    try:
-        version = metadata.version("rulecraft")
-    except metadata.PackageNotFoundError:
-        version = "?"
-    return f"{version}-{generator_version()}-{sys.implementation.cache_tag}"
-
-
 _DEF = re.compile(r"def ([a-z][0-9]+)\(")
 CACHE_FILES = 64  # compiled rulebooks kept in the disk cache, the least recently written dropped first
 
@@ -232,28 +219,25 @@ def compile_program(program: Program, digest: str | None, probe: Code | None = N
     """The program's module, generated (or read from the disk cache when seen before) and ready to run."""
     if probe is not None:  # code checked node by node (tests): never cached
         return Compiled(program, generate(program, probe=True), "<generated, probed>", probe)
-    key = hashlib.sha256(f"{digest}\0{_version()}".encode()).hexdigest()[:32] if digest else None
-    path = cache.file(f"compiled-{key}.marshal") if key else None
+    key = cache_key(digest) if digest else None
+    name = f"compiled-{key}.marshal"
     filename = f"<generated {key or 'rulebook'}>"
-    if path is not None and cache.readable(path):
+    data = cache.load(name) if key else None
+    if data is not None:
         try:
-            source, roots, fns, lines = marshal.loads(path.read_bytes())
+            source, roots, fns, lines = marshal.loads(data)
             return Compiled(program, Generated(source, roots, fns, lines), filename)
-        except Exception:  # a damaged or stale cache is made again, never trusted
+        except Exception:  # a stale cache is made again, never trusted
             pass
     generated = generate(program)
-    if path is not None:
-        data = (generated.source, generated.roots, generated.fns, generated.lines)
-        cache.write(path, lambda f: f.write(marshal.dumps(data)))
-        _prune(path.parent)
+    if key:
+        saved = (generated.source, generated.roots, generated.fns, generated.lines)
+        cache.store(name, marshal.dumps(saved), keep=CACHE_FILES)
     return Compiled(program, generated, filename)
 
 
-def _prune(folder: Path) -> None:
-    """Keep the newest `CACHE_FILES` compiled rulebooks of the cache (a fuzzer makes thousands)."""
-    try:
-        files = sorted(folder.glob("compiled-*.marshal"), key=lambda p: p.stat().st_mtime)
-        for old in files[:-CACHE_FILES]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass
+def cache_key(digest: str) -> str:
+    """The key of a rulebook's generated module in the disk cache: the rulebook's digest (its text) and
+    the package's source as this process runs it (`cache.version`: the generator, the built-ins'
+    inline code, the checker and the value helpers it relies on, and Python's bytecode tag)."""
+    return hashlib.sha256(f"{digest}\0{cache.version()}".encode()).hexdigest()[:32]

@@ -197,6 +197,18 @@ ERRORS = [
     ),
     ("proc f(p: Player) { let x = red.colour }", "t.rules:7:29: error: Colour has no fields", None),
     ("proc f(p: Player) { if p == red { } }", "t.rules:7:24: error: Player and Colour are never equal", None),
+    # A '}' missing in the middle of a file is noticed only at the next declaration: the hint names
+    # the '{' left open and, by the indentation, the block whose '}' went missing.
+    (
+        'proc a(p: Player) {\n  if true {\n    say "x"\n\n}\n\nproc b() { }',
+        "t.rules:13:1: error: unexpected 'proc'; expected one of a statement, 'elif', 'else', '}'",
+        "the '{' at line 7 is never closed; by the indentation, the '}' of the '{' at line 8 is missing before line 11",
+    ),
+    (
+        "proc a(p: Player) {\n  say \"{ not a brace }\"  # nor { this\n\nproc b() { }",
+        "t.rules:10:6: error: unexpected 'b'; expected '(' or an assignment ('=', '+=', '-=')",
+        "the '{' at line 7 is never closed",
+    ),
     # A match over an enumeration without `else` has an arm for each value (an extension's new
     # value would otherwise run nothing, silently).
     (

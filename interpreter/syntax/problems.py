@@ -62,7 +62,12 @@ def syntax_diagnostic(file: str, exc: UnexpectedInput) -> Diagnostic:
             line, column = _end_position(exc)
         width = len(str(exc.token.value)) if exc.token.type != "$END" else 1
         span = Span(file, line, column, line, column + width)
-        hint = _hint_for(exc.token, expected, _line_before(exc, line, column))
+        before = _line_before(exc, line, column)
+        hint = _hint_for(exc.token, expected, before)
+        # A declaration's word at the start of a line inside a block reads as a name (`proc b()`
+        # as a call of `proc`): a '{' left open above is the likelier mistake.
+        if ("'}'" in expected and (hint is None or exc.token.type == "$END")) or _DECLARATION_START.match(before):
+            hint = unclosed_brace(getattr(exc, "_source_text", "") or "", line, column) or hint
         shown = _summarise(expected)
         if shown:
             message += "; expected " + (" or ".join(shown) if len(shown) <= 2 else "one of " + ", ".join(shown))
@@ -187,6 +192,11 @@ _HINTS_AFTER = [  # (the text before ends with this pattern, the unexpected toke
 ]
 
 
+_DECLARATION_START = re.compile(
+    r"^(enum|card|zone|var|const|fn|proc|ability|rule|invariant|setup|play|include|extend|override)\s+\w*\s*$"
+)
+
+
 def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None:
     """Recognise common slips and say what to write instead."""
     value = str(token.value)
@@ -224,6 +234,46 @@ def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None
     if value == ":" and "'{'" in expected:
         return "blocks are written in braces: { ... }"
     return None
+
+
+def unclosed_brace(text: str, line: int, column: int) -> str | None:
+    """Name the '{' still open where a '}' was expected (at `line`:`column`), and where the
+    indentation says its '}' went missing: the first '}' that closed a '{' of another indentation.
+
+    A missing '}' in the middle of a file is only noticed at the next declaration, lines below;
+    the braces' indentation usually shows where it belongs."""
+    opened: list[tuple[int, int]] = []  # (line, indentation of its line) of each '{' still open
+    misfit: tuple[int, int] | None = None  # (line of a '{', line of the '}' that closed it at another indentation)
+    for number, row in enumerate(text.split("\n")[:line], 1):
+        indent = len(row) - len(row.lstrip(" \t"))
+        end = column - 1 if number == line else len(row)
+        in_string = False
+        i = 0
+        while i < end:
+            ch = row[i]
+            if in_string:
+                if ch == "\\":
+                    i += 1
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == "#":
+                break
+            elif ch == "{":
+                opened.append((number, indent))
+            elif ch == "}" and opened:
+                start, start_indent = opened.pop()
+                if misfit is None and row[:i].strip() == "" and indent != start_indent:
+                    misfit = (start, number)
+            i += 1
+    if not opened:
+        return None
+    first = f"the '{{' at line {opened[-1][0]} is never closed"
+    if misfit is not None:
+        start, closed = misfit
+        return f"{first}; by the indentation, the '}}' of the '{{' at line {start} is missing before line {closed}"
+    return first
 
 
 MAX_NESTING = 100  # levels of nested blocks and expressions; deeper text is refused, not recursed into

@@ -205,7 +205,7 @@ ERRORS = [
         "the '{' at line 7 is never closed; by the indentation, the '}' of the '{' at line 8 is missing before line 11",
     ),
     (
-        "proc a(p: Player) {\n  say \"{ not a brace }\"  # nor { this\n\nproc b() { }",
+        'proc a(p: Player) {\n  say "{ not a brace }"  # nor { this\n\nproc b() { }',
         "t.rules:10:6: error: unexpected 'b'; expected '(' or an assignment ('=', '+=', '-=')",
         "the '{' at line 7 is never closed",
     ),

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import agents as agents_mod
 from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
-from .errors import GameError, RecordError, RulecraftError
+from .errors import GameError, RecordError, RulecraftError, render_diagnostic
 from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
@@ -35,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
         description="Parse and check rulebooks; errors print as file:line:col with the line and a caret.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="rulebook files or bundled names (default: all bundled)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="treat warnings (declarations nothing reaches) as errors: exit 1 if there is any",
+    )
 
     p = sub.add_parser(
         "play",
@@ -194,6 +199,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed = True
             continue
         program = rb.program
+        for warning in program.warnings:
+            print(render_diagnostic(warning, program.sources.get(warning.span.file)), file=sys.stderr)
+        if args.strict and program.warnings:
+            print(f"{name}: {len(program.warnings)} warning(s), refused by --strict", file=sys.stderr)
+            failed = True
+            continue
         print(
             f"{name}: ok ({program.name}, {program.min_players}-{program.max_players} players, "
             f"{len(program.cards)} card types, {len(program.zones)} zones, {len(program.procs)} procedures, "

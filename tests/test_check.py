@@ -109,3 +109,57 @@ def test_a_new_card_kind_without_its_match_arm_is_caught_at_check(tmp_path) -> N
     (message,) = [m for m in info.value.messages if "no arm" in m]
     assert message.startswith("guildhall.rules:")
     assert message.endswith("error: this match has no arm for patronage of VpKind")
+
+
+UNREACHED = """game G players 2..2
+card Ware { value: int } label "{value}"
+card Relic { age: int } label "age {age}"
+zone hand[Player]: Ware owner
+zone vault: Ware public
+zone spare: Ware public  # allow-unused: a place for a later expansion
+var gold[Player]: int = 0 public
+fn score(p: Player) = gold[p]
+fn twice(n: int) = n * 2
+fn used(n: int) = n + 1
+proc helper(p: Player) { set gold[p] += used(1) }
+proc forgotten(p: Player) { set gold[p] += twice(1) }
+ability bonus(p: Player) "Gain 1 gold" { tier 1 "Gain 1 gold" { set gold[p] += 1 } }
+setup { for p in players { create 2 Ware { value: 1 } in hand[p] } }
+play { for p in players { helper(p) } }
+"""
+
+
+def test_declarations_nothing_reaches_are_located_warnings() -> None:
+    """An ability never used, a procedure or function never called (from what the game reaches),
+    a card type never created and a zone nothing moves into are warnings, in the file's order; the
+    engine's own functions (score) are reached, and a comment 'allow-unused' silences one."""
+    program = rulecraft.load_text(UNREACHED, "t.rules").program
+    assert [(d.severity, f"{d.span}: {d.message}") for d in program.warnings] == [
+        ("warning", "t.rules:3:1: card type Relic is never created: no 'create ... Relic' the game reaches"),
+        (
+            "warning",
+            "t.rules:5:1: zone vault never receives a card: nothing the game reaches moves, draws or creates into it",
+        ),
+        ("warning", "t.rules:9:1: function twice is never called by anything the game reaches"),
+        ("warning", "t.rules:12:1: procedure forgotten is never called by anything the game reaches"),
+        ("warning", "t.rules:13:1: ability bonus is never used: no statement the game reaches says 'use bonus(...)'"),
+    ]
+
+
+def test_check_prints_warnings_and_strict_refuses_them(tmp_path, capsys) -> None:
+    """`rulecraft check` prints each warning with its line and caret and still says ok (exit 0);
+    with --strict the rulebook is refused (exit 1)."""
+    from rulecraft.cli import main
+
+    path = tmp_path / "t.rules"
+    path.write_text(UNREACHED)
+    assert main(["check", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"{path}: ok (G," in out
+    assert f"{path}:12:1: warning: procedure forgotten is never called by anything the game reaches" in err
+    assert "    proc forgotten(p: Player) { set gold[p] += twice(1) }\n    ^" in err
+    assert "hint: a comment '# allow-unused' silences it" in err
+    assert main(["check", "--strict", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(f"{path}: 5 warning(s), refused by --strict\n")

@@ -28,6 +28,7 @@ from .program import (
     reads_of,
     type_text,
 )
+from .reach import unreached
 from .resolve import Resolution
 from .scope import Scope
 from .statements import StatementChecker
@@ -95,7 +96,7 @@ class Checker(StatementChecker):
             self.diagnostics.sort(key=lambda d: (d.span.file, d.span.line, d.span.column))
             raise RulebookError(self.diagnostics, self.sources)
         assert self.game is not None
-        return Program(
+        program = Program(
             name=self.game.name,
             min_players=self.game.min_players,
             max_players=self.game.max_players,
@@ -118,6 +119,8 @@ class Checker(StatementChecker):
             files=[f for f, _ in self.files],
             resolution=self._resolution(),
         )
+        program.warnings = unreached(program)
+        return program
 
     def _resolution(self) -> Resolution:
         """The names' bindings, with the key types of every keyed zone and variable."""

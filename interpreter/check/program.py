@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..errors import Diagnostic
 from ..language import types as t
 from ..language.values import EnumValue
 from ..syntax import ast as s
@@ -69,6 +70,8 @@ class Program:
     files: list[str]
     invariants: list[s.InvariantDecl] = attrs.Factory(list)
     resolution: Resolution = attrs.Factory(Resolution)  # every name's binding (resolve.py)
+    # Declarations nothing reaches (reach.py): warnings, which `check` prints and `--strict` refuses.
+    warnings: list[Diagnostic] = attrs.Factory(list)
 
     def enum_value(self, enum: str, name: str) -> EnumValue:
         for value in self.enums[enum]:

@@ -267,7 +267,9 @@ class RulecraftState(pyspiel.State):
         return [(i, w / total) for i, w in enumerate(weights)]
 
     def _apply_action(self, action: int) -> None:
-        self.game.apply(int(action))
+        # Not all or nothing: OpenSpiel offers legal actions only, and a rulebook's error stops the
+        # algorithm anyway (the game's own bookkeeping for putting itself back is a fifth of a step).
+        self.game.apply(int(action), atomic=False)
 
     def _action_to_string(self, player: int, action: int) -> str:
         decision = self.game.current_decision()

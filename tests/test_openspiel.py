@@ -7,6 +7,9 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -114,18 +117,21 @@ def test_tic_tac_toe_has_openspiels_states_and_is_a_draw() -> None:
 
 @pytest.mark.parametrize(("rulebook", "players"), [("guildhall", 2), ("renaissance_man", 1), ("valdora", 3)])
 def test_openspiels_mcts_bot_plays_a_bundled_game_to_its_end(rulebook: str, players: int) -> None:
-    """OpenSpiel's MCTS bot, with its random rollout evaluator, plays every seat of a bundled game
-    to its end through the adapter (chance sampled by its outcomes' probabilities)."""
+    """OpenSpiel's MCTS bot, with its random rollout evaluator, plays the first seat of a bundled
+    game to its end through the adapter, OpenSpiel's uniform random bot the others, chance sampled
+    by its outcomes' probabilities. (Every seat by MCTS, with more simulations:
+    examples/benchmarks/openspiel_mcts.py.)"""
     game = rulecraft_game(rulebook, players=players)
     rng = np.random.RandomState(0)
-    bot = mcts.MCTSBot(game, 2.0, 2, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    bots = [mcts.MCTSBot(game, 2.0, 2, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)]
+    bots += [pyspiel.make_uniform_random_bot(seat, 1) for seat in range(1, players)]
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(int(rng.choice(outcomes, p=probabilities)))
         else:
-            state.apply_action(bot.step(state))
+            state.apply_action(bots[state.current_player()].step(state))
     returns = state.returns()
     winners = state.play.game.result()["winners"]
     if players == 1:
@@ -197,3 +203,18 @@ def test_what_a_rulebook_lets_players_see_and_leaves_to_chance() -> None:
     assert information_of(load(TIC_TAC_TOE).program) == (True, True)
     assert information_of(load(KUHN).program) == (False, False)
     assert information_of(load("guildhall").program) == (False, False)
+
+
+def test_the_mcts_command_plays_every_seat() -> None:
+    """examples/benchmarks/openspiel_mcts.py: MCTS at every seat, each game's returns and decisions."""
+    script = Path(__file__).resolve().parent.parent / "examples" / "benchmarks" / "openspiel_mcts.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "examples/tutorial.rules", "--simulations", "2", "--games", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=script.parent.parent.parent,
+    )
+    lines = run.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["game 0", "game 1"]
+    assert all(" decisions, " in line and "returns [" in line for line in lines)

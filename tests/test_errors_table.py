@@ -245,6 +245,34 @@ SCENARIO_ERRORS = [
         "s.scenario:3:8: error: expected gold[P1] > 2, but gold[P1] is 2",
         None,
     ),
+    # A scenario's lines are checked as the rulebook's are (check/fragment.py), before the game is set up.
+    (
+        "players 2\nset gold[P1] = 5\nexpect gold == 0\n",
+        "s.scenario:3:8: error: variable gold takes 1 key(s): gold[Player]",
+        None,
+    ),
+    ("players 2\nexpect len(hand) == 0\n", "s.scenario:2:12: error: zone hand takes 1 key(s): hand[Player]", None),
+    ("players 2\nset gold = 7\n", "s.scenario:2:1: error: variable gold takes 1 key(s): gold[Player]", None),
+    ('players 2\nmove "1 of cups" to hand\n', "s.scenario:2:21: error: zone hand takes 1 key(s): hand[Player]", None),
+    ("players 2\nset purse[P1] = 7\n", "s.scenario:2:1: error: unknown variable 'purse'", None),
+    (
+        'players 2\nset turns_left = "six"\n',
+        "s.scenario:2:18: error: the value of turns_left must be int, not str",
+        None,
+    ),
+    ("players 2\nexpect gold[P1]\n", "s.scenario:2:8: error: an 'expect' line's condition must be bool, not int", None),
+    ("players 2\nexpect gold[P3] == 0\n", "s.scenario:2:13: error: unknown name 'P3'", None),
+    (
+        'players 2\nnext draws from stall: "1 of cups"\n',
+        "s.scenario:2:17: error: zone stall takes 1 key(s): stall[Player]",
+        None,
+    ),
+    (
+        "game tutorial\nplayers 2\ngame guildhall\n",
+        "s.scenario:3:1: error: a second 'game' line (the first is at s.scenario:1:1)",
+        None,
+    ),
+    ("players 2\nplayers 3\n", "s.scenario:2:1: error: a second 'players' line (the first is at s.scenario:1:1)", None),
 ]
 
 

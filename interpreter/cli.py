@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import agents as agents_mod
-from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
+from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, printable, progress, whole
 from .errors import GameError, RecordError, RulecraftError
 from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
@@ -171,10 +171,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) if hasattr(args, "func") else COMMANDS[args.command](args))
     except UsageError as exc:
-        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        print(printable(f"{parser.prog} {args.command}: error: {exc}", newlines=True), file=sys.stderr)
         return 2
-    except RulecraftError as exc:
-        print(str(exc), file=sys.stderr)
+    except RulecraftError as exc:  # a message may quote the rulebook's text (a `fail`): escaped
+        print(printable(str(exc), newlines=True), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -190,7 +190,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         try:
             rb = load(name)
         except RulecraftError as exc:
-            print(str(exc), file=sys.stderr)
+            print(printable(str(exc), newlines=True), file=sys.stderr)
             failed = True
             continue
         program = rb.program
@@ -418,7 +418,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if pending is None:
         print(f"replayed {done} answers")
     elif viewer is None or pending.player == viewer:
-        print(f"replayed {done} answers; the game waits on {pending.by}: {pending.prompt}")
+        print(f"replayed {done} answers; the game waits on {pending.by}: {printable(pending.prompt)}")
     else:
         print(f"replayed {done} answers; the game waits on {pending.by}")
     return 0

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
+from ..console import PLAYERS, SEED, WORKERS, add_quiet, printable, whole
 from ..errors import RulecraftError
 from ..tools.distributed import add_backend
 
@@ -200,7 +200,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             )
         )
     if args.json != "-":
-        sys.stdout.write(report(stats, top=args.top))
+        sys.stdout.write(printable(report(stats, top=args.top), newlines=True))  # card labels are the rulebook's
     if args.json is not None:
         text = json.dumps(report_data(stats, top=args.top), indent=1, sort_keys=True)
         if args.json == "-":

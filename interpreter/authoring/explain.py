@@ -13,6 +13,7 @@ from typing import assert_never
 
 from ..check.program import Program
 from ..check.resolve import Kind
+from ..console import printable
 from ..errors import RulecraftError, did_you_mean
 from ..language.builtins import call_words
 from ..syntax import ast as s
@@ -55,7 +56,8 @@ def of(name: str, args: str) -> str:
 
 
 def quoted(text: str) -> str:
-    return f"“{text}”"
+    """The rulebook's text in quotes, its control characters escaped (it is read in a terminal)."""
+    return f"“{printable(text)}”"
 
 
 def sentence(text: str, capital: bool = True) -> str:

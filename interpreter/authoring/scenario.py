@@ -30,6 +30,7 @@ import attrs
 
 from ..check.fragment import FragmentChecker
 from ..check.program import Program
+from ..console import printable
 from ..errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
 from ..inputs import InputProblem, clip, decode, read_regular, within
 from ..language import types as t
@@ -387,7 +388,7 @@ def run_scenario(game_name: str | None, path: Path) -> str:
             if isinstance(expr, s.Compare):
                 shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
-        return f"expect  {line.rest}: holds  @ {where(line.span)}"
+        return printable(f"expect  {line.rest}: holds  @ {where(line.span)}")
 
     try:
         answer(sc, game, lambda line, expr: marks.append((len(game.events), check(line, expr))))
@@ -397,7 +398,7 @@ def run_scenario(game_name: str | None, path: Path) -> str:
         raise ScenarioFailure(exc, text()) from None
     decision = game.current_decision()
     if decision is not None:
-        lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
+        lines.append(printable(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]"))
     for (line, expr), at in zip(sc.expects, sc.expect_at, strict=True):
         if at == len(sc.answers):
             lines.append(check(line, expr))

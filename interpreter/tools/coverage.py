@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..check.program import Program
-from ..console import PLAYERS, SEED, UsageError, players_for, whole
+from ..console import PLAYERS, SEED, UsageError, players_for, printable, whole
 from ..errors import RulecraftError
 from ..inputs import clip
 from ..runtime.game import Game
@@ -473,7 +473,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     if skipped:
         heading += f"\n({len(skipped)} scenario(s) in {args.scenarios} play another rulebook: not run)"
     rep = report(recorder, program, rb.name)
-    sys.stdout.write(text_report(rep, heading))
+    sys.stdout.write(printable(text_report(rep, heading), newlines=True))
     if args.html:
         index = html_report(rep, heading, Path(args.html))
         print(f"\nwrote {index}")

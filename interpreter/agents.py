@@ -6,13 +6,13 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from .console import printable
 from .errors import GameError, RulebookError
 from .inputs import clip
 from .language.values import Player
 from .runtime.game import Decision, Game
 from .runtime.information import sample_hidden
 from .runtime.machine import MASK64, splitmix
+from .terminal import printable
 
 
 class Agent(Protocol):

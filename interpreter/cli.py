@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import agents as agents_mod
-from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, printable, progress, whole
+from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
 from .errors import GameError, RecordError, RulecraftError
 from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
@@ -19,6 +19,7 @@ from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime.core import as_player
 from .runtime.game import Decision, Game
+from .terminal import printable
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from .console import printable
 from .errors import Span
 from .language.values import Player
 from .runtime.game import Event, Game, SecretRun
 from .runtime.machine import SECRET_TEXT
+from .terminal import printable
 
 
 def where(span: Span) -> str:

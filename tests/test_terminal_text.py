@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from rulecraft.cli import main
-from rulecraft.console import printable
+from rulecraft.terminal import printable
 
 # Escapes in the rulebook's strings: clear the screen, set the title (OSC ... BEL), a new line that forges one.
 HOSTILE = r"x\x1b[2J\x1b]0;pwned\x07\r\ncreate  1 FAKE in hand[P1]"
@@ -111,3 +111,19 @@ def test_replay_and_explain_show_the_rulebooks_text_escaped(
     assert not CONTROL.search(out) and not CONTROL.search(err)
     assert "the game waits on P1: Go\\x1b[2J?" in out
     assert "“a\\rb”" in out and "“Go\\x1b[2J?”" in out
+
+
+def test_a_located_error_shows_the_line_escaped_with_the_caret_still_under_the_column(tmp_path: Path) -> None:
+    """A rulebook line that holds raw control characters (an ESC in a string) is shown escaped
+    under the message, and the caret points where it pointed, past the escapes."""
+    import rulecraft
+    from rulecraft.errors import RulebookError
+
+    with pytest.raises(RulebookError) as info:
+        rulecraft.load_text('game E players 2..2\nplay { say "\x1b[2J\x07"  set nope = 1 }\n', "e.rules")
+    rendered = str(info.value)
+    assert not CONTROL.search(rendered)
+    head, line, caret = rendered.splitlines()[:3]
+    assert head == "e.rules:2:21: error: unknown variable 'nope'"
+    assert line == '    play { say "\\x1b[2J\\x07"  set nope = 1 }'
+    assert caret.index("^") == line.index("set") and caret.strip() == "^" * len("set nope = 1")

@@ -13,8 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..console import PLAYERS, SEED, WORKERS, add_quiet, printable, whole
+from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
 from ..errors import RulecraftError
+from ..terminal import printable
 from ..tools.distributed import add_backend
 
 

@@ -13,10 +13,10 @@ from typing import assert_never
 
 from ..check.program import Program
 from ..check.resolve import Kind
-from ..console import printable
 from ..errors import RulecraftError, did_you_mean
 from ..language.builtins import call_words
 from ..syntax import ast as s
+from ..terminal import printable
 from .fmt import Formatter, level
 
 BULLET = "- "

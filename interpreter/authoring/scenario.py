@@ -30,7 +30,6 @@ import attrs
 
 from ..check.fragment import FragmentChecker
 from ..check.program import Program
-from ..console import printable
 from ..errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
 from ..inputs import InputProblem, clip, decode, read_regular, within
 from ..language import types as t
@@ -40,6 +39,7 @@ from ..rulebook import Rulebook, bundled_names, load
 from ..runtime.game import Game
 from ..syntax import ast as s
 from ..syntax.parser import comment_start, parse
+from ..terminal import printable
 
 KEYWORDS = ("game", "players", "seed", "move", "set", "next", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book

@@ -31,13 +31,14 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..check.program import Program
-from ..console import PLAYERS, SEED, UsageError, players_for, printable, whole
+from ..console import PLAYERS, SEED, UsageError, players_for, whole
 from ..errors import RulecraftError
 from ..inputs import clip
 from ..runtime.game import Game
 from ..runtime.machine import BlockFrame, CallFrame, Frame
 from ..runtime.observe import Observer, observing
 from ..syntax import ast as s
+from ..terminal import printable
 
 if TYPE_CHECKING:
     from ..rulebook import Rulebook

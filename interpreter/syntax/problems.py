@@ -227,14 +227,23 @@ def _hint_for(token: Token, expected: list[str], before: str = "") -> str | None
 
 
 MAX_NESTING = 100  # levels of nested blocks and expressions; deeper text is refused, not recursed into
+# Levels of the tree in all, each operator of a chain counted: the later stages recurse once per level of
+# the tree (a chain `1 + 2 + 3` is a tree of `+` on the left), and keep well within Python's stack at this.
+MAX_DEPTH = 200
+# A left operand of the same kind as its operator continues a chain (`a + b - c`, `p and q and r`,
+# `xs where ... map ...`): one level of nesting as it is written, however long the chain.
+_QUERIES = frozenset({"where_op", "sorted_op", "max_by_op", "min_by_op", "group_by_op", "map_op"})
+_CHAINS = {"binary": frozenset({"binary"}), "and_op": frozenset({"and_op"}), "or_op": frozenset({"or_op"})}
+_CHAINS.update(dict.fromkeys(_QUERIES, _QUERIES))
 
 
 def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
-    """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level)."""
-    stack: list[tuple[Tree[Token], int]] = [(tree, 0)]
+    """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level), each
+    chain of operators counted as one level, or deeper than MAX_DEPTH levels of the tree in all."""
+    stack: list[tuple[Tree[Token], int, int]] = [(tree, 0, 0)]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_NESTING:
+        node, depth, levels = stack.pop()
+        if depth > MAX_NESTING or levels > MAX_DEPTH:
             meta = node.meta
             span = Span(
                 file,
@@ -243,13 +252,15 @@ def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
                 getattr(meta, "end_line", 0),
                 getattr(meta, "end_column", 0),
             )
-            raise RulebookError(
-                [
-                    Diagnostic(
-                        span,
-                        f"nested more than {MAX_NESTING} levels deep: split it into procedures, functions or constants",
-                    )
-                ],
-                {file: text},
+            message = (
+                f"nested more than {MAX_NESTING} levels deep: split it into procedures, functions or constants"
+                if depth > MAX_NESTING
+                else f"a chain of operators more than {MAX_DEPTH} levels deep in all: split it into constants "
+                "or functions"
             )
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+            raise RulebookError([Diagnostic(span, message)], {file: text})
+        chain = _CHAINS.get(node.data) if isinstance(node.data, str) else None
+        for i, child in enumerate(node.children):
+            if isinstance(child, Tree):
+                same = i == 0 and chain is not None and child.data in chain
+                stack.append((child, depth if same else depth + 1, levels + 1))

@@ -197,6 +197,22 @@ ERRORS = [
     ),
     ("proc f(p: Player) { let x = red.colour }", "t.rules:7:29: error: Colour has no fields", None),
     ("proc f(p: Player) { if p == red { } }", "t.rules:7:24: error: Player and Colour are never equal", None),
+    (  # a number a game could not compute is refused where it is written (no int() of 5,000 digits)
+        "const BIG = 99999999999999999999",
+        "t.rules:7:13: error: the number 99999999999999999999 is beyond 9223372036854775808, the largest a game computes",
+        None,
+    ),
+    (
+        "const BIG = " + "9" * 5000,
+        "t.rules:7:13: error: the number 99999999999999999999… (5000 digits) is beyond 9223372036854775808, "
+        "the largest a game computes",
+        None,
+    ),
+    (
+        'proc f(p: Player) { say "n {99999999999999999999}" }',
+        "t.rules:7:29: error: the number 99999999999999999999 is beyond 9223372036854775808, the largest a game computes",
+        None,
+    ),
 ]
 
 

@@ -75,6 +75,16 @@ class _Builder(Transformer[Token, s.Rulebook]):
         self.file = file
         self.shift = shift  # inside a placeholder: its line, and how far its columns lie to the right
 
+    def _number(self, tok: Token) -> int:
+        """The value of a number written in the text: at most MAX_NUMBER, the largest a game computes
+        (a longer one is refused where it stands, before int() reads thousands of digits)."""
+        digits = str(tok).lstrip("0") or "0"
+        if len(digits) > len(str(s.MAX_NUMBER)) or int(digits) > s.MAX_NUMBER:
+            shown = digits if len(digits) <= 30 else f"{digits[:20]}… ({len(digits)} digits)"
+            span = self._at(tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+            raise _SyntaxProblem(span, f"the number {shown} is beyond {s.MAX_NUMBER}, the largest a game computes")
+        return int(digits)
+
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
             return Span(self.file, 0, 0)
@@ -157,7 +167,12 @@ class _Builder(Transformer[Token, s.Rulebook]):
                 "in this placeholder: " + found.message.replace("end of file", "end of the placeholder"),
                 hint=found.hint,
             ) from None
-        rulebook = _Builder(self.file, (line, right)).transform(tree)
+        try:
+            rulebook = _Builder(self.file, (line, right)).transform(tree)
+        except VisitError as exc:  # a problem inside the placeholder (a number too large): where it stands
+            if isinstance(exc.orig_exc, _SyntaxProblem):
+                raise exc.orig_exc from None
+            raise
         decl = rulebook.decls[0]
         assert isinstance(decl, s.ConstDecl)
         return decl.value
@@ -167,7 +182,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.Rulebook(tuple(decls), span=self._span(meta))
 
     def game_decl(self, meta: Any, name: Token, lo: Token, hi: Token) -> s.GameDecl:
-        return s.GameDecl(str(name), int(lo), int(hi), span=self._span(meta))
+        return s.GameDecl(str(name), self._number(lo), self._number(hi), span=self._span(meta))
 
     def include_decl(self, meta: Any, path: Token) -> s.IncludeDecl:
         return s.IncludeDecl(_unquote(path), span=self._span(meta))
@@ -242,7 +257,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.AbilityDecl(str(name), params, _unquote(text), tiers, span=self._span(meta))
 
     def tier(self, meta: Any, level: Token, text: Token, when: s.Expr | None, body: s.Block) -> s.Tier:
-        return s.Tier(int(level), _unquote(text), when, body, span=self._span(meta))
+        return s.Tier(self._number(level), _unquote(text), when, body, span=self._span(meta))
 
     def binding(self, meta: Any, name: Token, source: s.Expr) -> s.Binding:
         return s.Binding(str(name), source, span=self._span(meta))
@@ -438,7 +453,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.Call(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
 
     def int_lit(self, meta: Any, tok: Token) -> s.IntLit:
-        return s.IntLit(int(tok), span=self._span(meta))
+        return s.IntLit(self._number(tok), span=self._span(meta))
 
     def str_lit(self, meta: Any, tok: Token) -> s.StrLit | s.Template:
         return self._text(tok)

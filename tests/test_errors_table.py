@@ -213,6 +213,11 @@ ERRORS = [
         "t.rules:7:29: error: the number 99999999999999999999 is beyond 9223372036854775808, the largest a game computes",
         None,
     ),
+    (  # a raw CR (a line ending of another system, or pasted) has its own message, not the NUL one
+        'proc f(p: Player) { say "a\rb" }',
+        "t.rules:7:25: error: a carriage return inside a string: a string stands on one line",
+        "write \\r for the character",
+    ),
 ]
 
 

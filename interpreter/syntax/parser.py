@@ -34,6 +34,12 @@ def _unquote(token: Token) -> str:
 
 def _unquote_raw(raw: str, span: Span) -> str:
     """The text of what stands between a string's quotes, escapes read."""
+    if "\r" in raw:  # literal_eval reads a raw CR as a line break, and would say "NUL": its own message
+        raise _SyntaxProblem(
+            span,
+            "a carriage return inside a string: a string stands on one line",
+            hint="write \\r for the character",
+        )
     try:
         text = str(_pyast.literal_eval(f'"{raw}"'))
     except (SyntaxError, ValueError) as exc:  # what literal_eval says of a NUL or a broken escape

@@ -562,6 +562,16 @@ RUNAWAY = [
         "const X = " + "[" * 101 + "1 + 2 + 3" + "]" * 101 + "\nplay { }",
         "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants",
     ),
+    (  # a placeholder's expression is counted on from where its string stands (it escaped the count:
+        # a RecursionError traceback)
+        'play { say "{' + " + ".join(["1"] * 400) + '}" }',
+        "r.rules:2:834: error: a chain of operators more than 200 levels deep in all: split it into constants or "
+        "functions",
+    ),
+    (
+        'play { if true { if true { say "{' + "-" * 100 + '1}" } } }',
+        "r.rules:2:125: error: nested more than 100 levels deep: split it into procedures, functions or constants",
+    ),
 ]
 
 
@@ -582,6 +592,8 @@ RUNAWAY = [
         "deep-nesting",
         "long-chain",
         "deep-lists",
+        "long-chain-in-placeholder",
+        "deep-placeholder",
     ],
 )
 def test_runaway_rules_stop_with_a_located_error(body: str, message: str) -> None:

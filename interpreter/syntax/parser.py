@@ -76,10 +76,15 @@ def _closing(raw: str, start: int) -> int:
 class _Builder(Transformer[Token, s.Rulebook]):
     """Build one AST node per alias; the method name is the alias in grammar/rules.lark."""
 
-    def __init__(self, file: str, shift: tuple[int, int] | None = None):
+    def __init__(
+        self, file: str, shift: tuple[int, int] | None = None, places: dict[int, tuple[int, int]] | None = None
+    ):
         super().__init__()
         self.file = file
         self.shift = shift  # inside a placeholder: its line, and how far its columns lie to the right
+        # The nesting at which each string that may hold placeholders stands (check_nesting), by token:
+        # a placeholder's expression is nested that deep already.
+        self.places = places or {}
 
     def _number(self, tok: Token) -> int:
         """The value of a number written in the text: at most MAX_NUMBER, the largest a game computes
@@ -144,7 +149,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
                         hint="end it with '}', or write '{{' for a brace in a string",
                     )
                 flush()
-                parts.append(self._placeholder(raw[i + 1 : end], span.line, at + 1))
+                parts.append(self._placeholder(raw[i + 1 : end], span.line, at + 1, self.places.get(id(tok), (0, 0))))
                 i = end + 1
             else:
                 literal.append(c)
@@ -154,8 +159,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
             return s.StrLit("".join(p for p in parts if isinstance(p, str)), span=span)
         return s.Template(tuple(parts), span=span)
 
-    def _placeholder(self, raw: str, line: int, column: int) -> s.Expr:
-        """The expression of a placeholder whose text starts at `line`:`column`, parsed by the grammar."""
+    def _placeholder(self, raw: str, line: int, column: int, nesting: tuple[int, int]) -> s.Expr:
+        """The expression of a placeholder whose text starts at `line`:`column`, parsed by the grammar;
+        `nesting` is how deep its string stands (the limits count the placeholder's levels on from there)."""
         here = Span(self.file, line, column - 1, line, column + len(raw) + 1)
         inner = _unquote_raw(raw, here)
         if not inner.strip():
@@ -174,7 +180,13 @@ class _Builder(Transformer[Token, s.Rulebook]):
                 hint=found.hint,
             ) from None
         try:
-            rulebook = _Builder(self.file, (line, right)).transform(tree)
+            places = check_nesting(tree, self.file, wrapped, nesting)
+        except RulebookError as exc:
+            deep = exc.diagnostics[0].span
+            start, end = deep.column + right, max(deep.end_column, deep.column + 1) + right
+            raise _SyntaxProblem(Span(self.file, line, start, line, end), exc.diagnostics[0].message) from None
+        try:
+            rulebook = _Builder(self.file, (line, right), places).transform(tree)
         except VisitError as exc:  # a problem inside the placeholder (a number too large): where it stands
             if isinstance(exc.orig_exc, _SyntaxProblem):
                 raise exc.orig_exc from None
@@ -578,9 +590,9 @@ def _words_of(pattern: Any) -> list[str]:
 
 def _ast(tree: Tree[Token], file: str, text: str) -> s.Rulebook:
     """The AST of a parse tree (deep nesting refused first)."""
-    check_nesting(tree, file, text)
+    places = check_nesting(tree, file, text)
     try:
-        return _Builder(file).transform(tree)
+        return _Builder(file, places=places).transform(tree)
     except VisitError as exc:
         problem = exc.orig_exc
         if isinstance(problem, _SyntaxProblem):

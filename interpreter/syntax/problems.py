@@ -237,10 +237,17 @@ _CHAINS = {"binary": frozenset({"binary"}), "and_op": frozenset({"and_op"}), "or
 _CHAINS.update(dict.fromkeys(_QUERIES, _QUERIES))
 
 
-def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
+def check_nesting(
+    tree: Tree[Token], file: str, text: str, start: tuple[int, int] = (0, 0)
+) -> dict[int, tuple[int, int]]:
     """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level), each
-    chain of operators counted as one level, or deeper than MAX_DEPTH levels of the tree in all."""
-    stack: list[tuple[Tree[Token], int, int]] = [(tree, 0, 0)]
+    chain of operators counted as one level, or deeper than MAX_DEPTH levels of the tree in all.
+
+    `start` is the nesting and levels the tree stands at (a placeholder's expression stands inside its
+    string); returns the same of each string token that may hold placeholders, by its id, so that
+    the placeholders' expressions are counted on from there (parser.py)."""
+    strings: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[Tree[Token], int, int]] = [(tree, *start)]
     while stack:
         node, depth, levels = stack.pop()
         if depth > MAX_NESTING or levels > MAX_DEPTH:
@@ -264,3 +271,6 @@ def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
             if isinstance(child, Tree):
                 same = i == 0 and chain is not None and child.data in chain
                 stack.append((child, depth if same else depth + 1, levels + 1))
+            elif isinstance(child, Token) and child.type == "STRING" and "{" in child:
+                strings[id(child)] = (depth + 1, levels + 1)
+    return strings

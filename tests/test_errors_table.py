@@ -282,7 +282,11 @@ SCENARIO_ERRORS = [
         None,
     ),
     ("players 2\nexpect gold[P1]\n", "s.scenario:2:8: error: an 'expect' line's condition must be bool, not int", None),
-    ("players 2\nexpect gold[P3] == 0\n", "s.scenario:2:13: error: unknown name 'P3'", None),
+    (
+        "players 2\nexpect gold[P3] == 0\n",
+        "s.scenario:2:13: error: unknown seat 'P3'",
+        "the seats of this game are P1, P2",
+    ),
     (
         'players 2\nnext draws from stall: "1 of cups"\n',
         "s.scenario:2:17: error: zone stall takes 1 key(s): stall[Player]",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..errors import Diagnostic
 from ..language import types as t
 from ..syntax import ast as s
-from .program import Program
+from .program import SEAT, Program
 from .resolve import Resolution
 from .scope import Scope
 from .statements import StatementChecker
@@ -51,6 +51,15 @@ class FragmentChecker(StatementChecker):
         self.resolution = Resolution()
         self.scope = Scope("setup", self.resolution)
         self.names = names
+
+    def _name(self, e: s.Name, name: str) -> t.T:
+        """A seat the game does not have (`P3` of two players) says which seats there are."""
+        if SEAT.fullmatch(name) and self.scope.lookup(name) is None and name not in self.members:
+            seats = [n for n in self.names if SEAT.fullmatch(n)]
+            if seats:
+                self.error(e.span, f"unknown seat '{name}'", hint=f"the seats of this game are {', '.join(seats)}")
+                return t.PLAYER
+        return super()._name(e, name)
 
     def _fresh_scope(self) -> None:
         self.scope = Scope("setup", self.resolution)

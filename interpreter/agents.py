@@ -12,6 +12,7 @@ from .language.values import Player
 from .runtime.game import Decision, Game
 from .runtime.information import sample_hidden
 from .runtime.machine import MASK64, splitmix
+from .terminal import printable
 
 
 class Agent(Protocol):
@@ -129,10 +130,10 @@ class HumanAgent:
         """Show the numbered options and read until the answer is one of them (or a command)."""
         out = self.stdout
 
-        def show_question() -> None:
-            out.write(question + "\n")
+        def show_question() -> None:  # the prompt and labels are the rulebook's text: escaped (console.printable)
+            out.write(printable(question) + "\n")
             for i, option in enumerate(decision.options, 1):
-                out.write(f"  {i}. {option.label}\n")
+                out.write(printable(f"  {i}. {option.label}") + "\n")
 
         show_question()
         while True:
@@ -166,7 +167,7 @@ class HumanAgent:
                 case "quit":
                     raise Quit
                 case _:
-                    shown = clip(text).encode("utf-8", "backslashreplace").decode("utf-8")  # no half surrogate pairs
+                    shown = printable(clip(text).encode("utf-8", "backslashreplace").decode("utf-8"))  # no half pairs
                     out.write(
                         f"'{shown}' is not an answer: type a number from 1 to {len(decision.options)}, "
                         "or an option's label (? for help)\n"

@@ -19,6 +19,7 @@ from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime.core import as_player
 from .runtime.game import Decision, Game
+from .terminal import printable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -176,10 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) if hasattr(args, "func") else COMMANDS[args.command](args))
     except UsageError as exc:
-        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        print(printable(f"{parser.prog} {args.command}: error: {exc}", newlines=True), file=sys.stderr)
         return 2
-    except RulecraftError as exc:
-        print(str(exc), file=sys.stderr)
+    except RulecraftError as exc:  # a message may quote the rulebook's text (a `fail`): escaped
+        print(printable(str(exc), newlines=True), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -195,7 +196,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         try:
             rb = load(name)
         except RulecraftError as exc:
-            print(str(exc), file=sys.stderr)
+            print(printable(str(exc), newlines=True), file=sys.stderr)
             failed = True
             continue
         program = rb.program
@@ -429,7 +430,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if pending is None:
         print(f"replayed {done} answers")
     elif viewer is None or pending.player == viewer:
-        print(f"replayed {done} answers; the game waits on {pending.by}: {pending.prompt}")
+        print(f"replayed {done} answers; the game waits on {pending.by}: {printable(pending.prompt)}")
     else:
         print(f"replayed {done} answers; the game waits on {pending.by}")
     return 0

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from .terminal import printable
+
 
 @attrs.frozen
 class Span:
@@ -92,13 +94,19 @@ def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
     message = diag.message
     if len(message) > MAX_MESSAGE:  # a message that quotes a huge token or answer: its head says enough
         message = f"{message[:MAX_MESSAGE]}… ({len(message)} characters)"
-    head = f"{diag.span}: {diag.severity}: {message}"
+    # The message may quote the text (a `fail`, a label) and the line is the text: their control
+    # characters are escaped (terminal.py), the caret moved past the escapes before the column.
+    head = printable(f"{diag.span}: {diag.severity}: {message}")
     lines = [head]
     if source is not None and diag.span.line > 0:
         line = _source_line(source, diag.span.line)
         if line is not None:
             line = line.replace("\t", " ")
             column = max(diag.span.column, 1)
+            width = 1
+            if diag.span.end_line == diag.span.line and diag.span.end_column > diag.span.column:
+                width = len(printable(line[column - 1 : diag.span.end_column - 1]))
+            column, line = len(printable(line[: column - 1])) + 1, printable(line)
             if len(line) > MAX_SHOWN:  # a window of a long line around the column, so the caret still points
                 start = max(0, min(column - 1 - MAX_SHOWN // 3, len(line) - MAX_SHOWN))
                 line = (
@@ -108,12 +116,9 @@ def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
                 )
                 column -= start - (1 if start else 0)
             lines.append(f"    {line}")
-            width = 1
-            if diag.span.end_line == diag.span.line and diag.span.end_column > diag.span.column:
-                width = diag.span.end_column - diag.span.column
             lines.append("    " + " " * (column - 1) + "^" * max(1, min(width, 60, len(line) - column + 1)))
     if diag.hint:
-        lines.append(f"    hint: {diag.hint}")
+        lines.append(printable(f"    hint: {diag.hint}"))
     return "\n".join(lines)
 
 

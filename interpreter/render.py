@@ -1,4 +1,10 @@
-"""Render traces and views as stable text: what snapshot tests store and the CLI prints."""
+"""Render traces and views as stable text: what snapshot tests store and the CLI prints.
+
+Text the rulebook or the game wrote (a label, a `say`, a prompt, an `unfinished` reason, the
+rulebook's file name) has its control characters written as visible escapes (`console.printable`)
+in everything rendered here, in a file as on a terminal: a trace or view is read in a terminal
+wherever it was written (`cat game.trace`), and a line of it must be one line, the program's own.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from .errors import Span
 from .language.values import Player
 from .runtime.game import Event, Game, SecretRun
 from .runtime.machine import SECRET_TEXT
+from .terminal import printable
 
 
 def where(span: Span) -> str:
@@ -71,14 +78,14 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
 
 def _line(verb: str, text: str, span: Span) -> str:
     at = where(span)
-    return f"{verb:<7} {text}" + (f"  @ {at}" if at else "")
+    return printable(f"{verb:<7} {text}" + (f"  @ {at}" if at else ""))
 
 
 def trace_text(game: Game, header: dict[str, Any] | None = None, viewer: Player | None = None) -> str:
     """A whole trace: a self-describing header, then one event per line, then the result."""
-    lines = [f"# rulebook: {game.rulebook.name} ({game.program.name})"]
+    lines = [printable(f"# rulebook: {game.rulebook.name} ({game.program.name})")]
     for key, value in (header or {}).items():
-        lines.append(f"# {key}: {value}")
+        lines.append(printable(f"# {key}: {value}"))
     lines.append("")
     lines.extend(trace_lines(game, viewer=viewer))
     if game.over:
@@ -96,7 +103,7 @@ def result_lines(game: Game) -> list[str]:
             lines.append(f"{player}: {score}")
     winners = result["winners"]
     if "unfinished" in result:
-        lines.append(f"unfinished: {result['unfinished']}")
+        lines.append(printable(f"unfinished: {result['unfinished']}"))
     elif len(winners) == 1:
         lines.append(f"winner: {winners[0]}")
     elif winners:
@@ -126,7 +133,7 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> s
             shown = f"{value['count']} cards (hidden)"
         if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
             shown += f", shown to you: {', '.join(value['shown'])}"
-        lines.append(f"  {key}: {shown}")
+        lines.append(printable(f"  {key}: {shown}"))
     for key, value in view["vars"].items():
-        lines.append(f"  {key} = {value}")
+        lines.append(printable(f"  {key} = {value}"))
     return "\n".join(lines)

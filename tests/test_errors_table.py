@@ -216,6 +216,27 @@ ERRORS = [
         "t.rules:7:19: error: this match has no arm for blue of Colour",
         "add an arm for each, or an 'else { }' arm if nothing is to happen",
     ),
+    (  # a number a game could not compute is refused where it is written (no int() of 5,000 digits)
+        "const BIG = 99999999999999999999",
+        "t.rules:7:13: error: the number 99999999999999999999 is beyond 9223372036854775808, the largest a game computes",
+        None,
+    ),
+    (
+        "const BIG = " + "9" * 5000,
+        "t.rules:7:13: error: the number 99999999999999999999… (5000 digits) is beyond 9223372036854775808, "
+        "the largest a game computes",
+        None,
+    ),
+    (
+        'proc f(p: Player) { say "n {99999999999999999999}" }',
+        "t.rules:7:29: error: the number 99999999999999999999 is beyond 9223372036854775808, the largest a game computes",
+        None,
+    ),
+    (  # a raw CR (a line ending of another system, or pasted) has its own message, not the NUL one
+        'proc f(p: Player) { say "a\rb" }',
+        "t.rules:7:25: error: a carriage return inside a string: a string stands on one line",
+        "write \\r for the character",
+    ),
 ]
 
 
@@ -264,6 +285,38 @@ SCENARIO_ERRORS = [
         "s.scenario:3:8: error: expected gold[P1] > 2, but gold[P1] is 2",
         None,
     ),
+    # A scenario's lines are checked as the rulebook's are (check/fragment.py), before the game is set up.
+    (
+        "players 2\nset gold[P1] = 5\nexpect gold == 0\n",
+        "s.scenario:3:8: error: variable gold takes 1 key(s): gold[Player]",
+        None,
+    ),
+    ("players 2\nexpect len(hand) == 0\n", "s.scenario:2:12: error: zone hand takes 1 key(s): hand[Player]", None),
+    ("players 2\nset gold = 7\n", "s.scenario:2:1: error: variable gold takes 1 key(s): gold[Player]", None),
+    ('players 2\nmove "1 of cups" to hand\n', "s.scenario:2:21: error: zone hand takes 1 key(s): hand[Player]", None),
+    ("players 2\nset purse[P1] = 7\n", "s.scenario:2:1: error: unknown variable 'purse'", None),
+    (
+        'players 2\nset turns_left = "six"\n',
+        "s.scenario:2:18: error: the value of turns_left must be int, not str",
+        None,
+    ),
+    ("players 2\nexpect gold[P1]\n", "s.scenario:2:8: error: an 'expect' line's condition must be bool, not int", None),
+    (
+        "players 2\nexpect gold[P3] == 0\n",
+        "s.scenario:2:13: error: unknown seat 'P3'",
+        "the seats of this game are P1, P2",
+    ),
+    (
+        'players 2\nnext draws from stall: "1 of cups"\n',
+        "s.scenario:2:17: error: zone stall takes 1 key(s): stall[Player]",
+        None,
+    ),
+    (
+        "game tutorial\nplayers 2\ngame guildhall\n",
+        "s.scenario:3:1: error: a second 'game' line (the first is at s.scenario:1:1)",
+        None,
+    ),
+    ("players 2\nplayers 3\n", "s.scenario:2:1: error: a second 'players' line (the first is at s.scenario:1:1)", None),
 ]
 
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent / "interpreter"
 # The pipeline from text to a running game, lowest first. A module may import from its own layer
 # or from a layer before it, never from one after it.
 LAYERS = (
-    ("errors", "inputs", "outputs", "cache"),
+    ("errors", "inputs", "outputs", "cache", "terminal"),
     ("syntax",),
     ("language",),
     ("check",),

@@ -553,6 +553,25 @@ RUNAWAY = [
         "const X = " + "-" * 120 + "1\nplay { }",
         "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants",
     ),
+    (  # a chain is one level of nesting as written, but the stages still recurse once per operator
+        "const X = " + " + ".join(["1"] * 300) + "\nplay { }",
+        "r.rules:2:415: error: a chain of operators more than 200 levels deep in all: split it into constants or "
+        "functions",
+    ),
+    (  # real nesting (brackets) is still counted level by level, a chain inside it or not
+        "const X = " + "[" * 101 + "1 + 2 + 3" + "]" * 101 + "\nplay { }",
+        "r.rules:2:110: error: nested more than 100 levels deep: split it into procedures, functions or constants",
+    ),
+    (  # a placeholder's expression is counted on from where its string stands (it escaped the count:
+        # a RecursionError traceback)
+        'play { say "{' + " + ".join(["1"] * 400) + '}" }',
+        "r.rules:2:834: error: a chain of operators more than 200 levels deep in all: split it into constants or "
+        "functions",
+    ),
+    (
+        'play { if true { if true { say "{' + "-" * 100 + '1}" } } }',
+        "r.rules:2:125: error: nested more than 100 levels deep: split it into procedures, functions or constants",
+    ),
 ]
 
 
@@ -571,6 +590,10 @@ RUNAWAY = [
         "doubling-text",
         "huge-create",
         "deep-nesting",
+        "long-chain",
+        "deep-lists",
+        "long-chain-in-placeholder",
+        "deep-placeholder",
     ],
 )
 def test_runaway_rules_stop_with_a_located_error(body: str, message: str) -> None:
@@ -586,6 +609,26 @@ def test_nesting_just_within_the_limit_runs() -> None:
         "game R players 1..1\nvar v: int = 0 public\nplay { set v = " + "-" * 90 + "1 }", "r.rules"
     )
     assert rb.new_game(players=1).state.vars["v"] == 1
+
+
+def test_a_flat_chain_of_operators_is_not_nesting() -> None:
+    """`1 + 1 + ... + 1` of 100 terms is a tree 99 deep on its left, but one level as written: it is
+    accepted, as a chain of `and`, `*` or queries is; inside nesting just within the limit too, and
+    it parses, checks, runs, formats and explains (the stages recurse once per operator)."""
+    from rulecraft.authoring.explain import explain
+    from rulecraft.authoring.fmt import format_text
+
+    chain = " + ".join(["1"] * 100)
+    deep = "abs(" * 90 + " + ".join(["1"] * 105) + ")" * 90
+    both = "[" * 95 + " and ".join(["true"] * 100) + "]" * 95
+    text = (
+        "game R players 1..1\nvar v: int = 0 public\nvar w: int = 0 public\nvar b: any = 0 public\n"
+        f"play {{ set v = {chain}\n set w = {deep}\n set b = {both}\n set v += 2 * 3 * 4 * 5 }}"
+    )
+    rb = rulecraft.load_text(text, "r.rules")
+    game = rb.new_game(players=1)
+    assert (game.state.vars["v"], game.state.vars["w"]) == (220, 105)
+    assert format_text(text, "r.rules") and explain(rb.program, None)
 
 
 # ---------------------------------------------------------------------------- 5. untrusted input

@@ -142,3 +142,22 @@ def test_a_wrong_next_draws_line_is_a_located_error(
     code, _, err = _trace(tmp_path, capsys, line + "\n")
     assert code == 1
     assert err.splitlines()[0] == error
+
+
+def test_a_scenarios_lines_are_checked_as_the_rulebooks_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`expect gold == 0` of a keyed `gold[Player]` once "held" (the name read by itself, without
+    its key); `set gold = 7` and `move ... to hand` wrote a variable and a zone the rulebook never
+    declared. Now every such line is a located error, all of them at once, before anything runs."""
+    code, out, err = _trace(
+        tmp_path,
+        capsys,
+        'set gold[P1] = 5\nexpect gold == 0\nset gold = 7\nmove "1 of cups" to hand\nexpect len(hand) == 0\n',
+    )
+    assert code == 1 and out == ""
+    assert [line for line in err.splitlines() if "error:" in line] == [
+        "s.scenario:4:8: error: variable gold takes 1 key(s): gold[Player]",
+        "s.scenario:5:1: error: variable gold takes 1 key(s): gold[Player]",
+        "s.scenario:6:21: error: zone hand takes 1 key(s): hand[Player]",
+        "s.scenario:7:12: error: zone hand takes 1 key(s): hand[Player]",
+    ]
+    assert "    expect gold == 0\n           ^^^^" in err

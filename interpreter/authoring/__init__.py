@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
 from ..errors import RulecraftError
+from ..terminal import printable
 from ..tools.distributed import add_backend
 
 
@@ -200,7 +201,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             )
         )
     if args.json != "-":
-        sys.stdout.write(report(stats, top=args.top))
+        sys.stdout.write(printable(report(stats, top=args.top), newlines=True))  # card labels are the rulebook's
     if args.json is not None:
         text = json.dumps(report_data(stats, top=args.top), indent=1, sort_keys=True)
         if args.json == "-":

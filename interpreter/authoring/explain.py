@@ -16,6 +16,7 @@ from ..check.resolve import Kind
 from ..errors import RulecraftError, did_you_mean
 from ..language.builtins import call_words
 from ..syntax import ast as s
+from ..terminal import printable
 from .fmt import Formatter, level
 
 BULLET = "- "
@@ -55,7 +56,8 @@ def of(name: str, args: str) -> str:
 
 
 def quoted(text: str) -> str:
-    return f"“{text}”"
+    """The rulebook's text in quotes, its control characters escaped (it is read in a terminal)."""
+    return f"“{printable(text)}”"
 
 
 def sentence(text: str, capital: bool = True) -> str:

@@ -28,14 +28,18 @@ from typing import Any
 
 import attrs
 
+from ..check.fragment import FragmentChecker
+from ..check.program import Program
 from ..errors import Diagnostic, GameError, RulebookError, RulecraftError, Span, did_you_mean
 from ..inputs import InputProblem, clip, decode, read_regular, within
+from ..language import types as t
 from ..language.values import CardRef, Player
 from ..render import trace_lines, trace_text, where
 from ..rulebook import Rulebook, bundled_names, load
 from ..runtime.game import Game
 from ..syntax import ast as s
 from ..syntax.parser import comment_start, parse
+from ..terminal import printable
 
 KEYWORDS = ("game", "players", "seed", "move", "set", "next", "answer", "expect")
 MAX_SCENARIO_BYTES = 200_000  # a scenario is a position and a few answers: a page, not a book
@@ -130,6 +134,7 @@ def read_scenario(path: Path) -> Scenario:
     expects: list[tuple[Line, s.Expr]] = []
     expect_at: list[int] = []
     draws: list[tuple[Line, s.Expr, tuple[s.StrLit, ...]]] = []
+    firsts: dict[str, Span] = {}  # where the `game`, `players` and `seed` lines stand (one of each)
     for number, raw in enumerate(lines, 1):
         code = _strip_comment(raw).rstrip()
         if not code.strip():
@@ -142,6 +147,10 @@ def read_scenario(path: Path) -> Scenario:
         def fail(message: str, hint: str | None = None, where: Span = where) -> RulebookError:
             return RulebookError([Diagnostic(where, message, hint=hint)], {file: text})
 
+        if keyword in ("game", "players", "seed"):
+            if keyword in firsts:
+                raise fail(f"a second '{keyword}' line (the first is at {firsts[keyword]})")
+            firsts[keyword] = line.span
         match keyword:
             case "game":
                 game, game_line = line.rest.strip('"'), line
@@ -286,9 +295,28 @@ def start(sc: Scenario, rb: Rulebook) -> Game:
     return game
 
 
+def check_lines(sc: Scenario, program: Program, players: int) -> None:
+    """Check the scenario's `move`, `set`, `next draws` and `expect` lines against the rulebook, as
+    the rulebook's own statements and expressions are checked (check/fragment.py), the seats named
+    as locals: every problem is a located error in the scenario file before the game is set up."""
+    checker = FragmentChecker(program, dict.fromkeys(seats(players), t.PLAYER))
+    for _line, zone, _names in sc.draws:
+        checker.zone(zone)
+    for _line, st in sc.edits:
+        if isinstance(st, s.Move) and _labels(st.what) is not None:
+            checker.zone(st.to)  # the cards are named by their labels, found when the line runs
+        else:
+            checker.statement(st)
+    for _line, e in sc.expects:
+        checker.condition(e)
+    if checker.diagnostics:
+        raise RulebookError(checker.problems, {sc.file: sc.text})
+
+
 def set_up(sc: Scenario, rb: Rulebook) -> Game:
-    """Set up a game and apply the scenario's changes before play."""
+    """Check the scenario's lines, set up a game and apply the scenario's changes before play."""
     players = sc.players or rb.program.min_players
+    check_lines(sc, rb.program, players)
 
     try:
         game = Game(rb, players, sc.seed, before_play=lambda g: _apply_edits(sc, g))
@@ -360,7 +388,7 @@ def run_scenario(game_name: str | None, path: Path) -> str:
             if isinstance(expr, s.Compare):
                 shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
-        return f"expect  {line.rest}: holds  @ {where(line.span)}"
+        return printable(f"expect  {line.rest}: holds  @ {where(line.span)}")
 
     try:
         answer(sc, game, lambda line, expr: marks.append((len(game.events), check(line, expr))))
@@ -370,7 +398,7 @@ def run_scenario(game_name: str | None, path: Path) -> str:
         raise ScenarioFailure(exc, text()) from None
     decision = game.current_decision()
     if decision is not None:
-        lines.append(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]")
+        lines.append(printable(f"pending {decision.by}: {decision.prompt} [{' | '.join(decision.labels)}]"))
     for (line, expr), at in zip(sc.expects, sc.expect_at, strict=True):
         if at == len(sc.answers):
             lines.append(check(line, expr))

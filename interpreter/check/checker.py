@@ -118,6 +118,8 @@ class Checker(StatementChecker):
             sources=self.sources,
             files=[f for f, _ in self.files],
             resolution=self._resolution(),
+            const_types=self.const_types,
+            fn_types=self.fn_types,
         )
         program.warnings = unreached(program)
         return program

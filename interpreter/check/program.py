@@ -72,6 +72,10 @@ class Program:
     resolution: Resolution = attrs.Factory(Resolution)  # every name's binding (resolve.py)
     # Declarations nothing reaches (reach.py): warnings, which `check` prints and `--strict` refuses.
     warnings: list[Diagnostic] = attrs.Factory(list)
+    # The type of each constant's value and function's body, as the checker found them (for the checks
+    # of text written against the program afterwards: a scenario's lines, check/fragment.py).
+    const_types: dict[str, t.T] = attrs.Factory(dict)
+    fn_types: dict[str, t.T] = attrs.Factory(dict)
 
     def enum_value(self, enum: str, name: str) -> EnumValue:
         for value in self.enums[enum]:

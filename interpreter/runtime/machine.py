@@ -31,7 +31,7 @@ DEPTH_BUDGET = 400  # nested frames (calls, loops, blocks) before recursion is c
 RULE_BUDGET = 1_000  # rule firings after one change
 FN_DEPTH_BUDGET = 100  # nested calls of functions (`fn`) inside one expression
 TEXT_BUDGET = 100_000  # characters of one text value
-INT_BUDGET = 1 << 63  # the magnitude of a number
+INT_BUDGET = s.MAX_NUMBER  # the magnitude of a number (as large as a literal may be written)
 OPTION_BUDGET = 10_000  # options of one decision
 CARD_BUDGET = 100_000  # cards in a game
 # Lists and records nested in a value the state holds: views, the converter and JSON recurse

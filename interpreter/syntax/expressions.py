@@ -30,6 +30,10 @@ TypeExpr = NamedType | ListType
 
 # ---------------------------------------------------------------- expressions
 
+# The magnitude of a number: the largest a literal may write (parser.py) and a game compute
+# (runtime/machine.py `INT_BUDGET`, beyond which a computation is called runaway).
+MAX_NUMBER = 1 << 63
+
 
 @attrs.frozen
 class IntLit:

@@ -34,6 +34,12 @@ def _unquote(token: Token) -> str:
 
 def _unquote_raw(raw: str, span: Span) -> str:
     """The text of what stands between a string's quotes, escapes read."""
+    if "\r" in raw:  # literal_eval reads a raw CR as a line break, and would say "NUL": its own message
+        raise _SyntaxProblem(
+            span,
+            "a carriage return inside a string: a string stands on one line",
+            hint="write \\r for the character",
+        )
     try:
         text = str(_pyast.literal_eval(f'"{raw}"'))
     except (SyntaxError, ValueError) as exc:  # what literal_eval says of a NUL or a broken escape
@@ -70,10 +76,25 @@ def _closing(raw: str, start: int) -> int:
 class _Builder(Transformer[Token, s.Rulebook]):
     """Build one AST node per alias; the method name is the alias in grammar/rules.lark."""
 
-    def __init__(self, file: str, shift: tuple[int, int] | None = None):
+    def __init__(
+        self, file: str, shift: tuple[int, int] | None = None, places: dict[int, tuple[int, int]] | None = None
+    ):
         super().__init__()
         self.file = file
         self.shift = shift  # inside a placeholder: its line, and how far its columns lie to the right
+        # The nesting at which each string that may hold placeholders stands (check_nesting), by token:
+        # a placeholder's expression is nested that deep already.
+        self.places = places or {}
+
+    def _number(self, tok: Token) -> int:
+        """The value of a number written in the text: at most MAX_NUMBER, the largest a game computes
+        (a longer one is refused where it stands, before int() reads thousands of digits)."""
+        digits = str(tok).lstrip("0") or "0"
+        if len(digits) > len(str(s.MAX_NUMBER)) or int(digits) > s.MAX_NUMBER:
+            shown = digits if len(digits) <= 30 else f"{digits[:20]}… ({len(digits)} digits)"
+            span = self._at(tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+            raise _SyntaxProblem(span, f"the number {shown} is beyond {s.MAX_NUMBER}, the largest a game computes")
+        return int(digits)
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
@@ -128,7 +149,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
                         hint="end it with '}', or write '{{' for a brace in a string",
                     )
                 flush()
-                parts.append(self._placeholder(raw[i + 1 : end], span.line, at + 1))
+                parts.append(self._placeholder(raw[i + 1 : end], span.line, at + 1, self.places.get(id(tok), (0, 0))))
                 i = end + 1
             else:
                 literal.append(c)
@@ -138,8 +159,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
             return s.StrLit("".join(p for p in parts if isinstance(p, str)), span=span)
         return s.Template(tuple(parts), span=span)
 
-    def _placeholder(self, raw: str, line: int, column: int) -> s.Expr:
-        """The expression of a placeholder whose text starts at `line`:`column`, parsed by the grammar."""
+    def _placeholder(self, raw: str, line: int, column: int, nesting: tuple[int, int]) -> s.Expr:
+        """The expression of a placeholder whose text starts at `line`:`column`, parsed by the grammar;
+        `nesting` is how deep its string stands (the limits count the placeholder's levels on from there)."""
         here = Span(self.file, line, column - 1, line, column + len(raw) + 1)
         inner = _unquote_raw(raw, here)
         if not inner.strip():
@@ -157,7 +179,18 @@ class _Builder(Transformer[Token, s.Rulebook]):
                 "in this placeholder: " + found.message.replace("end of file", "end of the placeholder"),
                 hint=found.hint,
             ) from None
-        rulebook = _Builder(self.file, (line, right)).transform(tree)
+        try:
+            places = check_nesting(tree, self.file, wrapped, nesting)
+        except RulebookError as exc:
+            deep = exc.diagnostics[0].span
+            start, end = deep.column + right, max(deep.end_column, deep.column + 1) + right
+            raise _SyntaxProblem(Span(self.file, line, start, line, end), exc.diagnostics[0].message) from None
+        try:
+            rulebook = _Builder(self.file, (line, right), places).transform(tree)
+        except VisitError as exc:  # a problem inside the placeholder (a number too large): where it stands
+            if isinstance(exc.orig_exc, _SyntaxProblem):
+                raise exc.orig_exc from None
+            raise
         decl = rulebook.decls[0]
         assert isinstance(decl, s.ConstDecl)
         return decl.value
@@ -167,7 +200,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.Rulebook(tuple(decls), span=self._span(meta))
 
     def game_decl(self, meta: Any, name: Token, lo: Token, hi: Token) -> s.GameDecl:
-        return s.GameDecl(str(name), int(lo), int(hi), span=self._span(meta))
+        return s.GameDecl(str(name), self._number(lo), self._number(hi), span=self._span(meta))
 
     def include_decl(self, meta: Any, path: Token) -> s.IncludeDecl:
         return s.IncludeDecl(_unquote(path), span=self._span(meta))
@@ -242,7 +275,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.AbilityDecl(str(name), params, _unquote(text), tiers, span=self._span(meta))
 
     def tier(self, meta: Any, level: Token, text: Token, when: s.Expr | None, body: s.Block) -> s.Tier:
-        return s.Tier(int(level), _unquote(text), when, body, span=self._span(meta))
+        return s.Tier(self._number(level), _unquote(text), when, body, span=self._span(meta))
 
     def binding(self, meta: Any, name: Token, source: s.Expr) -> s.Binding:
         return s.Binding(str(name), source, span=self._span(meta))
@@ -438,7 +471,7 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return s.Call(str(name), tuple(a for a in args if a is not None), span=self._span(meta))
 
     def int_lit(self, meta: Any, tok: Token) -> s.IntLit:
-        return s.IntLit(int(tok), span=self._span(meta))
+        return s.IntLit(self._number(tok), span=self._span(meta))
 
     def str_lit(self, meta: Any, tok: Token) -> s.StrLit | s.Template:
         return self._text(tok)
@@ -557,9 +590,9 @@ def _words_of(pattern: Any) -> list[str]:
 
 def _ast(tree: Tree[Token], file: str, text: str) -> s.Rulebook:
     """The AST of a parse tree (deep nesting refused first)."""
-    check_nesting(tree, file, text)
+    places = check_nesting(tree, file, text)
     try:
-        return _Builder(file).transform(tree)
+        return _Builder(file, places=places).transform(tree)
     except VisitError as exc:
         problem = exc.orig_exc
         if isinstance(problem, _SyntaxProblem):

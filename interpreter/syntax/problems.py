@@ -277,14 +277,30 @@ def unclosed_brace(text: str, line: int, column: int) -> str | None:
 
 
 MAX_NESTING = 100  # levels of nested blocks and expressions; deeper text is refused, not recursed into
+# Levels of the tree in all, each operator of a chain counted: the later stages recurse once per level of
+# the tree (a chain `1 + 2 + 3` is a tree of `+` on the left), and keep well within Python's stack at this.
+MAX_DEPTH = 200
+# A left operand of the same kind as its operator continues a chain (`a + b - c`, `p and q and r`,
+# `xs where ... map ...`): one level of nesting as it is written, however long the chain.
+_QUERIES = frozenset({"where_op", "sorted_op", "max_by_op", "min_by_op", "group_by_op", "map_op"})
+_CHAINS = {"binary": frozenset({"binary"}), "and_op": frozenset({"and_op"}), "or_op": frozenset({"or_op"})}
+_CHAINS.update(dict.fromkeys(_QUERIES, _QUERIES))
 
 
-def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
-    """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level)."""
-    stack: list[tuple[Tree[Token], int]] = [(tree, 0)]
+def check_nesting(
+    tree: Tree[Token], file: str, text: str, start: tuple[int, int] = (0, 0)
+) -> dict[int, tuple[int, int]]:
+    """Refuse text nested deeper than MAX_NESTING (the later stages recurse once per level), each
+    chain of operators counted as one level, or deeper than MAX_DEPTH levels of the tree in all.
+
+    `start` is the nesting and levels the tree stands at (a placeholder's expression stands inside its
+    string); returns the same of each string token that may hold placeholders, by its id, so that
+    the placeholders' expressions are counted on from there (parser.py)."""
+    strings: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[Tree[Token], int, int]] = [(tree, *start)]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_NESTING:
+        node, depth, levels = stack.pop()
+        if depth > MAX_NESTING or levels > MAX_DEPTH:
             meta = node.meta
             span = Span(
                 file,
@@ -293,13 +309,18 @@ def check_nesting(tree: Tree[Token], file: str, text: str) -> None:
                 getattr(meta, "end_line", 0),
                 getattr(meta, "end_column", 0),
             )
-            raise RulebookError(
-                [
-                    Diagnostic(
-                        span,
-                        f"nested more than {MAX_NESTING} levels deep: split it into procedures, functions or constants",
-                    )
-                ],
-                {file: text},
+            message = (
+                f"nested more than {MAX_NESTING} levels deep: split it into procedures, functions or constants"
+                if depth > MAX_NESTING
+                else f"a chain of operators more than {MAX_DEPTH} levels deep in all: split it into constants "
+                "or functions"
             )
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+            raise RulebookError([Diagnostic(span, message)], {file: text})
+        chain = _CHAINS.get(node.data) if isinstance(node.data, str) else None
+        for i, child in enumerate(node.children):
+            if isinstance(child, Tree):
+                same = i == 0 and chain is not None and child.data in chain
+                stack.append((child, depth if same else depth + 1, levels + 1))
+            elif isinstance(child, Token) and child.type == "STRING" and "{" in child:
+                strings[id(child)] = (depth + 1, levels + 1)
+    return strings

@@ -38,6 +38,7 @@ from ..runtime.game import Game
 from ..runtime.machine import BlockFrame, CallFrame, Frame
 from ..runtime.observe import Observer, observing
 from ..syntax import ast as s
+from ..terminal import printable
 
 if TYPE_CHECKING:
     from ..rulebook import Rulebook
@@ -473,7 +474,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     if skipped:
         heading += f"\n({len(skipped)} scenario(s) in {args.scenarios} play another rulebook: not run)"
     rep = report(recorder, program, rb.name)
-    sys.stdout.write(text_report(rep, heading))
+    sys.stdout.write(printable(text_report(rep, heading), newlines=True))
     if args.html:
         index = html_report(rep, heading, Path(args.html))
         print(f"\nwrote {index}")

@@ -281,19 +281,7 @@ class Game(Views):
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
-            verb = "reveal" if decision.player is None else "choose"
-            text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
-            self.emit(
-                Event(
-                    verb,
-                    text,
-                    decision.span,
-                    decision.by,
-                    hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
-                    secret=self.secret_run,
-                    public_zones=self._public_zones(frame, decision),
-                )
-            )
+            self.emit(self.choice_event(frame, decision, option))
         value = option.value
         if self.keep is not None:
             self.keep.touch(frame)

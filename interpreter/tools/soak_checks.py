@@ -12,10 +12,10 @@ from typing import Any
 import attrs
 
 from ..errors import RulebookError
-from ..language.values import Player
+from ..language.values import CardRef, Player
 from ..render import where
 from ..runtime.game import Decision, Event, Game, SecretRun
-from ..runtime.information import permute_hidden
+from ..runtime.information import hidden_positions, permute_hidden
 from ..runtime.machine import SECRET_TEXT
 
 
@@ -145,6 +145,27 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
         if twin.view(viewer) != view:
             diff = _first_difference(view, twin.view(viewer))
             return f"{viewer}'s view changes when only hidden cards are exchanged: {diff}"
+    return names_hidden(game)
+
+
+def names_hidden(game: Game) -> str | None:
+    """Whether an option of the pending decision names, by its label, a card its chooser cannot
+    identify (a card at one of the chooser's hidden positions): such a card is offered by its place.
+
+    Exact where the exchange of `hidden_leak` may miss it: the chooser's hidden cards may all be
+    alike, or the exchange may happen to leave the named ones in place."""
+    decision = game.current_decision()
+    if decision is None or decision.player is None:
+        return None
+    viewer = decision.player
+    zones = game.state.zones
+    hidden = {zones[key][i] for key, i in hidden_positions(game, viewer)}
+    for option in decision.options:
+        value = option.value
+        if isinstance(value, CardRef) and value.id in hidden:
+            own = game.label(value)
+            if option.label == own or option.label.startswith(f"{own} in "):
+                return f"{viewer} is offered {option.label!r}, which names a card {viewer} cannot see"
     return None
 
 
@@ -190,10 +211,30 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
                 ours.apply(answer)
             except RulebookError:
                 continue
-            problems.append(_compare(viewer, _shown(ours, ours.events[start:], viewer), told))
+            seen = _shown(ours, ours.events[start:], viewer)
+            problems.append(_own_answer(viewer, decision, seen, told) or _compare(viewer, seen, told))
         if problems and all(problems):
             return problems[0]
     return None
+
+
+def _own_answer(
+    viewer: Player, decision: Decision, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]
+) -> str | None:
+    """Whether the line of the viewer's own answer differs between the games: answering the same
+    option, the chooser reads the same (a card they may not see is offered, and shown to them, by
+    its place)."""
+    if decision.player != viewer:
+        return None
+    mine = f"choose  {viewer} "
+    a = next((text for text, _ in seen if text.startswith(mine)), None)
+    b = next((text for text, _ in told if text.startswith(mine)), None)
+    if a is None or b is None or a == b:
+        return None
+    return (
+        f"what {viewer} reads of their own answer depends on what they cannot see: {a!r} but, with the "
+        f"hidden cards exchanged, {b!r}"
+    )
 
 
 def _compare(viewer: Player, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]) -> str | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import rulecraft
 from rulecraft.cli import main
+from rulecraft.errors import GameError
 from rulecraft.language.values import Player
 from rulecraft.records import record_of, write_record
 from rulecraft.render import trace_lines
@@ -25,6 +26,28 @@ from rulecraft.tools import soak, soak_checks
 BLIND = Path(__file__).resolve().parent / "games" / "blind_hand.rules"
 P1, P2 = Player(0), Player(1)
 PLACES = [f"card {i} of hand[P1]" for i in (1, 2, 3, 4)]
+# An owner hand: P1 sees its own cards, P2 does not (item 12: the error of a wrong answer).
+OWN_HAND = """game OwnHand players 2..2
+
+card Card { rank: int } label "{rank}"
+
+zone deck: Card hidden shuffled
+zone hand[Player]: Card owner
+zone played: Card public
+
+setup {
+  for r in 1..9 { create 1 Card { rank: r } in deck }
+  for p in players { draw 3 from deck to hand[p] }
+}
+
+play {
+  for p in players {
+    let c = choose one from hand[p] by p prompt "Play which card?"
+    move c to played
+  }
+  end game winners []
+}
+"""
 
 
 def blind(seed: int = 3) -> rulecraft.Game:
@@ -96,6 +119,32 @@ def test_the_hidden_information_checks_catch_cards_offered_by_their_labels(monke
     assert soak_checks.names_hidden(game) == "P1 is offered '1', which names a card P1 cannot see"
     found = soak.hidden_leak(game, random.Random(1))
     assert found is not None and "the decision depends on what the player cannot see" in found
+
+
+def test_an_answer_sent_by_another_seat_is_refused_without_the_legal_answers() -> None:
+    """Hardening item 12: a server relaying the error to whoever sent the answer shows them no card."""
+    game = rulecraft.load_text(OWN_HAND, "own.rules").new_game(players=2, seed=1)
+    hand = game.view(P1)["zones"]["hand[P1]"]
+    with pytest.raises(GameError) as wrong:
+        game.apply("x", by="P2")
+    assert str(wrong.value) == "P2 may not answer: the pending decision is P1's"
+    with pytest.raises(GameError) as own:
+        game.apply("x", by=P1)  # the chooser is told its legal answers, as without `by`
+    assert all(label in str(own.value) for label in hand)
+    with pytest.raises(GameError, match="there is no P3 in a game of 2 players"):
+        game.apply(hand[0], by="P3")
+    game.apply(hand[0], by="P1")
+    assert game.current_decision().player == P2
+
+
+def test_the_error_check_catches_an_error_that_lists_the_choosers_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`soak_checks.error_leak` reports an `apply` that answers every seat with the chooser's labels (as before `by`)."""
+    game = rulecraft.load_text(OWN_HAND, "own.rules").new_game(players=2, seed=1)
+    assert soak_checks.error_leak(game, random.Random(1)) is None
+    apply = rulecraft.Game.apply
+    monkeypatch.setattr(rulecraft.Game, "apply", lambda self, answer, by=None, **kw: apply(self, answer, **kw))
+    found = soak_checks.error_leak(game, random.Random(1))
+    assert found is not None and found.startswith("the error P2 is sent for an answer that is not legal depends")
 
 
 def test_the_shape_check_catches_a_choosers_line_that_names_their_unseen_card(monkeypatch: pytest.MonkeyPatch) -> None:

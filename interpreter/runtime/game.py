@@ -44,6 +44,7 @@ from . import codecache, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .codecache import CodeCache, code_cache
 from .core import (
+    as_player,
     fold_seed,
     label_cache,
     seats,
@@ -215,17 +216,28 @@ class Game(Views):
     def over(self) -> bool:
         return self.state.over
 
-    def apply(self, answer: str | int | Option, *, atomic: bool = True) -> None:
+    def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
 
         All or nothing: if the rules stop with an error on the way to the next decision, the game
         is exactly as it was before the call (state, answers, trace, pending decision). The
         bookkeeping costs a tenth to a fifth of a step; `atomic=False` skips it for a game that
         is thrown away on an error anyway (an agent's lookahead on a clone).
+
+        `by` names the seat that sent the answer (a server relaying a player's move): a decision
+        that is not that seat's is refused, and an error then says no more than that seat may
+        see (not the legal answers: they may name the chooser's cards). Without `by`, the error
+        of an answer that is not legal lists the legal answers (the caller sees everything).
         """
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")
+        if by is not None:
+            sender = as_player(by)
+            if sender is None or sender.index >= self.state.players:
+                raise GameError(f"there is no {sender} in a game of {self.state.players} players")
+            if decision.player != sender:
+                raise GameError(f"{sender} may not answer: the pending decision is {decision.by}'s")
         option = self._find_option(decision, answer)
         if not atomic:
             self._apply(decision, option)

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from ..errors import RulebookError
+from ..errors import GameError, RulebookError
 from ..language.values import CardRef, Player
 from ..render import where
 from ..runtime.game import Decision, Event, Game, SecretRun
@@ -145,7 +145,7 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
         if twin.view(viewer) != view:
             diff = _first_difference(view, twin.view(viewer))
             return f"{viewer}'s view changes when only hidden cards are exchanged: {diff}"
-    return names_hidden(game)
+    return names_hidden(game) or error_leak(game, rng)
 
 
 def names_hidden(game: Game) -> str | None:
@@ -167,6 +167,42 @@ def names_hidden(game: Game) -> str | None:
             if option.label == own or option.label.startswith(f"{own} in "):
                 return f"{viewer} is offered {option.label!r}, which names a card {viewer} cannot see"
     return None
+
+
+def error_leak(game: Game, rng: random.Random) -> str | None:
+    """Whether the error a seat is sent for an answer that is not legal (`Game.apply(..., by=seat)`,
+    as a server relays it to whoever sent the answer) depends on what that seat cannot see: for
+    each seat, the error in the game and in a twin with the cards that seat cannot see exchanged
+    must be the same. (An error that quotes neither the prompt nor an option depends on neither:
+    it is not compared, which spares a twin per seat at most decisions.)"""
+    decision = game.current_decision()
+    if decision is None:
+        return None
+    wrong = "\x00 not an answer"
+    quoted = [text for text in (decision.prompt, *decision.labels) if text]
+    for seat in game.players:
+        said = _refusal(game, wrong, seat)
+        if not any(text in said for text in quoted):
+            continue
+        twin = permute_hidden(game, seat, rng)
+        twin.ask_again()
+        if twin.current_decision() is None:
+            continue  # taken at once in the twin: `hidden_leak` and `shape_leak` judge that
+        again = _refusal(twin, wrong, seat)
+        if again != said:
+            return (
+                f"the error {seat} is sent for an answer that is not legal depends on what {seat} cannot "
+                f"see: {said!r} but, with the hidden cards exchanged, {again!r}"
+            )
+    return None
+
+
+def _refusal(game: Game, answer: str, seat: Player) -> str:
+    try:
+        game.apply(answer, by=seat)
+    except GameError as error:
+        return str(error)
+    raise AssertionError(f"{answer!r} was taken as an answer")
 
 
 def shape_leak(game: Game, rng: random.Random) -> str | None:

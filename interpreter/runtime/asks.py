@@ -31,6 +31,15 @@ class Option:
 
 
 @attrs.define(unsafe_hash=True)
+class PlacedOption(Option):
+    """An option that offers a card by its place (`card 2 of hand[P1]`), to a chooser who may not
+    identify it (`knowledge.offered_by_place`); `card` is the card's own label, for the trace
+    lines of those who may (the full trace, a player it was revealed to)."""
+
+    card: str = attrs.field(default="", eq=False)
+
+
+@attrs.define(unsafe_hash=True)
 class Decision:
     """A question the game waits on: who answers (None: the table, i.e. chance), what, and the options.
 

@@ -17,7 +17,8 @@ from ..language.values import (
     kept_among,
 )
 from ..syntax import ast as s
-from .asks import Decision, Option, tier_label
+from . import knowledge
+from .asks import Decision, Option, PlacedOption, tier_label
 from .core import (
     DONE,
     MANY,
@@ -138,7 +139,7 @@ class Decisions(Store):
                 )
                 return
             who = self._who(choose.by, env)
-            options = self._options(remaining)
+            options = self._options(remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
             prompt = (self._eval(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
@@ -245,18 +246,7 @@ class Decisions(Store):
         if len(options) == 1 and not self.switches.ask_forced:
             if self.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
-                self.emit(
-                    Event(
-                        "choose" if who is not None else "reveal",
-                        options[0].label + (f"  [{prompt}]" if prompt else ""),
-                        span,
-                        decision.by,
-                        hidden_text=f"[{prompt}]" if prompt else "",
-                        secret=self.secret_run,
-                        public_zones=self._public_zones(frame, decision),
-                        forced=True,
-                    )
-                )
+                self.emit(self.choice_event(frame, decision, options[0], forced=True))
             frame.answer(self, options[0].value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
             return
         if who is None and self.auto_chance:
@@ -284,6 +274,35 @@ class Decisions(Store):
             frame.answer(self, option.value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
             return
         self.pending = decision
+
+    def choice_event(self, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
+        """The trace's line for a player's answer (`choose`) or the table's (`reveal`).
+
+        An option that offers a card by its place (`PlacedOption`) shows the chooser the place, and
+        the card with it to the full trace and to the other seats that identify the card now."""
+        suffix = f"  [{decision.prompt}]" if decision.prompt else ""
+        text, own = option.label + suffix, None
+        to: tuple[str, ...] = ()
+        if isinstance(option, PlacedOption):
+            own, text = text, f"{option.card} ({option.label}){suffix}"
+            card = [option.value]
+            to = tuple(
+                str(p)
+                for p in self.players
+                if p != decision.player and not knowledge.offered_by_place(self, p, card)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            )
+        return Event(
+            "reveal" if decision.player is None else "choose",
+            text,
+            decision.span,
+            decision.by,
+            hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
+            secret=self.secret_run,
+            public_zones=self._public_zones(frame, decision),
+            forced=forced,
+            to=to,
+            own_text=own,
+        )
 
     def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
         """The zone keys of the cards a choice offers, when every option is a value others may
@@ -387,12 +406,33 @@ class Decisions(Store):
                 return value
         return self.players[0]
 
-    def _options(self, values: Iterable[Any]) -> list[Option]:
-        """Label the values; identical cards in one zone are one option (choosing either is the same)."""
-        return self._labelled_options(values)[0]
+    def _options(self, values: Iterable[Any], who: Player | None = None) -> list[Option]:
+        """Label the values; identical cards in one zone are one option (choosing either is the same).
 
-    def _labelled_options(self, values: Iterable[Any]) -> tuple[list[Option], list[tuple[str, Any]]]:
-        """The options of `_options`, and each value with its own label."""
+        A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
+        `knowledge.offered_by_place`), never merged with another: no option names, or tells by
+        their number, cards its chooser cannot see."""
+        if who is None:
+            return self._labelled_options(values)[0]
+        values = values if isinstance(values, list | tuple) else list(values)
+        cards = [v for v in values if v.__class__ is CardRef]
+        by_place = knowledge.offered_by_place(self, who, cards) if cards else None  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        options = self._labelled_options(values, by_place)[0]
+        if not by_place:
+            return options
+        label = self.label
+        return [
+            PlacedOption(o.label, o.value, label(o.value))
+            if o.value.__class__ is CardRef and o.value.id in by_place
+            else o
+            for o in options
+        ]
+
+    def _labelled_options(
+        self, values: Iterable[Any], by_place: dict[int, str] | None = None
+    ) -> tuple[list[Option], list[tuple[str, Any]]]:
+        """The options of `_options`, and each value with its own label (`by_place`: the labels
+        of the cards offered by their places)."""
         label, location = self.label, self.state.location
         # (a number's label is its digits, a text's the text: the common choices without the call)
         labelled: list[tuple[str, Any]] = []
@@ -403,6 +443,9 @@ class Decisions(Store):
                 labelled.append((v, v))
             elif cls is int:
                 labelled.append((str(v), v))
+            elif by_place and cls is CardRef and v.id in by_place:
+                cards = True
+                labelled.append((by_place[v.id], v))
             else:
                 cards = cards or cls is CardRef
                 labelled.append((label(v), v))

@@ -45,6 +45,7 @@ from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .codecache import CodeCache, code_cache
 from .core import (
     Switches,
+    as_player,
     fold_seed,
     label_cache,
     seats,
@@ -219,17 +220,28 @@ class Game(Views):
     def over(self) -> bool:
         return self.state.over
 
-    def apply(self, answer: str | int | Option, *, atomic: bool = True) -> None:
+    def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
 
         All or nothing: if the rules stop with an error on the way to the next decision, the game
         is exactly as it was before the call (state, answers, trace, pending decision). The
         bookkeeping costs a tenth to a fifth of a step; `atomic=False` skips it for a game that
         is thrown away on an error anyway (an agent's lookahead on a clone).
+
+        `by` names the seat that sent the answer (a server relaying a player's move): a decision
+        that is not that seat's is refused, and an error then says no more than that seat may
+        see (not the legal answers: they may name the chooser's cards). Without `by`, the error
+        of an answer that is not legal lists the legal answers (the caller sees everything).
         """
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")
+        if by is not None:
+            sender = as_player(by)
+            if sender is None or sender.index >= self.state.players:
+                raise GameError(f"there is no {sender} in a game of {self.state.players} players")
+            if decision.player != sender:
+                raise GameError(f"{sender} may not answer: the pending decision is {decision.by}'s")
         option = self._find_option(decision, answer)
         if not atomic:
             self._apply(decision, option)
@@ -285,19 +297,7 @@ class Game(Views):
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
-            verb = "reveal" if decision.player is None else "choose"
-            text = f"{option.label}" + (f"  [{decision.prompt}]" if decision.prompt else "")
-            self.emit(
-                Event(
-                    verb,
-                    text,
-                    decision.span,
-                    decision.by,
-                    hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
-                    secret=self.secret_run,
-                    public_zones=self._public_zones(frame, decision),
-                )
-            )
+            self.emit(self.choice_event(frame, decision, option))
         value = option.value
         if self.keep is not None:
             self.keep.touch(frame)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..language.values import CardRef, Player, Record
-from .knowledge import known_to
+from ..language.values import CardRef, Player
+from .knowledge import cards_in as cards_in  # (re-exported: determinize and tests read it here)
+from .knowledge import offered_by_place, seen_anyway
 from .state import card_with
 
 if TYPE_CHECKING:
@@ -29,18 +30,17 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
     zone, the cards named by a variable the viewer sees (its value shows in the view), the cards
     revealed to the viewer that are still where they were revealed (`reveal`: the view shows
-    them), and the cards the pending decision of `viewer` offers (a search shows the searcher
-    what it offers).
+    them), and the cards the pending decision of `viewer` names among its options (a search of a
+    `top` pile shows the searcher what it offers; a choice among cards the viewer may not
+    identify offers them by their places: `knowledge.offered_by_place`).
     """
     shown: set[int] = set()
     ask = game.pending_ask()
     if ask is not None and ask.decision.player == viewer:
-        shown = {v.id for v in ask.offered if isinstance(v, CardRef)}
-    shown |= known_to(game, viewer)
-    for key, value in game.state.vars.items():
-        vdecl = game.program.vars[key.split("[", 1)[0]]
-        if vdecl.visibility == "public" or (vdecl.visibility == "owner" and game.owned_by(key, viewer)):
-            shown |= cards_in(value)
+        offered = [v for v in ask.offered if isinstance(v, CardRef)]
+        by_place = offered_by_place(game, viewer, offered)
+        shown = {v.id for v in offered if v.id not in by_place}
+    shown |= seen_anyway(game, viewer)
     out: list[tuple[str, int]] = []
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
@@ -60,16 +60,6 @@ def hidden_groups(game: Game, viewer: Player) -> list[list[int]]:
         cid = game.state.zones[key][i]
         by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
     return list(by_type.values())
-
-
-def cards_in(value: Any) -> set[int]:
-    if isinstance(value, CardRef):
-        return {value.id}
-    if isinstance(value, tuple | list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    if isinstance(value, Record):
-        return set().union(*(cards_in(v) for _, v in value.items()))
-    return set()
 
 
 def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: bool = False) -> Game:

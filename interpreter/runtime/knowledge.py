@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Span
-from ..language.values import CardRef, Player
+from ..language.values import CardRef, Player, Record
 from .machine import Event
 
 if TYPE_CHECKING:
@@ -93,6 +93,55 @@ def undo(game: Store, entry: tuple[Any, ...]) -> None:
 def known_to(game: Views, who: Player) -> set[int]:
     """The ids of the cards revealed to `who` that have not moved since."""
     return set(game.state.known.get(str(who), ()))
+
+
+def seen_anyway(game: Views, who: Player) -> set[int]:
+    """The ids of cards `who` identifies wherever they lie: revealed to `who` and not moved since,
+    or named by a variable `who` sees (its value shows in the view)."""
+    seen = known_to(game, who)
+    program = game.program
+    for key, value in game.state.vars.items():
+        decl = program.vars[key.split("[", 1)[0]]
+        if decl.visibility == "public" or (decl.visibility == "owner" and game.owned_by(key, who)):
+            seen |= cards_in(value)
+    return seen
+
+
+def offered_by_place(game: Views, who: Player, cards: Sequence[CardRef]) -> dict[int, str]:
+    """The cards among `cards` that a choice by `who` offers by their place, not by their label,
+    each with the label of its option (`card 2 of hand[P1]`): the cards `who` may not identify.
+
+    Those are the cards of a zone `who` does not see (another player's `owner` zone, a `hidden` or
+    `count` zone), unless revealed to `who` and still there or named by a variable `who` sees. A
+    card of a `top` pile is named: choosing among a face-up pile's cards is a search through it,
+    and a search shows the searcher what it offers. A place counts as the rules list a zone
+    (`card 1` is its `first`, the top its last); everyone may know it, and exchanging the cards
+    `who` cannot see keeps it, so the options read alike in every world `who` cannot tell apart.
+    """
+    location, zones, out = game.state.location, game.program.zones, {}
+    seen: set[int] | None = None
+    for card in cards:
+        key = location[card.id]
+        visibility = zones[key.split("[", 1)[0]].visibility
+        if visibility in ("public", "top") or (visibility == "owner" and game.owned_by(key, who)):
+            continue
+        if seen is None:
+            seen = seen_anyway(game, who)
+        if card.id not in seen:
+            ids = game.state.zones[key]
+            out[card.id] = f"card {ids.index(card.id) + 1} of {key}"
+    return out
+
+
+def cards_in(value: Any) -> set[int]:
+    """The ids of the cards in a value (a card, a list or a record of them, nested)."""
+    if isinstance(value, CardRef):
+        return {value.id}
+    if isinstance(value, tuple | list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    if isinstance(value, Record):
+        return set().union(*(cards_in(v) for _, v in value.items()))
+    return set()
 
 
 def shown_in_zones(game: Views, who: Player) -> dict[str, list[str]]:

@@ -121,6 +121,9 @@ class Event:
     trace, and the player who decided, show no line for it.
 
     A reveal's event (`show`, see knowledge.py) names in `to` the seats it showed its cards to.
+    A choice among cards its chooser may not identify (offered by their places, `PlacedOption`)
+    has `own_text`, what the chooser reads (the place), while `text` names the card too and `to`
+    names the other seats that identify the card (a player it was revealed to) and read it.
     """
 
     verb: str
@@ -134,6 +137,7 @@ class Event:
     public_zones: tuple[str, ...] | None = None
     forced: bool = False
     to: tuple[str, ...] = ()
+    own_text: str | None = None
 
 
 class RuntimeFailure(RulebookError):

@@ -166,7 +166,7 @@ class Views(Statements):
     def shown_to(self, event: Event, who: Player | None) -> bool:
         """Whether `who`'s trace has a line for the event: a forced decision's line is shown only
         to those who may not see the choice, so that its shape tells them nothing."""
-        return not event.forced or (who is not None and self.visible_to(event, who) != event.text)
+        return not event.forced or (who is not None and self.visible_to(event, who) != _in_full(event, who))
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it.
@@ -179,7 +179,7 @@ class Views(Statements):
         if (
             event.secret is not None
             and who is not None
-            and (text != event.text or (event.verb in ("choose", "reveal") and event.actor != str(who)))
+            and (text != _in_full(event, who) or (event.verb in ("choose", "reveal") and event.actor != str(who)))
         ):
             return SECRET_TEXT
         return text
@@ -187,6 +187,12 @@ class Views(Statements):
     def _visible_text(self, event: Event, who: Player | None) -> str:
         if event.verb == knowledge.VERB:
             return knowledge.visible_text(self, event, who)
+        if event.own_text is not None and who is not None:
+            # A choice among cards its chooser may not identify: the chooser reads the place, the
+            # seats that identified the card read it, the others the prompt.
+            if event.actor == str(who):
+                return event.own_text
+            return event.text if str(who) in event.to else event.hidden_text or ""
         if who is None or not event.zones:
             if event.verb in ("choose",) and who is not None and event.actor not in (str(who), "table"):
                 if event.public_zones is not None and all(self.sees_cards_of(k, who) for k in event.public_zones):
@@ -249,3 +255,11 @@ class Views(Statements):
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
             decl.visibility == "owner" and self.owned_by(dst, who)
         )
+
+
+def _in_full(event: Event, who: Player | None) -> str:
+    """The most of the event's line `who` may read: all of it, or for the chooser of a card offered
+    by its place, the place (`Event.own_text`)."""
+    if event.own_text is not None and who is not None and event.actor == str(who):
+        return event.own_text
+    return event.text

@@ -11,11 +11,11 @@ from typing import Any
 
 import attrs
 
-from ..errors import RulebookError
-from ..language.values import Player
+from ..errors import GameError, RulebookError
+from ..language.values import CardRef, Player
 from ..render import where
 from ..runtime.game import Decision, Event, Game, SecretRun
-from ..runtime.information import permute_hidden
+from ..runtime.information import hidden_positions, permute_hidden
 from ..runtime.machine import SECRET_TEXT
 
 
@@ -145,7 +145,64 @@ def hidden_leak(game: Game, rng: random.Random, tries: int = 3) -> str | None:
         if twin.view(viewer) != view:
             diff = _first_difference(view, twin.view(viewer))
             return f"{viewer}'s view changes when only hidden cards are exchanged: {diff}"
+    return names_hidden(game) or error_leak(game, rng)
+
+
+def names_hidden(game: Game) -> str | None:
+    """Whether an option of the pending decision names, by its label, a card its chooser cannot
+    identify (a card at one of the chooser's hidden positions): such a card is offered by its place.
+
+    Exact where the exchange of `hidden_leak` may miss it: the chooser's hidden cards may all be
+    alike, or the exchange may happen to leave the named ones in place."""
+    decision = game.current_decision()
+    if decision is None or decision.player is None:
+        return None
+    viewer = decision.player
+    zones = game.state.zones
+    hidden = {zones[key][i] for key, i in hidden_positions(game, viewer)}
+    for option in decision.options:
+        value = option.value
+        if isinstance(value, CardRef) and value.id in hidden:
+            own = game.label(value)
+            if option.label == own or option.label.startswith(f"{own} in "):
+                return f"{viewer} is offered {option.label!r}, which names a card {viewer} cannot see"
     return None
+
+
+def error_leak(game: Game, rng: random.Random) -> str | None:
+    """Whether the error a seat is sent for an answer that is not legal (`Game.apply(..., by=seat)`,
+    as a server relays it to whoever sent the answer) depends on what that seat cannot see: for
+    each seat, the error in the game and in a twin with the cards that seat cannot see exchanged
+    must be the same. (An error that quotes neither the prompt nor an option depends on neither:
+    it is not compared, which spares a twin per seat at most decisions.)"""
+    decision = game.current_decision()
+    if decision is None:
+        return None
+    wrong = "\x00 not an answer"
+    quoted = [text for text in (decision.prompt, *decision.labels) if text]
+    for seat in game.players:
+        said = _refusal(game, wrong, seat)
+        if not any(text in said for text in quoted):
+            continue
+        twin = permute_hidden(game, seat, rng)
+        twin.ask_again()
+        if twin.current_decision() is None:
+            continue  # taken at once in the twin: `hidden_leak` and `shape_leak` judge that
+        again = _refusal(twin, wrong, seat)
+        if again != said:
+            return (
+                f"the error {seat} is sent for an answer that is not legal depends on what {seat} cannot "
+                f"see: {said!r} but, with the hidden cards exchanged, {again!r}"
+            )
+    return None
+
+
+def _refusal(game: Game, answer: str, seat: Player) -> str:
+    try:
+        game.apply(answer, by=seat)
+    except GameError as error:
+        return str(error)
+    raise AssertionError(f"{answer!r} was taken as an answer")
 
 
 def shape_leak(game: Game, rng: random.Random) -> str | None:
@@ -190,10 +247,30 @@ def shape_leak(game: Game, rng: random.Random) -> str | None:
                 ours.apply(answer)
             except RulebookError:
                 continue
-            problems.append(_compare(viewer, _shown(ours, ours.events[start:], viewer), told))
+            seen = _shown(ours, ours.events[start:], viewer)
+            problems.append(_own_answer(viewer, decision, seen, told) or _compare(viewer, seen, told))
         if problems and all(problems):
             return problems[0]
     return None
+
+
+def _own_answer(
+    viewer: Player, decision: Decision, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]
+) -> str | None:
+    """Whether the line of the viewer's own answer differs between the games: answering the same
+    option, the chooser reads the same (a card they may not see is offered, and shown to them, by
+    its place)."""
+    if decision.player != viewer:
+        return None
+    mine = f"choose  {viewer} "
+    a = next((text for text, _ in seen if text.startswith(mine)), None)
+    b = next((text for text, _ in told if text.startswith(mine)), None)
+    if a is None or b is None or a == b:
+        return None
+    return (
+        f"what {viewer} reads of their own answer depends on what they cannot see: {a!r} but, with the "
+        f"hidden cards exchanged, {b!r}"
+    )
 
 
 def _compare(viewer: Player, seen: list[tuple[str, bool]], told: list[tuple[str, bool]]) -> str | None:

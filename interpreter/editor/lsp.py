@@ -486,5 +486,36 @@ def cmd_lsp(args: Any) -> int:
         raise RulecraftError(
             f"the language server needs pygls and lsprotocol ({exc.name} is missing): pip install 'rulecraft[editor]'"
         ) from None
-    ls.start_io(sys.stdin.buffer, sys.stdout.buffer)
+    serve(ls, sys.stdin.buffer, sys.stdout.buffer)
     return 0
+
+
+def serve(ls: Any, stdin: Any, stdout: Any) -> None:
+    """pygls's `start_io`, with its reading of the message framing guarded (framing.py)."""
+    import asyncio
+    import logging
+    from threading import Event
+
+    from pygls.io_ import StdoutWriter, run_async
+
+    from .framing import GuardedReader
+
+    logger = logging.getLogger(__name__)
+    ls._stop_event = Event()  # what pygls's shutdown sets to end the loop
+    ls.protocol.set_writer(StdoutWriter(stdout))
+    try:
+        asyncio.run(
+            run_async(
+                stop_event=ls._stop_event,
+                reader=GuardedReader(stdin, ls.thread_pool),
+                protocol=ls.protocol,
+                logger=logger,
+                error_handler=ls.report_server_error,
+            )
+        )
+    except BrokenPipeError:
+        logger.error("the client is gone: the server stops")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        ls.shutdown()

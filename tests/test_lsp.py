@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
@@ -287,6 +289,60 @@ def test_without_pygls_the_command_says_what_to_install(monkeypatch: Any, capsys
 
 
 # ---------------------------------------------------------------- what must not hang or kill it
+
+
+def test_a_document_above_the_rulebook_limit_gets_one_diagnostic_and_answers_at_once(tmp_path: Path) -> None:
+    """A 4 MB document is refused before it is lexed (as `check` refuses it), so hover answers at once."""
+    from rulecraft.rulebook import MAX_RULEBOOK_BYTES
+
+    uri = (tmp_path / "big.rules").as_uri()
+    text = "game Big players 2..2\n" + "".join(f"const C{i} = {i}\n" for i in range(250_000))
+    assert len(text) > 30 * MAX_RULEBOOK_BYTES  # lexing it took minutes
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, text)
+        await wait_for(uri)
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(1, 7)))
+        symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(uri)))
+        formatting = await client.text_document_formatting_async(
+            lsp.DocumentFormattingParams(doc(uri), lsp.FormattingOptions(tab_size=2, insert_spaces=True))
+        )
+        return published[uri], hover, symbols, formatting
+
+    (diagnostic,), hover, symbols, formatting = session(body, timeout=30)
+    assert diagnostic.message == (
+        f"this document is {len(text)} bytes, more than a rulebook may be ({MAX_RULEBOOK_BYTES} bytes): it is not read"
+    )
+    assert diagnostic.range.start == lsp.Position(0, 0)
+    assert hover is None and list(symbols) == [] and formatting is None
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device", "missing"])
+def test_a_request_for_a_document_never_opened_reads_only_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """A hover on a file the editor never opened: a pipe (which would block) or a device (which never
+    ends) is not read; the server says why in a diagnostic and answers."""
+    if kind == "pipe":
+        path = tmp_path / "pipe.rules"
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero") if kind == "device" else tmp_path / "gone.rules"
+    uri = path.as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 0)))
+        await wait_for(uri)
+        return hover, published[uri]
+
+    hover, (diagnostic,) = session(body, timeout=30)
+    assert hover is None
+    assert (
+        diagnostic.message
+        == {
+            "pipe": "a rulebook must be a regular file, and this is a pipe",
+            "device": "a rulebook must be a regular file, and this is a device",
+            "missing": "cannot read the rulebook: No such file or directory",
+        }[kind]
+    )
 
 
 class RawServer:

@@ -23,13 +23,15 @@ from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import attrs
 
 from ..check.program import Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
+from ..inputs import InputProblem, decode, read_regular
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
-from ..rulebook import load_text, remember_parse
+from ..rulebook import MAX_RULEBOOK_BYTES, load_text, remember_parse
 from ..syntax import ast as s
 from ..syntax.parser import parse_lexemes
 from .index import LOCAL_KINDS, NameIndex, Symbol
@@ -77,6 +79,12 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
             except RulebookError:
                 continue
     return out
+
+
+def too_large(size: int | None) -> str:
+    """The diagnostic of a document larger than a rulebook may be (of `size` bytes in UTF-8, if known)."""
+    what = f"{size} bytes" if size is not None else f"more than {MAX_RULEBOOK_BYTES} bytes"
+    return f"this document is {what}, more than a rulebook may be ({MAX_RULEBOOK_BYTES} bytes): it is not read"
 
 
 # ---------------------------------------------------------------- positions
@@ -281,13 +289,34 @@ def server() -> Any:
         bundled = resources.files("rulecraft.rulebooks").joinpath(file)
         return Path(str(bundled)).resolve().as_uri() if bundled.is_file() else fallback
 
+    def text_of(uri: str) -> tuple[str, Diagnostic | None]:
+        """A document's text: as the editor sent it, else read from disk as `check` reads a rulebook
+        (a regular file of a bounded size: a pipe or a device named by a request must not block or
+        fill memory). The diagnostic says why there is no text."""
+        opened = ls.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened.source, None
+        path = path_of(uri)
+        try:
+            return decode(read_regular(path, MAX_RULEBOOK_BYTES, "a rulebook"), path, "a rulebook"), None
+        except InputProblem as exc:
+            message = too_large(None) if exc.too_large else exc.message
+            return "", Diagnostic(exc.span or Span(path, 1, 1), message)
+
     def refresh(uri: str) -> None:
-        doc = ls.workspace.get_text_document(uri)
         path = path_of(uri)
         if path.endswith(".scenario"):  # a scenario is lines of its own, not a rulebook: no diagnostics
             documents[uri] = Analysis()
             return
-        analysis = documents[uri] = analyse(path, doc.source, documents.get(uri))
+        text, unread = text_of(uri)
+        if unread is not None:
+            analysis = documents[uri] = Analysis(diagnostics=[unread])
+        elif (size := len(text.encode("utf-8", "surrogatepass"))) > MAX_RULEBOOK_BYTES:
+            # Refused before a token is read, as `check` refuses it: parsing it would hold the server
+            # for minutes. What was known of an earlier version is dropped (its places are stale).
+            analysis = documents[uri] = Analysis(diagnostics=[Diagnostic(Span(path, 1, 1), too_large(size))])
+        else:
+            analysis = documents[uri] = analyse(path, text, documents.get(uri))
         found = []
         for d in analysis.diagnostics:
             message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
@@ -297,7 +326,7 @@ def server() -> Any:
                 span = Span(path, 1, 1)
             found.append(
                 lsp.Diagnostic(
-                    range=span_range(span, doc.source),
+                    range=span_range(span, text),
                     message=message,
                     severity=lsp.DiagnosticSeverity.Error
                     if d.severity == "error"
@@ -332,7 +361,10 @@ def server() -> Any:
     @ls.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(params: lsp.HoverParams) -> lsp.Hover | None:
         pos = params.position
-        found = hover_text(analysis_of(params.text_document.uri), pos.line + 1, pos.character + 1)
+        analysis = analysis_of(params.text_document.uri)
+        if analysis.index is None:
+            return None
+        found = hover_text(analysis, pos.line + 1, pos.character + 1)
         if found is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found))
@@ -383,13 +415,16 @@ def server() -> Any:
     @ls.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
     def completion(params: lsp.CompletionParams) -> lsp.CompletionList:
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
+        analysis = analysis_of(uri)
+        text = text_of(uri)[0]
+        if len(text) > MAX_RULEBOOK_BYTES:
+            return lsp.CompletionList(is_incomplete=False, items=[])
         pos = params.position
         items = [
             lsp.CompletionItem(
                 label=label, kind=completion_kinds.get(kind, lsp.CompletionItemKind.Variable), detail=kind
             )
-            for label, kind in completions(analysis_of(uri), text, pos.line + 1, pos.character + 1)
+            for label, kind in completions(analysis, text, pos.line + 1, pos.character + 1)
         ]
         return lsp.CompletionList(is_incomplete=False, items=items)
 
@@ -455,7 +490,9 @@ def server() -> Any:
         from ..authoring.fmt import format_text
 
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
+        text, unread = text_of(uri)
+        if unread is not None or len(text) > MAX_RULEBOOK_BYTES:
+            return None  # the diagnostics say why
         try:
             formatted = format_text(text, path_of(uri))
         except RulebookError:

@@ -345,6 +345,58 @@ def test_a_request_for_a_document_never_opened_reads_only_a_regular_file(tmp_pat
     )
 
 
+EMOJI_LINE = 'ability bonus(p: Player) "😀😀" { tier 1 "x" { set pointz[p] += 1 } }'
+EMOJI = f"game G players 2..2\nvar points[Player]: int = 0 public\n{EMOJI_LINE}\nplay {{ }}\n"
+
+
+def utf16(needle: str) -> lsp.Position:
+    """Where `needle` starts on the emoji line, in UTF-16 code units."""
+    head = EMOJI_LINE[: EMOJI_LINE.index(needle)]
+    return lsp.Position(2, len(head.encode("utf-16-le")) // 2)
+
+
+def test_positions_are_utf16_units_for_a_client_that_offers_only_utf16(tmp_path: Path) -> None:
+    """After an emoji on the same line, a diagnostic's caret and a hover's place are counted in
+    UTF-16 code units (two for an emoji), the encoding the server announces."""
+    uri = (tmp_path / "emoji.rules").as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, EMOJI)
+        await wait_for(uri)
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), utf16("p] +")))
+        references = await client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=doc(uri), position=utf16("p] +"), context=lsp.ReferenceContext(include_declaration=True)
+            )
+        )
+        return published[uri], hover, references
+
+    general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16])
+    (diagnostic,), hover, references = session(body, capabilities=lsp.ClientCapabilities(general=general))
+    assert diagnostic.message.startswith("unknown variable 'pointz'")
+    assert diagnostic.range.start == utf16("set pointz")
+    assert diagnostic.range.end == utf16(" } }")
+    assert hover.contents.value == "`p`: Player, a parameter of ability bonus"
+    assert [r.range.start for r in references] == [utf16("p: Player"), utf16("p] +")]
+    assert references[1].range.end.character == utf16("p] +").character + 1
+
+
+def test_a_client_offering_utf32_gets_code_points(tmp_path: Path) -> None:
+    """LSP 3.17: the server takes the client's utf-32 when offered (pygls negotiates it), and then
+    counts in code points."""
+    uri = (tmp_path / "emoji.rules").as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, EMOJI)
+        await wait_for(uri)
+        return published[uri]
+
+    offered = [lsp.PositionEncodingKind.Utf32, lsp.PositionEncodingKind.Utf16]
+    general = lsp.GeneralClientCapabilities(position_encodings=offered)
+    (diagnostic,) = session(body, capabilities=lsp.ClientCapabilities(general=general))
+    assert diagnostic.range.start == lsp.Position(2, EMOJI_LINE.index("set pointz"))
+
+
 class RawServer:
     """`rulecraft lsp` spoken to in raw bytes: what a broken or hostile client may write."""
 

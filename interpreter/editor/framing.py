@@ -90,8 +90,8 @@ class Framer:
             return body
 
     def _length(self, header: bytes) -> tuple[int, str]:
-        """The Content-Length of a header block, or why it has none that can be used."""
-        length = -1
+        """The Content-Length of a header block (its first line), or why it cannot be used."""
+        length = 0
         for line in header.split(b"\n"):
             line = line.rstrip(b"\r")
             if not HEADER_LINE.fullmatch(line):
@@ -103,8 +103,6 @@ class Framer:
             if not (value.isdigit() and len(value) <= 20):
                 return 0, f"a Content-Length that is not a number: {_shown(value)}"
             length = int(value)
-        if length < 0:
-            return 0, "a header block without a Content-Length"
         if length == 0:
             return 0, "an empty message"
         if length > self.limit:

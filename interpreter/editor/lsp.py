@@ -18,10 +18,13 @@ completion then use the last version of it that did.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sys
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from threading import Event
 from typing import Any
 from urllib.parse import unquote
 
@@ -36,6 +39,8 @@ from ..syntax import ast as s
 from ..syntax.parser import parse_lexemes
 from .index import LOCAL_KINDS, NameIndex, Symbol
 from .words import words
+
+logger = logging.getLogger(__name__)
 
 # `it` is a word of the language, not a built-in name: its hover text lives here.
 IT_DOC = "each element in turn, in the key of `where`, `sorted by`, `max by`, `min by`, `group by` and `map`"
@@ -276,14 +281,40 @@ def completions(analysis: Analysis, text: str, line: int, column: int) -> list[t
 def server() -> Any:
     """The language server, its features registered (pygls and lsprotocol are imported only here)."""
     from lsprotocol import types as lsp
+    from pygls.io_ import StdoutWriter, run_async
     from pygls.lsp.server import LanguageServer
     from pygls.uris import to_fs_path
+
+    from .framing import GuardedReader
 
     try:
         own_version = version("rulecraft")
     except PackageNotFoundError:  # running from a checkout that is not installed
         own_version = "0"
-    ls = LanguageServer("rulecraft", own_version)
+
+    class Server(LanguageServer):
+        def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+            """pygls's `start_io`, with its reading of the message framing guarded (framing.py)."""
+            self._stop_event = Event()  # what pygls's shutdown sets to end the loop
+            self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+            try:
+                asyncio.run(
+                    run_async(
+                        stop_event=self._stop_event,
+                        reader=GuardedReader(stdin or sys.stdin.buffer, self.thread_pool),
+                        protocol=self.protocol,
+                        logger=logger,
+                        error_handler=self.report_server_error,
+                    )
+                )
+            except BrokenPipeError:
+                logger.error("the client is gone: the server stops")
+            except (KeyboardInterrupt, SystemExit):
+                pass
+            finally:
+                self.shutdown()
+
+    ls = Server("rulecraft", own_version)
     documents: dict[str, Analysis] = {}
 
     symbol_kinds = {
@@ -594,36 +625,5 @@ def cmd_lsp(args: Any) -> int:
         raise RulecraftError(
             f"the language server needs pygls and lsprotocol ({exc.name} is missing): pip install 'rulecraft[editor]'"
         ) from None
-    serve(ls, sys.stdin.buffer, sys.stdout.buffer)
+    ls.start_io(sys.stdin.buffer, sys.stdout.buffer)
     return 0
-
-
-def serve(ls: Any, stdin: Any, stdout: Any) -> None:
-    """pygls's `start_io`, with its reading of the message framing guarded (framing.py)."""
-    import asyncio
-    import logging
-    from threading import Event
-
-    from pygls.io_ import StdoutWriter, run_async
-
-    from .framing import GuardedReader
-
-    logger = logging.getLogger(__name__)
-    ls._stop_event = Event()  # what pygls's shutdown sets to end the loop
-    ls.protocol.set_writer(StdoutWriter(stdout))
-    try:
-        asyncio.run(
-            run_async(
-                stop_event=ls._stop_event,
-                reader=GuardedReader(stdin, ls.thread_pool),
-                protocol=ls.protocol,
-                logger=logger,
-                error_handler=ls.report_server_error,
-            )
-        )
-    except BrokenPipeError:
-        logger.error("the client is gone: the server stops")
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        ls.shutdown()

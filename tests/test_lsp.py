@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
@@ -41,8 +46,11 @@ play {
 Body = Callable[[LanguageClient, dict[str, list[lsp.Diagnostic]], Callable[[str], Awaitable[None]]], Awaitable[Any]]
 
 
-def session(body: Body, timeout: float = 60) -> Any:
-    """Start `rulecraft lsp`, initialize, run the body, shut the server down; return the body's value."""
+def session(body: Body, timeout: float = 60, capabilities: lsp.ClientCapabilities | None = None) -> Any:
+    """Start `rulecraft lsp`, initialize, run the body, shut the server down; return the body's value.
+
+    Every wait is bounded: a server that hangs fails the test (and is killed), it does not block the suite.
+    """
 
     async def run() -> Any:
         client = LanguageClient("rulecraft-tests", "1")
@@ -60,16 +68,29 @@ def session(body: Body, timeout: float = 60) -> Any:
 
         await client.start_io(sys.executable, "-m", "rulecraft", "lsp")
         try:
-            result = await client.initialize_async(
-                lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=ROOT.as_uri())
+            result = await asyncio.wait_for(
+                client.initialize_async(
+                    lsp.InitializeParams(capabilities=capabilities or lsp.ClientCapabilities(), root_uri=ROOT.as_uri())
+                ),
+                timeout,
             )
             assert result.server_info is not None and result.server_info.name == "rulecraft"
             client.initialized(lsp.InitializedParams())
             return await asyncio.wait_for(body(client, published, wait_for), timeout)
         finally:
-            await client.shutdown_async(None)
-            client.exit(None)
-            await client.stop()
+            try:
+                await asyncio.wait_for(client.shutdown_async(None), timeout)
+                client.exit(None)
+            except TimeoutError:
+                pass
+            finally:
+                process = client._server
+                if process is not None and process.returncode is None:
+                    try:
+                        await asyncio.wait_for(process.wait(), 10)
+                    except TimeoutError:
+                        process.kill()  # the server this session started, hung
+                await client.stop()
 
     return asyncio.run(run())
 
@@ -265,3 +286,208 @@ def test_without_pygls_the_command_says_what_to_install(monkeypatch: Any, capsys
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # import fails as if not installed
     assert main(["lsp"]) == 1
     assert "pip install 'rulecraft[editor]'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- what must not hang or kill it
+
+
+def test_a_document_above_the_rulebook_limit_gets_one_diagnostic_and_answers_at_once(tmp_path: Path) -> None:
+    """A 4 MB document is refused before it is lexed (as `check` refuses it), so hover answers at once."""
+    from rulecraft.rulebook import MAX_RULEBOOK_BYTES
+
+    uri = (tmp_path / "big.rules").as_uri()
+    text = "game Big players 2..2\n" + "".join(f"const C{i} = {i}\n" for i in range(250_000))
+    assert len(text) > 30 * MAX_RULEBOOK_BYTES  # lexing it took minutes
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, text)
+        await wait_for(uri)
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(1, 7)))
+        symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(uri)))
+        formatting = await client.text_document_formatting_async(
+            lsp.DocumentFormattingParams(doc(uri), lsp.FormattingOptions(tab_size=2, insert_spaces=True))
+        )
+        return published[uri], hover, symbols, formatting
+
+    (diagnostic,), hover, symbols, formatting = session(body, timeout=30)
+    assert diagnostic.message == (
+        f"this document is {len(text)} bytes, more than a rulebook may be ({MAX_RULEBOOK_BYTES} bytes): it is not read"
+    )
+    assert diagnostic.range.start == lsp.Position(0, 0)
+    assert hover is None and list(symbols) == [] and formatting is None
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device", "missing"])
+def test_a_request_for_a_document_never_opened_reads_only_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """A hover on a file the editor never opened: a pipe (which would block) or a device (which never
+    ends) is not read; the server says why in a diagnostic and answers."""
+    if kind == "pipe":
+        path = tmp_path / "pipe.rules"
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero") if kind == "device" else tmp_path / "gone.rules"
+    uri = path.as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 0)))
+        await wait_for(uri)
+        return hover, published[uri]
+
+    hover, (diagnostic,) = session(body, timeout=30)
+    assert hover is None
+    assert (
+        diagnostic.message
+        == {
+            "pipe": "a rulebook must be a regular file, and this is a pipe",
+            "device": "a rulebook must be a regular file, and this is a device",
+            "missing": "cannot read the rulebook: No such file or directory",
+        }[kind]
+    )
+
+
+EMOJI_LINE = 'ability bonus(p: Player) "😀😀" { tier 1 "x" { set pointz[p] += 1 } }'
+EMOJI = f"game G players 2..2\nvar points[Player]: int = 0 public\n{EMOJI_LINE}\nplay {{ }}\n"
+
+
+def utf16(needle: str) -> lsp.Position:
+    """Where `needle` starts on the emoji line, in UTF-16 code units."""
+    head = EMOJI_LINE[: EMOJI_LINE.index(needle)]
+    return lsp.Position(2, len(head.encode("utf-16-le")) // 2)
+
+
+def test_positions_are_utf16_units_for_a_client_that_offers_only_utf16(tmp_path: Path) -> None:
+    """After an emoji on the same line, a diagnostic's caret and a hover's place are counted in
+    UTF-16 code units (two for an emoji), the encoding the server announces."""
+    uri = (tmp_path / "emoji.rules").as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, EMOJI)
+        await wait_for(uri)
+        hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), utf16("p] +")))
+        references = await client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=doc(uri), position=utf16("p] +"), context=lsp.ReferenceContext(include_declaration=True)
+            )
+        )
+        return published[uri], hover, references
+
+    general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16])
+    (diagnostic,), hover, references = session(body, capabilities=lsp.ClientCapabilities(general=general))
+    assert diagnostic.message.startswith("unknown variable 'pointz'")
+    assert diagnostic.range.start == utf16("set pointz")
+    assert diagnostic.range.end == utf16(" } }")
+    assert hover.contents.value == "`p`: Player, a parameter of ability bonus"
+    assert [r.range.start for r in references] == [utf16("p: Player"), utf16("p] +")]
+    assert references[1].range.end.character == utf16("p] +").character + 1
+
+
+def test_a_client_offering_utf32_gets_code_points(tmp_path: Path) -> None:
+    """LSP 3.17: the server takes the client's utf-32 when offered (pygls negotiates it), and then
+    counts in code points."""
+    uri = (tmp_path / "emoji.rules").as_uri()
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, EMOJI)
+        await wait_for(uri)
+        return published[uri]
+
+    offered = [lsp.PositionEncodingKind.Utf32, lsp.PositionEncodingKind.Utf16]
+    general = lsp.GeneralClientCapabilities(position_encodings=offered)
+    (diagnostic,) = session(body, capabilities=lsp.ClientCapabilities(general=general))
+    assert diagnostic.range.start == lsp.Position(2, EMOJI_LINE.index("set pointz"))
+
+
+class RawServer:
+    """`rulecraft lsp` spoken to in raw bytes: what a broken or hostile client may write."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "rulecraft", "lsp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.answers: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.errors: list[bytes] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.errors.extend(self.process.stderr or []), daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.process.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while (line := out.readline()).strip():
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if not line:
+                self.answers.put(None)
+                return
+            self.answers.put(json.loads(out.read(length)))
+
+    def write(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.write(frame(message))
+
+    def answer(self, ident: int, timeout: float = 30) -> dict[str, Any]:
+        """The answer to request `ident` (a server that is silent for `timeout` seconds fails the test)."""
+        while True:
+            message = self.answers.get(timeout=timeout)
+            assert message is not None, "the server ended"
+            if message.get("id") == ident:
+                return message
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()  # the server this test started
+        self.process.wait(10)
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def test_framing_that_is_not_a_message_is_skipped_and_the_next_message_answered(tmp_path: Path) -> None:
+    """pygls trusts the Content-Length header; the server reads past a header block without one, one
+    that is not a number, one far too large (refused unread) and bytes that are not a message, logs
+    what it skipped, and answers the next request each time."""
+    uri = (tmp_path / "small.rules").as_uri()
+    where = at(SMALL, "bonus(p) upto")
+    hover = {"textDocument": {"uri": uri}, "position": {"line": where.line, "character": where.character}}
+    lost = json.dumps({"jsonrpc": "2.0", "id": 999, "method": "textDocument/hover", "params": hover}).encode()
+    bad = {
+        "no Content-Length": b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + lost,
+        "not a number": b"Content-Length: twelve\r\n\r\n" + lost,
+        "negative": b"Content-Length: -5\r\n\r\n" + lost,
+        "a terabyte": b"Content-Length: 1000000000000\r\n\r\n" + lost,
+        "no header at all": lost,
+        "a long line": b"x" * 300_000 + b"\r\n",
+        "no blank line": b"Content-Length: 5\r\n" + b"Content-Type: x\r\n" * 400,
+    }
+    server = RawServer()
+    try:
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+        assert server.answer(1)["result"]["serverInfo"]["name"] == "rulecraft"
+        server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        item = {"uri": uri, "languageId": "rulecraft", "version": 1, "text": SMALL}
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}})
+        for ident, (case, data) in enumerate(bad.items(), start=2):
+            server.write(data)
+            server.send({"jsonrpc": "2.0", "id": ident, "method": "textDocument/hover", "params": hover})
+            assert "Tier 1" in server.answer(ident)["result"]["contents"]["value"], case
+        server.send({"jsonrpc": "2.0", "id": 100, "method": "shutdown"})
+        assert server.answer(100)["result"] is None
+        server.send({"jsonrpc": "2.0", "method": "exit"})
+        assert server.process.wait(30) == 0
+    finally:
+        server.close()
+    log = b"".join(server.errors).decode()
+    assert "refused a Content-Length that is not a number: twelve" in log
+    assert "refused a message of 1000000000000 bytes, more than a message may be" in log
+    assert "skipped" in log

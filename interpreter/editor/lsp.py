@@ -18,22 +18,29 @@ completion then use the last version of it that did.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sys
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from threading import Event
 from typing import Any
+from urllib.parse import unquote
 
 import attrs
 
 from ..check.program import Program
 from ..errors import Diagnostic, RulebookError, RulecraftError, Span
+from ..inputs import InputProblem, decode, read_regular
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
-from ..rulebook import load_text, remember_parse
+from ..rulebook import MAX_RULEBOOK_BYTES, load_text, remember_parse
 from ..syntax import ast as s
 from ..syntax.parser import parse_lexemes
 from .index import LOCAL_KINDS, NameIndex, Symbol
 from .words import words
+
+logger = logging.getLogger(__name__)
 
 # `it` is a word of the language, not a built-in name: its hover text lives here.
 IT_DOC = "each element in turn, in the key of `where`, `sorted by`, `max by`, `min by`, `group by` and `map`"
@@ -79,29 +86,73 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
     return out
 
 
+def too_large(size: int | None) -> str:
+    """The diagnostic of a document larger than a rulebook may be (of `size` bytes in UTF-8, if known)."""
+    what = f"{size} bytes" if size is not None else f"more than {MAX_RULEBOOK_BYTES} bytes"
+    return f"this document is {what}, more than a rulebook may be ({MAX_RULEBOOK_BYTES} bytes): it is not read"
+
+
 # ---------------------------------------------------------------- positions
 
+# The server counts columns in code points (as the parser does); a client counts them in the units
+# of the position encoding agreed at initialize (pygls takes the client's first choice among utf-8,
+# utf-16 and utf-32; utf-16 if it offers none, as LSP says). Every position sent or received is
+# converted, against the text of its line.
+UTF32 = "utf-32"
 
-def _line_length(text: str, line: int) -> int:
-    lines = text.splitlines()
-    return len(lines[line - 1]) if 0 < line <= len(lines) else 0
+
+def _units(char: str, encoding: str) -> int:
+    if encoding == "utf-16":
+        return 2 if ord(char) > 0xFFFF else 1
+    if encoding == "utf-8":
+        return len(char.encode("utf-8", "surrogatepass"))
+    return 1
 
 
-def span_range(span: Span, text: str | None = None) -> Any:
-    """The LSP range of a span (0-based); a span with no end covers the word at its start."""
+def to_client(line_text: str, column: int, encoding: str) -> int:
+    """A 0-based column in code points, in the client's units (past the end of the line: one each)."""
+    if encoding == UTF32:
+        return column
+    head = line_text[:column]
+    return sum(_units(c, encoding) for c in head) + max(column - len(head), 0)
+
+
+def from_client(line_text: str, units: int, encoding: str) -> int:
+    """A 0-based column in the client's units, in code points (a place inside a character: its start)."""
+    if encoding == UTF32:
+        return units
+    count = 0
+    head = line_text[:units]  # a code point is at least one unit
+    for i, char in enumerate(head):
+        width = _units(char, encoding)
+        if count + width > units:
+            return i
+        count += width
+    return len(head) + units - count
+
+
+def span_range(span: Span, lines: list[str] | None = None, encoding: str = UTF32) -> Any:
+    """The LSP range of a span (0-based, in the client's units); a span with no end covers the word at its start.
+
+    `lines` are the lines of the span's file (without conversion, the columns stay code points).
+    """
     from lsprotocol import types as lsp
+
+    def place(line: int, column: int) -> Any:
+        text = lines[line] if lines is not None and 0 <= line < len(lines) else ""
+        return lsp.Position(line, to_client(text, column, encoding) if lines is not None else column)
 
     line, column = max(span.line, 1) - 1, max(span.column, 1) - 1
     if span.end_line > 0 and (span.end_line, span.end_column) > (span.line, span.column):
-        end = lsp.Position(span.end_line - 1, max(span.end_column, 1) - 1)
+        end = place(span.end_line - 1, max(span.end_column, 1) - 1)
     else:
         width = 1
-        if text is not None:
-            rest = text.splitlines()[line][column:] if line < len(text.splitlines()) else ""
+        if lines is not None:
+            rest = lines[line][column:] if line < len(lines) else ""
             word = len(rest) - len(rest.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"))
             width = max(word, 1)
-        end = lsp.Position(line, column + width)
-    return lsp.Range(lsp.Position(line, column), end)
+        end = place(line, column + width)
+    return lsp.Range(place(line, column), end)
 
 
 # ---------------------------------------------------------------- hover
@@ -201,7 +252,8 @@ def completions(analysis: Analysis, text: str, line: int, column: int) -> list[t
     After `.`: an enumeration's members or the cards' fields; else the names in scope and keywords.
     """
     index = analysis.index
-    before = text.splitlines()[line - 1][: column - 1] if 0 < line <= len(text.splitlines()) else ""
+    lines = text.split("\n")
+    before = lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
     stem = before.rstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
     indexes = [i for i in [index, *analysis.others.values()] if i is not None]
     if stem.endswith("."):
@@ -229,14 +281,40 @@ def completions(analysis: Analysis, text: str, line: int, column: int) -> list[t
 def server() -> Any:
     """The language server, its features registered (pygls and lsprotocol are imported only here)."""
     from lsprotocol import types as lsp
+    from pygls.io_ import StdoutWriter, run_async
     from pygls.lsp.server import LanguageServer
     from pygls.uris import to_fs_path
+
+    from .framing import GuardedReader
 
     try:
         own_version = version("rulecraft")
     except PackageNotFoundError:  # running from a checkout that is not installed
         own_version = "0"
-    ls = LanguageServer("rulecraft", own_version)
+
+    class Server(LanguageServer):
+        def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+            """pygls's `start_io`, with its reading of the message framing guarded (framing.py)."""
+            self._stop_event = Event()  # what pygls's shutdown sets to end the loop
+            self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+            try:
+                asyncio.run(
+                    run_async(
+                        stop_event=self._stop_event,
+                        reader=GuardedReader(stdin or sys.stdin.buffer, self.thread_pool),
+                        protocol=self.protocol,
+                        logger=logger,
+                        error_handler=self.report_server_error,
+                    )
+                )
+            except BrokenPipeError:
+                logger.error("the client is gone: the server stops")
+            except (KeyboardInterrupt, SystemExit):
+                pass
+            finally:
+                self.shutdown()
+
+    ls = Server("rulecraft", own_version)
     documents: dict[str, Analysis] = {}
 
     symbol_kinds = {
@@ -281,13 +359,56 @@ def server() -> Any:
         bundled = resources.files("rulecraft.rulebooks").joinpath(file)
         return Path(str(bundled)).resolve().as_uri() if bundled.is_file() else fallback
 
+    def text_of(uri: str) -> tuple[str, Diagnostic | None]:
+        """A document's text: as the editor sent it, else read from disk as `check` reads a rulebook
+        (a regular file of a bounded size: a pipe or a device named by a request must not block or
+        fill memory). The diagnostic says why there is no text."""
+        opened = ls.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened.source, None
+        path = path_of(uri)
+        try:
+            return decode(read_regular(path, MAX_RULEBOOK_BYTES, "a rulebook"), path, "a rulebook"), None
+        except InputProblem as exc:
+            message = too_large(None) if exc.too_large else exc.message
+            return "", Diagnostic(exc.span or Span(path, 1, 1), message)
+
+    def encoding() -> str:
+        return str(ls.workspace.position_encoding or "utf-16")
+
+    def lines_of(file: str, uri: str, analysis: Analysis) -> list[str] | None:
+        """The lines of a file a span names: the document's, or an included file's."""
+        if file == path_of(uri):
+            return text_of(uri)[0].split("\n")
+        source = analysis.program.sources.get(file) if analysis.program is not None else None
+        return source.split("\n") if source is not None else None
+
+    def client_range(span: Span, uri: str, analysis: Analysis, lines: list[str] | None = None) -> lsp.Range:
+        if lines is None:
+            lines = lines_of(span.file, uri, analysis)
+        return span_range(span, lines, encoding() if lines is not None else UTF32)
+
+    def place(uri: str, pos: lsp.Position) -> tuple[int, int]:
+        """The 1-based line and column (in code points) of a place the client names."""
+        lines = text_of(uri)[0].split("\n")
+        text = lines[pos.line] if 0 <= pos.line < len(lines) else ""
+        return pos.line + 1, from_client(text, pos.character, encoding()) + 1
+
     def refresh(uri: str) -> None:
-        doc = ls.workspace.get_text_document(uri)
         path = path_of(uri)
         if path.endswith(".scenario"):  # a scenario is lines of its own, not a rulebook: no diagnostics
             documents[uri] = Analysis()
             return
-        analysis = documents[uri] = analyse(path, doc.source, documents.get(uri))
+        text, unread = text_of(uri)
+        if unread is not None:
+            analysis = documents[uri] = Analysis(diagnostics=[unread])
+        elif (size := len(text.encode("utf-8", "surrogatepass"))) > MAX_RULEBOOK_BYTES:
+            # Refused before a token is read, as `check` refuses it: parsing it would hold the server
+            # for minutes. What was known of an earlier version is dropped (its places are stale).
+            analysis = documents[uri] = Analysis(diagnostics=[Diagnostic(Span(path, 1, 1), too_large(size))])
+        else:
+            analysis = documents[uri] = analyse(path, text, documents.get(uri))
+        lines = text.split("\n")
         found = []
         for d in analysis.diagnostics:
             message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
@@ -297,7 +418,7 @@ def server() -> Any:
                 span = Span(path, 1, 1)
             found.append(
                 lsp.Diagnostic(
-                    range=span_range(span, doc.source),
+                    range=client_range(span, uri, analysis, lines),
                     message=message,
                     severity=lsp.DiagnosticSeverity.Error
                     if d.severity == "error"
@@ -331,8 +452,11 @@ def server() -> Any:
 
     @ls.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(params: lsp.HoverParams) -> lsp.Hover | None:
-        pos = params.position
-        found = hover_text(analysis_of(params.text_document.uri), pos.line + 1, pos.character + 1)
+        uri = params.text_document.uri
+        analysis = analysis_of(uri)
+        if analysis.index is None:
+            return None
+        found = hover_text(analysis, *place(uri, params.position))
         if found is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found))
@@ -341,7 +465,7 @@ def server() -> Any:
         analysis = analysis_of(uri)
         if analysis.index is None:
             return None
-        occurrence = analysis.index.at(pos.line + 1, pos.character + 1)
+        occurrence = analysis.index.at(*place(uri, pos))
         if occurrence is None:
             return None
         return occurrence.target or _elsewhere(analysis, occurrence.name)
@@ -354,7 +478,7 @@ def server() -> Any:
             return None
         return lsp.Location(
             uri=uri_of(target.span.file, uri) if target.span.file != path_of(uri) else uri,
-            range=span_range(target.span),
+            range=client_range(target.span, uri, analysis_of(uri)),
         )
 
     @ls.feature(lsp.TEXT_DOCUMENT_REFERENCES)
@@ -365,16 +489,21 @@ def server() -> Any:
         if target is None or analysis.index is None:
             return []
         include = params.context.include_declaration
-        found = [lsp.Location(uri=uri, range=span_range(sp)) for sp in analysis.index.references_to(target, include)]
+        here = lines_of(path_of(uri), uri, analysis)
+        found = [
+            lsp.Location(uri=uri, range=client_range(sp, uri, analysis, here))
+            for sp in analysis.index.references_to(target, include)
+        ]
         for file, index in analysis.others.items():
             if target.span.file == file:
+                there = lines_of(file, uri, analysis)
                 found += [
-                    lsp.Location(uri=uri_of(file, uri), range=span_range(sp))
+                    lsp.Location(uri=uri_of(file, uri), range=client_range(sp, uri, analysis, there))
                     for sp in index.references_to(target, include)
                 ]
         if target.span.file != path_of(uri):  # uses in this document of a name an included file declares
             found += [
-                lsp.Location(uri=uri, range=span_range(o.span))
+                lsp.Location(uri=uri, range=client_range(o.span, uri, analysis, here))
                 for o in analysis.index.occurrences
                 if o.target is None and o.name == target.name
             ]
@@ -383,22 +512,30 @@ def server() -> Any:
     @ls.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
     def completion(params: lsp.CompletionParams) -> lsp.CompletionList:
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
-        pos = params.position
+        analysis = analysis_of(uri)
+        text = text_of(uri)[0]
+        if len(text) > MAX_RULEBOOK_BYTES:
+            return lsp.CompletionList(is_incomplete=False, items=[])
         items = [
             lsp.CompletionItem(
                 label=label, kind=completion_kinds.get(kind, lsp.CompletionItemKind.Variable), detail=kind
             )
-            for label, kind in completions(analysis_of(uri), text, pos.line + 1, pos.character + 1)
+            for label, kind in completions(analysis, text, *place(uri, params.position))
         ]
         return lsp.CompletionList(is_incomplete=False, items=items)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-        analysis = analysis_of(params.text_document.uri)
+        uri = params.text_document.uri
+        analysis = analysis_of(uri)
         index = analysis.index
         if index is None:
             return []
+        lines = lines_of(path_of(uri), uri, analysis)
+
+        def span_range(span: Span) -> lsp.Range:
+            return client_range(span, uri, analysis, lines)
+
         names = {id(sym.node): sym for sym in index.symbols()}
         out = []
         for decl in index.tree.decls:
@@ -455,7 +592,9 @@ def server() -> Any:
         from ..authoring.fmt import format_text
 
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
+        text, unread = text_of(uri)
+        if unread is not None or len(text) > MAX_RULEBOOK_BYTES:
+            return None  # the diagnostics say why
         try:
             formatted = format_text(text, path_of(uri))
         except RulebookError:

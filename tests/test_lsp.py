@@ -31,7 +31,9 @@ play {
 
 SMALL = """game Small players 2..2
 enum Colour { red, blue }
+# allow-unused: a fixture of names, never played
 card Chip { colour: Colour, n: int }
+# allow-unused
 zone hand[Player]: Chip owner
 var points[Player]: int = 0 public
 fn score(p: Player) = points[p] + len(hand[p] where it.colour == red)
@@ -147,6 +149,24 @@ def test_diagnostics_locate_a_checker_error_with_its_hint_and_clear_when_fixed(t
     assert list(after) == []
 
 
+def test_declarations_nothing_reaches_are_published_as_warnings(tmp_path: Path) -> None:
+    """A procedure nothing calls is a warning where it stands (check's warning, check/reach.py)."""
+    uri = (tmp_path / "lonely.rules").as_uri()
+    text = BROKEN.replace("pointz", "points").replace("  set LIMIT = 4\n", "") + "proc lonely() { }\n"
+
+    async def body(client: LanguageClient, published: dict[str, Any], wait_for: Any) -> Any:
+        open_doc(client, uri, text)
+        await wait_for(uri)
+        return published[uri]
+
+    (warning,) = session(body)
+    assert warning.severity == lsp.DiagnosticSeverity.Warning
+    assert warning.range.start == at(text, "proc lonely")
+    assert warning.message == (
+        "procedure lonely is never called by anything the game reaches\nhint: a comment '# allow-unused' silences it"
+    )
+
+
 def test_diagnostics_of_a_syntax_error_carry_the_parsers_hint(tmp_path: Path) -> None:
     """`fn f(p: Player) { … }` is a syntax error; its hint says a fn is one expression."""
     uri = (tmp_path / "syntax.rules").as_uri()
@@ -251,7 +271,7 @@ def test_navigation_across_every_construct() -> None:
         return published[uri], lucky, blue
 
     diagnostics, lucky, blue = session(body)
-    assert list(diagnostics) == []
+    assert [d for d in diagnostics if d.severity == lsp.DiagnosticSeverity.Error] == []
     assert lucky.range.start == at(text, "lucky = choose")
     assert blue.range.start == at(text, "blue, green")
 

@@ -76,6 +76,8 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
         out.diagnostics = [Diagnostic(Span(path, 1, 1), str(exc))]
         return out
     out.program = rulebook.program
+    # Declarations nothing reaches (check/reach.py), in this document: an included file's are its own.
+    out.diagnostics = [w for w in rulebook.program.warnings if w.span.file == path]
     out.others = {}
     for file, source in rulebook.program.sources.items():
         if file != path:
@@ -410,6 +412,7 @@ def server() -> Any:
             analysis = documents[uri] = analyse(path, text, documents.get(uri))
         lines = text.split("\n")
         found = []
+        severities = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
         for d in analysis.diagnostics:
             message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
             span = d.span
@@ -420,9 +423,7 @@ def server() -> Any:
                 lsp.Diagnostic(
                     range=client_range(span, uri, analysis, lines),
                     message=message,
-                    severity=lsp.DiagnosticSeverity.Error
-                    if d.severity == "error"
-                    else lsp.DiagnosticSeverity.Information,
+                    severity=severities.get(d.severity, lsp.DiagnosticSeverity.Information),
                     source="rulecraft",
                 )
             )

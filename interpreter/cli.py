@@ -342,10 +342,14 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
     agents = agents_mod.make_agents(names, record.players, agent_seed)
 
     def catch_up(game: Game, decision: Decision, answer: Answer) -> None:
+        # The agent is shown the game itself, as in a live game (which it does not change); a clone
+        # of it at every step would cost the length of the game each time (a 120k-answer record: a minute).
         if decision.player is not None and not isinstance(agents[decision.player.index], agents_mod.HumanAgent):
-            probe = game.clone()
-            probe.auto_chance = game.seed is not None
-            agents[decision.player.index].choose(probe, decision)
+            replaying, game.auto_chance = game.auto_chance, game.seed is not None
+            try:
+                agents[decision.player.index].choose(game, decision)
+            finally:
+                game.auto_chance = replaying
 
     try:
         game = replay(record, rulebook, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -64,11 +65,14 @@ def real_path(path: Path) -> Path:
 def _file_mode(path: Path) -> int:
     """The mode a new file would get (mkstemp makes private files; a record is an ordinary one)."""
     try:
-        return path.stat().st_mode & 0o777
+        info = path.lstat()  # a symlink replaced is not its target: its target's mode is not the new file's
+        if stat.S_ISREG(info.st_mode):
+            return info.st_mode & 0o777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _lock_path(path: Path) -> Path:

@@ -191,12 +191,7 @@ def test_resuming_shows_the_agents_the_game_itself_not_a_copy_at_every_step(
     """Resuming brings each agent up to date by showing it every recorded decision of its seat: on the
     game being replayed, as a live game does, not on a copy of it each time (a copy costs the length of
     the game: resuming a 120k-answer record took a minute, now seconds)."""
-    rules = _long(4000)
-    code, _, err = _run(capsys, "play", rules, "--seed", "1", "--record", "r.json")
-    lines = Path("r.json").read_text(encoding="utf-8").splitlines()
-    first = lines.index(' "answers": [') + 1
-    kept = [*lines[: first + 2000 - 1], lines[first + 2000 - 1].rstrip(",")]
-    Path("half.json").write_text("\n".join([*kept, " ]", "}", ""]), encoding="utf-8")
+    _half(capsys, 2000)
     copies = [0]
     clone = Game.clone
 
@@ -207,4 +202,25 @@ def test_resuming_shows_the_agents_the_game_itself_not_a_copy_at_every_step(
     monkeypatch.setattr(Game, "clone", counted)
     code, _, err = _run(capsys, "play", "--resume", "half.json")
     assert (code, err) == (0, "") and copies[0] < 10, copies
-    assert Path("half.json").read_text(encoding="utf-8") == Path("r.json").read_text(encoding="utf-8")
+    assert Path("half.json").read_text(encoding="utf-8") == Path("whole.json").read_text(encoding="utf-8")
+
+
+def _half(capsys: pytest.CaptureFixture[str], answers: int, name: str = "half.json") -> None:
+    """A record of a game of twice `answers` answers, cut after `answers` of them (as a killed game leaves it)."""
+    code, _, err = _run(capsys, "play", _long(2 * answers), "--seed", "1", "--record", "whole.json")
+    assert (code, err) == (0, "")
+    lines = Path("whole.json").read_text(encoding="utf-8").splitlines()
+    first = lines.index(' "answers": [') + 1
+    kept = [*lines[: first + answers - 1], lines[first + answers - 1].rstrip(",")]
+    Path(name).write_text("\n".join([*kept, " ]", "}", ""]), encoding="utf-8")
+
+
+def test_resuming_a_record_through_a_symlink_keeps_the_link(capsys: pytest.CaptureFixture[str]) -> None:
+    """`play --resume link.json` writes the record the link leads to; the link stays a link."""
+    _half(capsys, 50, "real.json")
+    Path("link.json").symlink_to("real.json")
+    code, _, err = _run(capsys, "play", "--resume", "link.json")
+    assert (code, err) == (0, "")
+    assert Path("link.json").is_symlink() and os.readlink("link.json") == "real.json"
+    assert Path("real.json").read_text(encoding="utf-8") == Path("whole.json").read_text(encoding="utf-8")
+    assert sorted(os.listdir(".")) == ["link.json", "long.rules", "real.json", "whole.json"]  # no lock left

@@ -267,11 +267,11 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
                 f"the record names rulebook file '{clip(ref.file)}', which is not a .rules file "
                 "(give the rulebook with --rulebook)"
             )
-        if (base / ref.file).is_file():
+        if _there(base / ref.file):  # a file, or a pipe or a folder, which loading names as such
             return _confined(base, ref.file, ref.hash)
     if ref.name in bundled_names():
         return load(ref.name)
-    if _is_rules_file(base / ref.name, ref.name) and (base / ref.name).is_file():
+    if _is_rules_file(base / ref.name, ref.name) and _there(base / ref.name):
         return _confined(base, ref.name, ref.hash)
     if ref.file is not None:
         raise RecordError(
@@ -321,6 +321,14 @@ def _confined(base: Path, named: str, digest: str | None) -> Rulebook:
         f"({', '.join(str(r) for r in roots)}) and is not the rulebook of the record's hash: "
         "give the rulebook with --rulebook"
     )
+
+
+def _there(path: Path) -> bool:
+    """Whether something is at the path: a file, or anything else (a pipe, a folder) that is not "not found"."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _is_rules_file(path: Path, named: str) -> bool:

@@ -965,3 +965,16 @@ def test_the_hash_of_a_rulebook_is_of_its_text_not_of_where_it_was_read(tmp_path
     assert rulecraft.load(tmp_path / "tutorial.rules").digest == digest
     (tmp_path / "tutorial.rules").write_text(text.replace("const HAND = 3", "const HAND = 4"), encoding="utf-8")
     assert rulecraft.load(tmp_path / "tutorial.rules").digest != digest
+
+
+@pytest.mark.parametrize("command", ["replay", "play --resume", "view"])
+def test_a_pipe_named_as_a_records_rulebook_is_named_as_a_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A FIFO where the record's rulebook file is: "not a regular file, a pipe", never "not found" (and never a hang)."""
+    os.mkfifo("pipe.rules")
+    Path("r.json").write_text(
+        '{"format": 1, "rulebook": {"name": "pipe.rules", "file": "pipe.rules"}, "players": 1, "answers": []}\n'
+    )
+    code, _, err = run(capsys, *command.split(), "r.json")
+    assert (code, err) == (1, "pipe.rules:1:1: error: a rulebook must be a regular file, and this is a pipe\n")

@@ -224,3 +224,22 @@ def test_resuming_a_record_through_a_symlink_keeps_the_link(capsys: pytest.Captu
     assert Path("link.json").is_symlink() and os.readlink("link.json") == "real.json"
     assert Path("real.json").read_text(encoding="utf-8") == Path("whole.json").read_text(encoding="utf-8")
     assert sorted(os.listdir(".")) == ["link.json", "long.rules", "real.json", "whole.json"]  # no lock left
+
+
+def test_resuming_with_ignore_hash_says_that_the_records_hash_is_rewritten(capsys: pytest.CaptureFixture[str]) -> None:
+    """`play --resume --ignore-hash` of a record of another text of its rulebook goes on, and says, in one
+    line, that the record's hash is now this text's (it used to be rewritten silently)."""
+    _half(capsys, 20)
+    text = Path("half.json").read_text(encoding="utf-8")
+    old = read_record("half.json").rulebook.hash
+    assert old is not None
+    Path("half.json").write_text(text.replace(old, "0123456789abcdef"), encoding="utf-8")
+    code, _, err = _run(capsys, "play", "--resume", "half.json", "--ignore-hash")
+    assert (code, err) == (
+        0,
+        "half.json: note: the rulebook's text has changed since the record was made (hash 0123456789abcdef); "
+        f"the game goes on with this text, and the record now has its hash, {old} (--ignore-hash)\n",
+    )
+    assert read_record("half.json").rulebook.hash == old
+    code, _, err = _run(capsys, "play", "--resume", "half.json", "--ignore-hash")  # the same text: nothing to say
+    assert (code, err) == (0, "")

@@ -37,7 +37,7 @@ from .runtime.machine import splitmix
 FORMAT = 1
 # JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`
 # answers), so this bounds reading a record to some 320 MB, measured; a game of 6000 answers is
-# 200 KB.
+# 200 KB. RecordWriter writes no record larger: what rulecraft writes, it reads.
 MAX_RECORD_BYTES = 8_000_000
 MAX_DIGITS = 40  # digits of a number in a record: a 128-bit seed has 39
 MAX_NESTING = 16  # of the free-form fields (options, result)
@@ -661,7 +661,8 @@ class RecordWriter:
             raise RecordError(
                 self._stopped(
                     f"the record would be {len(data)} bytes, more than a record may be ({MAX_RECORD_BYTES}, "
-                    "what rulecraft reads)"
+                    "what rulecraft reads)",
+                    full=True,
                 )
             )
         room = 0
@@ -693,12 +694,13 @@ class RecordWriter:
             data = data[: -len(_TAIL)] + b" " * room + _TAIL
         write_atomically(self.target, data, sync=sync)
 
-    def _stopped(self, why: str) -> str:
-        """One line: what happened, and what the file holds now."""
+    def _stopped(self, why: str, *, full: bool = False) -> str:
+        """One line: what happened, and what the file holds now (and how to go on, unless it is full)."""
         kept = len(self.lines)
         return (
             f"{clip(str(self.path))}: {why}; the game stops here, and the record keeps the {kept} "
-            f"answer{'' if kept == 1 else 's'} before (go on with: rulecraft play --resume {clip(str(self.path))})"
+            f"answer{'' if kept == 1 else 's'} before"
+            + ("" if full else f" (go on with: rulecraft play --resume {clip(str(self.path))})")
         )
 
     def _close_fd(self) -> None:

@@ -542,27 +542,17 @@ RESERVE = 4 * PAGE  # the least room a live record keeps for its next answers
 class RecordWriter:
     """Keeps a record file up to date during a live game: valid, with every answer, at every instant.
 
-    Rewriting the whole file after every answer costs time in proportion to the file, so a game
-    of n answers costs n². So the file of a live game keeps room for the answers to come: after
-    the last answer, before the closing `]}`, spaces (JSON's whitespace: the file is a valid
-    record as it is, to any reader). An answer is one `write` over those spaces, and costs what
-    it writes; nothing else in the file changes, and the file does not grow, so a full disk or a
-    quota cannot cut it. Each answer's write lies inside one 4 KiB page of the file (it starts
-    on the next page when it would not fit in this one, after more spaces): the kernel copies
-    such a write whole or not at all, even when the process is killed (a fatal signal is only
-    looked at between pages), so the file is the old record or the new.
+    The file of a live game keeps room for the answers to come: spaces (JSON's whitespace) before
+    the closing `]}`. An answer is one `write` into that room, inside one 4 KiB page of the file
+    (the kernel copies it whole or not at all, even when the process is killed), so it costs what
+    it writes, and the file neither grows nor is ever half written. When the room is used up the
+    file is replaced (renamed over, atomic) with as much room again: log n replacements for n
+    answers. The first and the last write replace it too, the last with no room.
 
-    When the room is used up the file is replaced (a temporary file renamed over it, atomic on
-    its own) with room for as many bytes again as it holds, so a game of n answers is rewritten
-    some log n times. The first write and the last one (with the result, or when the game
-    stops) replace the file too, the last with no room left: the record as `record_text` writes it.
-
-    A record is never larger than MAX_RECORD_BYTES, what `read_record` reads: the room is cut to
-    fit, and an answer that would take the record past it is refused (a RecordError; the file
-    keeps every answer before). A write that fails (a full disk, a quota, a file-size limit, a
-    short write) is a RecordError too, and leaves the file the valid record of the answers before
-    it. After either, the writer writes nothing more. The file is synced to disk at the end; in
-    between the system's cache holds it, which a crash of the process cannot lose.
+    No record is written larger than MAX_RECORD_BYTES, what `read_record` reads. An answer that
+    would pass it, and a write that fails (a full disk, a quota, a file-size limit, a short write),
+    stop the writer with a RecordError of one line, the file left the record of the answers before.
+    See docs/RECORDS.md, *Writing, measured*.
     """
 
     def __init__(
@@ -587,7 +577,6 @@ class RecordWriter:
         self.written: tuple[int, bool] | None = None
         self.end = -1  # byte offset in the file where the next answer goes, when there is room
         self.room_end = -1  # where the room ends (the closing `]}` begins)
-        self.length = 0  # bytes of the record without its room
         self.fd: int | None = None
         self.rewrites = 0
         self.stopped = False  # a write failed or was refused: nothing more is written
@@ -628,7 +617,6 @@ class RecordWriter:
             self._write_in_room(chunk, place)
             self.lines.append(line)
             self.end = place + len(chunk)
-            self.length += len(chunk)
         return True
 
     def _write_in_room(self, chunk: bytes, place: int) -> None:
@@ -679,7 +667,6 @@ class RecordWriter:
             except WriteFailed as again:
                 raise RecordError(self._stopped(again.why)) from None
         self.rewrites += 1
-        self.length = len(data)
         self.end = self.room_end = -1
         if room:
             try:
@@ -716,6 +703,7 @@ class RecordWriter:
                     os.fsync(self.fd)
             self.update(game, sync=True)
         finally:
+            self.stopped = True  # closed: a second close writes nothing again
             self._close_fd()
             self._unlock()
 

@@ -13,6 +13,7 @@ from typing import Any
 from . import agents as agents_mod
 from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress, whole
 from .errors import GameError, RecordError, RulecraftError, render_diagnostic
+from .inputs import clip
 from .language.values import Player
 from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
 from .render import result_lines, trace_text, view_text
@@ -354,15 +355,26 @@ def _resume(args: argparse.Namespace, lock: int) -> tuple[Game, list[agents_mod.
     agents = agents_mod.make_agents(names, record.players, agent_seed)
 
     def catch_up(game: Game, decision: Decision, answer: Answer) -> None:
+        # The agent is shown the game itself, as in a live game (which it does not change); a clone
+        # of it at every step would cost the length of the game each time (a 120k-answer record: a minute).
         if decision.player is not None and not isinstance(agents[decision.player.index], agents_mod.HumanAgent):
-            probe = game.clone()
-            probe.auto_chance = game.seed is not None
-            agents[decision.player.index].choose(probe, decision)
+            replaying, game.auto_chance = game.auto_chance, game.seed is not None
+            try:
+                agents[decision.player.index].choose(game, decision)
+            finally:
+                game.auto_chance = replaying
 
     try:
         game = replay(record, rulebook, base=path.parent, on_step=catch_up, check_hash=not args.ignore_hash)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
+    if args.ignore_hash and record.rulebook.hash not in (None, rulebook.digest):
+        print(
+            f"{path}: note: the rulebook's text has changed since the record was made "
+            f"(hash {clip(str(record.rulebook.hash))}); "
+            f"the game goes on with this text, and the record now has its hash, {rulebook.digest} (--ignore-hash)",
+            file=sys.stderr,
+        )
     game.auto_chance = game.seed is not None
     pending = game.current_decision()
     if pending is not None and pending.player is None and game.seed is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -15,36 +16,68 @@ from .errors import RecordError
 from .inputs import clip
 
 
-def write_atomically(path: Path, text: str, sync: bool = False) -> None:
-    """Replace the file at once: a reader, or a crash at any instant, sees the old text or the new."""
+class WriteFailed(RecordError):
+    """A file that could not be written (the old one is left as it was); `why` says why, without the name."""
+
+    def __init__(self, path: Path, what: str, why: str):
+        super().__init__(f"{clip(str(path))}: cannot write {what}: {why}")
+        self.why = f"cannot write {what}: {why}"
+
+
+def write_atomically(path: Path, text: str | bytes, sync: bool = False, *, what: str = "the record") -> None:
+    """Replace the file at once: a reader, or a crash at any instant, sees the old text or the new.
+
+    The name itself is replaced: a symlink there is replaced by the file, never written through
+    (a caller that means the link's target names it: `real_path`). A write that fails (a full
+    disk, a quota, a file-size limit) leaves the old file as it was and is a RecordError of one
+    line naming the file and why (WriteFailed).
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise RecordError(f"{path}: cannot write the record: {exc.strerror or exc}") from None
+        raise WriteFailed(path, what, exc.strerror or str(exc)) from None
     try:
         os.fchmod(fd, _file_mode(path))
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
             if sync:
-                f.flush()
                 os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise WriteFailed(path, what, exc.strerror or str(exc)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def real_path(path: Path) -> Path:
+    """The file a name leads to (the target of a symlink, followed to the end): what a record
+    named through a link is written as, so that the link stays and leads to the new record."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return path
+
+
 def _file_mode(path: Path) -> int:
     """The mode a new file would get (mkstemp makes private files; a record is an ordinary one)."""
     try:
-        return path.stat().st_mode & 0o777
+        info = path.lstat()  # a symlink replaced is not its target: its target's mode is not the new file's
+        if stat.S_ISREG(info.st_mode):
+            return info.st_mode & 0o777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _lock_path(path: Path) -> Path:
+    """The lock beside the record's real file: two names of one record (a symlink) share it."""
+    path = real_path(path)
     return path.with_name(f".{path.name}.lock")
 
 

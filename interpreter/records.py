@@ -12,6 +12,7 @@ table is written down as the answers given and the cards revealed, with no seed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,7 +28,7 @@ from .check.program import MAX_PLAYERS
 from .errors import GameError, RecordError, RulecraftError
 from .inputs import InputProblem, clip, decode, position, read_regular, within
 from .language.values import CardRef
-from .outputs import lock_record, unlock_record, write_atomically
+from .outputs import WriteFailed, lock_record, real_path, unlock_record, write_atomically
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
 from .runtime.game import Decision, Game
@@ -36,7 +37,7 @@ from .runtime.machine import splitmix
 FORMAT = 1
 # JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`
 # answers), so this bounds reading a record to some 320 MB, measured; a game of 6000 answers is
-# 200 KB.
+# 200 KB. RecordWriter writes no record larger: what rulecraft writes, it reads.
 MAX_RECORD_BYTES = 8_000_000
 MAX_DIGITS = 40  # digits of a number in a record: a 128-bit seed has 39
 MAX_NESTING = 16  # of the free-form fields (options, result)
@@ -266,11 +267,11 @@ def rulebook_of(record: GameRecord, base: Path | None = None) -> Rulebook:
                 f"the record names rulebook file '{clip(ref.file)}', which is not a .rules file "
                 "(give the rulebook with --rulebook)"
             )
-        if (base / ref.file).is_file():
+        if _there(base / ref.file):  # a file, or a pipe or a folder, which loading names as such
             return _confined(base, ref.file, ref.hash)
     if ref.name in bundled_names():
         return load(ref.name)
-    if _is_rules_file(base / ref.name, ref.name) and (base / ref.name).is_file():
+    if _is_rules_file(base / ref.name, ref.name) and _there(base / ref.name):
         return _confined(base, ref.name, ref.hash)
     if ref.file is not None:
         raise RecordError(
@@ -320,6 +321,14 @@ def _confined(base: Path, named: str, digest: str | None) -> Rulebook:
         f"({', '.join(str(r) for r in roots)}) and is not the rulebook of the record's hash: "
         "give the rulebook with --rulebook"
     )
+
+
+def _there(path: Path) -> bool:
+    """Whether something is at the path: a file, or anything else (a pipe, a folder) that is not "not found"."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _is_rules_file(path: Path, named: str) -> bool:
@@ -527,22 +536,23 @@ def write_record(record: GameRecord | Game, path: str | Path) -> None:
 
 PAGE = 4096
 _TAIL = b"\n ]\n}\n"  # what follows the last answer while the game is not over
+RESERVE = 4 * PAGE  # the least room a live record keeps for its next answers
 
 
 class RecordWriter:
     """Keeps a record file up to date during a live game: valid, with every answer, at every instant.
 
-    Rewriting the whole file after every answer costs time in proportion to the file, so a game
-    of n answers costs n² (measured: 6000 answers, 0.75 ms an answer, four times the game itself).
-    So the writer appends when it can, and rewrites only when it must:
-    - an append is one `write` at the place of the closing `]}`: the new answers, then the closing
-      again. The file grows and nothing else changes. When that write lies inside one 4 KiB page
-      of the file, the kernel copies it whole or not at all, even when the process is killed
-      (a fatal signal is only looked at between pages), so the file is the old record or the new;
-    - a write that would cross a page boundary, the first one, and the last one (with the
-      result) replace the file instead: a temporary file renamed over it, atomic on its own.
-    The file is synced to disk at the end; in between the system's cache holds it, which a crash
-    of the process cannot lose.
+    The file of a live game keeps room for the answers to come: spaces (JSON's whitespace) before
+    the closing `]}`. An answer is one `write` into that room, inside one 4 KiB page of the file
+    (the kernel copies it whole or not at all, even when the process is killed), so it costs what
+    it writes, and the file neither grows nor is ever half written. When the room is used up the
+    file is replaced (renamed over, atomic) with as much room again: log n replacements for n
+    answers. The first and the last write replace it too, the last with no room.
+
+    No record is written larger than MAX_RECORD_BYTES, what `read_record` reads. An answer that
+    would pass it, and a write that fails (a full disk, a quota, a file-size limit, a short write),
+    stop the writer with a RecordError of one line, the file left the record of the answers before.
+    See docs/RECORDS.md, *Writing, measured*.
     """
 
     def __init__(
@@ -556,6 +566,7 @@ class RecordWriter:
         lock: int | None = None,
     ):
         self.path = Path(path)
+        self.target = real_path(self.path)  # a record named through a symlink: the link stays
         # One game writes a record at a time (`lock`: the lock of this path, taken already).
         self.lock: int | None = lock if lock is not None else lock_record(self.path)
         self.template = record_of(game, rulebook_file=rulebook_file, options=options)
@@ -564,9 +575,11 @@ class RecordWriter:
             self.template.note = resumed.note
             self.lines = [_answer_line(a) for a in resumed.answers]
         self.written: tuple[int, bool] | None = None
-        self.tail_at = -1  # byte offset of the closing `]}` in the file, when an append may go there
+        self.end = -1  # byte offset in the file where the next answer goes, when there is room
+        self.room_end = -1  # where the room ends (the closing `]}` begins)
         self.fd: int | None = None
         self.rewrites = 0
+        self.stopped = False  # a write failed or was refused: nothing more is written
         try:
             self.update(game)
         except BaseException:
@@ -575,32 +588,107 @@ class RecordWriter:
 
     def update(self, game: Game, sync: bool = False) -> None:
         """Write the record if the game has moved since the last write."""
-        if self.written == (len(game.answers), game.over) and not sync:
+        if self.stopped or (self.written == (len(game.answers), game.over) and not sync):
             return
         new = [_answer_line(Answer(by, label)) for by, label in game.answers[len(self.lines) :]]
-        self.lines.extend(new)
-        if not (sync or game.over) and new and self.tail_at > 0 and self.fd is not None:
-            chunk = ("".join(f",\n  {line}" for line in new)).encode() + _TAIL
-            if self.tail_at // PAGE == (self.tail_at + len(chunk) - 1) // PAGE:
-                os.pwrite(self.fd, chunk, self.tail_at)
-                self.tail_at += len(chunk) - len(_TAIL)
-                self.written = (len(game.answers), game.over)
-                return
-        self._rewrite(game, sync)
-
-    def _rewrite(self, game: Game, sync: bool) -> None:
-        self._close_fd()
-        record = attrs.evolve(self.template, answers=[], result=game.result() if game.over else None)
-        text = record_text(record, self.lines)
-        write_atomically(self.path, text, sync=sync)
-        self.rewrites += 1
+        try:
+            if sync or game.over or not new or self.fd is None or not self._append(new):
+                self._rewrite(game, [*self.lines, *new], sync)
+                self.lines.extend(new)
+        except RecordError:
+            self.stopped = True
+            raise
         self.written = (len(game.answers), game.over)
-        data = text.encode()
-        if self.lines and not game.over and data.endswith(_TAIL):
-            self.tail_at = len(data) - len(_TAIL)
-            self.fd = os.open(self.path, os.O_WRONLY)
-        else:
-            self.tail_at = -1
+
+    def _append(self, new: list[str]) -> bool:
+        """Write the answers into the room, each inside one page; False (and nothing written) when they do not fit."""
+        chunks = [f",\n  {line}".encode() for line in new]
+        places, at = [], self.end
+        for chunk in chunks:
+            if len(chunk) > PAGE:
+                return False
+            if at // PAGE != (at + len(chunk) - 1) // PAGE:
+                at = (at // PAGE + 1) * PAGE  # the spaces left in this page stay spaces
+            places.append(at)
+            at += len(chunk)
+        if at > self.room_end:
+            return False
+        for line, chunk, place in zip(new, chunks, places, strict=True):
+            self._write_in_room(chunk, place)
+            self.lines.append(line)
+            self.end = place + len(chunk)
+        return True
+
+    def _write_in_room(self, chunk: bytes, place: int) -> None:
+        """One answer's write; if it fails or is short, the spaces are put back (the record before it)."""
+        assert self.fd is not None
+        try:
+            done = os.pwrite(self.fd, chunk, place)
+            problem = None if done == len(chunk) else f"only {done} of {len(chunk)} bytes were written"
+        except OSError as exc:
+            done, problem = len(chunk), exc.strerror or str(exc)
+        if problem is None:
+            return
+        try:
+            if os.pwrite(self.fd, b" " * done, place) != done:
+                raise OSError("a short write")
+        except OSError:  # the spaces cannot be put back: the record of the answers before, whole
+            self._close_fd()
+            with contextlib.suppress(RecordError):
+                write_atomically(self.target, self._text(self.lines))
+        raise RecordError(self._stopped(f"cannot write the record: {problem}"))
+
+    def _text(self, lines: list[str], result: dict[str, Any] | None = None) -> bytes:
+        record = attrs.evolve(self.template, answers=[], result=result)
+        return record_text(record, lines).encode()
+
+    def _rewrite(self, game: Game, lines: list[str], sync: bool) -> None:
+        self._close_fd()
+        data = self._text(lines, game.result() if game.over else None)
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(
+                self._stopped(
+                    f"the record would be {len(data)} bytes, more than a record may be ({MAX_RECORD_BYTES}, "
+                    "what rulecraft reads)",
+                    full=True,
+                )
+            )
+        room = 0
+        if lines and not (game.over or sync) and data.endswith(_TAIL):
+            room = min(max(RESERVE, len(data)), MAX_RECORD_BYTES - len(data))
+        try:
+            self._replace(data, room, sync)
+        except WriteFailed as exc:
+            if room == 0:
+                raise RecordError(self._stopped(exc.why)) from None
+            try:  # no room for the answers to come: at least the record of these
+                room = 0
+                self._replace(data, room, sync)
+            except WriteFailed as again:
+                raise RecordError(self._stopped(again.why)) from None
+        self.rewrites += 1
+        self.end = self.room_end = -1
+        if room:
+            try:
+                self.fd = os.open(self.target, os.O_WRONLY | os.O_NOFOLLOW)
+            except OSError:  # no room then: the next answer replaces the file
+                return
+            self.end = len(data) - len(_TAIL)
+            self.room_end = self.end + room
+
+    def _replace(self, data: bytes, room: int, sync: bool) -> None:
+        if room:
+            data = data[: -len(_TAIL)] + b" " * room + _TAIL
+        write_atomically(self.target, data, sync=sync)
+
+    def _stopped(self, why: str, *, full: bool = False) -> str:
+        """One line: what happened, and what the file holds now (and how to go on, unless it is full)."""
+        kept = len(self.lines)
+        return (
+            f"{clip(str(self.path))}: {why}; the game stops here, and the record keeps the {kept} "
+            f"answer{'' if kept == 1 else 's'} before"
+            + ("" if full else f" (go on with: rulecraft play --resume {clip(str(self.path))})")
+        )
 
     def _close_fd(self) -> None:
         if self.fd is not None:
@@ -610,8 +698,12 @@ class RecordWriter:
     def close(self, game: Game) -> None:
         """Write the last answers, durably, and let another game write the record."""
         try:
+            if self.stopped and self.fd is not None:  # the record as it was before the failure, durably
+                with contextlib.suppress(OSError):
+                    os.fsync(self.fd)
             self.update(game, sync=True)
         finally:
+            self.stopped = True  # closed: a second close writes nothing again
             self._close_fd()
             self._unlock()
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import re
+import stat
 from importlib import resources
 from pathlib import Path, PurePath
 from typing import Any
@@ -26,8 +28,11 @@ from typing import Any
 import attrs
 
 from .check.program import Program, reads_of
+from .console import UsageError
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
+from .inputs import clip
 from .language.values import Player
+from .outputs import write_atomically
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
 from .rulebook import Rulebook, load
@@ -231,7 +236,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument("record", help="a record file (JSON)")
     p.add_argument("--as", dest="as_player", metavar="P", help="only what this player may see")
-    p.add_argument("-o", "--output", metavar="FILE", help="the HTML file to write (default: the record's name .html)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="the HTML file to write (default: the record's name .html); a file there that is not a page of "
+        "`rulecraft view` is left as it is, unless --force is given",
+    )
+    p.add_argument("--force", action="store_true", help="replace the file at -o even if it is not a page of view")
     p.add_argument("--rulebook", metavar="FILE", help="the rulebook to use instead of the one the record names")
     p.add_argument("--ignore-hash", action="store_true", help="replay even if the rulebook's text has changed")
     p.set_defaults(func=_command)
@@ -252,9 +264,44 @@ def _command(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else path.with_suffix(".html")
     if out.resolve() == path.resolve():  # never write the page over the record
         out = path.with_name(path.name + ".html")
-    try:
-        out.write_text(page(data), encoding="utf-8")
-    except OSError as exc:
-        raise RulecraftError(f"{out}: cannot write the page: {exc.strerror or exc}") from None
+    _may_replace(out, args.force)
+    write_atomically(out, page(data), what="the page")
     print(f"{out}: {len(data['steps']) - 1} steps" + (f", as {viewer}" if viewer else ""))
     return 0
+
+
+def _may_replace(out: Path, force: bool) -> None:
+    """Refuse to replace a file that is not a page of `view` (a rulebook, notes), or a symlink, without
+    --force. The page replaces the name (a rename), so a link is replaced itself, never written through."""
+    try:
+        info = out.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise RulecraftError(f"{clip(str(out))}: cannot write the page: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise RulecraftError(f"{clip(str(out))}: is a folder, not a file: the page is not written")
+    if force:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        why = "is a symbolic link (the page is never written through one)"
+    elif not stat.S_ISREG(info.st_mode) or not _is_page(out):
+        why = "is there already and is not a page of rulecraft view"
+    else:
+        return
+    raise UsageError(f"-o {clip(str(out))}: the file {why}; it is left as it is (give --force to replace it)")
+
+
+def _is_page(path: Path) -> bool:
+    """Whether a file begins as every page `view` writes (its template's first lines)."""
+    start = resources.files("rulecraft").joinpath("viewer.html").read_bytes().split(_TITLE_MARK.encode(), 1)[0]
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.read(fd, len(start)) == start
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -531,3 +531,41 @@ def test_which_scores_a_player_sees_follows_what_score_reads(score: str, shown: 
         SCORED + f"fn total(p: Player) = len(stash[p])\nfn score(p: Player) = {score}\n", "s.rules"
     )
     assert _score_visibility(rulebook.program) == shown
+
+
+def test_view_replaces_only_a_page_of_view_without_force(
+    records: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`view -o FILE` leaves a file that is not a page of view (a rulebook, notes) as it is, exit 2 with one
+    line; --force replaces it. A page of view is replaced (view again), atomically: no file is left beside it."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    record = str(records["tutorial_table"])
+    assert main(["view", record, "-o", str(notes)]) == 2
+    assert capsys.readouterr().err == (
+        f"rulecraft view: error: -o {notes}: the file is there already and is not a page of rulecraft view; "
+        "it is left as it is (give --force to replace it)\n"
+    )
+    assert notes.read_text() == "my notes\n"
+    page = tmp_path / "p.html"
+    assert main(["view", record, "-o", str(page)]) == 0
+    assert main(["view", record, "-o", str(page), "--as", "P2"]) == 0  # a page of view: replaced
+    assert '"as":"P2"' in page.read_text()
+    assert main(["view", record, "-o", str(notes), "--force"]) == 0
+    assert notes.read_text().startswith("<!doctype html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "p.html"]
+
+
+def test_view_never_writes_through_a_symlink(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`<record>.html` (or -o) that is a symlink is refused without --force, and with it the link itself is
+    replaced: the file it leads to is never written."""
+    record = tmp_path / "r.json"
+    record.write_text(TABLE_RECORDS[-1].read_text())  # a bundled game's record: it names no file
+    victim = tmp_path / "victim.rules"
+    victim.write_text("game Mine players 1..1\n")
+    (tmp_path / "r.html").symlink_to(victim)
+    assert main(["view", str(record)]) == 2
+    assert "is a symbolic link (the page is never written through one)" in capsys.readouterr().err
+    assert main(["view", str(record), "--force"]) == 0
+    assert victim.read_text() == "game Mine players 1..1\n"
+    assert not (tmp_path / "r.html").is_symlink() and (tmp_path / "r.html").read_text().startswith("<!doctype")

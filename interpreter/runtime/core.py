@@ -155,8 +155,10 @@ class GameCore:
     def _shallow(self, value: Any, span: Span) -> None:
         """Refuse a value nested deeper than VALUE_DEPTH, or of more than VALUE_SIZE elements (a
         shared part counted each time it appears), before the state holds it (looked at level by
-        level, without recursion, and never past VALUE_SIZE elements)."""
-        level, depth, size = [value], 1, 0
+        level, without recursion, and never past VALUE_SIZE elements). The elements looked at are
+        charged as work (`charge`), level by level: a loop setting a variable to a large value
+        again and again runs out the budget of work, not the step budget minutes later."""
+        level, depth, size, charged = [value], 1, 0, 0
         while level:
             if depth > VALUE_DEPTH:
                 raise self.runaway(
@@ -176,7 +178,8 @@ class GameCore:
                 kinds = set(map(type, items))
                 if tuple in kinds or Record in kinds:
                     inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
-            level, depth = inner, depth + 1
+            self.charge(size - charged, span)
+            level, depth, charged = inner, depth + 1, size
 
     def _located(self, span: Span, message: str) -> RulebookError:
         """A located error that stops the game wherever it happens (never undone by an attempt)."""

@@ -1,19 +1,106 @@
-"""Bounds of the machine that a rulebook could slip past: a `set` whose check of its value did work
-the budget did not count, a view of many large labels. Each ends in its located message, never a
-traceback; none is timed."""
+"""Bounds of the machine that a rulebook could slip past: a local nested deeper than the state may
+hold, a `set` whose check of its value did work the budget did not count, a view of many large
+labels. Each ends in its located message, never a traceback; none is timed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import attrs
 import pytest
 import rulecraft
-from rulecraft.errors import RulebookError
+from rulecraft import cli
+from rulecraft.errors import RecordError, RulebookError
+from rulecraft.records import Answer, record_of, replay
 from rulecraft.runtime import views
 from rulecraft.runtime.machine import WORK_BUDGET
 
+DEEP = "a value nested more than 100 deep is more than a game may hold: a runaway computation?"
 WORK = (
     f"more than {WORK_BUDGET} units of work without a decision (elements built or read, comparisons, characters, "
     "calls, bindings): a runaway computation?"
 )
+
+# ---------------------------------------------------------------------------- locals nested too deep
+
+# The issue's case: a local nested 350 deep, offered by a choice after a first decision.
+NESTING = """game Deep players 1..1
+play {
+  choose by players[0] { option "a" { } option "b" { } }
+  let v = 0
+  repeat 350 { v = [v] }
+  let c = choose one from [v, [v]] by players[0]
+}
+"""
+
+
+def test_a_local_nested_too_deep_is_refused_where_it_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rulecraft play` stops at `v = [v]` with the state's depth message, not a RecursionError
+    from the choice that offers it (which recursed into it outside the game's handler)."""
+    (tmp_path / "deep.rules").write_text(NESTING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["play", "deep.rules", "--seed", "1", "--agents", "random"]) == 1
+    _, err = capsys.readouterr()
+    assert err == f"deep.rules:5:20: error: {DEEP}\n      repeat 350 {{ v = [v] }}\n                       ^^^\n"
+
+
+def test_apply_and_replay_stop_at_the_same_place() -> None:
+    """`game.apply` of the answer that leads there, and the replay of a record of it, stop alike."""
+    rb = rulecraft.load_text(NESTING, "deep.rules")
+    game = rb.new_game(seed=1)
+    record = attrs.evolve(record_of(game), answers=[Answer("P1", "a")])
+    with pytest.raises(RulebookError) as info:
+        game.apply("a")
+    assert info.value.messages == [f"deep.rules:5:20: error: {DEEP}"]
+    with pytest.raises(RecordError) as replayed:
+        replay(record, rb)
+    assert str(replayed.value).splitlines()[:2] == [
+        "step 1: after P1 answered 'a', the rules fail:",
+        f"deep.rules:5:20: error: {DEEP}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("declarations", "body", "message"),
+    [
+        (  # a procedure's parameter, nested a little more at each call
+            "proc p(n: int, x: any) { if n == 0 { let c = choose one from [x, 1] by players[0] } else { p(n - 1, [[x]]) } }",
+            "p(60, 0)",
+            "deep.rules:2:101",
+        ),
+        (  # a function's value, nested ten levels at each call, offered by a choice at once
+            "fn wrap(n: int, x: any) = if n == 0 then x else wrap(n - 1, [[[[[[[[[[x]]]]]]]]]])",
+            "let c = choose one from [wrap(60, 0), 1] by players[0]",
+            "deep.rules:4:27",
+        ),
+        (  # a record holding itself
+            "",
+            "let r = {a: 0}\n  repeat 200 { r = {a: r} }",
+            "deep.rules:5:20",
+        ),
+    ],
+    ids=["procedure-parameter", "choice-of-a-function-s-value", "record"],
+)
+def test_every_way_into_a_local_or_a_choice_is_bounded(declarations: str, body: str, message: str) -> None:
+    rb = rulecraft.load_text(f"game Deep players 1..1\n{declarations}\nplay {{\n  {body}\n}}\n", "deep.rules")
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(seed=1)
+    assert info.value.messages == [f"{message}: error: {DEEP}"]
+
+
+def test_a_local_at_the_limit_is_offered_and_viewed() -> None:
+    """A local 99 deep, in a list of the options, is offered: the limit refuses only what is deeper."""
+    rb = rulecraft.load_text(
+        "game Deep players 1..1\nvar s: any = 0 public\n"
+        "play {\n  let v = 0\n  repeat 99 { v = [v] }\n  let c = choose one from [v, 1] by players[0]\n  set s = c\n}\n",
+        "deep.rules",
+    )
+    game = rb.new_game(seed=1)
+    game.apply("[" * 99 + "0" + "]" * 99)
+    assert game.view("P1")["vars"]["s"] == "[" * 99 + "0" + "]" * 99
+
 
 # ---------------------------------------------------------------------------- work a `set` does
 

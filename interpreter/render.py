@@ -34,7 +34,8 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
     """
     events = [e for e in (events if events is not None else game.events) if game.shown_to(e, viewer)]
     out: list[str] = []
-    pending_create: tuple[Span, int, str] | None = None
+    pending_create: tuple[Span, int, str] | None = None  # folded creates: place, events, text
+    cards_created = 0  # the cards those events made (an event says `N x card in zone`)
     texts = [game.visible_to(event, viewer) for event in events]
     # The players whose answers a run of a secret block hides from the viewer, in order.
     deciders: dict[SecretRun, list[str]] = {}
@@ -46,10 +47,10 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
     last_secret: SecretRun | None = None
 
     def flush() -> None:
-        nonlocal pending_create
+        nonlocal pending_create, cards_created
         if pending_create is not None:
             span, n, text = pending_create
-            out.append(_line("create", text if n == 1 else f"{n} {text}", span))
+            out.append(_line("create", text if n == 1 else f"{cards_created} {text}", span))
             pending_create = None
 
     for event, text in zip(events, texts, strict=True):
@@ -65,15 +66,23 @@ def trace_lines(game: Game, events: Iterable[Event] | None = None, viewer: Playe
             if pending_create is not None and pending_create[0] == event.span and pending_create[2].endswith(zone):
                 span, n, _ = pending_create
                 pending_create = (span, n + 1, f"cards in {zone}")
+                cards_created += _created(text)
                 continue
             flush()
             pending_create = (event.span, 1, text)
+            cards_created = _created(text)
             continue
         flush()
         actor = f"{event.actor} " if event.actor else ""
         out.append(_line(event.verb, actor + text, event.span))
     flush()
     return out
+
+
+def _created(text: str) -> int:
+    """The number of cards a `create` event made: its text is `N x card in zone` (store.py)."""
+    count, _, _ = text.partition(" x ")
+    return int(count) if count.isdigit() else 1
 
 
 def _line(verb: str, text: str, span: Span) -> str:

@@ -288,8 +288,9 @@ def _holds(e: s.Expr, parts: Parts) -> str:
 
 
 def _keep(name: str, value: str, node: str) -> list[str]:
-    """`let name = value`: a zone's value is held as the language holds a zone in a local (`Game.held`)."""
-    return [f"v = {value}", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
+    """`let name = value`: a zone's value is held as the language holds a zone in a local, a list or a
+    record only once its depth is known to be within the state's (`Game.held`)."""
+    return [f"v = {value}", f"env[{name}] = v if v.__class__ not in _HELD else g.held(v, {node})"]
 
 
 def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:
@@ -299,14 +300,17 @@ def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> li
         f"env[{name}] = g.arith({sign}, env[{name}], v if v.__class__ is not _ZoneRef else g.held(v, {node}),"
         f" {node}, {node}, {st})"
     )
+    # (`xs += [xs]` nests as `xs = [xs]` does: a list made so is held as `let` holds it)
+    deep = f"if (w := env[{name}]).__class__ is _tuple or w.__class__ is _Record:", f"    g.nested(w, {node})"
     if op != "+=":
-        return [f"v = {value}", arith]
+        return [f"v = {value}", arith, *deep]
     return [  # a count, as `arith` adds
         f"v = {value}",
         f"if v.__class__ is int and (old := env[{name}]).__class__ is int:",
         f"    env[{name}] = g.number(old + v, {st})",
         "else:",
         f"    {arith}",
+        *("    " + line for line in deep),
     ]
 
 
@@ -385,10 +389,15 @@ def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[s
     made = ", ".join(f"{parts.const(p.name)}: {_read(a, parts)}" for p, a in zip(proc.params, args, strict=True))
     lines = [f"new = {{{made}}}"]
     for p, a in zip(proc.params, args, strict=True):
+        key = parts.const(p.name)
         if p.type.__class__ is s.ListType:  # a zone passed as a `list of T` is its cards at the call
-            key = parts.const(p.name)
             cards = f"g.as_list(new[{key}], {parts.const(a)})"
             lines += [f"if new[{key}].__class__ is _ZoneRef:", f"    new[{key}] = {cards}"]
+        # a parameter is a local: a list or record no deeper than the state's (`Game.nested`)
+        lines += [
+            f"if (w := new[{key}]).__class__ is _tuple or w.__class__ is _Record:",
+            f"    g.nested(w, {parts.const(a)})",
+        ]
     # run inline: its frames below the work that waits, or (as `CallFrame.finish`) the value returned
     gives = [f"    env[{to}] = r.value if r is not None else None"] if target is not None else []
     after = (

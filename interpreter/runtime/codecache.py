@@ -60,7 +60,7 @@ from ..check.program import reads_of
 from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
-from ..language.values import CardRef, Player, ZoneRef, seat_of_key, zone_key
+from ..language.values import CardRef, Player, Record, ZoneRef, seat_of_key, zone_key
 from ..syntax import ast as s
 from . import compiled
 from .machine import (
@@ -356,6 +356,8 @@ _BASE: dict[str, Any] = {
     "_SUSPENDED": SUSPENDED,
     "_ENDED": ENDED,
     "_tuple": tuple,
+    "_Record": Record,
+    "_HELD": frozenset({ZoneRef, tuple, Record}),  # what a local holds only through `Game.held`
     "_M": object(),  # (what no local name holds: `env.get`'s default)
 }
 # The compiled source of each shape of block: blocks of the same shape (their constants aside) share it.

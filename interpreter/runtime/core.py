@@ -16,7 +16,7 @@ these, besides the public API of `Game`, are that interface:
   sinks (`sinks.events` and the others: observe.py);
 - the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
   and its answer), `check_rules`, `rule_match`;
-- values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `arith`,
+- values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `nested`, `arith`,
   `number_of`, `cards_of`, `zone_value`, `as_list`, `label`;
 - changes: `move`, `set_var`, `create`, each told to the sinks; `emit` tells them of an event;
 - errors: `runaway` (a budget ran out).
@@ -172,14 +172,13 @@ class GameCore:
     def _shallow(self, value: Any, span: Span) -> None:
         """Refuse a value nested deeper than VALUE_DEPTH, or of more than VALUE_SIZE elements (a
         shared part counted each time it appears), before the state holds it (looked at level by
-        level, without recursion, and never past VALUE_SIZE elements)."""
-        level, depth, size = [value], 1, 0
+        level, without recursion, and never past VALUE_SIZE elements). The elements looked at are
+        charged as work (`charge`), level by level: a loop setting a variable to a large value
+        again and again runs out the budget of work, not the step budget minutes later."""
+        level, depth, size, charged = [value], 1, 0, 0
         while level:
             if depth > VALUE_DEPTH:
-                raise self.runaway(
-                    span,
-                    f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?",
-                )
+                raise self.runaway(span, DEEP_MESSAGE)
             inner: list[Any] = []
             for v in level:
                 items = [x for _, x in v.items()] if v.__class__ is Record else v
@@ -193,7 +192,36 @@ class GameCore:
                 kinds = set(map(type, items))
                 if tuple in kinds or Record in kinds:
                     inner.extend(x for x in items if x.__class__ is tuple or x.__class__ is Record)
-            level, depth = inner, depth + 1
+            self.charge(size - charged, span)
+            level, depth, charged = inner, depth + 1, size
+
+    def nested(self, value: Any, at: Any, depth: int = 1) -> Any:
+        """`value` (a list or a record), refused if nested deeper than VALUE_DEPTH (the state's limit,
+        `_shallow`) where a local name, a procedure's parameter, a `return` or a decision's options
+        take it: views, labels, records and agents go into values, so a value deeper than the state
+        may hold would otherwise reach them from a local (`v = [v]` in a loop). `depth` is the depth
+        `value` itself is at (0: a list whose elements are the values, as a decision's options). Each
+        list or record is looked at once a level, however often it appears, its elements charged as work."""
+        level = [value]
+        while True:
+            if depth > VALUE_DEPTH:
+                raise self.runaway(at if isinstance(at, Span) else span_of(at), DEEP_MESSAGE)
+            inner: dict[int, Any] = {}
+            work = 0
+            for v in level:
+                items = v if v.__class__ is tuple else [x for _, x in v.items()]
+                work += 1 + len(items)
+                kinds = set(map(type, items))
+                if tuple in kinds or Record in kinds:
+                    for x in items:
+                        if x.__class__ is tuple or x.__class__ is Record:
+                            inner[id(x)] = x
+            self.work_left -= work  # (as `charge` counts it: a local is made often)
+            if self.work_left < 0:
+                self.charge(0, at)
+            if not inner:
+                return value
+            level, depth = list(inner.values()), depth + 1
 
     def _located(self, span: Span, message: str) -> RulebookError:
         """A located error that stops the game wherever it happens (never undone by an attempt)."""
@@ -228,6 +256,7 @@ class GameCore:
         return RuntimeFailure(reason, diagnostic, self.program.sources)
 
 
+DEEP_MESSAGE = f"a value nested more than {VALUE_DEPTH} deep is more than a game may hold: a runaway computation?"
 PLAIN_KINDS = frozenset({"int", "bool", "str", "player", "enum"})
 
 

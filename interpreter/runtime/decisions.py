@@ -99,7 +99,7 @@ class Decisions(Store):
             # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
             if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
                 source = self.as_list(self._eval(choose.source, env), choose.source)
-                frame.pool = source
+                frame.pool = self.nested(source, choose.source, 0)  # (its values no deeper than the state's)
                 if choose.quantity in ("exactly", "upto"):
                     frame.count = self.number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":

@@ -441,8 +441,13 @@ class Evaluator(GameCore):
 
     def held(self, v: Any, e: s.Expr) -> Any:
         """The value a local name holds: a zone's cards as they are now (a list that later moves do not
-        change), else the value itself (docs/LANGUAGE.md, "A zone as a value")."""
-        return self.as_list(v, e) if v.__class__ is ZoneRef else v
+        change), else the value itself (docs/LANGUAGE.md, "A zone as a value"); a list or record
+        nested deeper than the state may hold is refused here, where it is made (`nested`)."""
+        if v.__class__ is ZoneRef:
+            return self.as_list(v, e)
+        if v.__class__ is tuple or v.__class__ is Record:
+            return self.nested(v, e)
+        return v
 
     def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
         """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its

@@ -51,6 +51,9 @@ WORK_PER_CALL = 20
 # view, a label or the JSON of the state walks).
 VALUE_SIZE = 1_000_000
 LABEL_BUDGET = 1_000_000  # characters of one label: a value written as text (traces, views, `say`)
+# Characters of the labels of one view (`Game.view`): many values each within LABEL_BUDGET would
+# otherwise make a view of hundreds of megabytes.
+VIEW_BUDGET = 10_000_000
 MEMO_BUDGET = 10_000  # values kept in a game's memo (functions' values, zones' labels) before it starts afresh
 
 

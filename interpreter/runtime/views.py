@@ -16,6 +16,7 @@ from .asks import Decision
 from .core import as_player
 from .machine import (
     SECRET_TEXT,
+    VIEW_BUDGET,
     Event,
 )
 from .statements import Statements
@@ -85,8 +86,10 @@ class Views(Statements):
             self.held_views = held
 
     def _view(self, who: Player | None) -> dict[str, Any]:
-        """What `who` may see now (None: everything)."""
+        """What `who` may see now (None: everything); refused, as a runaway, as soon as the labels
+        it shows pass VIEW_BUDGET characters (each label is bounded by LABEL_BUDGET on its own)."""
         owner = str(who) if who is not None else None
+        size = 0
         info = self._key_info
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
@@ -97,9 +100,12 @@ class Views(Statements):
             visibility = decl.visibility
             if who is None or visibility == "public":
                 labels = self.zone_labels(decl.name, key, ids)
+                size = self._viewed(size, sum(map(len, labels)))
                 zones[key] = list(reversed(labels)) if not decl.shuffled else sorted(labels)
             elif visibility == "owner" and owned_by == owner:
-                zones[key] = list(reversed(self.zone_labels(decl.name, key, ids)))
+                labels = self.zone_labels(decl.name, key, ids)
+                size = self._viewed(size, sum(map(len, labels)))
+                zones[key] = list(reversed(labels))
             elif visibility == "top":
                 zones[key] = {"top": self.label(CardRef(ids[-1])) if ids else None, "count": len(ids)}
             else:
@@ -112,7 +118,8 @@ class Views(Statements):
             var_decl, owned_by = info[key] if key in info else self._info_of(key)
             visibility = var_decl.visibility
             if who is None or visibility == "public" or (visibility == "owner" and owned_by == owner):
-                vars_[key] = self.label(state_vars[key])
+                text = vars_[key] = self.label(state_vars[key])
+                size = self._viewed(size, len(text))
             elif visibility == "count":
                 vars_[key] = "?"
         pending = None
@@ -127,6 +134,16 @@ class Views(Statements):
             "pending": pending,
             "over": self.state.over,
         }
+
+    def _viewed(self, size: int, more: int) -> int:
+        """The characters of a view so far, `more` added: past VIEW_BUDGET, the located runaway error."""
+        size += more
+        if size > VIEW_BUDGET:
+            raise self.runaway(
+                self._current_span(),
+                f"a view of more than {VIEW_BUDGET} characters is more than a game may show: a runaway computation?",
+            )
+        return size
 
     def _info_of(self, key: str) -> tuple[Any, str | None]:
         """The declaration of a zone or variable key, and the text of its first Player key (kept per rulebook).

@@ -303,8 +303,22 @@ def cmd_play(args: argparse.Namespace) -> int:
             )
         )
     else:
+        print(_summary(game, writer.path if writer is not None else None))
         print("\n".join(result_lines(game)))
     return 0
+
+
+def _summary(game: Any, record: Path | None) -> str:
+    """What a game was, in two lines before its result: who answered how often, and how to see it."""
+    by: dict[str, int] = {}
+    for who, _ in game.answers:
+        by[who] = by.get(who, 0) + 1
+    seats = ", ".join(f"{p} {by.get(str(p), 0)}" for p in game.players)
+    chance = f", {by['table']} draws of the table" if by.get("table") else ""
+    first = f"{sum(n for who, n in by.items() if who != 'table')} decisions ({seats}){chance}"
+    if record is None:
+        return f"{first}\nto step through a game in a browser: add --record game.json, then rulecraft view game.json"
+    return f"{first}\nrecorded in {record}: rulecraft view {record} steps through it in a browser"
 
 
 def _may_write_record(path: Path, rulebook: str, force: bool) -> None:
@@ -434,17 +448,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
         sys.stdout.write(trace_text(game, header, viewer=viewer))
     elif viewer is not None:
         print(view_text(game, viewer))
+    # Every answer was checked against the options the rules offered at its step (a divergence
+    # stops the replay above with the step that diverged): say so.
+    verified = f"replayed and verified {done} answers"
     if game.over:
         if not args.trace:
+            print(verified)
             print("\n".join(result_lines(game)))
         return 0
     pending = game.current_decision()
     if pending is None:
-        print(f"replayed {done} answers")
+        print(verified)
     elif viewer is None or pending.player == viewer:
-        print(f"replayed {done} answers; the game waits on {pending.by}: {printable(pending.prompt)}")
+        print(f"{verified}; the game waits on {pending.by}: {printable(pending.prompt)}")
     else:
-        print(f"replayed {done} answers; the game waits on {pending.by}")
+        print(f"{verified}; the game waits on {pending.by}")
     return 0
 
 

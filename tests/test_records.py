@@ -421,7 +421,11 @@ def test_removing_an_answer_from_the_middle_names_the_step(
 def test_until_stops_after_that_many_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--until STEP replays that many answers and says what the game waits on."""
     path = play_record(tmp_path, TUTORIAL, 7, "greedy")
-    assert run(capsys, "replay", path, "--until", 8) == (0, "replayed 8 answers; the game waits on P1: Your turn\n", "")
+    assert run(capsys, "replay", path, "--until", 8) == (
+        0,
+        "replayed and verified 8 answers; the game waits on P1: Your turn\n",
+        "",
+    )
     assert run(capsys, "replay", path, "--until", 8, "--as", "P2") == (
         0,
         (
@@ -430,10 +434,23 @@ def test_until_stops_after_that_many_answers(tmp_path: Path, capsys: pytest.Capt
             "  hand[P1]: 3 cards (hidden)\n"
             "  hand[P2]: 2 of cups, 4 of cups, 4 of coins\n"
             "  turns_left = 5\n"
-            "replayed 8 answers; the game waits on P1\n"
+            "replayed and verified 8 answers; the game waits on P1\n"
         ),
         "",
     )
+
+
+def test_replay_of_a_whole_game_says_it_verified_every_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A good record's replay says that it checked every answer, then the result."""
+    path = play_record(tmp_path, TUTORIAL, 7, "greedy")
+    answers = len(json.loads(Path(path).read_text())["answers"])
+    code, out, err = run(capsys, "replay", path)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == f"replayed and verified {answers} answers"
+    assert lines[-1].startswith(("winner: ", "winners: "))
 
 
 def _seen_by(game_name: str, record: GameRecord, viewer: str, at: set[int]) -> tuple[set[str], set[str], dict]:

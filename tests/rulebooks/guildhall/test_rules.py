@@ -345,7 +345,7 @@ def test_the_table_record_replays() -> None:
 def test_replaying_the_table_record_says_where_the_game_waits(capsys) -> None:  # type: ignore[no-untyped-def]
     """`rulecraft replay` of a record without a result replays it and names the pending decision."""
     assert main(["replay", str(ROOT / "examples" / "records" / "guildhall_table.json")]) == 0
-    assert capsys.readouterr().out == "replayed 51 answers; the game waits on P1: Your action\n"
+    assert capsys.readouterr().out == "replayed and verified 51 answers; the game waits on P1: Your action\n"
 
 
 # ---------------------------------------------------------------- the README's first command

@@ -7,6 +7,7 @@ import argparse
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -388,3 +389,20 @@ def test_every_bit_of_a_long_seed_counts() -> None:
     low = 12345
     deals = {json.dumps(rb.new_game(players=2, seed=s).view(None)["zones"]) for s in (low, low + 2**64, low + 2**100)}
     assert len(deals) == 3
+
+
+def test_play_shows_a_newcomer_what_the_game_was_and_how_to_see_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's first command says how many decisions each seat made and how to step through a
+    game in the viewer, before the scores; the last line is still the winner. With --record it
+    names the record to view."""
+    assert main(["play", "examples/tutorial.rules", "--seed", "1", "--agents", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"\d+ decisions \(P1 \d+, P2 \d+\)(, \d+ draws of the table)?", lines[0])
+    assert lines[1] == "to step through a game in a browser: add --record game.json, then rulecraft view game.json"
+    assert lines[-1].startswith(("winner: ", "winners: "))
+    record = tmp_path / "g.json"
+    assert main(["play", "examples/tutorial.rules", "--seed", "1", "--record", str(record)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"recorded in {record}: rulecraft view {record} steps through it in a browser"

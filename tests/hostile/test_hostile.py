@@ -497,7 +497,7 @@ def test_a_view_of_no_seat_is_an_api_error(who: object, message: str) -> None:
         ({"seed": "x"}, "seed is a whole number (or None: chance is answered from outside), not 'x'"),
         (
             {"players": 2, "colour": 1},
-            "new_game has no option 'colour': its options are trace, auto_chance, check_invariants",
+            "new_game has no option 'colour': its options are trace, auto_chance, check_invariants, ask_forced",
         ),
         ({"players": 2, "trace": "yes"}, "the option trace is True or False, not 'yes'"),
     ],

@@ -348,11 +348,16 @@ def _number(cell: str) -> int:
 
 
 def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
-    """The table of large soak runs in docs/RELIABILITY.md says what docs/soak-runs.jsonl adds up to.
+    """The table of large soak runs in examples/benchmarks/RELIABILITY-RUNS.md says what
+    examples/benchmarks/soak-runs.jsonl adds up to.
 
     The runs take hours, so CI cannot repeat them; it can hold the prose to the data the runs wrote.
     """
-    runs = [json.loads(line) for line in (ROOT / "docs" / "soak-runs.jsonl").read_text().splitlines() if line]
+    runs = [
+        json.loads(line)
+        for line in (ROOT / "examples" / "benchmarks" / "soak-runs.jsonl").read_text().splitlines()
+        if line
+    ]
     recorded = {}
     for line in soak.totals(runs):  # raises if two runs counted the same seeds
         name = line.split(" ", 1)[0]
@@ -365,8 +370,8 @@ def test_the_large_runs_in_reliability_md_are_the_recorded_ones() -> None:
         assert "," not in figures.group(1), f"{name}: the recorded runs leave a gap of seeds: {line}"
         first, last = figures.group(1).split("-")
         recorded[name] = (int(first), int(last), *map(int, figures.groups()[1:]))
-    text = (ROOT / "docs" / "RELIABILITY.md").read_text()
-    table = text.split("### Invariants at scale", 1)[1].split("\n\n")[2]
+    text = (ROOT / "examples" / "benchmarks" / "RELIABILITY-RUNS.md").read_text()
+    table = text.split("## Invariants at scale", 1)[1].split("\n\n")[2]
     documented = {}
     for row in table.splitlines()[2:]:
         game, seeds, games, decisions, hidden, violations, _time = (c.strip() for c in row.strip("|").split("|"))

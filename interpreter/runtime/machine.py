@@ -44,7 +44,7 @@ LABEL_CACHE_SIZE = 100_000  # card labels kept per rulebook before the cache sta
 # key), each character of a text built, and WORK_PER_CALL for each call of a function (`fn`) and
 # each binding a rule or invariant tries. A unit is about a tenth of a microsecond: the budget is
 # a second or so of work, far above what the bundled rulebooks do between two decisions
-# (docs/RELIABILITY.md has the figures), and it also bounds what one decision can build in memory.
+# (examples/benchmarks/RELIABILITY-RUNS.md has the figures), and it also bounds what one decision can build in memory.
 WORK_BUDGET = 5_000_000
 WORK_PER_CALL = 20
 # Elements of one value the state holds, counting a shared part each time it appears (what a

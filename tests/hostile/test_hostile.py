@@ -3,7 +3,7 @@
 Every case ends with a located error (exit 1) in bounded time and memory, never a traceback and
 never a kill. The cases that could exhaust memory, run for minutes or block run the command line
 in a subprocess under an address-space limit of 1 GB and a timeout (a safety net: no test asserts
-how long a case takes; docs/RELIABILITY.md gives the times measured); the others run in this
+how long a case takes; examples/benchmarks/RELIABILITY-RUNS.md gives the times measured); the others run in this
 process. The inputs are built by the table below (the large ones are too large to keep as files).
 """
 

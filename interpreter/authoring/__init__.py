@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
-from ..errors import RulecraftError
+from ..errors import RulecraftError, source_lines
 from ..tools.distributed import add_backend
 
 
@@ -133,7 +133,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         if args.check:
             print(f"{path}: not in canonical form (run: rulecraft fmt {path})")
         if args.diff:
-            old, new = text.splitlines(True), formatted.splitlines(True)
+            old, new = source_lines(text, keepends=True), source_lines(formatted, keepends=True)
             sys.stdout.writelines(difflib.unified_diff(old, new, str(path), f"{path} (formatted)"))
         elif not args.check:
             replace_text(path, formatted)

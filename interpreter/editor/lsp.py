@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 
 from ..check.program import Program
-from ..errors import Diagnostic, RulebookError, RulecraftError, Span
+from ..errors import Diagnostic, RulebookError, RulecraftError, Span, source_lines
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..rulebook import load_text, remember_parse
 from ..syntax import ast as s
@@ -83,7 +83,7 @@ def analyse(path: str, text: str, previous: Analysis | None = None) -> Analysis:
 
 
 def _line_length(text: str, line: int) -> int:
-    lines = text.splitlines()
+    lines = source_lines(text)
     return len(lines[line - 1]) if 0 < line <= len(lines) else 0
 
 
@@ -97,7 +97,8 @@ def span_range(span: Span, text: str | None = None) -> Any:
     else:
         width = 1
         if text is not None:
-            rest = text.splitlines()[line][column:] if line < len(text.splitlines()) else ""
+            lines = source_lines(text)
+            rest = lines[line][column:] if line < len(lines) else ""
             word = len(rest) - len(rest.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"))
             width = max(word, 1)
         end = lsp.Position(line, column + width)
@@ -201,7 +202,8 @@ def completions(analysis: Analysis, text: str, line: int, column: int) -> list[t
     After `.`: an enumeration's members or the cards' fields; else the names in scope and keywords.
     """
     index = analysis.index
-    before = text.splitlines()[line - 1][: column - 1] if 0 < line <= len(text.splitlines()) else ""
+    lines = source_lines(text)
+    before = lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
     stem = before.rstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
     indexes = [i for i in [index, *analysis.others.values()] if i is not None]
     if stem.endswith("."):
@@ -462,7 +464,7 @@ def server() -> Any:
             return None  # the diagnostics say why
         if formatted == text:
             return []
-        end = lsp.Position(len(text.splitlines()) + 1, 0)
+        end = lsp.Position(len(source_lines(text)) + 1, 0)
         return [lsp.TextEdit(range=lsp.Range(lsp.Position(0, 0), end), new_text=formatted)]
 
     return ls

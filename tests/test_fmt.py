@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from importlib import resources
@@ -312,3 +313,35 @@ def test_fmt_of_the_issue_keeps_each_comment_on_its_statement(
     out = capsys.readouterr().out
     assert 'the node `say "page\x0cbreak"` (line 4)' in out
     assert "the endgame statement `end game # c3` (line 6)" in out
+
+
+# ---------------------------------------------------------------- reading: the rules `check` reads by
+
+
+@pytest.mark.parametrize("flags", [[], ["--check"], ["--diff"]])
+def test_fmt_refuses_a_device_a_pipe_and_a_large_file_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    """`fmt` reads a rulebook as `check` does: a device or a named pipe is refused before it is opened
+    for reading (nothing hangs, nothing fills memory), a file over the size limit too; one line, exit 1."""
+    from rulecraft.rulebook import MAX_RULEBOOK_BYTES
+
+    fifo = tmp_path / "pipe.rules"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.rules"
+    big.write_text("game G players 1..2\n" + "#" * MAX_RULEBOOK_BYTES + "\nplay { }\n", encoding="utf-8")
+    bad = tmp_path / "bad.rules"
+    bad.write_bytes(b"game G players 1..2\n\xff\n")
+    expected = {
+        "/dev/zero": "/dev/zero:1:1: error: a rulebook must be a regular file, and this is a device",
+        str(fifo): f"{fifo}:1:1: error: a rulebook must be a regular file, and this is a pipe",
+        str(big): f"{big}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be",
+        str(bad): f"{bad}:2:1: error: a rulebook is UTF-8 text, and byte 0xff is not UTF-8 here",
+    }
+    for file, message in expected.items():
+        assert main(["fmt", *flags, file]) == 1
+        assert main(["check", file]) == 1
+        captured = capsys.readouterr()
+        assert captured.err == f"{message}\n{message}\n"
+        assert captured.out == ""
+    assert big.read_text(encoding="utf-8").endswith("play { }\n")  # nothing written

@@ -118,14 +118,12 @@ def rulebook_files(items: list[str]) -> list[Path]:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Format files in place; with --check or --diff (as black and ruff do) write nothing."""
+    from ..rulebook import read_rulebook_file
     from .fmt import format_text
 
     changed = []
     for path in rulebook_files(args.files):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulecraftError(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_rulebook_file(str(path))  # as `check` reads it: a regular file, bounded, UTF-8
         formatted = format_text(text, str(path))
         if formatted == text:
             continue

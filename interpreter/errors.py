@@ -75,6 +75,19 @@ MAX_MESSAGE = 1000  # characters of a message shown
 MAX_SHOWN = 160  # characters of a source line shown under a message
 
 
+def source_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of rulebook text as the parser counts them: split at "\n" only (not at the form
+    feeds, U+2028 and the other breaks `str.splitlines` also takes, which the grammar reads as
+    characters of a string, a comment or white space), a "\r" before the "\n" dropped unless
+    `keepends`. As with `str.splitlines`, a final newline starts no line."""
+    lines = text.split("\n")
+    if keepends:
+        return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    if not lines[-1]:
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def _source_line(source: str, number: int) -> str | None:
     """Line `number` (from 1) of a text, found without splitting the whole text."""
     start = 0
@@ -82,7 +95,7 @@ def _source_line(source: str, number: int) -> str | None:
         start = source.find("\n", start) + 1
         if start == 0:
             return None
-    if start >= len(source):  # after the last newline, as str.splitlines has it: no line
+    if start >= len(source):  # after the last newline, as source_lines has it: no line
         return None
     end = source.find("\n", start)
     line = source[start:] if end < 0 else source[start:end]

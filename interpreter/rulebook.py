@@ -143,6 +143,32 @@ def load_text(text: str, file: str = "<string>") -> Rulebook:
     return _load_files(file, bundled=False, text=text)
 
 
+def read_rulebook_file(file: str) -> str:
+    """The text of one rulebook file read as `check` reads it (`fmt` reads so too): a regular file
+    of at most MAX_RULEBOOK_BYTES bytes of UTF-8. Anything else is a RulecraftError of one line:
+    located (`file:line:col: error: ...`) when it is a RulebookError, as `check` reports it."""
+    try:
+        return _read_file(file)
+    except InputProblem as exc:
+        raise RulebookError([_input_problem(file, exc, None)]) from None
+
+
+def _read_file(file: str) -> str:
+    """A regular file only (a pipe or a device could block or never end, and is refused before it
+    is read), read with a bound; InputProblem if it is not a rulebook's text."""
+    return decode(read_regular(file, MAX_RULEBOOK_BYTES, "a rulebook"), file, "a rulebook")
+
+
+def _input_problem(file: str, exc: InputProblem, via: Span | None) -> Diagnostic:
+    """The diagnostic of a file that cannot be read as a rulebook (`via`: the include that names
+    it); a file too large is a RulecraftError at once."""
+    if exc.too_large:
+        raise RulecraftError(f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be") from None
+    # Line 1 at the least: every diagnostic names a place in a file.
+    message = exc.message if via is None else f"{clip(file)}: {exc.message}"
+    return Diagnostic(exc.span or via or Span(file, 1, 1), message)
+
+
 def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
     sources: dict[str, str] = {}
     files: list[tuple[str, s.Rulebook]] = []
@@ -156,16 +182,10 @@ def _load_files(first: str, bundled: bool, text: str | None = None) -> Rulebook:
                 body = text
             elif from_bundle:
                 body = _read_bundled(file)
-            else:  # a regular file only (a pipe or a device could block or never end), read with a bound
-                body = decode(read_regular(file, MAX_RULEBOOK_BYTES, "a rulebook"), file, "a rulebook")
+            else:
+                body = _read_file(file)
         except InputProblem as exc:
-            if exc.too_large:
-                raise RulecraftError(
-                    f"{file}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be"
-                ) from None
-            # Line 1 at the least: every diagnostic names a place in a file.
-            message = exc.message if via is None else f"{clip(file)}: {exc.message}"
-            errors.append(Diagnostic(exc.span or via or Span(file, 1, 1), message))
+            errors.append(_input_problem(file, exc, via))
             return
         except OSError as exc:
             errors.append(Diagnostic(via or Span(file, 1, 1), f"cannot read {clip(file)}: {exc.strerror or exc}"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from importlib import resources
@@ -236,3 +237,111 @@ def test_long_lines_break_canonically() -> None:
     assert format_text(LONG) == LONG_FORMATTED
     assert format_text(LONG_FORMATTED) == LONG_FORMATTED
     assert parse(LONG_FORMATTED) == parse(LONG)
+
+
+# ---------------------------------------------------------------- lines as the parser counts them
+
+# What `str.splitlines` breaks a line at besides "\n": the parser reads each as a character of a
+# string or a comment (a form feed as white space too; a lone "\r" in a comment or as white space).
+BREAKS = ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@st.composite
+def broken_lines(draw: st.DrawFn) -> tuple[str, list[tuple[str, str]]]:
+    """A rulebook whose strings and comments hold line breaks other than "\\n", and where a form feed
+    (a page break) may stand between declarations; and (marker of each comment, code of its line,
+    or for an own-line comment the code of the line after it)."""
+    breaks = st.sampled_from([*BREAKS, "\r"])  # in comments
+    out = ["game M players 1..1", f"var v: int = 0 public # d{draw(breaks)}z"]
+    pairs: list[tuple[str, str]] = [("# d", "var v: int = 0 public")]
+    if draw(st.booleans()):
+        out.append(draw(st.sampled_from(["\x0c", "\x0c ", "\r", ""])))
+    out.append(f"# section{draw(breaks)}z")
+    out.append("play {")
+    pairs.append(("# section", "play {"))
+    for i in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            out.append(f"  # o{i}{draw(breaks)}z")
+            pairs.append((f"# o{i}", f"s{i}" if i % 2 else f"set v = {i}"))
+        code = f'say "s{i}{draw(st.sampled_from(BREAKS))}t"' if i % 2 else f"set v = {i}"
+        out.append(f"  {code} # c{i}{draw(breaks)}z")
+        pairs.append((f"# c{i}", f"s{i}" if i % 2 else f"set v = {i}"))
+    out.append("  end game # last")
+    pairs.append(("# last", "end game"))
+    out.append("}")
+    return "\n".join(out) + "\n", pairs
+
+
+@settings(max_examples=40, deadline=None)
+@given(broken_lines())
+def test_every_comment_stays_by_its_line_whatever_breaks_strings_and_comments_hold(
+    case: tuple[str, list[tuple[str, str]]],
+) -> None:
+    """fmt splits the source into lines at "\\n" only, as the parser counts them: a form feed, a
+    U+2028 or another break of `str.splitlines` in a string or a comment (or a form feed between
+    declarations) neither loses a comment nor moves it to another line."""
+    text, pairs = case
+    once = format_text(text, "b.rules")
+    assert parse(once, "b.rules") == parse(text, "b.rules")
+    lines = once.split("\n")
+    for marker, code in pairs:
+        (at,) = [n for n, line in enumerate(lines) if re.search(re.escape(marker) + r"(?!\d)", line)]
+        own_line = lines[at].lstrip().startswith("#")  # then it stands before the code that followed it
+        assert code in (lines[at + 1] if own_line else lines[at].split("#", 1)[0]), (marker, once)
+    assert Counter(c.text for c in find_comments(once)) == Counter(c.text for c in find_comments(text))
+    assert format_text(once, "b.rules") == once
+
+
+def test_fmt_of_the_issue_keeps_each_comment_on_its_statement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example of the report: a form feed in a string no longer loses `# c1` nor moves `# c2`, `# c3`."""
+    text = 'game M players 1..1\nvar v: int = 0 public\nplay {\n  say "page\x0cbreak" # c1\n  set v = 1 # c2\n'
+    text += "  end game # c3\n}\n"
+    path, kept = tmp_path / "sf.rules", tmp_path / "kept.rules"
+    path.write_text(text, encoding="utf-8")
+    kept.write_text(text, encoding="utf-8")
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_text(encoding="utf-8").split("\n")[3:7] == [
+        '  say "page\\x0cbreak"  # c1',
+        "  set v = 1            # c2",
+        "  end game             # c3",
+        "}",
+    ]
+    # `compile --blocks` quotes the statements of lines 4 and 6 from those lines
+    assert main(["compile", str(kept), "--blocks"]) == 0
+    out = capsys.readouterr().out
+    assert 'the node `say "page\x0cbreak"` (line 4)' in out
+    assert "the endgame statement `end game # c3` (line 6)" in out
+
+
+# ---------------------------------------------------------------- reading: the rules `check` reads by
+
+
+@pytest.mark.parametrize("flags", [[], ["--check"], ["--diff"]])
+def test_fmt_refuses_a_device_a_pipe_and_a_large_file_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    """`fmt` reads a rulebook as `check` does: a device or a named pipe is refused before it is opened
+    for reading (nothing hangs, nothing fills memory), a file over the size limit too; one line, exit 1."""
+    from rulecraft.rulebook import MAX_RULEBOOK_BYTES
+
+    fifo = tmp_path / "pipe.rules"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.rules"
+    big.write_text("game G players 1..2\n" + "#" * MAX_RULEBOOK_BYTES + "\nplay { }\n", encoding="utf-8")
+    bad = tmp_path / "bad.rules"
+    bad.write_bytes(b"game G players 1..2\n\xff\n")
+    expected = {
+        "/dev/zero": "/dev/zero:1:1: error: a rulebook must be a regular file, and this is a device",
+        str(fifo): f"{fifo}:1:1: error: a rulebook must be a regular file, and this is a pipe",
+        str(big): f"{big}: more than {MAX_RULEBOOK_BYTES} bytes is more than a rulebook may be",
+        str(bad): f"{bad}:2:1: error: a rulebook is UTF-8 text, and byte 0xff is not UTF-8 here",
+    }
+    for file, message in expected.items():
+        assert main(["fmt", *flags, file]) == 1
+        assert main(["check", file]) == 1
+        captured = capsys.readouterr()
+        assert captured.err == f"{message}\n{message}\n"
+        assert captured.out == ""
+    assert big.read_text(encoding="utf-8").endswith("play { }\n")  # nothing written

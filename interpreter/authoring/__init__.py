@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..console import PLAYERS, SEED, WORKERS, add_quiet, whole
-from ..errors import RulecraftError
+from ..errors import RulecraftError, source_lines
 from ..terminal import printable
 from ..tools.distributed import add_backend
 
@@ -119,14 +119,12 @@ def rulebook_files(items: list[str]) -> list[Path]:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Format files in place; with --check or --diff (as black and ruff do) write nothing."""
+    from ..rulebook import read_rulebook_file
     from .fmt import format_text
 
     changed = []
     for path in rulebook_files(args.files):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulecraftError(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_rulebook_file(str(path))  # as `check` reads it: a regular file, bounded, UTF-8
         formatted = format_text(text, str(path))
         if formatted == text:
             continue
@@ -134,7 +132,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         if args.check:
             print(f"{path}: not in canonical form (run: rulecraft fmt {path})")
         if args.diff:
-            old, new = text.splitlines(True), formatted.splitlines(True)
+            old, new = source_lines(text, keepends=True), source_lines(formatted, keepends=True)
             sys.stdout.writelines(difflib.unified_diff(old, new, str(path), f"{path} (formatted)"))
         elif not args.check:
             replace_text(path, formatted)

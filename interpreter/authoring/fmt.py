@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from ..errors import source_lines
 from ..syntax import ast as s
 from ..syntax.parser import parse
 from .layout import (
@@ -79,7 +80,7 @@ class Formatter:
 
     def __init__(self, source: str, tree: s.Rulebook):
         self.tree = tree
-        self.lines = source.splitlines()
+        self.lines = source_lines(source)
         self.comments = _Comments(find_comments(source))
         self.breaking = False  # break the next whole expression that is a chain (the line is too long)
         self.no_inline = False  # the statement's line is too long: no block of it on one line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from ..errors import source_lines
 from ..syntax import ast as s
 from ..syntax.parser import comment_start
 
@@ -46,7 +47,7 @@ class Comment:
 def find_comments(text: str) -> list[Comment]:
     """Every `#` comment of the source with its 1-based line; `trailing` if code precedes it."""
     out = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(source_lines(text), 1):
         i = comment_start(line)
         if i >= 0:
             out.append(Comment(number, line[i:].rstrip(), bool(line[:i].strip())))

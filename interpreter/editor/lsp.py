@@ -31,7 +31,7 @@ from urllib.parse import unquote
 import attrs
 
 from ..check.program import Program
-from ..errors import Diagnostic, RulebookError, RulecraftError, Span
+from ..errors import Diagnostic, RulebookError, RulecraftError, Span, source_lines
 from ..inputs import InputProblem, decode, read_regular
 from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..rulebook import MAX_RULEBOOK_BYTES, load_text, remember_parse
@@ -602,7 +602,7 @@ def server() -> Any:
             return None  # the diagnostics say why
         if formatted == text:
             return []
-        end = lsp.Position(len(text.splitlines()) + 1, 0)
+        end = lsp.Position(len(source_lines(text)) + 1, 0)
         return [lsp.TextEdit(range=lsp.Range(lsp.Position(0, 0), end), new_text=formatted)]
 
     return ls

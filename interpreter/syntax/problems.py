@@ -7,7 +7,7 @@ import re
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import Diagnostic, RulebookError, Span
+from ..errors import Diagnostic, RulebookError, Span, source_lines
 from .grammar import grammar_parser
 
 _TOKEN_WORDS = {
@@ -160,14 +160,14 @@ def _summarise(expected: list[str]) -> list[str]:
 
 def _end_position(exc: UnexpectedToken) -> tuple[int, int]:
     text: str = getattr(exc, "_source_text", "") or ""
-    lines = text.splitlines() or [""]
+    lines = source_lines(text) or [""]
     return len(lines), len(lines[-1]) + 1
 
 
 def _line_before(exc: UnexpectedInput, line: int, column: int) -> str:
     """The text of the error's line before the error's column (what the writer just wrote)."""
     text: str = getattr(exc, "_source_text", "") or ""
-    lines = text.splitlines()
+    lines = source_lines(text)
     return lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
 
 

@@ -32,7 +32,7 @@ import attrs
 
 from ..check.program import Program
 from ..console import PLAYERS, SEED, UsageError, players_for, whole
-from ..errors import RulecraftError
+from ..errors import RulecraftError, source_lines
 from ..inputs import clip
 from ..runtime.game import Game
 from ..runtime.machine import BlockFrame, CallFrame, Frame
@@ -81,7 +81,7 @@ class Structure:
         self.empty: dict[int, list[Arm]] = {}  # id(stmt) -> its arms with an empty block
         self.falls: dict[Key, tuple[Arm, list[Arm]]] = {}  # an `if` with no else: its fall-through, its arms
         self.empty_procs: dict[str, Arm] = {}  # a procedure with an empty body, by name
-        self.lines = {file: text.splitlines() for file, text in program.sources.items()}
+        self.lines = {file: source_lines(text) for file, text in program.sources.items()}
         self.tags = {file: hashlib.sha256(text.encode()).hexdigest()[:16] for file, text in program.sources.items()}
         for block in program.setup:
             self._arm(block, Arm("setup", "setup", *_key(block)), None)
@@ -351,7 +351,7 @@ def html_report(rep: Report, heading: str, folder: Path) -> Path:
         page = f"file{i}.html"
         lines = rep.lines[file]
         body = []
-        for n, text in enumerate(source.splitlines(), 1):
+        for n, text in enumerate(source_lines(source), 1):
             ran = lines.get(n)
             cls = "" if ran is None else ("run" if ran else "miss")
             note = "; ".join(arms_at.get((file, n), []))

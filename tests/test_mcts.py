@@ -335,10 +335,14 @@ def test_a_bad_agent_option_is_a_usage_error(argv: list[str], message: str, caps
 
 
 def test_the_agents_benchmark_sums_the_recorded_guildhall_games(tmp_path: Path) -> None:
-    """`examples/benchmarks/agents.py --summary` reads the games kept in docs/agents-runs.jsonl and counts
+    """`examples/benchmarks/agents.py --summary` reads the games kept in examples/benchmarks/agents-runs.jsonl and counts
     the first agent's wins as the games say them (the figures docs/AGENTS.md quotes)."""
     root = Path(__file__).resolve().parent.parent
-    rows = [line for line in (root / "docs" / "agents-runs.jsonl").read_text().splitlines() if '"guildhall"' in line]
+    rows = [
+        line
+        for line in (root / "examples" / "benchmarks" / "agents-runs.jsonl").read_text().splitlines()
+        if '"guildhall"' in line
+    ]
     played = [json.loads(row) for row in rows]
     won = sum(1 for g in played if g["winners"] == [g["seats"].index("mcts")])
     games = tmp_path / "guildhall.jsonl"

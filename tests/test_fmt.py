@@ -345,3 +345,70 @@ def test_fmt_refuses_a_device_a_pipe_and_a_large_file_as_check_does(
         assert captured.err == f"{message}\n{message}\n"
         assert captured.out == ""
     assert big.read_text(encoding="utf-8").endswith("play { }\n")  # nothing written
+
+
+# ---------------------------------------------------------------- an author's breaks
+
+AUTHORS_BREAKS = """game G players 2..4
+card Ware { value: int, colour: int } label "{value}"
+zone hand[Player]: Ware owner
+zone deck: Ware hidden shuffled
+var gold[Player]: int = 0 public
+var silver[Player]: int = 0 public
+invariant enough(p in players): gold[p] + silver[p] + len(hand[p]) + gold[p] * 2 + silver[p] * 3
+  + len(deck) + len(hand[p]) * 2 >= 0  # broken by hand
+fn score(p: Player) = gold[p]
+setup { for p in players { create 3 Ware { value: 1, colour: 2 } in hand[p] } }
+play {
+  for p in players {
+    let c = choose one from hand[p] where it.value > 0 and it.colour != 3 and it.value < 10
+      by p prompt "Play which ware now, and why not the other one?"
+    move c to deck
+  }
+}
+"""
+
+
+def _long_lines(text: str) -> list[str]:
+    return [line for line in text.split("\n") if len(line) > 100]
+
+
+def test_fmt_keeps_an_authors_breaks_where_its_layout_would_not_fit() -> None:
+    """A statement or declaration its author broke over lines to fit, which the canonical layout
+    would join into a line over 100 columns (an invariant's sum, a choose with `where`, `by` and
+    `prompt`), keeps the author's lines; the result is stable and means the same."""
+    formatted = format_text(AUTHORS_BREAKS)
+    assert _long_lines(formatted) == []
+    assert "  + len(deck) + len(hand[p]) * 2 >= 0  # broken by hand\n" in formatted
+    assert '      by p prompt "Play which ware now, and why not the other one?"\n' in formatted
+    assert format_text(formatted) == formatted
+    assert parse(formatted) == parse(AUTHORS_BREAKS)
+
+
+BROKEN_BY_HAND = [
+    "fn big(p: Player) = gold[p] * 1000 + silver[p] * 100 + len(hand[p]) * 10 + len(deck)\n"
+    "  + gold[p] * silver[p] + len(hand[p]) * len(deck)",
+    "const LIMITS = [100000, 200000, 300000, 400000, 500000, 600000, 700000, 800000, 900000, 1000000,\n  1100000]",
+    "proc f(p: Player) {\n"
+    "  if gold[p] > 0 and silver[p] > 0 and len(hand[p]) > 2 and len(deck) == 0 and gold[p] < 100\n"
+    "      and silver[p] < 1000 {\n"
+    "    set gold[p] += 1\n"
+    "  }\n"
+    "}",
+    "proc f(p: Player) {\n"
+    "  set gold[p] = gold[p] * 1000 + silver[p] * 100 + len(hand[p]) * 10 + len(deck) + gold[p]\n"
+    "    * silver[p] + 1\n"
+    "}",
+]
+
+
+@pytest.mark.parametrize("decl", BROKEN_BY_HAND)
+def test_fmt_makes_no_line_over_the_limit_from_lines_that_fit(decl: str) -> None:
+    """A declaration written in lines that fit comes out in lines that fit (as laid out canonically,
+    or as its author broke it), stable and with the same meaning."""
+    text = AUTHORS_BREAKS.split("fn score")[0] + decl + "\nfn score(p: Player) = gold[p]\nplay { }\n"
+    assert _long_lines(text) == []
+    formatted = format_text(text)
+    assert _long_lines(formatted) == []
+    assert format_text(formatted) == formatted
+    assert parse(formatted) == parse(text)

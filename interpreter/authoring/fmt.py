@@ -113,7 +113,10 @@ class Formatter:
                 out.append("")
             trailing = self.comments.trailing_at(line)
             text = indent + self._render_within_width(node, indent, render)
-            if trailing is not None:
+            kept = self._authors_lines(node, indent, text)
+            if kept is not None:
+                text = kept  # its comments are in its lines
+            elif trailing is not None:
                 head, sep, tail = text.partition("\n")
                 text = f"{head}{ALIGN}{trailing.text}{sep}{tail}"
             out.extend(text.split("\n"))
@@ -122,6 +125,25 @@ class Formatter:
             lines, last = self._comment_lines(self.comments.before(end_line), indent, last, not out)
             out.extend(lines)
         return out
+
+    def _authors_lines(self, node: Any, indent: str, text: str) -> str | None:
+        """The author's own lines for a statement or declaration without a block that the canonical
+        layout cannot fit in WIDTH where its author broke it to fit: fmt never makes a line longer
+        than the input's. Re-indented to `indent`, its inner lines kept where they stood against its
+        first; None where the canonical text fits, or the author's lines do not either."""
+        first, last = node.span.line, node.span.end_line
+        if last <= first or all(len(row) <= WIDTH for row in text.split("\n")) or _has_block(node):
+            return None
+        rows = self.lines[first - 1 : last]
+        base = len(rows[0]) - len(rows[0].lstrip(" "))
+        kept = [indent + rows[0].strip()]
+        for row in rows[1:]:
+            lead = len(row) - len(row.lstrip(" "))
+            kept.append((indent + " " * max(lead - base, 0) + row.strip()) if row.strip() else "")
+        if any(len(row) > WIDTH for row in kept):
+            return None
+        self.comments.left = [c for c in self.comments.left if not first <= c.line <= last]
+        return "\n".join(kept)
 
     def _render_within_width(self, node: Any, indent: str, render: Any) -> str:
         """Render a node; if its first line is too long, render it again with its blocks one
@@ -582,6 +604,21 @@ def _inits_span(c: s.Create) -> Any:
     last = c.inits[-1].span.end_line if c.inits else c.span.line
     start = c.span.line if first == c.span.line else first - 1
     return Span(c.span.file, start, 0, last if last > start else start, 0)
+
+
+def _has_block(node: Any) -> bool:
+    """Whether a statement or declaration holds a block of statements (its lines are laid out
+    statement by statement, never kept as written)."""
+    stack = [getattr(node, a.name) for a in getattr(node, "__attrs_attrs__", ()) if a.name != "span"]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, s.Block):
+            return True
+        if isinstance(value, tuple | list):
+            stack.extend(value)
+        elif hasattr(value, "__attrs_attrs__") and not isinstance(value, s.Expr):
+            stack.extend(getattr(value, a.name) for a in value.__attrs_attrs__ if a.name != "span")
+    return False
 
 
 def format_text(text: str, file: str = "<string>") -> str:

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
+from ..check.program import Program
+from ..check.resolve import Resolution
 from ..syntax import ast as s
 from .calls import builtin_call
 from .source import attribute, literal_value, plain_field, typed_key
 
-if TYPE_CHECKING:
-    from .generate import Generator
+
+class Generator(Protocol):
+    """What a function's code needs of the module being generated (generate.py's `Generator` is
+    one): known by these members alone, so that the two modules import each other in one way."""
+
+    program: Program
+    resolution: Resolution
+    probe: bool
+    number: dict[int, int]
+    record_fields: frozenset[str]
+    fn_names: dict[str, str]
+
+    def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
+
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
 _NAME = re.compile(r"[a-z][0-9]+")  # a generated name

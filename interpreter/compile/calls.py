@@ -8,12 +8,24 @@ out in generated code; anything else, and any value of another kind, is the buil
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..syntax import ast as s
 
-if TYPE_CHECKING:
-    from .body import Body
+
+class Body(Protocol):
+    """What a built-in's code needs of the function being generated (body.py's `Body` is one): the
+    calls know it by these members alone, so that the two modules import each other in one way."""
+
+    indent: int
+
+    def tmp(self) -> str: ...
+    def value(self, e: Any) -> str: ...
+    def emit(self, text: str) -> None: ...
+    def charge(self, work: str, k: int) -> None: ...
+    def slow(self, k: int) -> str: ...
+    def builtin(self, t: str, name: str, args: list[str], k: int) -> None: ...
+    def ints(self, *values: str) -> str: ...
 
 
 def builtin_call(body: Body, e: s.Call, k: int) -> str:

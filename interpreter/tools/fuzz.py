@@ -20,7 +20,7 @@ themselves twice or deeply, rules of two bindings over long lists, values that d
 a child process under the hostile corpus's limits (CASE_MEMORY of address space, CASE_TIMEOUT
 seconds): it must end, loaded or with a located error, never killed, out of memory or a traceback.
 
-    python -m rulecraft.tools.fuzz --cases 10000          # the nightly-size run
+    rulecraft fuzz --cases 10000          # the nightly-size run
     rulecraft fuzz --cases 300                      # the same, through the command line
     rulecraft fuzz --budgets --cases 50             # cases aimed at the budgets, each in a child process
 """
@@ -555,14 +555,3 @@ def _command(args: argparse.Namespace) -> int:
         f"{summary.decisions} decisions played in {time.monotonic() - start:.0f}s"
     )
     return 1 if summary.crashes else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m rulecraft.tools.fuzz ...` is `rulecraft fuzz ...` (the same errors and exit codes)."""
-    from ..cli import main as cli_main
-
-    return cli_main(["fuzz", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

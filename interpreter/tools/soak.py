@@ -12,7 +12,7 @@ After every decision (each time a game waits, and when it ends) a soak run check
 A violation prints the rulebook, seed and step, and writes a record that replays the game up
 to it (`rulecraft replay FILE`).
 
-    rulecraft soak tutorial.rules --games 10000     # or: python -m rulecraft.tools.soak ...
+    rulecraft soak tutorial.rules --games 10000
 """
 
 from __future__ import annotations
@@ -37,9 +37,8 @@ from ..errors import GameError, RulebookError, RulecraftError
 from ..records import Answer, record_of, write_record
 from ..rulebook import Rulebook, bundled_names, load
 from ..runtime.game import Game
-from ..runtime.information import hidden_positions, permute_hidden
 from .distributed import add_backend, backend_for
-from .soak_checks import RoundTrip, conservation, hidden_leak, round_trip, shape_leak, views_round_trip
+from .soak_checks import RoundTrip, conservation, hidden_leak, round_trip, shape_leak
 
 # ---------------------------------------------------------------------------- many games
 
@@ -497,28 +496,3 @@ def _print_totals(path: Path) -> int:
     except (KeyError, TypeError) as exc:
         raise RulecraftError(f"{path}: not the figures of a soak run ({exc})") from None
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m rulecraft.tools.soak ...` is `rulecraft soak ...` (the same errors and exit codes)."""
-    from ..cli import main as cli_main
-
-    return cli_main(["soak", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-__all__ = [
-    "RoundTrip",
-    "conservation",
-    "hidden_leak",
-    "hidden_positions",
-    "permute_hidden",
-    "round_trip",
-    "shape_leak",
-    "soak",
-    "totals",
-    "views_round_trip",
-]

@@ -186,6 +186,51 @@ def test_stepping_shows_the_state_replay_reaches(
     tab.close()
 
 
+# At a step: every element of the areas whose content is taller or wider than its box (it would
+# scroll), every card not wholly inside the window's width, and each area's place and size.
+LAYOUT = """() => {
+  const inner = [...document.querySelectorAll("#areas, #areas *, #decision .options")]
+    .filter((e) => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1)
+    .map((e) => e.className + " " + (e.dataset.zone || ""));
+  const outside = [...document.querySelectorAll("#areas .card")]
+    .filter((c) => { const r = c.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; })
+    .map((c) => c.textContent);
+  const areas = [...document.querySelectorAll(".area")].map((a) => {
+    const r = a.getBoundingClientRect(), last = a.lastElementChild.getBoundingClientRect();
+    return { owner: a.dataset.owner, top: r.top, width: r.width, slack: r.bottom - last.bottom };
+  });
+  return { inner, outside, areas, cards: document.querySelectorAll("#areas .card").length };
+}"""
+
+
+def test_every_card_shows_without_scrolling_and_the_players_areas_stand_side_by_side(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """At 1400x1000, a three-player Guildhall game shows every card of every zone at step 0, midway and at
+    the end without a scroll box inside the page, each card within the window's width; P1, P2 and P3 have
+    areas of the same width side by side, each as tall as its own zones (no stretched empty area)."""
+    record = tmp_path / "guildhall3.json"
+    assert (
+        main(["play", "guildhall", "--players", "3", "--seed", "2", "--agents", "random", "--record", str(record)]) == 0
+    )
+    answers = len(read_record(record).answers)
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    tab.goto(write_page(record, tmp_path).as_uri())
+    for step in (0, answers // 2, answers):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        shown = tab.evaluate(LAYOUT)
+        assert shown["cards"] > 10
+        assert shown["inner"] == [], step
+        assert shown["outside"] == [], step
+        players = [a for a in shown["areas"] if a["owner"] in ("P1", "P2", "P3")]
+        assert [a["owner"] for a in players] == ["P1", "P2", "P3"]
+        assert len({round(a["top"]) for a in players}) == 1, step  # one row
+        assert len({round(a["width"]) for a in players}) == 1, step  # equal columns
+        assert all(a["slack"] < 12 for a in shown["areas"]), (step, shown["areas"])  # none stretched
+    tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

@@ -231,6 +231,28 @@ def test_every_card_shows_without_scrolling_and_the_players_areas_stand_side_by_
     tab.close()
 
 
+def test_the_score_chart_has_a_score_axis_and_a_step_axis_with_their_values(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """The chart's axes carry values: scores from 0 up to near the highest score, steps from 0 up to near the
+    last; a click at a step's tick shows that step."""
+    record = records["guildhall"]
+    data = build(read_record(record), base=record.parent)
+    last, high = len(data["steps"]) - 1, max(v for s in data["steps"] for v in s["scores"] if v is not None)
+    tab = open_page(browser, write_page(record, tmp_path))
+    labels = "(axis) => [...document.querySelectorAll(`#chart text.tick[data-axis=${axis}]`)].map((t) => t.textContent)"
+    scores = [int(v) for v in tab.evaluate(labels, "score")]
+    steps = [int(v) for v in tab.evaluate(labels, "step")]
+    assert scores[0] == 0 and scores == sorted(scores) and high / 2 < scores[-1] <= high
+    assert steps[0] == 0 and steps == sorted(steps) and last / 2 < steps[-1] <= last and len(steps) >= 3
+    tick = tab.locator("#chart text.tick[data-axis=step]").nth(1)
+    box = tick.bounding_box()
+    assert box is not None
+    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] - 20)
+    assert step_shown(tab) == steps[1]
+    tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

@@ -178,6 +178,12 @@ def _owners(program: Program, keys: list[str]) -> dict[str, str]:
     return out
 
 
+def _display_names(program: Program) -> dict[str, str]:
+    """The names the rules give zones and variables for people (`zone vp_cards[Player]: … "VP cards"`)."""
+    decls: list[s.ZoneDecl | s.VarDecl] = [*program.zones.values(), *program.vars.values()]
+    return {d.name: d.display for d in decls if d.display is not None}
+
+
 def build(
     record: GameRecord,
     *,
@@ -210,6 +216,7 @@ def build(
         "as": str(viewer) if viewer else None,
         "players": [str(p) for p in game.players],
         "owners": _owners(program, keys),
+        "names": _display_names(program),
         "steps": pages.steps,
         "end": end,
         "files": [{"name": PurePath(f).name, "text": program.sources[f]} for f in program.files],

@@ -253,6 +253,29 @@ def test_the_score_chart_has_a_score_axis_and_a_step_axis_with_their_values(
     tab.close()
 
 
+def test_zones_and_variables_show_their_display_names_with_the_rules_name_as_tooltip(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A zone or variable declared with a name for people shows by it (`VP cards` in P1's area), the key the
+    rules use as its tooltip; one without shows its own name (without the owner, in the owner's area)."""
+    from tests.test_display_names import NAMED
+
+    rules = tmp_path / "named.rules"
+    rules.write_text(NAMED, encoding="utf-8")
+    record = tmp_path / "named.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    names = """() => [...document.querySelectorAll(".zone .zname, tr[data-var] td:first-child")].map(
+      (n) => [n.closest(".area").dataset.owner, n.textContent, n.title])"""
+    assert sorted(tab.evaluate(names)) == [
+        ["", "the bag", "bag"],
+        ["", "turns", "turns"],
+        ["P1", "VP cards", "vp_cards[P1]"],
+        ["P1", "VP tokens", "tokens[P1]"],
+    ]
+    tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

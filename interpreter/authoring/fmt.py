@@ -489,12 +489,14 @@ class Formatter:
                     _braces_span(d, self.lines),
                 )
                 return f"card {name} {text}" + (f" label {quote(label)}" if label is not None else "")
-            case s.ZoneDecl(name, keys, card_type, visibility, shuffled):
+            case s.ZoneDecl(name, keys, card_type, visibility, shuffled, display):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
-                return f"zone {name}{key_text}: {card_type} {visibility}" + (" shuffled" if shuffled else "")
-            case s.VarDecl(name, keys, type_, init, visibility):
+                shown = f" {quote(display)}" if display is not None else ""
+                return f"zone {name}{key_text}: {card_type} {visibility}" + (" shuffled" if shuffled else "") + shown
+            case s.VarDecl(name, keys, type_, init, visibility, display):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
-                return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}"
+                shown = f" {quote(display)}" if display is not None else ""
+                return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}{shown}"
             case s.ConstDecl(name, value):
                 return self._value_below(f"const {name} =", value, indent)
             case s.FnDecl(name, params, body):

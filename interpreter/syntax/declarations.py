@@ -61,25 +61,27 @@ class CardDecl:
 
 @attrs.frozen
 class ZoneDecl:
-    """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`"""
+    """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`, `zone vp[Player]: Vp public "VP cards"`"""
 
     name: str
     keys: tuple[TypeExpr, ...]
     card_type: str
     visibility: str
     shuffled: bool
+    display: str | None = None  # the name shown to people (the viewer, explain, play), if the rules give one
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
 class VarDecl:
-    """`var tokens[Player]: int = 0 public`"""
+    """`var tokens[Player]: int = 0 public`, `var tokens[Player]: int = 0 public "VP tokens"`"""
 
     name: str
     keys: tuple[TypeExpr, ...]
     type: TypeExpr
     init: Expr
     visibility: str
+    display: str | None = None  # the name shown to people, as a zone's
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

@@ -276,6 +276,77 @@ def test_zones_and_variables_show_their_display_names_with_the_rules_name_as_too
     tab.close()
 
 
+MAPPED = """game M players 2..2
+enum Spot { a, b, c, d }
+card Chip { value: int } label "chip {value}"
+zone pile[Spot]: Chip public
+var at[Player]: Spot = a public
+const LINKS = [[a, b], [b, c], [c, d]]
+setup { create 2 Chip { value: 1 } in pile[b] }
+play {
+  let g = choose one from [b, c] by players[0] prompt "Go where?"
+  set at[players[0]] = g
+  end game winners []
+}
+layout Spot { a: 0 0, b: 2 0, c: 2 2, d: 0 2 } links LINKS
+"""
+
+MAP = """() => {
+  const centre = (e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const places = {};
+  for (const p of document.querySelectorAll(".map .place"))
+    places[p.dataset.place] = { at: centre(p), zones: [...p.querySelectorAll(".zone")].map((z) => z.dataset.zone),
+      markers: [...p.querySelectorAll(".marker")].map((m) => m.textContent) };
+  const links = [...document.querySelectorAll(".map svg.links line")].map((l) => {
+    const box = l.ownerSVGElement.getBoundingClientRect();
+    return [l.dataset.link, [box.left + Number(l.getAttribute("x1")), box.top + Number(l.getAttribute("y1"))],
+      [box.left + Number(l.getAttribute("x2")), box.top + Number(l.getAttribute("y2"))]];
+  });
+  return { places, links };
+}"""
+
+
+def test_a_laid_out_board_is_drawn_as_a_map(browser: Browser, tmp_path: Path) -> None:
+    """A `layout` places each value of an enumeration at its column and row: the page draws each place there,
+    with the zones keyed by it and a marker for each variable naming it, and the links as lines between them."""
+    rules = tmp_path / "mapped.rules"
+    rules.write_text(MAPPED, encoding="utf-8")
+    record = tmp_path / "mapped.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    tab.keyboard.press("End")
+    shown = tab.evaluate(MAP)
+    places = shown["places"]
+    assert sorted(places) == ["a", "b", "c", "d"]
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = (places[n]["at"] for n in "abcd")
+    assert (
+        ax < bx
+        and abs(ay - by) < 1
+        and abs(bx - cx) < 1
+        and cy > by
+        and dx < cx
+        and abs(dx - ax) < 1
+        and abs(dy - cy) < 1
+    )
+    assert places["b"]["zones"] == ["pile[b]"] and places["a"]["zones"] == []
+    went = state_at(record, 1)["vars"]["at[P1]"]
+    assert [n for n, p in places.items() if p["markers"] == ["P1"]] == [went]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, 1)["zones"]
+    assert sorted(name for name, _, _ in shown["links"]) == ["a-b", "b-c", "c-d"]
+    for name, start, end in shown["links"]:
+        for end_point, place in ((start, name[0]), (end, name[2])):
+            assert all(abs(u - v) < 1.5 for u, v in zip(end_point, places[place]["at"], strict=True)), name
+    tab.close()
+
+
+def test_valdoras_map_is_drawn_with_its_roads(records: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
+    """Valdora lays out its spaces: the page draws its 30 spaces and its 37 roads."""
+    tab = open_page(browser, write_page(records["valdora_table"], tmp_path))
+    shown = tab.evaluate(MAP)
+    assert len(shown["places"]) == 30 and len(shown["links"]) == 37
+    tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

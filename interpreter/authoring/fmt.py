@@ -519,6 +519,11 @@ class Formatter:
                 return f"setup {self.block(body, indent)}"
             case s.PlayDecl(body):
                 return f"play {self.block(body, indent)}"
+            case s.LayoutDecl(enum, places, links):
+                text = self._seq(
+                    places, lambda p, ind: f"{p.name}: {p.x} {p.y}", "{", "}", indent, _braces_span(d, self.lines)
+                )
+                return f"layout {enum} {text}" + (f" links {links}" if links is not None else "")
             case _:
                 assert_never(d)
 
@@ -562,12 +567,13 @@ def _member_spans(d: s.EnumDecl, lines: list[str]) -> list[_Member]:
     return members
 
 
-def _braces_span(d: s.EnumDecl | s.CardDecl, lines: list[str]) -> Any:
-    """The span from `{` to `}` of an enumeration or card: the declaration's, without the label."""
+def _braces_span(d: s.EnumDecl | s.CardDecl | s.LayoutDecl, lines: list[str]) -> Any:
+    """The span from `{` to `}` of an enumeration, card or layout: the declaration's, without the label
+    (or the links)."""
     from ..errors import Span
 
     end = d.span.end_line
-    if isinstance(d, s.CardDecl) and d.label is not None:
+    if (isinstance(d, s.CardDecl) and d.label is not None) or (isinstance(d, s.LayoutDecl) and d.links is not None):
         for candidate in range(end, d.span.line - 1, -1):
             text = lines[candidate - 1] if 0 < candidate <= len(lines) else ""
             if "}" in text.split("#", 1)[0]:

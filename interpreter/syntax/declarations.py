@@ -193,6 +193,27 @@ class PlayDecl:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
+@attrs.frozen
+class Place:
+    """`A: 2 8`: where a value of an enumeration stands on its board, column and row."""
+
+    name: str
+    x: int
+    y: int
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
+class LayoutDecl:
+    """`layout Space { A: 0 0, B: 4 0 } links ROADS`: the board of an enumeration's values, for people to see
+    (the viewer draws it as a map): where each value stands, and the constant that lists the links."""
+
+    enum: str
+    places: tuple[Place, ...]
+    links: str | None
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
 Decl = (
     GameDecl
     | IncludeDecl
@@ -208,6 +229,7 @@ Decl = (
     | InvariantDecl
     | SetupDecl
     | PlayDecl
+    | LayoutDecl
 )
 
 

@@ -315,6 +315,13 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def play_decl(self, meta: Any, body: s.Block) -> s.PlayDecl:
         return s.PlayDecl(body, span=self._span(meta))
 
+    def layout_decl(self, meta: Any, enum: Token, *rest: Any) -> s.LayoutDecl:
+        links = str(rest[-1]) if rest[-1] is not None else None
+        return s.LayoutDecl(str(enum), tuple(rest[:-1]), links, span=self._span(meta))
+
+    def place(self, meta: Any, name: Token, x: Token, y: Token) -> s.Place:
+        return s.Place(str(name), int(x), int(y), span=self._span(meta))
+
     # statements
     def block(self, meta: Any, *stmts: s.Stmt) -> s.Block:
         return s.Block(tuple(stmts), span=self._span(meta))

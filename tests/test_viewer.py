@@ -347,6 +347,51 @@ def test_valdoras_map_is_drawn_with_its_roads(records: dict[str, Path], browser:
     tab.close()
 
 
+DOC_IMAGES = ROOT / "docs" / "images"
+# The screenshots docs/VIEWER.md shows: each bundled game at its first step, midway and at its last, at
+# 1400x1000. Guildhall is a three-player game of greedy agents; the other two are their table records.
+DOC_SHOTS = {
+    "guildhall": ["play", "guildhall", "--players", "3", "--seed", "1", "--agents", "greedy"],
+    "renaissance-man": "renaissance_man_table",
+    "valdora": "valdora_table",
+}
+
+
+@pytest.mark.parametrize("game", DOC_SHOTS)
+def test_the_docs_screenshots_are_taken_of_each_game_at_three_steps(
+    game: str, records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """Writes docs/images/viewer-GAME-{first,middle,last}.png from the page in Chromium, each a small PNG."""
+    how = DOC_SHOTS[game]
+    if isinstance(how, list):
+        record = tmp_path / f"{game}.json"
+        assert main([*how, "--record", str(record)]) == 0
+    else:
+        record = records[how]
+    last = len(read_record(record).answers)
+    # The page at 1400x1000, drawn at 0.6 of its size: a PNG of text drawn full size is too large for the docs.
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=0.6)
+    tab.goto(write_page(record, tmp_path).as_uri())
+    for name, step in (("first", 0), ("middle", last // 2), ("last", last)):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        assert step_shown(tab) == step
+        path = DOC_IMAGES / f"viewer-{game}-{name}.png"
+        png = tab.screenshot(type="png")
+        assert png.startswith(b"\x89PNG") and len(png) < 200_000, (path, len(png))
+        if not path.exists() or path.read_bytes() != png:
+            path.write_bytes(png)
+    tab.close()
+    if game == "guildhall":  # and the middle step as P2 sees it
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=0.6)
+        tab.goto(write_page(record, tmp_path, "P2").as_uri() + f"#step={last // 2}")
+        path, png = DOC_IMAGES / "viewer-guildhall-as-p2.png", tab.screenshot(type="png")
+        assert len(png) < 200_000, (path, len(png))
+        if path.read_bytes() != png:
+            path.write_bytes(png)
+        tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

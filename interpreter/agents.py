@@ -107,7 +107,7 @@ class HumanAgent:
         self.record: str | None = None  # the record being kept, named when the person quits
 
     def choose(self, game: Game, decision: Decision) -> str:
-        from .render import trace_lines, view_text
+        from .render import display_key, trace_lines, view_text
 
         out = self.stdout
         me = decision.player
@@ -115,14 +115,18 @@ class HumanAgent:
             from .records import pending_draw
 
             draw = pending_draw(game)
-            what = f"a card drawn from {draw[0]} to {draw[1]}" if draw else decision.prompt
+            what = (
+                f"a card drawn from {display_key(game, draw[0])} to {display_key(game, draw[1])}"
+                if draw
+                else decision.prompt
+            )
             return self._ask(decision, f"table: {what}: what was revealed?", None)
         # What happened since this seat last answered, as it may see it (without the rule spans).
         news = [line.split("  @ ", 1)[0] for line in trace_lines(game, game.events[self.seen :], viewer=me)]
         self.seen = len(game.events)
         if news:
             out.write("\n" + "\n".join(news) + "\n")
-        view = "\n" + view_text(game, me, order=decision.labels) + "\n"
+        view = "\n" + view_text(game, me, order=decision.labels, display=True) + "\n"
         out.write(view)
         return self._ask(decision, f"{decision.by}: {decision.prompt}", view)
 

@@ -122,11 +122,22 @@ def result_lines(game: Game) -> list[str]:
     return lines
 
 
-def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> str:
+def display_key(game: Game, key: str) -> str:
+    """A zone's or a variable's key as people read it: `VP cards (P1)` for `vp_cards[P1]` where the rules
+    name the zone "VP cards"; the key itself where they give no such name."""
+    name, _, rest = key.partition("[")
+    decl = game.program.zones.get(name) or game.program.vars.get(name)
+    if decl is None or decl.display is None:
+        return key
+    return f"{decl.display} ({rest[:-1].replace(',', ', ')})" if rest else decl.display
+
+
+def view_text(game: Game, viewer: Player | None, order: Sequence[str] = (), display: bool = False) -> str:
     """A player's view as a few readable lines.
 
     With `order` (the labels of the options of a decision), the cards of a zone that are options
     are listed first, in the order of the options, so that a hand reads like the numbered choices.
+    With `display`, zones and variables go by the names the rules give them for people (`display_key`).
     """
     view = game.view(viewer)
     rank = {label: i for i, label in enumerate(order)}
@@ -142,7 +153,7 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> s
             shown = f"{value['count']} cards (hidden)"
         if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
             shown += f", shown to you: {', '.join(value['shown'])}"
-        lines.append(printable(f"  {key}: {shown}"))
+        lines.append(printable(f"  {display_key(game, key) if display else key}: {shown}"))
     for key, value in view["vars"].items():
-        lines.append(printable(f"  {key} = {value}"))
+        lines.append(printable(f"  {display_key(game, key) if display else key} = {value}"))
     return "\n".join(lines)

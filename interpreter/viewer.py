@@ -31,7 +31,7 @@ from .check.program import Program, reads_of
 from .console import UsageError
 from .errors import NO_SPAN, GameError, RecordError, RulecraftError
 from .inputs import clip
-from .language.values import Player
+from .language.values import EnumValue, Player
 from .outputs import write_atomically
 from .records import GameRecord, pending_draw, read_record, replay, rulebook_of
 from .render import result_lines, trace_lines
@@ -178,6 +178,40 @@ def _owners(program: Program, keys: list[str]) -> dict[str, str]:
     return out
 
 
+def _display_names(program: Program) -> dict[str, str]:
+    """The names the rules give zones and variables for people (`zone vp_cards[Player]: … "VP cards"`)."""
+    decls: list[s.ZoneDecl | s.VarDecl] = [*program.zones.values(), *program.vars.values()]
+    return {d.name: d.display for d in decls if d.display is not None}
+
+
+def _maps(game: Game) -> list[dict[str, Any]]:
+    """The boards the rules lay out (`layout Space { A: 0 0, … } links ROADS`), for the page to draw as maps:
+    each value's place, the links (the constant's pairs), the zones keyed by the enumeration (with the
+    index of that key) and the variables that hold one of its values (drawn as markers at the place)."""
+    program = game.program
+    out = []
+    for enum, layout in program.layouts.items():
+        links: list[list[str]] = []
+        if layout.links is not None:
+            try:
+                value = game.evaluate(program.consts[layout.links].value, {})
+            except RulecraftError:  # a constant that cannot be computed: the places alone
+                value = ()
+            for pair in value if isinstance(value, list | tuple) else ():
+                if isinstance(pair, list | tuple) and len(pair) == 2 and all(isinstance(v, EnumValue) for v in pair):
+                    links.append([pair[0].name, pair[1].name])
+        zones = {}
+        for zone in program.zones.values():
+            for i, key in enumerate(zone.keys):
+                if isinstance(key, s.NamedType) and key.name == enum:
+                    zones[zone.name] = i
+                    break
+        markers = [v.name for v in program.vars.values() if isinstance(v.type, s.NamedType) and v.type.name == enum]
+        places = [[p.name, p.x, p.y] for p in layout.places]
+        out.append({"enum": enum, "places": places, "links": links, "zones": zones, "markers": markers})
+    return out
+
+
 def build(
     record: GameRecord,
     *,
@@ -210,6 +244,8 @@ def build(
         "as": str(viewer) if viewer else None,
         "players": [str(p) for p in game.players],
         "owners": _owners(program, keys),
+        "names": _display_names(program),
+        "maps": _maps(game),
         "steps": pages.steps,
         "end": end,
         "files": [{"name": PurePath(f).name, "text": program.sources[f]} for f in program.files],

@@ -62,6 +62,20 @@ CHECK_ERRORS = [
     ("proc f() { let x = next(3) }", "t.rules:7:25: error: next takes a player or an enumeration value, not int"),
     ("proc f() { let x = top(players) }", "t.rules:7:24: error: top reads a zone, not list of Player"),
     ('proc f() { let x = [1, 2] where it > "a" }', "t.rules:7:38: error: a side of '>' must be int, not str"),
+    (
+        "layout Color { red: 0 0 }",
+        "t.rules:7:1: error: layout of 'Color', which is not an enumeration (did you mean 'Colour'?)",
+    ),
+    (
+        "layout Colour { red: 0 0, bleu: 1 0 }",
+        "t.rules:7:27: error: 'bleu' is not a value of enumeration Colour (did you mean 'blue'?)",
+    ),
+    ("layout Colour { red: 0 0, red: 1 0 }", "t.rules:7:27: error: layout of Colour places 'red' twice"),
+    ("layout Colour { red: 0 0 } links ROADS", "t.rules:7:1: error: links ROADS: no constant of that name"),
+    (
+        "layout Colour { red: 0 0 }\nlayout Colour { blue: 0 0 }",
+        "t.rules:8:1: error: a second layout of Colour (the first is at t.rules:7:1)",
+    ),
 ]
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rulecraft.authoring.fmt import find_comments, format_text
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
+from rulecraft.syntax import ast as s
 from rulecraft.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -412,3 +413,19 @@ def test_fmt_makes_no_line_over_the_limit_from_lines_that_fit(decl: str) -> None
     assert _long_lines(formatted) == []
     assert format_text(formatted) == formatted
     assert parse(formatted) == parse(text)
+
+
+def test_a_layout_keeps_its_rows_and_comments() -> None:
+    """A board's layout keeps the author's rows of places and the comments among them; spacing is normalised."""
+    text = (
+        "game G players 1..2\nenum Spot { a, b, c }\nconst LINKS = [[a, b]]\n"
+        "layout Spot {\n  a:0 0,b: 2  0,  # the top row\n  c: 1 1\n}   links LINKS\nplay { }\n"
+    )
+    formatted = (
+        "game G players 1..2\nenum Spot { a, b, c }\nconst LINKS = [[a, b]]\n"
+        "layout Spot {\n  a: 0 0, b: 2 0,  # the top row\n  c: 1 1\n} links LINKS\nplay { }\n"
+    )
+    assert format_text(text) == formatted
+    assert format_text(formatted) == formatted
+    layout = parse(formatted).decls[3]
+    assert layout == s.LayoutDecl("Spot", (s.Place("a", 0, 0), s.Place("b", 2, 0), s.Place("c", 1, 1)), "LINKS")

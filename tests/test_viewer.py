@@ -186,6 +186,212 @@ def test_stepping_shows_the_state_replay_reaches(
     tab.close()
 
 
+# At a step: every element of the areas whose content is taller or wider than its box (it would
+# scroll), every card not wholly inside the window's width, and each area's place and size.
+LAYOUT = """() => {
+  const inner = [...document.querySelectorAll("#areas, #areas *, #decision .options")]
+    .filter((e) => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1)
+    .map((e) => e.className + " " + (e.dataset.zone || ""));
+  const outside = [...document.querySelectorAll("#areas .card")]
+    .filter((c) => { const r = c.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; })
+    .map((c) => c.textContent);
+  const areas = [...document.querySelectorAll(".area")].map((a) => {
+    const r = a.getBoundingClientRect(), last = a.lastElementChild.getBoundingClientRect();
+    return { owner: a.dataset.owner, top: r.top, width: r.width, slack: r.bottom - last.bottom };
+  });
+  return { inner, outside, areas, cards: document.querySelectorAll("#areas .card").length };
+}"""
+
+
+def test_every_card_shows_without_scrolling_and_the_players_areas_stand_side_by_side(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """At 1400x1000, a three-player Guildhall game shows every card of every zone at step 0, midway and at
+    the end without a scroll box inside the page, each card within the window's width; P1, P2 and P3 have
+    areas of the same width side by side, each as tall as its own zones (no stretched empty area)."""
+    record = tmp_path / "guildhall3.json"
+    assert (
+        main(["play", "guildhall", "--players", "3", "--seed", "2", "--agents", "random", "--record", str(record)]) == 0
+    )
+    answers = len(read_record(record).answers)
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    tab.goto(write_page(record, tmp_path).as_uri())
+    for step in (0, answers // 2, answers):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        shown = tab.evaluate(LAYOUT)
+        assert shown["cards"] > 10
+        assert shown["inner"] == [], step
+        assert shown["outside"] == [], step
+        players = [a for a in shown["areas"] if a["owner"] in ("P1", "P2", "P3")]
+        assert [a["owner"] for a in players] == ["P1", "P2", "P3"]
+        assert len({round(a["top"]) for a in players}) == 1, step  # one row
+        assert len({round(a["width"]) for a in players}) == 1, step  # equal columns
+        assert all(a["slack"] < 12 for a in shown["areas"]), (step, shown["areas"])  # none stretched
+    tab.close()
+
+
+def test_the_score_chart_has_a_score_axis_and_a_step_axis_with_their_values(
+    records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """The chart's axes carry values: scores from 0 up to near the highest score, steps from 0 up to near the
+    last; a click at a step's tick shows that step."""
+    record = records["guildhall"]
+    data = build(read_record(record), base=record.parent)
+    last, high = len(data["steps"]) - 1, max(v for s in data["steps"] for v in s["scores"] if v is not None)
+    tab = open_page(browser, write_page(record, tmp_path))
+    labels = "(axis) => [...document.querySelectorAll(`#chart text.tick[data-axis=${axis}]`)].map((t) => t.textContent)"
+    scores = [int(v) for v in tab.evaluate(labels, "score")]
+    steps = [int(v) for v in tab.evaluate(labels, "step")]
+    assert scores[0] == 0 and scores == sorted(scores) and high / 2 < scores[-1] <= high
+    assert steps[0] == 0 and steps == sorted(steps) and last / 2 < steps[-1] <= last and len(steps) >= 3
+    tick = tab.locator("#chart text.tick[data-axis=step]").nth(1)
+    box = tick.bounding_box()
+    assert box is not None
+    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] - 20)
+    assert step_shown(tab) == steps[1]
+    tab.close()
+
+
+def test_zones_and_variables_show_their_display_names_with_the_rules_name_as_tooltip(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A zone or variable declared with a name for people shows by it (`VP cards` in P1's area), the key the
+    rules use as its tooltip; one without shows its own name (without the owner, in the owner's area)."""
+    from tests.test_display_names import NAMED
+
+    rules = tmp_path / "named.rules"
+    rules.write_text(NAMED, encoding="utf-8")
+    record = tmp_path / "named.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    names = """() => [...document.querySelectorAll(".zone .zname, tr[data-var] td:first-child")].map(
+      (n) => [n.closest(".area").dataset.owner, n.textContent, n.title])"""
+    assert sorted(tab.evaluate(names)) == [
+        ["", "the bag", "bag"],
+        ["", "turns", "turns"],
+        ["P1", "VP cards", "vp_cards[P1]"],
+        ["P1", "VP tokens", "tokens[P1]"],
+    ]
+    tab.close()
+
+
+MAPPED = """game M players 2..2
+enum Spot { a, b, c, d }
+card Chip { value: int } label "chip {value}"
+zone pile[Spot]: Chip public
+var at[Player]: Spot = a public
+const LINKS = [[a, b], [b, c], [c, d]]
+setup { create 2 Chip { value: 1 } in pile[b] }
+play {
+  let g = choose one from [b, c] by players[0] prompt "Go where?"
+  set at[players[0]] = g
+  end game winners []
+}
+layout Spot { a: 0 0, b: 2 0, c: 2 2, d: 0 2 } links LINKS
+"""
+
+MAP = """() => {
+  const centre = (e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const places = {};
+  for (const p of document.querySelectorAll(".map .place"))
+    places[p.dataset.place] = { at: centre(p), zones: [...p.querySelectorAll(".zone")].map((z) => z.dataset.zone),
+      markers: [...p.querySelectorAll(".marker")].map((m) => m.textContent) };
+  const links = [...document.querySelectorAll(".map svg.links line")].map((l) => {
+    const box = l.ownerSVGElement.getBoundingClientRect();
+    return [l.dataset.link, [box.left + Number(l.getAttribute("x1")), box.top + Number(l.getAttribute("y1"))],
+      [box.left + Number(l.getAttribute("x2")), box.top + Number(l.getAttribute("y2"))]];
+  });
+  return { places, links };
+}"""
+
+
+def test_a_laid_out_board_is_drawn_as_a_map(browser: Browser, tmp_path: Path) -> None:
+    """A `layout` places each value of an enumeration at its column and row: the page draws each place there,
+    with the zones keyed by it and a marker for each variable naming it, and the links as lines between them."""
+    rules = tmp_path / "mapped.rules"
+    rules.write_text(MAPPED, encoding="utf-8")
+    record = tmp_path / "mapped.json"
+    assert main(["play", str(rules), "--seed", "1", "--agents", "random", "--record", str(record)]) == 0
+    tab = open_page(browser, write_page(record, tmp_path))
+    tab.keyboard.press("End")
+    shown = tab.evaluate(MAP)
+    places = shown["places"]
+    assert sorted(places) == ["a", "b", "c", "d"]
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = (places[n]["at"] for n in "abcd")
+    assert (
+        ax < bx
+        and abs(ay - by) < 1
+        and abs(bx - cx) < 1
+        and cy > by
+        and dx < cx
+        and abs(dx - ax) < 1
+        and abs(dy - cy) < 1
+    )
+    assert places["b"]["zones"] == ["pile[b]"] and places["a"]["zones"] == []
+    went = state_at(record, 1)["vars"]["at[P1]"]
+    assert [n for n, p in places.items() if p["markers"] == ["P1"]] == [went]
+    assert dict(tab.evaluate(SHOWN_ZONES)) == state_at(record, 1)["zones"]
+    assert sorted(name for name, _, _ in shown["links"]) == ["a-b", "b-c", "c-d"]
+    for name, start, end in shown["links"]:
+        for end_point, place in ((start, name[0]), (end, name[2])):
+            assert all(abs(u - v) < 1.5 for u, v in zip(end_point, places[place]["at"], strict=True)), name
+    tab.close()
+
+
+def test_valdoras_map_is_drawn_with_its_roads(records: dict[str, Path], browser: Browser, tmp_path: Path) -> None:
+    """Valdora lays out its spaces: the page draws its 30 spaces and its 37 roads."""
+    tab = open_page(browser, write_page(records["valdora_table"], tmp_path))
+    shown = tab.evaluate(MAP)
+    assert len(shown["places"]) == 30 and len(shown["links"]) == 37
+    tab.close()
+
+
+DOC_IMAGES = ROOT / "docs" / "images"
+# The screenshots docs/VIEWER.md shows: each bundled game at its first step, midway and at its last, at
+# 1400x1000. Guildhall is a three-player game of greedy agents; the other two are their table records.
+DOC_SHOTS = {
+    "guildhall": ["play", "guildhall", "--players", "3", "--seed", "1", "--agents", "greedy"],
+    "renaissance-man": "renaissance_man_table",
+    "valdora": "valdora_table",
+}
+
+
+@pytest.mark.parametrize("game", DOC_SHOTS)
+def test_the_docs_screenshots_are_taken_of_each_game_at_three_steps(
+    game: str, records: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
+    """Writes docs/images/viewer-GAME-{first,middle,last}.png from the page in Chromium, each a small PNG."""
+    how = DOC_SHOTS[game]
+    if isinstance(how, list):
+        record = tmp_path / f"{game}.json"
+        assert main([*how, "--record", str(record)]) == 0
+    else:
+        record = records[how]
+    last = len(read_record(record).answers)
+    # The page at 1400x1000, drawn at 0.6 of its size: a PNG of text drawn full size is too large for the docs.
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=0.6)
+    tab.goto(write_page(record, tmp_path).as_uri())
+    for name, step in (("first", 0), ("middle", last // 2), ("last", last)):
+        tab.fill("#jump", str(step))
+        tab.press("#jump", "Enter")
+        assert step_shown(tab) == step
+        path = DOC_IMAGES / f"viewer-{game}-{name}.png"
+        png = tab.screenshot(type="png")
+        assert png.startswith(b"\x89PNG") and len(png) < 200_000, (path, len(png))
+        if not path.exists() or path.read_bytes() != png:
+            path.write_bytes(png)
+    tab.close()
+    if game == "guildhall":  # and the middle step as P2 sees it
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=0.6)
+        tab.goto(write_page(record, tmp_path, "P2").as_uri() + f"#step={last // 2}")
+        path, png = DOC_IMAGES / "viewer-guildhall-as-p2.png", tab.screenshot(type="png")
+        assert len(png) < 200_000, (path, len(png))
+        if path.read_bytes() != png:
+            path.write_bytes(png)
+        tab.close()
+
+
 def test_the_slider_moves_to_a_step_and_the_changed_zones_are_marked(
     records: dict[str, Path], browser: Browser, tmp_path: Path
 ) -> None:

@@ -101,10 +101,15 @@ class Explainer:
             return f"{who} {thing}"
         return f"the {thing} of {self.x(owner)}"
 
+    def shown(self, name: str) -> str:
+        """A zone's or a variable's name as people read it: the display name the rules give, else its words."""
+        decl = self.program.zones.get(name) or self.program.vars.get(name)
+        return decl.display if decl is not None and decl.display is not None else words(name)
+
     def keyed(self, name: str, keys: Sequence[s.Expr]) -> str:
         if len(keys) == 1:
-            return self.possessive(keys[0], words(name))
-        return f"{words(name)} ({', '.join(self.x(k) for k in keys)})"
+            return self.possessive(keys[0], self.shown(name))
+        return f"{self.shown(name)} ({', '.join(self.x(k) for k in keys)})"
 
     def x(self, e: s.Expr) -> str:
         p = self.program
@@ -128,9 +133,10 @@ class Explainer:
                 if id == "table":
                     return "chance"
                 if id in p.zones:
-                    return f"the {words(id)}"
+                    shown = self.shown(id)
+                    return shown if shown.lower().startswith("the ") else f"the {shown}"
                 if id in p.vars:
-                    return words(id)
+                    return self.shown(id)
                 return id
             case s.ListLit(items):
                 if not items:
@@ -287,7 +293,7 @@ class Explainer:
                 target = (
                     self.keyed(name, st.keys)
                     if isinstance(st, s.SetVar) and st.keys
-                    else (words(name) if isinstance(st, s.SetVar) else name)
+                    else (self.shown(name) if isinstance(st, s.SetVar) else name)
                 )
                 if op == "+=":
                     return line(depth, f"add {x(value)} to {target}")
@@ -442,14 +448,16 @@ class Explainer:
             else ""
         )
         shuffled = ", shuffled (drawing from it is chance)" if z.shuffled else ""
-        return [f"Zone {words(z.name)}{each}: {z.card_type} cards, {seen}{shuffled}."]
+        name = words(z.name) if z.display is None else f"{z.display} ({z.name})"
+        return [f"Zone {name}{each}: {z.card_type} cards, {seen}{shuffled}."]
 
     def var(self, v: s.VarDecl) -> list[str]:
         each = (
             f", one per {' and '.join(k.name if isinstance(k, s.NamedType) else '?' for k in v.keys)}" if v.keys else ""
         )
+        name = words(v.name) if v.display is None else f"{v.display} ({v.name})"
         return [
-            f"Variable {words(v.name)}{each}: {type_words(v.type)}, starting at {self.x(v.init)}, "
+            f"Variable {name}{each}: {type_words(v.type)}, starting at {self.x(v.init)}, "
             f"{'seen by everyone' if v.visibility == 'public' else v.visibility}."
         ]
 

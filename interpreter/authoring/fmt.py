@@ -512,12 +512,14 @@ class Formatter:
                     _braces_span(d, self.lines),
                 )
                 return f"card {name} {text}" + (f" label {quote(label)}" if label is not None else "")
-            case s.ZoneDecl(name, keys, card_type, visibility, shuffled):
+            case s.ZoneDecl(name, keys, card_type, visibility, shuffled, display):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
-                return f"zone {name}{key_text}: {card_type} {visibility}" + (" shuffled" if shuffled else "")
-            case s.VarDecl(name, keys, type_, init, visibility):
+                shown = f" {quote(display)}" if display is not None else ""
+                return f"zone {name}{key_text}: {card_type} {visibility}" + (" shuffled" if shuffled else "") + shown
+            case s.VarDecl(name, keys, type_, init, visibility, display):
                 key_text = f"[{', '.join(type_text(k) for k in keys)}]" if keys else ""
-                return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}"
+                shown = f" {quote(display)}" if display is not None else ""
+                return f"var {name}{key_text}: {type_text(type_)} = {x(init, indent)} {visibility}{shown}"
             case s.ConstDecl(name, value):
                 return self._value_below(f"const {name} =", value, indent)
             case s.FnDecl(name, params, body):
@@ -540,6 +542,11 @@ class Formatter:
                 return f"setup {self.block(body, indent)}"
             case s.PlayDecl(body):
                 return f"play {self.block(body, indent)}"
+            case s.LayoutDecl(enum, places, links):
+                text = self._seq(
+                    places, lambda p, ind: f"{p.name}: {p.x} {p.y}", "{", "}", indent, _braces_span(d, self.lines)
+                )
+                return f"layout {enum} {text}" + (f" links {links}" if links is not None else "")
             case _:
                 assert_never(d)
 
@@ -583,12 +590,13 @@ def _member_spans(d: s.EnumDecl, lines: list[str]) -> list[_Member]:
     return members
 
 
-def _braces_span(d: s.EnumDecl | s.CardDecl, lines: list[str]) -> Any:
-    """The span from `{` to `}` of an enumeration or card: the declaration's, without the label."""
+def _braces_span(d: s.EnumDecl | s.CardDecl | s.LayoutDecl, lines: list[str]) -> Any:
+    """The span from `{` to `}` of an enumeration, card or layout: the declaration's, without the label
+    (or the links)."""
     from ..errors import Span
 
     end = d.span.end_line
-    if isinstance(d, s.CardDecl) and d.label is not None:
+    if (isinstance(d, s.CardDecl) and d.label is not None) or (isinstance(d, s.LayoutDecl) and d.links is not None):
         for candidate in range(end, d.span.line - 1, -1):
             text = lines[candidate - 1] if 0 < candidate <= len(lines) else ""
             if "}" in text.split("#", 1)[0]:

@@ -56,6 +56,7 @@ class Checker(StatementChecker):
         self.abilities: dict[str, s.AbilityDecl] = {}
         self.rules: list[s.RuleDecl] = []
         self.invariants: list[s.InvariantDecl] = []
+        self.layouts: dict[str, s.LayoutDecl] = {}
         self.setup: list[s.Block] = []
         self.play: s.Block | None = None
         self.game: s.GameDecl | None = None
@@ -113,6 +114,7 @@ class Checker(StatementChecker):
             rules=self.rules,
             rule_reads={r.name: reads_of(self, (r.when, *(b.source for b in r.bindings))) for r in self.rules},
             invariants=self.invariants,
+            layouts=self.layouts,
             setup=self.setup,
             play=self.play,
             sources=self.sources,
@@ -201,7 +203,7 @@ class Checker(StatementChecker):
                             self.error(
                                 d.span, f"a game of more than {MAX_PLAYERS} players is more than a game may seat"
                             )
-                case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl():
+                case s.SetupDecl() | s.PlayDecl() | s.RuleDecl() | s.IncludeDecl() | s.InvariantDecl() | s.LayoutDecl():
                     pass
                 case _:
                     assert_never(d)
@@ -374,8 +376,31 @@ class Checker(StatementChecker):
                 self.play = d.body
                 self.scope = Scope("play", self.resolution)
                 self.block(d.body)
+            case s.LayoutDecl():
+                self._layout(d)
             case _:
                 assert_never(d)
+
+    def _layout(self, d: s.LayoutDecl) -> None:
+        """A layout names an enumeration, places only its values, each once, and links by a constant."""
+        if d.enum not in self.enums:
+            self.error(d.span, f"layout of '{d.enum}', which is not an enumeration{did_you_mean(d.enum, self.enums)}")
+            return
+        if d.enum in self.layouts:
+            self.error(d.span, f"a second layout of {d.enum} (the first is at {self.layouts[d.enum].span})")
+            return
+        self.layouts[d.enum] = d
+        values = [v.name for v in self.enums[d.enum]]
+        placed: set[str] = set()
+        for place in d.places:
+            if place.name not in values:
+                why = did_you_mean(place.name, values)
+                self.error(place.span, f"'{place.name}' is not a value of enumeration {d.enum}{why}")
+            elif place.name in placed:
+                self.error(place.span, f"layout of {d.enum} places '{place.name}' twice")
+            placed.add(place.name)
+        if d.links is not None and d.links not in self.consts:
+            self.error(d.span, f"links {d.links}: no constant of that name{did_you_mean(d.links, self.consts)}")
 
     def _check_key_type(self, k: s.TypeExpr) -> None:
         kt = self._type(k)

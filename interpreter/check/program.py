@@ -69,6 +69,7 @@ class Program:
     sources: dict[str, str]
     files: list[str]
     invariants: list[s.InvariantDecl] = attrs.Factory(list)
+    layouts: dict[str, s.LayoutDecl] = attrs.Factory(dict)  # a board to draw as a map, by its enumeration
     resolution: Resolution = attrs.Factory(Resolution)  # every name's binding (resolve.py)
     # Declarations nothing reaches (reach.py): warnings, which `check` prints and `--strict` refuses.
     warnings: list[Diagnostic] = attrs.Factory(list)

@@ -61,25 +61,27 @@ class CardDecl:
 
 @attrs.frozen
 class ZoneDecl:
-    """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`"""
+    """`zone hand[Player]: Ware owner`, `zone deck: Ware hidden shuffled`, `zone vp[Player]: Vp public "VP cards"`"""
 
     name: str
     keys: tuple[TypeExpr, ...]
     card_type: str
     visibility: str
     shuffled: bool
+    display: str | None = None  # the name shown to people (the viewer, explain, play), if the rules give one
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
 class VarDecl:
-    """`var tokens[Player]: int = 0 public`"""
+    """`var tokens[Player]: int = 0 public`, `var tokens[Player]: int = 0 public "VP tokens"`"""
 
     name: str
     keys: tuple[TypeExpr, ...]
     type: TypeExpr
     init: Expr
     visibility: str
+    display: str | None = None  # the name shown to people, as a zone's
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
@@ -191,6 +193,27 @@ class PlayDecl:
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 
+@attrs.frozen
+class Place:
+    """`A: 2 8`: where a value of an enumeration stands on its board, column and row."""
+
+    name: str
+    x: int
+    y: int
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
+class LayoutDecl:
+    """`layout Space { A: 0 0, B: 4 0 } links ROADS`: the board of an enumeration's values, for people to see
+    (the viewer draws it as a map): where each value stands, and the constant that lists the links."""
+
+    enum: str
+    places: tuple[Place, ...]
+    links: str | None
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
 Decl = (
     GameDecl
     | IncludeDecl
@@ -206,6 +229,7 @@ Decl = (
     | InvariantDecl
     | SetupDecl
     | PlayDecl
+    | LayoutDecl
 )
 
 

@@ -229,16 +229,37 @@ class _Builder(Transformer[Token, s.Rulebook]):
         return tuple(types)
 
     def zone_decl(
-        self, meta: Any, name: Token, keys: Any, card_type: Token, visibility: Token, shuffled: Token | None
+        self,
+        meta: Any,
+        name: Token,
+        keys: Any,
+        card_type: Token,
+        visibility: Token,
+        shuffled: Token | None,
+        display: Token | None,
     ) -> s.ZoneDecl:
         return s.ZoneDecl(
-            str(name), keys or (), str(card_type), str(visibility), shuffled is not None, span=self._span(meta)
+            str(name),
+            keys or (),
+            str(card_type),
+            str(visibility),
+            shuffled is not None,
+            _unquote(display) if display is not None else None,
+            span=self._span(meta),
         )
 
     def var_decl(
-        self, meta: Any, name: Token, keys: Any, type_: s.TypeExpr, init: s.Expr, visibility: Token
+        self,
+        meta: Any,
+        name: Token,
+        keys: Any,
+        type_: s.TypeExpr,
+        init: s.Expr,
+        visibility: Token,
+        display: Token | None,
     ) -> s.VarDecl:
-        return s.VarDecl(str(name), keys or (), type_, init, str(visibility), span=self._span(meta))
+        display_text = _unquote(display) if display is not None else None
+        return s.VarDecl(str(name), keys or (), type_, init, str(visibility), display_text, span=self._span(meta))
 
     def by_clause(self, meta: Any, who: s.Expr) -> s.Expr:
         return who
@@ -293,6 +314,13 @@ class _Builder(Transformer[Token, s.Rulebook]):
 
     def play_decl(self, meta: Any, body: s.Block) -> s.PlayDecl:
         return s.PlayDecl(body, span=self._span(meta))
+
+    def layout_decl(self, meta: Any, enum: Token, *rest: Any) -> s.LayoutDecl:
+        links = str(rest[-1]) if rest[-1] is not None else None
+        return s.LayoutDecl(str(enum), tuple(rest[:-1]), links, span=self._span(meta))
+
+    def place(self, meta: Any, name: Token, x: Token, y: Token) -> s.Place:
+        return s.Place(str(name), int(x), int(y), span=self._span(meta))
 
     # statements
     def block(self, meta: Any, *stmts: s.Stmt) -> s.Block:

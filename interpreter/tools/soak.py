@@ -37,8 +37,9 @@ from ..errors import GameError, RulebookError, RulecraftError
 from ..records import Answer, record_of, write_record
 from ..rulebook import Rulebook, bundled_names, load
 from ..runtime.game import Game
+from ..runtime.information import hidden_positions, permute_hidden
 from .distributed import add_backend, backend_for
-from .soak_checks import RoundTrip, conservation, hidden_leak, round_trip, shape_leak
+from .soak_checks import RoundTrip, conservation, hidden_leak, round_trip, shape_leak, views_round_trip
 
 # ---------------------------------------------------------------------------- many games
 
@@ -496,3 +497,17 @@ def _print_totals(path: Path) -> int:
     except (KeyError, TypeError) as exc:
         raise RulecraftError(f"{path}: not the figures of a soak run ({exc})") from None
     return 0
+
+
+__all__ = [
+    "RoundTrip",
+    "conservation",
+    "hidden_leak",
+    "hidden_positions",
+    "permute_hidden",
+    "round_trip",
+    "shape_leak",
+    "soak",
+    "totals",
+    "views_round_trip",
+]

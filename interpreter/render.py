@@ -104,7 +104,8 @@ def trace_text(game: Game, header: dict[str, Any] | None = None, viewer: Player 
 
 
 def result_lines(game: Game) -> list[str]:
-    """Scores, then `winner: P2`, `winners: P1 P3` or `unfinished: why` as the last line."""
+    """Scores, then `winner: P2`, `winners: P1 P3`, `unfinished: why` or, for a cooperative end,
+    `together: won, score 17` (`together: lost` without a team score) as the last line."""
     result = game.result()
     lines = []
     for player, score in result["scores"].items():
@@ -113,6 +114,9 @@ def result_lines(game: Game) -> list[str]:
     winners = result["winners"]
     if "unfinished" in result:
         lines.append(printable(f"unfinished: {result['unfinished']}"))
+    elif "together" in result:
+        team = result["team_score"]
+        lines.append(f"together: {result['together']}" + (f", score {team}" if team is not None else ""))
     elif len(winners) == 1:
         lines.append(f"winner: {winners[0]}")
     elif winners:

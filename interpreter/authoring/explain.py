@@ -379,6 +379,8 @@ class Explainer:
                 return line(depth, "the game ends" + (f"; the winners are {x(winners)}" if winners else ""))
             case s.EndUnfinished(text):
                 return line(depth, f"the game stops unfinished, with no winner: {x(text)}")
+            case s.EndTogether(won):
+                return line(depth, "the game ends: the players " + ("win" if won else "lose") + " together")
             case s.Say(text):
                 return line(depth, f"announce {x(text)}")
             case _:

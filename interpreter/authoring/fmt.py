@@ -450,6 +450,8 @@ class Formatter:
                 return "end game" + (f" winners {x(winners, indent)}" if winners is not None else "")
             case s.EndUnfinished(text):
                 return f"end game unfinished {x(text, indent)}"
+            case s.EndTogether(won):
+                return "end game together " + ("won" if won else "lost")
             case s.Say(text):
                 return f"say {x(text, indent)}"
             case _:

@@ -406,6 +406,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def end_unfinished(self, meta: Any, text: Token) -> s.EndUnfinished:
         return s.EndUnfinished(self._text(text), span=self._span(meta))
 
+    def end_together(self, meta: Any, outcome: Token) -> s.EndTogether:
+        return s.EndTogether(str(outcome) == "won", span=self._span(meta))
+
     def say_stmt(self, meta: Any, text: Token) -> s.Say:
         return s.Say(self._text(text), span=self._span(meta))
 

@@ -177,14 +177,17 @@ class Formatter:
                 text += f"\n{cont}else {x(otherwise, cont)}"
                 self.depth -= 1
                 return text
-            case s.Comprehension(element, var, source, condition):
+            case s.Comprehension():
                 self.breaking = False
                 self.depth += 1
                 more = (self.cont or indent) + INDENT * 2
-                cond_text = f"\n{more}if {x(condition, more)}" if condition is not None else ""
-                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond_text}]"
+                element, clauses = comprehension_clauses(e)
+                text = f"[{x(element, more)}"
+                for var, source, cond in clauses:
+                    text += f"\n{more}for {var} in {x(source, more)}"
+                    text += f"\n{more}if {x(cond, more)}" if cond is not None else ""
                 self.depth -= 1
-                return text
+                return text + "]"
             case s.Call(name, (arg,)):
                 return f"{name}({x(arg, indent)})"  # the break goes inside: `flatten([... for ...])`
         return None
@@ -296,9 +299,13 @@ class Formatter:
                 return id
             case s.ListLit(items):
                 return self._seq(items, lambda i, ind: x(i, ind), "[", "]", indent, e.span)
-            case s.Comprehension(element, var, source, condition):
-                cond = f" if {x(condition, indent)}" if condition is not None else ""
-                return f"[{x(element, indent)} for {var} in {x(source, indent)}{cond}]"
+            case s.Comprehension():
+                element, clauses = comprehension_clauses(e)
+                text = f"[{x(element, indent)}"
+                for var, source, condition in clauses:
+                    text += f" for {var} in {x(source, indent)}"
+                    text += f" if {x(condition, indent)}" if condition is not None else ""
+                return text + "]"
             case s.RecordLit(inits):
                 if not inits:
                     return "{}"
@@ -588,3 +595,13 @@ def _inits_span(c: s.Create) -> Any:
 def format_text(text: str, file: str = "<string>") -> str:
     """Return the canonical layout of a rulebook's text (raises RulebookError if it does not parse)."""
     return Formatter(text, parse(text, file)).rulebook()
+
+
+def comprehension_clauses(e: s.Comprehension) -> tuple[s.Expr, list[tuple[str, s.Expr, s.Expr | None]]]:
+    """A comprehension's element and its `for … in … if …` clauses, outermost first (a flat one
+    holds the next clause as its element)."""
+    clauses = [(e.var, e.source, e.condition)]
+    while e.flat and isinstance(e.element, s.Comprehension):
+        e = e.element
+        clauses.append((e.var, e.source, e.condition))
+    return e.element, clauses

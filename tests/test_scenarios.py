@@ -40,6 +40,24 @@ def test_a_failed_expectation_is_located_and_shows_the_value(tmp_path: Path) -> 
     assert info.value.messages == [f"{scenario}:3:8: error: expected gold[P1] == 5, but gold[P1] is 4"]
 
 
+@pytest.mark.parametrize(
+    ("expect", "shown"),
+    [
+        ("gold[P1] == 5 and gold[P2] == 1", "but gold[P1] is 4 and gold[P2] is 0"),
+        ("gold[P1] == 4 and gold[P2] == 1", "but gold[P2] is 0"),
+        ("gold[P1] == 5 or gold[P2] > 0", "but gold[P1] is 4 and gold[P2] is 0"),
+        ("gold[P1] == gold[P2]", "but gold[P1] is 4 and gold[P2] is 0"),
+    ],
+)
+def test_a_failed_expectation_shows_the_values_of_each_failing_part(tmp_path: Path, expect: str, shown: str) -> None:
+    """A failing `expect a and b` (or `a or b`) shows the values that make each failing comparison false."""
+    scenario = tmp_path / "s.scenario"
+    scenario.write_text(f"players 2\nset gold[P1] = 4\nexpect {expect}\n", encoding="utf-8")
+    with pytest.raises(RulebookError) as info:
+        run_scenario(str(ROOT / "examples" / "tutorial.rules"), scenario)
+    assert info.value.messages == [f"{scenario}:3:8: error: expected {expect}, {shown}"]
+
+
 def test_the_command_line_runs_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     """`rulecraft trace --scenario F` takes the game from the scenario's `game` line."""
     assert main(["trace", "--scenario", str(ROOT / "examples" / "scenarios" / "tutorial_sell.scenario")]) == 0

@@ -183,9 +183,9 @@ class Formatter:
                 more = (self.cont or indent) + INDENT * 2
                 element, clauses = comprehension_clauses(e)
                 text = f"[{x(element, more)}"
-                for var, source, cond in clauses:
-                    text += f"\n{more}for {var} in {x(source, more)}"
-                    text += f"\n{more}if {x(cond, more)}" if cond is not None else ""
+                for name, walked, only in clauses:
+                    text += f"\n{more}for {name} in {x(walked, more)}"
+                    text += f"\n{more}if {x(only, more)}" if only is not None else ""
                 self.depth -= 1
                 return text + "]"
             case s.Call(name, (arg,)):

@@ -384,9 +384,8 @@ def run_scenario(game_name: str | None, path: Path) -> str:
 
     def check(line: Line, expr: s.Expr) -> str:
         if not game.holds(expr, dict(env)):
-            shown = ""
-            if isinstance(expr, s.Compare):
-                shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
+            told = _why_not(sc, game, expr, env)
+            shown = ", but " + " and ".join(dict.fromkeys(told)) if told else ""
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
         return printable(f"expect  {line.rest}: holds  @ {where(line.span)}")
 
@@ -438,6 +437,36 @@ def _game_file(sc: Scenario, path: Path) -> str:
             span, f"'{clip(name)}' lies outside the folders a scenario may name ({', '.join(str(r) for r in roots)})"
         )
     return str(file)
+
+
+_LITERALS = (s.IntLit, s.StrLit, s.BoolLit, s.NoneLit)
+
+
+def _why_not(sc: Scenario, game: Game, e: s.Expr, env: dict[str, Any]) -> list[str]:
+    """The values that make a condition false: `gold[P1] is 4` for a comparison (its right side too
+    when it is not written as a value), each false part of an `and`, each part of an `or`."""
+    if isinstance(e, s.And | s.Or):
+        told: list[str] = []
+        for side in (e.left, e.right):
+            try:
+                false = not game.holds(side, dict(env))
+            except RulecraftError:  # a part the `and` never reaches (`x != none and x.v > 1`)
+                false = False
+            if false:
+                told += _why_not(sc, game, side, env)
+        return told
+    if not isinstance(e, s.Compare):
+        return []
+    told = []
+    for side in (e.left, e.right):
+        if side is e.left or not isinstance(side, _LITERALS):
+            try:
+                value = game.label(game.evaluate(side, dict(env)))
+            except RulecraftError:
+                continue
+            if side is e.left or value != _source(sc, side):  # `red is red` tells nothing
+                told.append(f"{_source(sc, side)} is {value}")
+    return told
 
 
 def _source(sc: Scenario, e: s.Expr) -> str:

@@ -141,12 +141,17 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = ()) -> s
                 value = sorted(value, key=lambda label: rank.get(label, len(rank)))
             shown = ", ".join(value) if value else "(empty)"
         elif "top" in value:
-            shown = f"{value['count']} cards, top: {value['top'] or '-'}"
+            shown = f"{_cards(value['count'])}, top: {value['top'] or '-'}"
         else:
-            shown = f"{value['count']} cards (hidden)"
+            shown = f"{_cards(value['count'])} (hidden)"
         if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
             shown += f", shown to you: {', '.join(value['shown'])}"
         lines.append(printable(f"  {key}: {shown}"))
     for key, value in view["vars"].items():
         lines.append(printable(f"  {key} = {value}"))
     return "\n".join(lines)
+
+
+def _cards(n: int) -> str:
+    """`1 card`, `0 cards`, `3 cards`."""
+    return f"{n} card" if n == 1 else f"{n} cards"

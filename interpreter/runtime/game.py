@@ -483,7 +483,7 @@ class Game(Views):
                 f"{', '.join(labels)} -> {zone}",
                 NO_SPAN,
                 zones=(zone,),
-                hidden_text=f"{len(moved)} cards -> {zone}",
+                hidden_text=f"{len(moved)} card{'' if len(moved) == 1 else 's'} -> {zone}",
             )
         if ask:
             self._reask()

@@ -142,3 +142,14 @@ def test_won_and_lost_stay_names_elsewhere(capsys: pytest.CaptureFixture[str], t
     )
     assert main(["play", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "together: won, score 2"
+
+
+def test_a_team_score_with_parameters_is_a_located_error() -> None:
+    """`team_score` is asked of the whole team, with no arguments: a parameter is refused where it stands."""
+    with pytest.raises(rulecraft.errors.RulebookError) as info:
+        rulecraft.load_text(
+            "game G players 1..2\nfn team_score(p: Player) = 1\nplay { end game together won }\n", "g.rules"
+        )
+    assert info.value.messages == [
+        "g.rules:2:1: error: team_score() is the score of the whole team: it takes no parameters"
+    ]

@@ -153,3 +153,14 @@ def test_a_team_score_with_parameters_is_a_located_error() -> None:
     assert info.value.messages == [
         "g.rules:2:1: error: team_score() is the score of the whole team: it takes no parameters"
     ]
+
+
+def test_a_cooperative_end_round_trips_through_the_state_and_a_clone() -> None:
+    """The outcome is part of the state: its JSON keeps it (as `together`), and so does a clone."""
+    game = _played(2, 0, "Pass")
+    converter = game.rulebook.converter
+    data = json.loads(json.dumps(converter.unstructure(game.state)))
+    assert data["together"] == "won"
+    again = converter.structure(data)
+    assert again == game.state and again.together == "won"
+    assert game.clone().result() == game.result()

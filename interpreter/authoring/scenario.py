@@ -493,7 +493,7 @@ _LITERALS = (s.IntLit, s.StrLit, s.BoolLit, s.NoneLit)
 
 
 def _why_not(sc: Scenario, game: Game, e: s.Expr, env: dict[str, Any]) -> list[str]:
-    """The values that make a condition false: `gold[P1] is 4` for a comparison (its right side too
+    """The values that make a condition false: `points[P1] is 4` for a comparison (its right side too
     when it is not written as a value), each false part of an `and`, each part of an `or`."""
     if isinstance(e, s.And | s.Or):
         told: list[str] = []

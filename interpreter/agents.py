@@ -74,6 +74,8 @@ class GreedyAgent(RandomAgent):
         # A game a guard stopped unfinished has no winner: what counts there is the position.
         if game.over and game.state.unfinished is None:
             winners = game.state.winners or []
+            if game.state.together == "won":  # a cooperative win is a whole win for every player
+                return self.WIN
             if me.index in winners:
                 return self.WIN / len(winners)
             return -self.WIN

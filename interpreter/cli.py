@@ -46,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play a whole game",
-        description="Play a whole game with agents; prints the scores and, last, 'winner: P2' or 'winners: P1 P3'.",
+        description="Play a whole game with agents; prints the scores and, last, 'winner: P2' or 'winners: P1 P3' "
+        "(a cooperative game: 'together: won, score 17').",
     )
     p.add_argument("game", nargs="?", help=f"a bundled rulebook ({', '.join(bundled_names())}) or a path")
     p.add_argument("--players", type=PLAYERS, help="number of players (default: the fewest the game allows)")

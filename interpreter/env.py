@@ -24,8 +24,9 @@
   CRC-32 of the feature's text modulo `features`: the same on every machine, with collisions.
   `info["view"]` is the labelled view itself (JSON-ready), for agents that read it directly.
 - **Rewards** come at the end: +1 shared among the winners, -1 to each other player; a draw (no
-  winner) is 0 for everyone. A game a guard stops (`end game unfinished`) *truncates* every
-  agent, with reward 0; a finished game *terminates* them.
+  winner) is 0 for everyone. A cooperative end gives every player the same: +1 each when they win
+  together (`end game together won`), -1 each when they lose together. A game a guard stops
+  (`end game unfinished`) *truncates* every agent, with reward 0; a finished game *terminates* them.
 - **Seeding**: `reset(seed=s)` plays the game of seed s; `reset()` after it takes the next seed
   from a generator seeded by s, so a sequence of resets replays too.
 """
@@ -160,7 +161,9 @@ class RulecraftEnv(AECEnv):
                     self.truncations[agent] = True
                 else:
                     self.terminations[agent] = True
-                    if winners:
+                    if state.together is not None:  # one result for all the players
+                        self.rewards[agent] = 1.0 if state.together == "won" else -1.0
+                    elif winners:
                         self.rewards[agent] = 1.0 / len(winners) if i in winners else -1.0
                 self.infos[agent] = {"view": game.view(Player(i)), "labels": []}
             self.agent_selection = self.agents[0]

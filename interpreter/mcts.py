@@ -17,7 +17,8 @@ Whitehouse, 2012). Each iteration:
    another player (`cut=turn`, the default with three or more: the tree too stops there);
    chance is the table's own weighted draws, from the world's reseeded generator;
 4. **backs up** each player's reward, in [0, 1]: a finished game gives its winners 1 shared
-   between them (a game without winners, 1/players each); a position cut off, or stopped
+   between them (a game without winners, 1/players each; a cooperative end 1 to every player if
+   they won together, 0 if they lost); a position cut off, or stopped
    unfinished by a guard, is judged by the heuristic (else `score`): with two players, how far
    the player is ahead of the other (`judge=lead`), scaled between the least and the greatest
    lead judged so far in this search (so that the small differences a heuristic makes between
@@ -401,6 +402,8 @@ class _Search:
     def _outcome(self, world: Game) -> list[float]:
         state = world.state
         if state.over and state.unfinished is None:
+            if state.together is not None:  # a cooperative end: every player won, or every player lost
+                return [1.0 if state.together == "won" else 0.0] * self.players
             winners = state.winners or []
             if not winners:
                 return [1.0 / self.players] * self.players

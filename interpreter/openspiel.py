@@ -15,7 +15,9 @@ exploitability, MCTS, minimax, ...) run on it as on OpenSpiel's own Python games
   list them (as `rulecraft.env` maps them); `num_distinct_actions` is `max_actions`.
 - **Returns** at the end: with `returns="win"` (the default) the winners share +1 and the other
   players share -1, and a game nobody or everybody wins is 0 for all (zero-sum); with
-  `returns="score"` each player's score as the rulebook counts it. A solo game is +1 won, -1 lost.
+  `returns="score"` each player's score as the rulebook counts it. A solo game is +1 won, -1 lost,
+  and so is a cooperative end (`end game together won`/`lost`) for every player alike (a rulebook
+  that can end so is general-sum, not zero-sum).
 - **Information**: a player's information state is the trace as that player may see it (what
   `rulecraft replay --as P2` shows) and their view; the observation is the view alone. Tensors
   are those texts' features hashed into `features` numbers (rulecraft/features.py).
@@ -158,8 +160,9 @@ class RulecraftGame(pyspiel.Game):
         self.features = int(params["features"])
         perfect, deterministic = information_of(program)
         win = not self.by_score
-        # By winners, two players or more share +1 and -1 (zero-sum); a solo game is +1 or -1.
-        zero_sum = win and players > 1
+        # By winners, two players or more share +1 and -1 (zero-sum); a solo game is +1 or -1, and
+        # so is a cooperative end for every player (a rulebook that has one is not zero-sum).
+        zero_sum = win and players > 1 and not any(isinstance(node, s.EndTogether) for node in _program_nodes(program))
         game_type = _game_type(
             program, chance=params["chance"], perfect=perfect, deterministic=deterministic, zero_sum=zero_sum
         )
@@ -288,6 +291,8 @@ class RulecraftState(pyspiel.State):
         if self.spec.by_score:
             return [float(game.score(Player(i)) or 0) for i in range(n)]
         winners = set(game.state.winners or [])
+        if game.state.together is not None:  # the players won or lost together: one return for all
+            return [1.0 if game.state.together == "won" else -1.0] * n
         if n == 1:  # a solo game is won or lost
             return [1.0 if winners else -1.0]
         if not winners or len(winners) == n:

@@ -490,6 +490,9 @@ def _result_text(result: dict[str, Any]) -> str:
     winners = " ".join(str(w) for w in listed) or "none"
     scores = ", ".join(f"{p} {v}" for p, v in scored.items() if v is not None)
     ending = f"unfinished ({result['unfinished']})" if "unfinished" in result else f"winners {winners}"
+    if "together" in result and "unfinished" not in result:
+        team = result.get("team_score")
+        ending = f"together {result['together']}" + (f" (team score {team})" if team is not None else "")
     return clip(ending + (f" (scores {scores})" if scores else ""), 200)
 
 

@@ -104,7 +104,8 @@ def trace_text(game: Game, header: dict[str, Any] | None = None, viewer: Player 
 
 
 def result_lines(game: Game) -> list[str]:
-    """Scores, then `winner: P2`, `winners: P1 P3` or `unfinished: why` as the last line."""
+    """Scores, then `winner: P2`, `winners: P1 P3`, `unfinished: why` or, for a cooperative end,
+    `together: won, score 17` (`together: lost` without a team score) as the last line."""
     result = game.result()
     lines = []
     for player, score in result["scores"].items():
@@ -113,6 +114,9 @@ def result_lines(game: Game) -> list[str]:
     winners = result["winners"]
     if "unfinished" in result:
         lines.append(printable(f"unfinished: {result['unfinished']}"))
+    elif "together" in result:
+        team = result["team_score"]
+        lines.append(f"together: {result['together']}" + (f", score {team}" if team is not None else ""))
     elif len(winners) == 1:
         lines.append(f"winner: {winners[0]}")
     elif winners:
@@ -148,12 +152,17 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = (), disp
                 value = sorted(value, key=lambda label: rank.get(label, len(rank)))
             shown = ", ".join(value) if value else "(empty)"
         elif "top" in value:
-            shown = f"{value['count']} cards, top: {value['top'] or '-'}"
+            shown = f"{_cards(value['count'])}, top: {value['top'] or '-'}"
         else:
-            shown = f"{value['count']} cards (hidden)"
+            shown = f"{_cards(value['count'])} (hidden)"
         if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
             shown += f", shown to you: {', '.join(value['shown'])}"
         lines.append(printable(f"  {display_key(game, key) if display else key}: {shown}"))
     for key, value in view["vars"].items():
         lines.append(printable(f"  {display_key(game, key) if display else key} = {value}"))
     return "\n".join(lines)
+
+
+def _cards(n: int) -> str:
+    """`1 card`, `0 cards`, `3 cards`."""
+    return f"{n} card" if n == 1 else f"{n} cards"

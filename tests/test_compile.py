@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import pytest
 import rulecraft
+from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
 from rulecraft.compile.generate import RUNTIME_NAMES, generate
 from rulecraft.compile.source import attribute
@@ -431,3 +432,29 @@ def test_a_rules_search_for_its_binding_is_the_general_search() -> None:
     mine, general = both(rules["odd"])
     assert mine == general
     assert mine[0].startswith("t.rules:17:39: error: 'index 1 is outside a list of 1'"), mine[0]
+
+
+NESTED = """game G players 2..3
+var pairs: list of int = [] public
+var total: int = 0 public
+fn flat_sum() = sum([i * 10 + seat(p) for p in players if seat(p) != 1 for i in 0..2 if i != 1])
+play {
+  set pairs = [seat(p) * 10 + i for p in players for i in 0..4]
+  set total = flat_sum()
+  say "{[[i, j] for i in 1..2 for j in 1..i]}"
+}
+"""
+
+
+def test_nested_comprehensions_loop_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[x for p in players for i in 0..4]`: the later `for` is the inner loop, each `if` filters the
+    loop it follows, the lists are joined; compiled code and the definition agree, and fmt keeps it."""
+    rb = rulecraft.load_text(NESTED, "nested.rules")
+    game = rb.new_game(players=2, trace=True)
+    assert game.state.vars["pairs"] == (10, 11, 12, 13, 14, 20, 21, 22, 23, 24)
+    assert game.state.vars["total"] == 2 + 22  # P2 only; i in 0 and 2
+    assert _said(game) == ["[[1, 1], [2, 1], [2, 2]]"]
+    diff = Differential(monkeypatch, rb)
+    again = rb.new_game(players=2, trace=True)
+    assert again.state.vars == game.state.vars and diff.compared > 5
+    assert format_text(NESTED, "nested.rules") == NESTED

@@ -79,6 +79,15 @@ def test_an_action_is_the_option_of_that_index_and_the_winner_is_rewarded() -> N
     assert env.infos["player_0"]["view"]["vars"]["cell[2]"] == "1"
 
 
+def test_a_cooperative_end_rewards_every_player_alike() -> None:
+    """Players who win together (`end game together won`) are each rewarded +1 (not a share of it)."""
+    env = RulecraftEnv("tests/games/coop.rules", 2)
+    env.reset(seed=0)
+    while not all(env.terminations.values()):
+        env.step(env.infos[env.agent_selection]["labels"].index("Pass"))
+    assert env.rewards == {"player_0": 1.0, "player_1": 1.0}
+
+
 def test_the_observation_follows_the_game_and_the_mask_the_decision() -> None:
     """A mark changes what the other seat observes; the mask offers o its 8 free cells (the first 8
     actions) and x nothing while o decides."""

@@ -155,6 +155,16 @@ def test_returns_by_winners_and_by_score() -> None:
     assert kuhn.returns() == [1.0, -1.0]
 
 
+def test_a_cooperative_end_gives_every_player_the_same_return() -> None:
+    """Players who win together (`end game together won`) each get +1; such a rulebook is general-sum."""
+    game = rulecraft_game("tests/games/coop.rules", players=2)
+    assert game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(1)  # "Pass" (after "Draw"), every turn: nothing is drawn, the team wins
+    assert state.returns() == [1.0, 1.0]
+
+
 def test_a_state_pickles_and_clones_as_its_history() -> None:
     """A pickled state is read back at the same position; a clone goes on alone."""
     state = rulecraft_game(TIC_TAC_TOE).new_initial_state()

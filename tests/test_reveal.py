@@ -102,7 +102,7 @@ def test_a_record_replays_its_reveals_and_replay_as_a_player_shows_them(
     assert "show    1 card (hand[P2]) to P1  @ peek.rules:24:21" not in out  # P2 holds hand[P2]: it reads the card
     assert "show    1 (hand[P2]) to P1  @ peek.rules:24:21" in out
     assert main(["replay", str(path), "--as", "P2"]) == 0
-    assert "  hand[P1]: 1 cards (hidden), shown to you: 2" in capsys.readouterr().out
+    assert "  hand[P1]: 1 card (hidden), shown to you: 2" in capsys.readouterr().out
     assert main(["replay", str(path), "--trace", "--as", "P3"]) == 0
     out = capsys.readouterr().out
     assert "show    1 card (hand[P1]) to P2  @ peek.rules:24:21" in out

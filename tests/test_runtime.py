@@ -9,6 +9,7 @@ import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.errors import GameError, RulebookError
 from rulecraft.language.values import Player
+from rulecraft.render import trace_lines, view_text
 
 from .conftest import run_script
 
@@ -472,3 +473,18 @@ def test_compound_assignment_checks_its_value(statement: str, message: str) -> N
     with pytest.raises(RulebookError) as caught:
         rulecraft.load_text(source, "c.rules")
     assert message in str(caught.value)
+
+
+def test_a_view_and_a_hidden_arrangement_count_one_card_in_the_singular() -> None:
+    """A view says `1 card` (and `2 cards`, `0 cards`), as the trace does; so does a hidden `arrange` line."""
+    rb = load("""
+setup { create 1 Chip { colour: red, n: 1 } in pile  create 2 Chip { colour: blue, n: 2 } in bag
+        create 1 Chip { colour: green, n: 3 } in hand[players[1]] }
+play { let p = players[0]  let c = choose one from [1, 2] by p prompt "Go" }
+""")
+    game = rb.new_game(players=2, seed=1)
+    text = view_text(game, Player(0))
+    assert "  pile: 1 card, top: red 1" in text and "  bag: 2 cards (hidden)" in text
+    assert "  hand[P2]: 1 card (hidden)" in text
+    game.arrange("hand[P2]", ["blue 2"], source="bag", ask=False)
+    assert trace_lines(game, game.events[-1:], viewer=Player(0)) == ["arrange 1 card -> hand[P2]"]

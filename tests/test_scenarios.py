@@ -40,6 +40,83 @@ def test_a_failed_expectation_is_located_and_shows_the_value(tmp_path: Path) -> 
     assert info.value.messages == [f"{scenario}:3:8: error: expected gold[P1] == 5, but gold[P1] is 4"]
 
 
+@pytest.mark.parametrize(
+    ("expect", "shown"),
+    [
+        ("gold[P1] == 5 and gold[P2] == 1", "but gold[P1] is 4 and gold[P2] is 0"),
+        ("gold[P1] == 4 and gold[P2] == 1", "but gold[P2] is 0"),
+        ("gold[P1] == 5 or gold[P2] > 0", "but gold[P1] is 4 and gold[P2] is 0"),
+        ("gold[P1] == gold[P2]", "but gold[P1] is 4 and gold[P2] is 0"),
+    ],
+)
+def test_a_failed_expectation_shows_the_values_of_each_failing_part(tmp_path: Path, expect: str, shown: str) -> None:
+    """A failing `expect a and b` (or `a or b`) shows the values that make each failing comparison false."""
+    scenario = tmp_path / "s.scenario"
+    scenario.write_text(f"players 2\nset gold[P1] = 4\nexpect {expect}\n", encoding="utf-8")
+    with pytest.raises(RulebookError) as info:
+        run_scenario(str(ROOT / "examples" / "tutorial.rules"), scenario)
+    assert info.value.messages == [f"{scenario}:3:8: error: expected {expect}, {shown}"]
+
+
+COPIES = """game Copies players 1..2
+card Chip { n: int, mark: int } label "chip {n}"
+zone deck: Chip hidden
+zone pile: Chip public
+zone hand[Player]: Chip owner
+setup {
+  create 1 Chip { n: 1, mark: 0 } in pile
+  for m in 1..3 { create 1 Chip { n: 1, mark: m } in deck }
+  create 1 Chip { n: 2, mark: 9 } in deck
+}
+play { let c = choose one from [1, 2] by players[0] prompt "Go" }
+"""
+
+
+def _copies(tmp_path: Path, lines: str) -> str:
+    (tmp_path / "copies.rules").write_text(COPIES, encoding="utf-8")
+    (tmp_path / "s.scenario").write_text("game copies.rules\nplayers 1\n" + lines, encoding="utf-8")
+    return run_scenario(None, tmp_path / "s.scenario")
+
+
+def test_move_from_a_zone_takes_the_top_most_copy_there(tmp_path: Path) -> None:
+    """`move "LABEL" from ZONE to ZONE` takes the top-most card of that label in ZONE (not the first
+    created, which lies on the pile here); a label named twice takes the two top-most copies."""
+    text = _copies(
+        tmp_path,
+        'move "chip 1" from deck to hand[P1]\n'
+        'move ["chip 1", "chip 1"] from deck to pile\n'
+        "expect hand[P1][0].mark == 3 and len(deck) == 1\n"
+        "expect (pile map it.mark) == [0, 2, 1]\n",
+    )
+    assert "move    chip 1: deck -> hand[P1]  @ s.scenario:3:1" in text
+    assert text.count(": holds  @ ") == 2
+    # Without `from`, the card is taken from wherever it is: the first created, on the pile.
+    text = _copies(tmp_path, 'move "chip 1" to hand[P1]\nexpect hand[P1][0].mark == 0 and len(pile) == 0\n')
+    assert "move    chip 1: pile -> hand[P1]  @ s.scenario:3:1" in text
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'move "chip 2" from pile to hand[P1]',
+            "3:6: error: no card is labelled 'chip 2' in pile; a card of that label is in deck",
+        ),
+        (
+            'move ["chip 1", "chip 1"] from pile to deck',
+            "3:17: error: no card is labelled 'chip 1' in pile (every one is taken by this line)",
+        ),
+        ("move 3 from deck to hand[P1]", "3:1: error: a 'move … from' line names cards by their labels"),
+        ('move "chip 1" from dek to hand[P1]', "3:20: error: unknown name 'dek' (did you mean 'deck'?)"),
+    ],
+)
+def test_move_from_a_zone_that_lacks_the_card_is_located(tmp_path: Path, line: str, message: str) -> None:
+    """A label that is not in the named zone, a count instead of labels, an unknown zone: located errors."""
+    with pytest.raises(RulebookError) as info:
+        _copies(tmp_path, line + "\n")
+    assert info.value.messages[0].startswith(f"{tmp_path / 's.scenario'}:{message}")
+
+
 def test_the_command_line_runs_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     """`rulecraft trace --scenario F` takes the game from the scenario's `game` line."""
     assert main(["trace", "--scenario", str(ROOT / "examples" / "scenarios" / "tutorial_sell.scenario")]) == 0

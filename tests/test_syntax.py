@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import rulecraft
 from rulecraft.errors import RulebookError, Span
 from rulecraft.syntax import ast as s
 from rulecraft.syntax.parser import parse
@@ -69,3 +70,17 @@ def test_span_is_keyword_only_and_outside_eq_and_repr() -> None:
     assert s.IntLit(1, span=here).span == here
     with pytest.raises(TypeError):
         s.IntLit(1, here)  # type: ignore[call-arg]
+
+
+def test_a_rule_without_bindings_needs_no_parentheses() -> None:
+    """`rule storm when …` reads as `rule storm() when …`, and runs the same."""
+    head = "game G players 1..1\nvar alarms: int = 0 public\nvar armed: int = 0 public\n"
+    play = "play { set armed = 1 }\n"
+    bare = rulecraft.load_text(
+        head + "rule storm when armed > 0 and alarms == 0 { set alarms = 1 }\n" + play, "g.rules"
+    )
+    paren = rulecraft.load_text(
+        head + "rule storm() when armed > 0 and alarms == 0 { set alarms = 1 }\n" + play, "g.rules"
+    )
+    assert bare.program.rules == paren.program.rules and bare.program.rules[0].bindings == ()
+    assert bare.new_game(players=1, seed=0).state.vars["alarms"] == 1

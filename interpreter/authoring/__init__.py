@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate",
         help="play many seeded games and print statistics",
         description="Play N games (seeds derived from one master seed), in local processes or as Ray "
-        "tasks, then print win rates by seat and by agent, game length, how often each ability and tier "
+        "tasks, then print win rates by seat and by agent (of a cooperative game: the team's win rate and "
+        "the distribution of its team score), game length, how often each ability and tier "
         "is offered and chosen (and how its choosers fare), the score over the game and how often each "
         "card is chosen or moved; as JSON and as a plot too.",
     )

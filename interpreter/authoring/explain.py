@@ -143,8 +143,10 @@ class Explainer:
                     return "no values"
                 texts = [self.x(i) for i in items]
                 return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
-            case s.Comprehension(element, var, source, condition):
-                text = f"{self.x(element)} for each {var} in {self.x(source)}"
+            case s.Comprehension(element, var, source, condition, flat):
+                text = f"{self.x(element)}" if flat else f"{self.x(element)} for each {var} in {self.x(source)}"
+                if flat:  # the inner clauses follow the outer one: `…, for each b in B, for each a in A`
+                    text += f", for each {var} in {self.x(source)}"
                 return text + (f" for which {self.x(condition)}" if condition is not None else "")
             case s.RecordLit(inits):
                 return "(" + ", ".join(f"{i.name} {self.x(i.value)}" for i in inits) + ")"
@@ -385,6 +387,8 @@ class Explainer:
                 return line(depth, "the game ends" + (f"; the winners are {x(winners)}" if winners else ""))
             case s.EndUnfinished(text):
                 return line(depth, f"the game stops unfinished, with no winner: {x(text)}")
+            case s.EndTogether(won):
+                return line(depth, "the game ends: the players " + ("win" if won else "lose") + " together")
             case s.Say(text):
                 return line(depth, f"announce {x(text)}")
             case _:

@@ -200,14 +200,17 @@ class Formatter:
                 text += f"\n{cont}else {x(otherwise, cont)}"
                 self.depth -= 1
                 return text
-            case s.Comprehension(element, var, source, condition):
+            case s.Comprehension():
                 self.breaking = False
                 self.depth += 1
                 more = (self.cont or indent) + INDENT * 2
-                cond_text = f"\n{more}if {x(condition, more)}" if condition is not None else ""
-                text = f"[{x(element, more)}\n{more}for {var} in {x(source, more)}{cond_text}]"
+                element, clauses = comprehension_clauses(e)
+                text = f"[{x(element, more)}"
+                for name, walked, only in clauses:
+                    text += f"\n{more}for {name} in {x(walked, more)}"
+                    text += f"\n{more}if {x(only, more)}" if only is not None else ""
                 self.depth -= 1
-                return text
+                return text + "]"
             case s.Call(name, (arg,)):
                 return f"{name}({x(arg, indent)})"  # the break goes inside: `flatten([... for ...])`
         return None
@@ -319,9 +322,13 @@ class Formatter:
                 return id
             case s.ListLit(items):
                 return self._seq(items, lambda i, ind: x(i, ind), "[", "]", indent, e.span)
-            case s.Comprehension(element, var, source, condition):
-                cond = f" if {x(condition, indent)}" if condition is not None else ""
-                return f"[{x(element, indent)} for {var} in {x(source, indent)}{cond}]"
+            case s.Comprehension():
+                element, clauses = comprehension_clauses(e)
+                text = f"[{x(element, indent)}"
+                for var, source, condition in clauses:
+                    text += f" for {var} in {x(source, indent)}"
+                    text += f" if {x(condition, indent)}" if condition is not None else ""
+                return text + "]"
             case s.RecordLit(inits):
                 if not inits:
                     return "{}"
@@ -473,6 +480,8 @@ class Formatter:
                 return "end game" + (f" winners {x(winners, indent)}" if winners is not None else "")
             case s.EndUnfinished(text):
                 return f"end game unfinished {x(text, indent)}"
+            case s.EndTogether(won):
+                return "end game together " + ("won" if won else "lost")
             case s.Say(text):
                 return f"say {x(text, indent)}"
             case _:
@@ -632,3 +641,13 @@ def _has_block(node: Any) -> bool:
 def format_text(text: str, file: str = "<string>") -> str:
     """Return the canonical layout of a rulebook's text (raises RulebookError if it does not parse)."""
     return Formatter(text, parse(text, file)).rulebook()
+
+
+def comprehension_clauses(e: s.Comprehension) -> tuple[s.Expr, list[tuple[str, s.Expr, s.Expr | None]]]:
+    """A comprehension's element and its `for … in … if …` clauses, outermost first (a flat one
+    holds the next clause as its element)."""
+    clauses = [(e.var, e.source, e.condition)]
+    while e.flat and isinstance(e.element, s.Comprehension):
+        e = e.element
+        clauses.append((e.var, e.source, e.condition))
+    return e.element, clauses

@@ -16,7 +16,9 @@ then play starts and the `answer` lines answer its decisions in order; each `exp
 checked where it stands among them (after the answers above it). `next draws from ZONE: "A", "B"`
 makes the next draws from a shuffled zone take those cards (after setup, like `move`), the rest
 being chance. `move`, `set` and `expect` are written in the rulebook language, with the
-seats named `P1`, `P2`, …; a card is named by its label and taken from wherever it is.
+seats named `P1`, `P2`, …; a card is named by its label and taken from wherever it is (of
+several copies, the first created that is not already where it goes), or, with
+`move "A" from ZONE to ZONE`, the top-most copy in that zone.
 """
 
 from __future__ import annotations
@@ -167,9 +169,13 @@ def read_scenario(path: Path) -> Scenario:
                 else:
                     seed = int(value)
             case "move" | "set":
-                st = _statement(file, text, line, raw, code.strip())
-                if not isinstance(st, s.Move | s.SetVar | s.SetField):
+                st = _edit(file, text, line, raw, code.strip())
+                if not isinstance(st, s.Move | s.SetVar | s.SetField | s.Draw):
                     raise fail(f"a '{keyword}' line must be a {keyword} statement")
+                if isinstance(st, s.Draw) and _labels(st.count) is None:
+                    raise fail(
+                        "a 'move … from' line names cards by their labels: move \"1 of cups\" from deck to hand[P1]"
+                    )
                 edits.append((line, st))
             case "next":
                 draws.append(_next_draws(file, text, line, raw, fail))
@@ -206,6 +212,22 @@ def read_scenario(path: Path) -> Scenario:
 
 
 NEXT_DRAWS = 'next draws from ZONE: "label", …'
+
+
+_FROM = re.compile(r"\bfrom\b")
+
+
+def _edit(file: str, text: str, line: Line, raw: str, code: str) -> s.Stmt:
+    """A `move` or `set` line as a statement. `move LABELS from ZONE to ZONE` is read as the `draw`
+    statement of the same shape (`draw` is as long as `move`: every column stays where it is), whose
+    count holds the labels: the cards are taken from that zone (see `_cards_from`)."""
+    try:
+        return _statement(file, text, line, raw, code)
+    except RulebookError:
+        if line.keyword != "move" or not _FROM.search(code):
+            raise
+    drawn = "draw" + code[len("move") :]
+    return _statement(file, text, line, raw.replace(code, drawn, 1), drawn)
 
 
 def _labels_of_line(file: str, text: str, line: Line, raw: str, source: str) -> list[s.StrLit | None]:
@@ -251,6 +273,9 @@ def _apply_edits(sc: Scenario, g: Game) -> None:
         if isinstance(st, s.Move) and _labels(st.what) is not None:
             cards = _cards_by_label(sc, g, st, env)
             g.move_cards(cards, g.zone_value(g.evaluate(st.to, env), st.to), bottom=st.bottom, span=line.span)
+        elif isinstance(st, s.Draw):  # `move LABELS from ZONE to ZONE`
+            cards = _cards_from(sc, g, st, env)
+            g.move_cards(cards, g.zone_value(g.evaluate(st.to, env), st.to), bottom=False, span=line.span)
         else:
             g.execute(st, dict(env))
 
@@ -280,6 +305,28 @@ def _cards_by_label(sc: Scenario, g: Game, st: s.Move, env: dict[str, Any]) -> l
     return [c for c in taken if g.state.location[c.id] != destination]
 
 
+def _cards_from(sc: Scenario, g: Game, st: s.Draw, env: dict[str, Any]) -> list[CardRef]:
+    """The cards a `move "label", … from ZONE to …` line names: for each label, the top-most card of
+    that label in ZONE not yet taken (so `"A", "A"` takes its two top-most copies)."""
+    zone = g.zone_value(g.evaluate(st.source, env), st.source)
+    held = [CardRef(i) for i in reversed(g.state.zones.get(zone.key, []))]  # top first
+    taken: list[CardRef] = []
+    for lit in _labels(st.count) or []:
+        found = next((c for c in held if g.label(c) == lit.value and c not in taken), None)
+        if found is None:
+            inside = [g.label(c) for c in held]
+            elsewhere = sorted(
+                {g.state.location[i] for i in range(len(g.state.cards)) if g.label(CardRef(i)) == lit.value}
+            )
+            hint = (
+                f"; a card of that label is in {', '.join(elsewhere)}" if elsewhere else did_you_mean(lit.value, inside)
+            )
+            more = " (every one is taken by this line)" if any(g.label(c) == lit.value for c in held) else ""
+            raise sc.error(lit.span, f"no card is labelled '{lit.value}' in {zone.key}{more}{hint}")
+        taken.append(found)
+    return taken
+
+
 class ScenarioFailure(RulebookError):
     """An `answer` or `expect` line that fails, with the trace up to that point (what the author needs to see)."""
 
@@ -305,6 +352,9 @@ def check_lines(sc: Scenario, program: Program, players: int) -> None:
     for _line, st in sc.edits:
         if isinstance(st, s.Move) and _labels(st.what) is not None:
             checker.zone(st.to)  # the cards are named by their labels, found when the line runs
+        elif isinstance(st, s.Draw):  # `move LABELS from ZONE to ZONE`: two zones, the labels found when it runs
+            checker.zone(st.source)
+            checker.zone(st.to)
         else:
             checker.statement(st)
     for _line, e in sc.expects:
@@ -384,9 +434,8 @@ def run_scenario(game_name: str | None, path: Path) -> str:
 
     def check(line: Line, expr: s.Expr) -> str:
         if not game.holds(expr, dict(env)):
-            shown = ""
-            if isinstance(expr, s.Compare):
-                shown = f", but {_source(sc, expr.left)} is {game.label(game.evaluate(expr.left, dict(env)))}"
+            told = _why_not(sc, game, expr, env)
+            shown = ", but " + " and ".join(dict.fromkeys(told)) if told else ""
             raise ScenarioFailure(sc.error(expr.span, f"expected {line.rest}{shown}"), text())
         return printable(f"expect  {line.rest}: holds  @ {where(line.span)}")
 
@@ -438,6 +487,36 @@ def _game_file(sc: Scenario, path: Path) -> str:
             span, f"'{clip(name)}' lies outside the folders a scenario may name ({', '.join(str(r) for r in roots)})"
         )
     return str(file)
+
+
+_LITERALS = (s.IntLit, s.StrLit, s.BoolLit, s.NoneLit)
+
+
+def _why_not(sc: Scenario, game: Game, e: s.Expr, env: dict[str, Any]) -> list[str]:
+    """The values that make a condition false: `points[P1] is 4` for a comparison (its right side too
+    when it is not written as a value), each false part of an `and`, each part of an `or`."""
+    if isinstance(e, s.And | s.Or):
+        told: list[str] = []
+        for side in (e.left, e.right):
+            try:
+                false = not game.holds(side, dict(env))
+            except RulecraftError:  # a part the `and` never reaches (`x != none and x.v > 1`)
+                false = False
+            if false:
+                told += _why_not(sc, game, side, env)
+        return told
+    if not isinstance(e, s.Compare):
+        return []
+    told = []
+    for side in (e.left, e.right):
+        if side is e.left or not isinstance(side, _LITERALS):
+            try:
+                value = game.label(game.evaluate(side, dict(env)))
+            except RulecraftError:
+                continue
+            if side is e.left or value != _source(sc, side):  # `red is red` tells nothing
+                told.append(f"{_source(sc, side)} is {value}")
+    return told
 
 
 def _source(sc: Scenario, e: s.Expr) -> str:

@@ -244,7 +244,7 @@ class ExpressionChecker:
                 for item in items:
                     result = t.join(result, self.expr(item))
                 return t.list_of(result if result != t.NONE else t.ANY)
-            case s.Comprehension(element, var, source, cond):
+            case s.Comprehension(element, var, source, cond, flat):
                 elem = self.collection(self.expr(source), source.span, "what a comprehension walks")
                 self.scope.push()
                 self.scope.bind(var, elem)
@@ -252,7 +252,7 @@ class ExpressionChecker:
                     self._cond(cond)
                 et = self.expr(element)
                 self.scope.pop()
-                return t.list_of(et)
+                return et if flat else t.list_of(et)  # a flat one's element is the inner comprehension
             case s.RecordLit(inits):
                 seen: set[str] = set()
                 for init in inits:

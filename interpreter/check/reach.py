@@ -20,7 +20,7 @@ from ..errors import Diagnostic, Span
 from ..syntax import ast as s
 
 # The functions the engine calls by name (runtime: result, tie-breaks, agents' judgement).
-ENGINE_FNS = ("score", "tiebreak", "heuristic")
+ENGINE_FNS = ("score", "tiebreak", "heuristic", "team_score")
 SILENCE = "allow-unused"
 
 

@@ -263,6 +263,8 @@ class StatementChecker(ExpressionChecker):
                     self.expect(self.expr(winners), t.list_of(t.PLAYER), winners.span, "the winners")
             case s.EndUnfinished(text) | s.Say(text):
                 self.expr(text)
+            case s.EndTogether():
+                pass
             case _:
                 assert_never(st)
 

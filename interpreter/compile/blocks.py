@@ -221,6 +221,7 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             | s.Use()
             | s.EndGame()
             | s.EndUnfinished()
+            | s.EndTogether()
             | s.Say()
         ):
             return [f"r = {parts.method(st)}(g, {parts.const(st)}, env)"], True

@@ -615,13 +615,14 @@ class Body:
         items, out = self._items(e.source), self.tmp()
         self.emit(f"{out} = []")
         _, saved = self._loop(e.var, items)
+        add = "extend" if e.flat else "append"  # a flat one joins its inner comprehension's lists
         if e.condition is not None:
             self.emit(f"if {self.truth(e.condition)}:")
             self.indent += 1
-            self.emit(f"{out}.append({self.value(e.element)})")
+            self.emit(f"{out}.{add}({self.value(e.element)})")
             self.indent -= 1
         else:
-            self.emit(f"{out}.append({self.value(e.element)})")
+            self.emit(f"{out}.{add}({self.value(e.element)})")
         self._close(e.var, saved)
         self.emit(f"{out} = tuple({out})")
         return out

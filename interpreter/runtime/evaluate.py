@@ -277,7 +277,8 @@ class Evaluator(GameCore):
 
     def _eval_comprehension(self, e: s.Comprehension, env: dict[str, Any]) -> Any:
         element, var, source, cond = e.element, e.var, e.source, e.condition
-        out = []
+        out: list[Any] = []
+        add = out.extend if e.flat else out.append  # a flat one joins its inner comprehension's lists
         saved = env.get(var, MISSING)
         items = self.as_list(EVAL[source.__class__](self, source, env), source)
         self.charge(len(items), e)
@@ -285,7 +286,7 @@ class Evaluator(GameCore):
             for v in items:
                 env[var] = v
                 if cond is None or self._truth(cond, env):
-                    out.append(EVAL[element.__class__](self, element, env))
+                    add(EVAL[element.__class__](self, element, env))
         finally:
             restore_local(env, var, saved)
         return tuple(out)

@@ -326,13 +326,18 @@ class Game(Views):
 
     def result(self) -> dict[str, Any]:
         """Scores and winners of a game that is over; a game a guard stopped also says why
-        (`unfinished`), and has no winner."""
+        (`unfinished`), and has no winner. A cooperative end (`end game together won`) says
+        `together` ("won": every player is a winner, "lost": none is) and the `team_score`
+        (`team_score()`, None without one)."""
         if not self.state.over:
             raise GameError("the game is not over")
         scores = {str(p): self.score(p) for p in self.players}
         winners = [str(Player(i)) for i in (self.state.winners or [])]
         if self.state.unfinished is not None:
             return {"scores": scores, "winners": winners, "unfinished": self.state.unfinished}
+        if self.state.together is not None:
+            together = {"together": self.state.together, "team_score": self.team_score()}
+            return {"scores": scores, "winners": winners, **together}
         return {"scores": scores, "winners": winners}
 
     def score(self, player: Player) -> int | None:
@@ -342,6 +347,15 @@ class Game(Views):
         self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
         value = self.call_fn("score", (player,), NO_SPAN)
         return value if isinstance(value, int) else None
+
+    def team_score(self) -> int | None:
+        """The rulebook's `team_score()` (a cooperative game's score), or None if it declares none."""
+        fn = self.program.fns.get("team_score")
+        if fn is None or fn.params:
+            return None
+        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
+        value = self.call_fn("team_score", (), NO_SPAN)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def heuristic(self, player: Player) -> int:
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
@@ -469,7 +483,7 @@ class Game(Views):
                 f"{', '.join(labels)} -> {zone}",
                 NO_SPAN,
                 zones=(zone,),
-                hidden_text=f"{len(moved)} cards -> {zone}",
+                hidden_text=f"{len(moved)} card{'' if len(moved) == 1 else 's'} -> {zone}",
             )
         if ask:
             self._reask()

@@ -33,6 +33,7 @@ class State:
     over: bool = False
     winners: list[int] | None = None
     unfinished: str | None = None  # why a guard stopped the game (`end game unfinished "..."`): no winner
+    together: str | None = None  # "won" or "lost": a cooperative end (`end game together won`), one result for all
     # What each player was shown of cards hidden from them (`reveal`): seat (`P1`) -> card ids,
     # each kept until the card moves (runtime/knowledge.py).
     known: dict[str, list[int]] = attrs.Factory(dict)
@@ -88,6 +89,7 @@ class State:
         new.over = self.over
         new.winners = None if self.winners is None else list(self.winners)
         new.unfinished = self.unfinished
+        new.together = self.together
         new.known = {k: list(v) for k, v in self.known.items()}
         new.created = self.created  # only ever appended to: shared (see `created`)
         return new
@@ -217,6 +219,8 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             "over": st.over,
             "winners": st.winners,
             "unfinished": st.unfinished,
+            # Written only for a cooperative end, so the states of every other game read as before.
+            **({"together": st.together} if st.together is not None else {}),
             "known": {k: list(v) for k, v in st.known.items()},
             # The cards a `set` has changed, as they were created (the others were created as they are).
             "created": [uncard(st.created_card(i)) for i, c in enumerate(st.cards) if st.created_card(i) != c],
@@ -236,6 +240,7 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             over=d["over"],
             winners=d["winners"],
             unfinished=d.get("unfinished"),  # absent from the states of games before the construct
+            together=d.get("together"),  # present only for a cooperative end
             known=_known(d),
             created=_created(d, cards, card),
         )

@@ -171,6 +171,17 @@ class Statements(Decisions):
         if self.sinks.events:
             self.emit(Event("end", f"unfinished: {why}", st.span))
 
+    def _exec_end_together(self, st: s.EndTogether, env: dict[str, Any]) -> None:
+        # A cooperative end: every player won (all are winners) or every player lost (none is).
+        outcome = "won" if st.won else "lost"
+        self.state.together = outcome
+        self.state.over = True
+        self.state.winners = [p.index for p in self.players] if st.won else []
+        self.frames.clear()
+        self.pending = None
+        if self.sinks.events:
+            self.emit(Event("end", f"together {outcome}", st.span))
+
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.sinks.events:
@@ -248,5 +259,6 @@ EXEC: dict[type, Any] = {
     s.Use: Statements._exec_use,
     s.EndGame: Statements._exec_end_game,
     s.EndUnfinished: Statements._exec_end_unfinished,
+    s.EndTogether: Statements._exec_end_together,
     s.Say: Statements._exec_say,
 }

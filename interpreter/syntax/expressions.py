@@ -95,12 +95,14 @@ class ListLit:
 
 @attrs.frozen
 class Comprehension:
-    """`[c.colour for c in hand[p] if c.value > 1]`"""
+    """`[c.colour for c in hand[p] if c.value > 1]`; `[x for p in players for x in hand[p]]` is
+    `flat`: its element is the inner comprehension, whose lists are joined one after another."""
 
     element: Expr
     var: str
     source: Expr
     condition: Expr | None
+    flat: bool = False
     span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
 
 

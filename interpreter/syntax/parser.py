@@ -434,6 +434,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def end_unfinished(self, meta: Any, text: Token) -> s.EndUnfinished:
         return s.EndUnfinished(self._text(text), span=self._span(meta))
 
+    def end_together(self, meta: Any, outcome: Token) -> s.EndTogether:
+        return s.EndTogether(str(outcome) == "won", span=self._span(meta))
+
     def say_stmt(self, meta: Any, text: Token) -> s.Say:
         return s.Say(self._text(text), span=self._span(meta))
 
@@ -519,10 +522,15 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def list_lit(self, meta: Any, *items: Any) -> s.ListLit:
         return s.ListLit(tuple(i for i in items if i is not None), span=self._span(meta))
 
-    def comprehension(
-        self, meta: Any, element: s.Expr, var: Token, source: s.Expr, cond: s.Expr | None
-    ) -> s.Comprehension:
-        return s.Comprehension(element, str(var), source, cond, span=self._span(meta))
+    def comprehension(self, meta: Any, element: s.Expr, *clauses: Any) -> s.Comprehension:
+        # `for a in A if c for b in B`: each later clause is a loop inside the earlier ones.
+        span = self._span(meta)
+        var, source, cond = clauses[-3:]
+        made = s.Comprehension(element, str(var), source, cond, span=span)
+        for at in range(len(clauses) - 6, -1, -3):
+            var, source, cond = clauses[at : at + 3]
+            made = s.Comprehension(made, str(var), source, cond, flat=True, span=span)
+        return made
 
     def record_lit(self, meta: Any, *inits: Any) -> s.RecordLit:
         return s.RecordLit(tuple(i for i in inits if i is not None), span=self._span(meta))

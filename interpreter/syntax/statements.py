@@ -290,6 +290,14 @@ class EndUnfinished:
 
 
 @attrs.frozen
+class EndTogether:
+    """`end game together won`, `end game together lost` (a cooperative game: one result for all)"""
+
+    won: bool
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class Say:
     """`say "{p} passes"`"""
 
@@ -323,5 +331,6 @@ Stmt = (
     | Return
     | EndGame
     | EndUnfinished
+    | EndTogether
     | Say
 )

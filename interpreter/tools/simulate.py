@@ -59,6 +59,12 @@ class GameResult:
     abilities: dict[str, tuple[int, int]] = attrs.Factory(dict)
     choosers: dict[str, tuple[int, ...]] = attrs.Factory(dict)  # the same keys -> the seats that chose it
     scores: tuple[tuple[int, ...], ...] = ()  # SCORE_POINTS rows of every seat's score; () without `score`
+    together: str | None = None  # "won" or "lost": a cooperative end (`end game together`), else None
+    team_score: int | None = None  # `team_score()` at a cooperative end, None without one
+
+    def share(self) -> float:
+        """What one winning seat counts: a shared win is a share, a cooperative win a whole win for each."""
+        return 1.0 if self.together == "won" else 1 / len(self.winners)
 
 
 @attrs.define
@@ -75,7 +81,7 @@ class Stats:
         wins = [0.0] * self.players
         for r in self.results:
             for w in r.winners:
-                wins[w] += 1 / len(r.winners)
+                wins[w] += r.share()
         return {str(Player(i)): wins[i] / len(self.results) for i in range(self.players)}
 
     def win_rate_by_agent(self) -> dict[str, tuple[float, int]]:
@@ -86,12 +92,31 @@ class Stats:
             for i, name in enumerate(r.agents):
                 seats[name] += 1
                 if i in r.winners:
-                    wins[name] = wins.get(name, 0.0) + 1 / len(r.winners)
+                    wins[name] = wins.get(name, 0.0) + r.share()
         return {name: (wins.get(name, 0.0) / seats[name], seats[name]) for name in sorted(seats)}
 
     def unfinished(self) -> Counter[str]:
         """The games a guard stopped unfinished (no winner), counted by the reason the rulebook gives."""
         return Counter(r.unfinished for r in self.results if r.unfinished is not None)
+
+    def cooperative(self) -> bool:
+        """A run of a cooperative game: some game ended with the players' common result."""
+        return any(r.together is not None for r in self.results)
+
+    def team(self) -> dict[str, Any]:
+        """A cooperative game's results: how many games the team won, lost, or ended otherwise, and
+        the distribution of the team score (games without one left out): mean, sd, quantiles, counts."""
+        won = sum(r.together == "won" for r in self.results)
+        lost = sum(r.together == "lost" for r in self.results)
+        xs = sorted(r.team_score for r in self.results if r.together is not None and r.team_score is not None)
+        out: dict[str, Any] = {"won": won, "lost": lost, "other": len(self.results) - won - lost, "scored": len(xs)}
+        if xs:
+            mean = sum(xs) / len(xs)
+            spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
+            quantiles = {f"q{q}": xs[min(len(xs) - 1, q * len(xs) // 100)] for q in (10, 25, 50, 75, 90)}
+            counts = {str(k): v for k, v in sorted(Counter(xs).items())}
+            out["score"] = {"mean": mean, "sd": spread, "min": xs[0], "max": xs[-1], **quantiles, "counts": counts}
+        return out
 
     def lengths(self) -> tuple[float, float, int, int]:
         """Decisions taken by players per game: mean, standard deviation, min, max."""
@@ -118,7 +143,7 @@ class Stats:
                 chosen[key] += c
             for key, seats in r.choosers.items():
                 choosers[key] += len(seats)
-                wins[key] = wins.get(key, 0.0) + sum(1 / len(r.winners) for seat in seats if seat in r.winners)
+                wins[key] = wins.get(key, 0.0) + sum(r.share() for seat in seats if seat in r.winners)
         rows = []
         for key in sorted(offered, key=_ability_order):
             n = choosers[key]
@@ -294,6 +319,8 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
         {key: (o, c) for key, (o, c) in abilities.items()},
         {key: tuple(sorted(seats)) for key, seats in choosers.items()},
         _sampled(scores),
+        game.state.together,
+        game.team_score() if game.state.together is not None else None,
     )
 
 
@@ -363,14 +390,17 @@ def report(stats: Stats, top: int = 15) -> str:
     lines = [
         f"{stats.game}: {n} games, {stats.players} players, agents {','.join(stats.agents)}, master seed {stats.seed}",
         "",
-        "win rate by seat (a shared win counts as a share):",
     ]
-    lines += [f"  {seat}  {rate:6.1%}  {_interval(rate, n)}" for seat, rate in stats.win_rate_by_seat().items()]
-    lines += ["win rate by agent (share of its seats that won):"]
-    lines += [
-        f"  {name:<8} {rate:6.1%}  {_interval(rate, seats)}  of {seats} seats"
-        for name, (rate, seats) in stats.win_rate_by_agent().items()
-    ]
+    if stats.cooperative():
+        lines += _team_lines(stats.team(), n)
+    else:
+        lines += ["win rate by seat (a shared win counts as a share):"]
+        lines += [f"  {seat}  {rate:6.1%}  {_interval(rate, n)}" for seat, rate in stats.win_rate_by_seat().items()]
+        lines += ["win rate by agent (share of its seats that won):"]
+        lines += [
+            f"  {name:<8} {rate:6.1%}  {_interval(rate, seats)}  of {seats} seats"
+            for name, (rate, seats) in stats.win_rate_by_agent().items()
+        ]
     lines += ["(in brackets: the 95 % Wilson interval of each rate)"]
     unfinished = stats.unfinished()
     lines += [f"unfinished (stopped by a guard, no winner): {sum(unfinished.values())} of {n} games"]
@@ -409,6 +439,33 @@ def report(stats: Stats, top: int = 15) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _team_lines(team: dict[str, Any], n: int) -> list[str]:
+    """A cooperative game's part of the report: the team's win rate and its score's distribution."""
+    rate = team["won"] / n
+    lines = [
+        "the players win or lose together (a cooperative game):",
+        f"  team won   {rate:6.1%}  {_interval(rate, n)}  ({team['won']} of {n} games)",
+        f"  team lost  {team['lost'] / n:6.1%}  ({team['lost']} of {n} games)",
+    ]
+    if team["other"]:
+        lines += [f"  ended otherwise (not together): {team['other']} of {n} games"]
+    score = team.get("score")
+    if score is None:
+        return [*lines, "team score: none (the rulebook declares no team_score())"]
+    lines += [
+        f"team score ({team['scored']} games): mean {score['mean']:.1f}, sd {score['sd']:.1f}, "
+        f"min {score['min']}, max {score['max']}",
+        "  quantiles: " + ", ".join(f"{q}% {score[f'q{q}']}" for q in (10, 25, 50, 75, 90)),
+        "  games by team score:",
+    ]
+    widest = max(score["counts"].values())
+    lines += [
+        f"  {value:>6} {count:>6}  " + "#" * max(1, round(40 * count / widest))
+        for value, count in score["counts"].items()
+    ]
+    return lines
+
+
 def _interval(rate: float, n: int) -> str:
     low, high = wilson(rate, n)
     return f"[{low:6.1%} ..{high:6.1%}]"
@@ -423,16 +480,23 @@ def report_data(stats: Stats, top: int = 15) -> dict[str, Any]:
         lo, hi = wilson(value, trials)
         return {"rate": value, "low": lo, "high": hi}
 
+    if stats.cooperative():  # one result for all the players: the team's, instead of each seat's
+        team = stats.team()
+        won: dict[str, Any] = {"team": {**team, "won_rate": rate(team["won"] / n, n)}}
+    else:
+        won = {
+            "win_rate_by_seat": {seat: rate(r, n) for seat, r in stats.win_rate_by_seat().items()},
+            "win_rate_by_agent": {
+                name: {**rate(r, seats), "seats": seats} for name, (r, seats) in stats.win_rate_by_agent().items()
+            },
+        }
     return {
         "game": stats.game,
         "games": n,
         "players": stats.players,
         "agents": list(stats.agents),
         "master_seed": stats.seed,
-        "win_rate_by_seat": {seat: rate(r, n) for seat, r in stats.win_rate_by_seat().items()},
-        "win_rate_by_agent": {
-            name: {**rate(r, seats), "seats": seats} for name, (r, seats) in stats.win_rate_by_agent().items()
-        },
+        **won,
         "unfinished": dict(sorted(stats.unfinished().items())),
         "length": {"mean": mean, "sd": spread, "min": low, "max": high, **_mean_interval(mean, spread, n)},
         "length_counts": {str(k): v for k, v in sorted(stats.length_counts().items())},

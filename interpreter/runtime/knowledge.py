@@ -120,10 +120,16 @@ def offered_by_place(game: Views, who: Player, cards: Sequence[CardRef]) -> dict
     """
     location, zones, out = game.state.location, game.program.zones, {}
     seen: set[int] | None = None
+    hidden: dict[str, bool] = {}  # by zone key, decided once: a choice offers many cards of few zones
     for card in cards:
         key = location[card.id]
-        visibility = zones[key.split("[", 1)[0]].visibility
-        if visibility in ("public", "top") or (visibility == "owner" and game.owned_by(key, who)):
+        unseen = hidden.get(key)
+        if unseen is None:
+            visibility = zones[key.split("[", 1)[0]].visibility
+            unseen = hidden[key] = not (
+                visibility in ("public", "top") or (visibility == "owner" and game.owned_by(key, who))
+            )
+        if not unseen:
             continue
         if seen is None:
             seen = seen_anyway(game, who)

@@ -60,7 +60,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..language.values import CardRef, Player
 from .core import shared_dict
-from .information import cards_in, changes, content_key, hidden_groups
+from .information import cards_in, changes, consistent_order, content_key, hidden_groups
+from .knowledge import facts_of, fits
 from .machine import EMPTY_MEMO, LABEL_CACHE_SIZE
 from .state import card_with
 
@@ -102,6 +103,20 @@ class Determinizer:
                 key=lambda item: (content_key(card_with(item[0], **item[1])), content_key(item[0])),
             )
             self.groups.append((cids, items, stay))
+        # By group: for each place of which the player was told facts (`tell`), the cards (their
+        # indexes in canonical order) that agree with them, dealt there: a world deals no other.
+        facts = facts_of(game, player)
+        self.allowed: list[dict[int, set[int]]] = []
+        for cids, items, stay in self.groups:
+            allowed = {}
+            for place, cid in enumerate(cids):
+                if cid in facts:
+                    allowed[place] = {
+                        k
+                        for k, (card, carried) in enumerate(items)
+                        if fits(card_with(card, **(carried | stay[place])), facts[cid])
+                    }
+            self.allowed.append(allowed)
         self.resets: list[tuple[str, object]] = []
         for key in sorted(st.vars):
             decl = game.program.vars[key.split("[", 1)[0]]
@@ -124,10 +139,15 @@ class Determinizer:
         st = twin.state
         cards = st.cards
         created = None
-        for (cids, items, stay), created_ids, made in zip(self.groups, self._ids, self._as, strict=True):
+        for (cids, items, stay), created_ids, made, allowed in zip(
+            self.groups, self._ids, self._as, self.allowed, strict=True
+        ):
             n = len(cids)
-            order = list(range(n))
-            rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
+            if allowed:
+                order = consistent_order(n, allowed, rng)
+            else:
+                order = list(range(n))
+                rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
             for place in range(n):
                 k, cid = order[place], cids[place]
                 if created_ids[k] == cid:  # the card created there is back: the clone's card as it is

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from rulecraft.authoring.explain import explain
+from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef, Player
@@ -202,3 +204,27 @@ def test_tell_names_a_field_of_the_cards_and_a_value_of_its_type() -> None:
         rulecraft.load_text(head + 'play { tell players[0] which of hand[players[0]] have v "x" }\n', "t.rules")
     with pytest.raises(RulebookError, match="facts are told to a player"):
         rulecraft.load_text(head + "play { tell 3 which of hand[players[0]] have v 1 }\n", "p.rules")
+
+
+def test_the_game_is_in_canonical_form_and_explained() -> None:
+    """`rulecraft fmt` keeps `tell` and `others` as written; `explain` renders them in words."""
+    text = TOLD.read_text()
+    assert format_text(text, "told_hand.rules") == text
+    words = explain(rulecraft.load(TOLD).program)
+    assert "seen by everyone but its owner (who sees how many)" in words
+    assert "whether its colour is c (until it moves)" in words
+
+
+def test_a_failed_attempt_undoes_a_tell_and_a_forgetting() -> None:
+    text = TOLD.read_text().replace(
+        "tell q which of hand[q] have colour c",
+        'tell q which of hand[q] have value 1  attempt { tell q which of hand[q] have colour c  move first(hand[q]) to played  fail "no" }',
+    )
+    game = told(text=text)
+    tell_red(game)
+    assert game.view(P2)["zones"]["hand[P2]"]["told"] == {
+        "card 4": ["not value 1"],
+        "card 3": ["value 1"],
+        "card 2": ["value 1"],
+        "card 1": ["not value 1"],
+    }

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     """The places (zone key, index) whose card `viewer` cannot identify now.
 
-    The cards of another player's `owner` zone, of a `hidden` or `count` zone, and of a `top`
+    The cards of another player's `owner` zone, of the viewer's own `others` zone, of a `hidden` or `count` zone, and of a `top`
     zone below its top (a batch of cards landing on such a pile shows others only the new top).
     Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
     zone, the cards named by a variable the viewer sees (its value shows in the view), the cards
@@ -139,7 +139,9 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
     among those that do. When none does (the facts leave few worlds), a matching of the constrained
     places (Kuhn's augmenting paths, places and cards tried in a random order) finds one, which
     exists since the real deal is one; the cards left go to the other places in a random order.
-    That world is consistent, not drawn exactly uniformly among the consistent ones.
+    That world is consistent, not drawn exactly uniformly among the consistent ones. (Facts that fit
+    no deal, as another seat's may in a world already drawn for someone else, leave the places
+    no card fits to the cards left: a world is always dealt.)
     """
     order = list(range(n))
     for _ in range(SHUFFLE_TRIES):
@@ -161,8 +163,7 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
         return False
 
     for p in places:
-        if not augment(p, set()):
-            raise ValueError("the facts told fit no deal of the hidden cards")  # (the real deal fits them all)
+        augment(p, set())  # (the real deal fits every fact; a place left unmatched takes a card left, below)
     order = [-1] * n
     for k, p in taken.items():
         order[p] = k

@@ -1,4 +1,5 @@
-"""What a player has been shown of cards hidden from them: `reveal CARDS to PLAYERS`.
+"""What a player has been shown of cards hidden from them (`reveal CARDS to PLAYERS`), and the facts
+they were told of cards (`tell PLAYERS which of CARDS have FIELD VALUE`).
 
 The state keeps, for each player, the ids of the cards revealed to that player (`State.known`,
 keyed by seat, `P1`). A player knows such a card while it stays where it was revealed: any move
@@ -9,8 +10,14 @@ show a known card in its zone (`Game.view`), the trace shows the reveal in full 
 and as a count to the others, and the agents' sampling and the soak leave known cards in place
 (`information.hidden_positions`).
 
-Inside an attempt, revealing and forgetting are journalled like any change, so that a failure
-undoes them with the rest (`Game._undo`: entries `known` and `forgot`).
+A fact told is kept the same way (`State.told`, by seat: card id, field, value, whether the
+card's field holds it): any move of the card forgets it, and so does a `set` of that field of
+the card, so that every fact a player holds is true of the state. The views show the facts by
+place (`told_in_zones`), and a world drawn for a player deals only cards that agree with them
+(`information.consistent_order`).
+
+Inside an attempt, revealing, telling and forgetting are journalled like any change, so that a
+failure undoes them with the rest (`Game._undo`: entries `known`, `forgot`, `told`, `untold`).
 """
 
 from __future__ import annotations

@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     """The places (zone key, index) whose card `viewer` cannot identify now.
 
-    The cards of another player's `owner` zone, of the viewer's own `others` zone, of a `hidden` or `count` zone, and of a `top`
-    zone below its top (a batch of cards landing on such a pile shows others only the new top).
-    Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
+    The cards of another player's `owner` zone, of the viewer's own `others` zone, of a `hidden`
+    or `count` zone, and of a `top` zone below its top (a batch of cards landing on such a pile
+    shows others only the new top). Not hidden: `public` zones (shuffled or not), the viewer's
+    own `owner` zones, another player's `others` zones, the top of a `top`
     zone, the cards named by a variable the viewer sees (its value shows in the view), the cards
     revealed to the viewer that are still where they were revealed (`reveal`: the view shows
     them), and the cards the pending decision of `viewer` names among its options (a search of a

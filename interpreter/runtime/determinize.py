@@ -4,8 +4,8 @@ Search agents (MCTS) look ahead in such worlds, one per iteration, so that they 
 their seat may know and never from the real order of a deck or another player's hand. What is
 hidden follows the rulebook's visibility declarations alone (`information.hidden_positions`):
 
-- the cards at the places the player cannot identify (another player's `owner` zone, a `hidden`
-  zone, a `top` pile below its top, unless a variable the player sees names the card or their own
+- the cards at the places the player cannot identify (another player's `owner` zone, the player's
+  own `others` zone, a `hidden` zone, a `top` pile below its top, unless a variable the player sees names the card or their own
   pending decision offers it) are dealt anew among those places, within each card type: a card's
   identity moves, what the rules changed on it stays at its place (below);
 - the order of a `public shuffled` zone (its view shows which cards, sorted, not their order) is
@@ -14,6 +14,9 @@ hidden follows the rulebook's visibility declarations alone (`information.hidden
   one: a secret commitment) goes back to its declared initial value, unless it names cards
   (those stay, and the cards they name were dealt anew above), so that a search cannot read
   another player's secret plan;
+- the facts the player was told (`tell`) are kept: a place the player holds facts of is dealt only
+  a card that agrees with them (`information.consistent_order`), so a world never contradicts what
+  the player knows (facts another player holds of a card dealt anew may not hold in it);
 - the game's chance generator is reseeded from `rng`: with it, every future draw.
 
 What is drawn depends only on what the player sees and on `rng`: the cards of each group of

@@ -6,8 +6,9 @@ hidden follows the rulebook's visibility declarations alone (`information.hidden
 
 - the cards at the places the player cannot identify (another player's `owner` zone, the player's
   own `others` zone, a `hidden` zone, a `top` pile below its top, unless a variable the player
-  sees names the card or their own pending decision offers it) are dealt anew among those places, within each card type: a card's
-  identity moves, what the rules changed on it stays at its place (below);
+  sees names the card or their own pending decision offers it) are dealt anew among those
+  places, within each card type: a card's identity moves, what the rules changed on it stays at
+  its place (below);
 - the order of a `public shuffled` zone (its view shows which cards, sorted, not their order) is
   drawn anew within the zone, each card moving whole (the view shows all of it);
 - a variable the player does not see (another player's `owner` variable, a `hidden` or `count`

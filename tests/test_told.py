@@ -228,3 +228,14 @@ def test_a_failed_attempt_undoes_a_tell_and_a_forgetting() -> None:
         "card 2": ["value 1"],
         "card 1": ["not value 1"],
     }
+
+
+def test_facts_without_end_are_refused_as_a_runaway() -> None:
+    """Facts told in a loop (a new value each time) stop at a budget, with a located error."""
+    text = TOLD.read_text().replace(
+        "tell q which of hand[q] have colour c",
+        "let n = 0  while true { tell q which of hand[q] have value n  n += 1 }",
+    )
+    game = told(text=text)
+    with pytest.raises(RulebookError, match=r"variant.rules:31:35: error: P2 would hold more than 2000 facts told"):
+        tell_red(game)

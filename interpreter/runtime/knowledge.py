@@ -69,6 +69,7 @@ def reveal(game: Store, cards: Sequence[CardRef], players: Sequence[Player], spa
 
 
 TELL_VERB = "tell"  # the trace's verb for facts told
+FACT_BUDGET = 2_000  # facts a player may hold at once (a game tells a few of each card it hides)
 
 
 def tell(game: Store, players: Sequence[Player], cards: Sequence[CardRef], field: str, value: Any, span: Span) -> None:
@@ -81,6 +82,8 @@ def tell(game: Store, players: Sequence[Player], cards: Sequence[CardRef], field
     facts = [(c.id, field, value, getattr(st.cards[c.id], field) == value) for c in cards]
     for player in dict.fromkeys(players):
         held = st.told.setdefault(str(player), [])
+        if len(held) + len(facts) > FACT_BUDGET:
+            raise game.runaway(span, f"{player} would hold more than {FACT_BUDGET} facts told: a runaway computation?")
         for fact in facts:
             if fact not in held:
                 held.append(fact)

@@ -114,7 +114,8 @@ class Views(Statements):
             if key in shown and isinstance(zones[key], dict):
                 zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there, by place
             if key in told and isinstance(zones[key], dict):
-                zones[key]["told"] = told[key]  # the facts told to `who` of its cards, by place
+                zones[key]["told"] = facts = told[key]  # the facts told to `who` of its cards, by place
+                size = self._viewed(size, sum(len(text) for texts in facts.values() for text in texts))
         vars_: dict[str, Any] = {}
         state_vars = self.state.vars
         for key in sorted(state_vars):

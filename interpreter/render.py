@@ -155,8 +155,11 @@ def view_text(game: Game, viewer: Player | None, order: Sequence[str] = (), disp
             shown = f"{_cards(value['count'])}, top: {value['top'] or '-'}"
         else:
             shown = f"{_cards(value['count'])} (hidden)"
-        if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`)
-            shown += f", shown to you: {', '.join(value['shown'])}"
+        if isinstance(value, dict) and value.get("shown"):  # cards revealed to the viewer (`reveal`), by place
+            shown += f", shown to you: {', '.join(f'{place}: {label}' for place, label in value['shown'].items())}"
+        if isinstance(value, dict) and value.get("told"):  # facts told to the viewer (`tell`), by place
+            told = "; ".join(f"{place}: {', '.join(facts)}" for place, facts in value["told"].items())
+            shown += f", told you: {told}"
         lines.append(printable(f"  {display_key(game, key) if display else key}: {shown}"))
     for key, value in view["vars"].items():
         lines.append(printable(f"  {display_key(game, key) if display else key} = {value}"))

@@ -58,7 +58,8 @@ def test_a_player_is_offered_their_own_unseen_cards_by_their_places() -> None:
     """The issue's game: P1's decision listed 1, 3, 9, 8 while P1's view showed a count."""
     game = blind()
     assert game.view(P1)["zones"]["hand[P1]"] == {"count": 4}
-    assert game.view(P2)["zones"]["hand[P1]"] == {"count": 4, "shown": ["1", "3", "8", "9"]}
+    shown = {"card 4": "8", "card 3": "9", "card 2": "3", "card 1": "1"}  # by place, top first
+    assert game.view(P2)["zones"]["hand[P1]"] == {"count": 4, "shown": shown}
     assert game.legal_answers() == PLACES
     assert game.view(P1)["pending"] == {"by": "P1", "prompt": "Play which card?", "options": PLACES}
     game.apply("card 3 of hand[P1]")

@@ -43,7 +43,7 @@ ERRORS = [
     ),
     (
         "var n: int = 0",
-        "t.rules:8:1: error: unexpected 'play'; expected a visibility (public, owner, hidden, top, count)",
+        "t.rules:8:1: error: unexpected 'play'; expected a visibility (public, owner, others, hidden, top, count)",
         None,
     ),
     (

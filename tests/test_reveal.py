@@ -48,7 +48,7 @@ def zones(game: rulecraft.Game, viewer: Player | None) -> dict:
 def test_the_player_a_card_is_revealed_to_sees_it_in_their_view_and_the_others_do_not() -> None:
     """After P1 looks at P2's card, P1's view shows it in P2's hand; P3's view shows only the count."""
     game = peek(LOOKS[:2])
-    assert zones(game, P1)["hand[P2]"] == {"count": 1, "shown": ["1"]}
+    assert zones(game, P1)["hand[P2]"] == {"count": 1, "shown": {"card 1": "1"}}
     assert zones(game, P3)["hand[P2]"] == {"count": 1}
     assert zones(game, P2)["hand[P2]"] == ["1"]  # the owner sees the hand as always
     assert game.state.known == {"P1": [0]}
@@ -57,11 +57,11 @@ def test_the_player_a_card_is_revealed_to_sees_it_in_their_view_and_the_others_d
 def test_a_revealed_card_that_moves_out_of_sight_is_no_longer_shown() -> None:
     """P2's card goes back into the deck after a wrong guess: P1 no longer sees it, nor P2's new card."""
     game = peek(LOOKS)
-    assert zones(game, P1)["hand[P2]"]["shown"] == ["1"]
+    assert zones(game, P1)["hand[P2]"]["shown"] == {"card 1": "1"}
     run_script(game, WRONG_GUESS)
     assert zones(game, P1)["hand[P2]"] == {"count": 1}
     assert "shown" not in zones(game, P1)["deck"]
-    assert zones(game, P2)["hand[P1]"] == {"count": 1, "shown": ["2"]}  # P1's card did not move
+    assert zones(game, P2)["hand[P1]"] == {"count": 1, "shown": {"card 1": "2"}}  # P1's card did not move
     assert game.state.known == {"P2": [1]}
 
 
@@ -102,7 +102,7 @@ def test_a_record_replays_its_reveals_and_replay_as_a_player_shows_them(
     assert "show    1 card (hand[P2]) to P1  @ peek.rules:24:21" not in out  # P2 holds hand[P2]: it reads the card
     assert "show    1 (hand[P2]) to P1  @ peek.rules:24:21" in out
     assert main(["replay", str(path), "--as", "P2"]) == 0
-    assert "  hand[P1]: 1 card (hidden), shown to you: 2" in capsys.readouterr().out
+    assert "  hand[P1]: 1 card (hidden), shown to you: card 1: 2" in capsys.readouterr().out
     assert main(["replay", str(path), "--trace", "--as", "P3"]) == 0
     out = capsys.readouterr().out
     assert "show    1 card (hand[P1]) to P2  @ peek.rules:24:21" in out
@@ -177,7 +177,7 @@ def test_a_failed_attempt_undoes_a_reveal_and_a_forgetting() -> None:
     assert game.state.known == {"P1": [2, 1]}
     game = pile('reveal top(pile) to p  attempt { move top(pile) to bottom of pile  fail "no" }')
     assert game.state.known == {"P1": [2]}
-    assert zones(game, P1)["pile"] == {"count": 3, "shown": ["c3"]}
+    assert zones(game, P1)["pile"] == {"count": 3, "shown": {"card 3": "c3"}}
 
 
 def test_a_card_moved_within_its_zone_is_forgotten() -> None:

@@ -17,7 +17,7 @@ SYNTAX_ERRORS = [
     ("proc x() {\n  let y = 2\n", "bad.rules:2:12: error: unexpected end of file; expected a statement or '}'"),
     (
         "zone hand[Player]: Card secret\n",
-        "bad.rules:1:25: error: unexpected 'secret'; expected a visibility (public, owner, hidden, top, count)",
+        "bad.rules:1:25: error: unexpected 'secret'; expected a visibility (public, owner, others, hidden, top, count)",
     ),
     ("game G players two..4\n", "bad.rules:1:16: error: unexpected 'two'; expected a number"),
     ("proc x() { y := 1 }\n", "bad.rules:1:14: error: unexpected ':'; expected '(' or an assignment ('=', '+=', '-=')"),

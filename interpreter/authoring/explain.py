@@ -314,6 +314,11 @@ class Explainer:
                 return line(depth, f"draw {n} {cards} from {x(source)} into {x(to)}")
             case s.Reveal(what, to):
                 return line(depth, f"show {x(what)} to {x(to)} (to them alone, until the cards move)")
+            case s.Tell(to, what, field, value):
+                return line(
+                    depth,
+                    f"tell {x(to)}, of each of {x(what)}, whether its {words(field)} is {x(value)} (until it moves)",
+                )
             case s.Create(count, card_type, inits, zone):
                 fields = ", ".join(f"{words(i.name)} {x(i.value)}" for i in inits)
                 return line(depth, f"put {x(count)} new {card_type} ({fields}) in {x(zone)}")
@@ -442,6 +447,7 @@ class Explainer:
         seen = {
             "public": "seen by everyone",
             "owner": "seen only by its owner",
+            "others": "seen by everyone but its owner (who sees how many)",
             "hidden": "seen by nobody",
             "top": "only its top card is seen",
             "count": "only its size is seen",

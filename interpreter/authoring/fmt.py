@@ -414,6 +414,8 @@ class Formatter:
                 return f"draw {x(count, indent)} from {x(source, indent)} to {x(to, indent)}"
             case s.Reveal(what, to):
                 return f"reveal {x(what, indent)} to {x(to, indent)}"
+            case s.Tell(to, what, field, value):
+                return f"tell {x(to, indent)} which of {x(what, indent)} have {field} {x(value, indent)}"
             case s.Create(count, card_type, inits, zone):
                 fields = self._seq(inits, self.init, "{", "}", indent, _inits_span(st))
                 return f"create {x(count, indent)} {card_type} {fields} in {x(zone, indent)}"

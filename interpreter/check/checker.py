@@ -313,11 +313,15 @@ class Checker(StatementChecker):
                     self._check_key_type(k)
                 if d.card_type not in self.cards:
                     self.error(d.span, f"unknown card type '{d.card_type}'{did_you_mean(d.card_type, self.cards)}")
-                if d.visibility == "owner" and not any(
+                if d.visibility in ("owner", "others") and not any(
                     isinstance(k, s.NamedType) and k.name == "Player" for k in d.keys
                 ):
-                    self.error(d.span, f"zone {d.name} is 'owner' visible but has no Player key to say who owns it")
+                    self.error(
+                        d.span, f"zone {d.name} is '{d.visibility}' visible but has no Player key to say who owns it"
+                    )
             case s.VarDecl():
+                if d.visibility == "others":
+                    self.error(d.span, f"'others' is a visibility of zones: give variable {d.name} another")
                 for k in d.keys:
                     self._check_key_type(k)
                 self.scope = Scope("var", self.resolution)

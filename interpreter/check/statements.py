@@ -113,6 +113,19 @@ class StatementChecker(ExpressionChecker):
                 pl = (pt.element or t.ANY) if pt.kind == "list" else pt
                 if pl.kind not in ("player", "any"):
                     self.error(to.span, f"cards are revealed to a player or a list of players, not to {pt}")
+            case s.Tell(to, what, field, value):
+                pt = self.expr(to)
+                pl = (pt.element or t.ANY) if pt.kind == "list" else pt
+                if pl.kind not in ("player", "any"):
+                    self.error(to.span, f"facts are told to a player or a list of players, not to {pt}")
+                wt = self.expr(what)
+                el = (wt.element or t.ANY) if wt.kind in ("list", "zone") else wt
+                if el.kind not in ("card", "any"):
+                    self.error(what.span, f"facts are told about cards: this is {wt}")
+                ft = self._field_type(el, field, st.span) if el.kind == "card" else None
+                vt = self.expr(value)
+                if ft is not None:
+                    self.expect(vt, ft, value.span, f"the value of field {field}")
             case s.Create(count, card_type, inits, zone):
                 self.expect(self.expr(count), t.INT, count.span, "the number of cards to create")
                 ct = self.cards.get(card_type)

@@ -208,6 +208,7 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             s.SetField()
             | s.Draw()
             | s.Reveal()
+            | s.Tell()
             | s.While()
             | s.Repeat()
             | s.Match()

@@ -4,16 +4,20 @@ Search agents (MCTS) look ahead in such worlds, one per iteration, so that they 
 their seat may know and never from the real order of a deck or another player's hand. What is
 hidden follows the rulebook's visibility declarations alone (`information.hidden_positions`):
 
-- the cards at the places the player cannot identify (another player's `owner` zone, a `hidden`
-  zone, a `top` pile below its top, unless a variable the player sees names the card or their own
-  pending decision offers it) are dealt anew among those places, within each card type: a card's
-  identity moves, what the rules changed on it stays at its place (below);
+- the cards at the places the player cannot identify (another player's `owner` zone, the player's
+  own `others` zone, a `hidden` zone, a `top` pile below its top, unless a variable the player
+  sees names the card or their own pending decision offers it) are dealt anew among those
+  places, within each card type: a card's identity moves, what the rules changed on it stays at
+  its place (below);
 - the order of a `public shuffled` zone (its view shows which cards, sorted, not their order) is
   drawn anew within the zone, each card moving whole (the view shows all of it);
 - a variable the player does not see (another player's `owner` variable, a `hidden` or `count`
   one: a secret commitment) goes back to its declared initial value, unless it names cards
   (those stay, and the cards they name were dealt anew above), so that a search cannot read
   another player's secret plan;
+- the facts the player was told (`tell`) are kept: a place the player holds facts of is dealt only
+  a card that agrees with them (`information.consistent_order`), so a world never contradicts what
+  the player knows (facts another player holds of a card dealt anew may not hold in it);
 - the game's chance generator is reseeded from `rng`: with it, every future draw.
 
 What is drawn depends only on what the player sees and on `rng`: the cards of each group of
@@ -60,7 +64,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..language.values import CardRef, Player
 from .core import shared_dict
-from .information import cards_in, changes, content_key, hidden_groups
+from .information import cards_in, changes, consistent_order, content_key, hidden_groups
+from .knowledge import facts_of, fits
 from .machine import EMPTY_MEMO, LABEL_CACHE_SIZE
 from .state import card_with
 
@@ -102,6 +107,20 @@ class Determinizer:
                 key=lambda item: (content_key(card_with(item[0], **item[1])), content_key(item[0])),
             )
             self.groups.append((cids, items, stay))
+        # By group: for each place of which the player was told facts (`tell`), the cards (their
+        # indexes in canonical order) that agree with them, dealt there: a world deals no other.
+        facts = facts_of(game, player)
+        self.allowed: list[dict[int, set[int]]] = []
+        for cids, items, stay in self.groups:
+            allowed = {}
+            for place, cid in enumerate(cids):
+                if cid in facts:
+                    allowed[place] = {
+                        k
+                        for k, (card, carried) in enumerate(items)
+                        if fits(card_with(card, **(carried | stay[place])), facts[cid])
+                    }
+            self.allowed.append(allowed)
         self.resets: list[tuple[str, object]] = []
         for key in sorted(st.vars):
             decl = game.program.vars[key.split("[", 1)[0]]
@@ -124,10 +143,15 @@ class Determinizer:
         st = twin.state
         cards = st.cards
         created = None
-        for (cids, items, stay), created_ids, made in zip(self.groups, self._ids, self._as, strict=True):
+        for (cids, items, stay), created_ids, made, allowed in zip(
+            self.groups, self._ids, self._as, self.allowed, strict=True
+        ):
             n = len(cids)
-            order = list(range(n))
-            rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
+            if allowed:
+                order = consistent_order(n, allowed, rng)
+            else:
+                order = list(range(n))
+                rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
             for place in range(n):
                 k, cid = order[place], cids[place]
                 if created_ids[k] == cid:  # the card created there is back: the clone's card as it is

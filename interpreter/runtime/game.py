@@ -475,7 +475,7 @@ class Game(Views):
             (self.zone_list(zone) if zone in st.zones else st.zones.setdefault(zone, [])).append(found.id)
             st.location[found.id] = zone
             moved.append(found)
-        if st.known:
+        if st.known or st.told:
             knowledge.forget(self, [c.id for c in moved])
         if self.sinks.events and moved:
             self._event(

@@ -14,7 +14,7 @@ import attrs
 
 from ..language.values import CardRef, Player
 from .knowledge import cards_in as cards_in  # (re-exported: determinize and tests read it here)
-from .knowledge import offered_by_place, seen_anyway
+from .knowledge import facts_of, fits, offered_by_place, seen_anyway
 from .state import card_with
 
 if TYPE_CHECKING:
@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     """The places (zone key, index) whose card `viewer` cannot identify now.
 
-    The cards of another player's `owner` zone, of a `hidden` or `count` zone, and of a `top`
-    zone below its top (a batch of cards landing on such a pile shows others only the new top).
-    Not hidden: `public` zones (shuffled or not), the viewer's own zones, the top of a `top`
+    The cards of another player's `owner` zone, of the viewer's own `others` zone, of a `hidden`
+    or `count` zone, and of a `top` zone below its top (a batch of cards landing on such a pile
+    shows others only the new top). Not hidden: `public` zones (shuffled or not), the viewer's
+    own `owner` zones, another player's `others` zones, the top of a `top`
     zone, the cards named by a variable the viewer sees (its value shows in the view), the cards
     revealed to the viewer that are still where they were revealed (`reveal`: the view shows
     them), and the cards the pending decision of `viewer` names among its options (a search of a
@@ -45,7 +46,7 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
         decl = game.program.zones[key.split("[", 1)[0]]
-        if decl.visibility == "public" or (decl.visibility == "owner" and game.owned_by(key, viewer)):
+        if game.zone_seen_by(decl.visibility, key, viewer):
             continue
         below = len(ids) - 1 if decl.visibility == "top" else len(ids)
         out.extend((key, i) for i in range(below) if ids[i] not in shown)
@@ -72,9 +73,14 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: boo
     """
     twin = game.clone(trace=trace)
     created = twin.state.created_list()
+    facts = facts_of(game, viewer)
     for cids in hidden_groups(game, viewer):
         made = [created[c] for c in cids]
-        rng.shuffle(made)
+        allowed = allowed_at(game.state, cids, made, facts)
+        if allowed:
+            made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
+        else:
+            rng.shuffle(made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
     twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
@@ -94,13 +100,78 @@ def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
     twin = game.clone()
     rng = random.Random(seed)
     created = twin.state.created_list()
+    facts = facts_of(game, viewer)
     for cids in hidden_groups(game, viewer):
         made = sorted((created[c] for c in cids), key=content_key)
-        rng.shuffle(made)
+        allowed = allowed_at(game.state, cids, made, facts)
+        if allowed:
+            made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
+        else:
+            rng.shuffle(made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
     twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
     return twin
+
+
+def allowed_at(
+    state: State, cids: list[int], made: list[Any], facts: dict[int, list[tuple[str, Any, bool]]]
+) -> dict[int, set[int]]:
+    """For each place of `cids` of which the viewer holds facts (`tell`), the indexes of the cards of
+    `made` (as created) that agree with them once dealt there (with what the rules changed at the
+    place on top, as `deal` deals them); empty when the viewer holds no fact of these places."""
+    out: dict[int, set[int]] = {}
+    for place, cid in enumerate(cids):
+        held = facts.get(cid)
+        if held:
+            change = changes(state, cid)
+            out[place] = {k for k, card in enumerate(made) if fits(card_with(card, **change) if change else card, held)}
+    return out
+
+
+SHUFFLE_TRIES = 8  # shuffles tried before a world consistent with the facts is built by matching
+
+
+def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -> list[int]:
+    """An order of `n` cards (`order[place]` is the card dealt at that place) in which each place of
+    `allowed` takes one of the cards it allows, drawn from `rng`.
+
+    A few plain shuffles first: the first that agrees with every fact is a world drawn uniformly
+    among those that do. When none does (the facts leave few worlds), a matching of the constrained
+    places (Kuhn's augmenting paths, places and cards tried in a random order) finds one, which
+    exists since the real deal is one; the cards left go to the other places in a random order.
+    That world is consistent, not drawn exactly uniformly among the consistent ones. (Facts that fit
+    no deal, as another seat's may in a world already drawn for someone else, leave the places
+    no card fits to the cards left: a world is always dealt.)
+    """
+    order = list(range(n))
+    for _ in range(SHUFFLE_TRIES):
+        rng.shuffle(order)
+        if all(order[p] in ks for p, ks in allowed.items()):
+            return order
+    places = list(allowed)
+    rng.shuffle(places)
+    taken: dict[int, int] = {}  # card -> place
+    choices = {p: rng.sample(sorted(allowed[p]), len(allowed[p])) for p in places}
+
+    def augment(p: int, seen: set[int]) -> bool:
+        for k in choices[p]:
+            if k not in seen:
+                seen.add(k)
+                if k not in taken or augment(taken[k], seen):
+                    taken[k] = p
+                    return True
+        return False
+
+    for p in places:
+        augment(p, set())  # (the real deal fits every fact; a place left unmatched takes a card left, below)
+    order = [-1] * n
+    for k, p in taken.items():
+        order[p] = k
+    rest = [k for k in range(n) if k not in taken]
+    rng.shuffle(rest)
+    it = iter(rest)
+    return [k if k >= 0 else next(it) for k in order]
 
 
 def deal(game: Game, twin: Game, created: list[Any], cids: list[int], made: list[Any]) -> None:

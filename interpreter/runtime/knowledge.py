@@ -1,4 +1,5 @@
-"""What a player has been shown of cards hidden from them: `reveal CARDS to PLAYERS`.
+"""What a player has been shown of cards hidden from them (`reveal CARDS to PLAYERS`), and the facts
+they were told of cards (`tell PLAYERS which of CARDS have FIELD VALUE`).
 
 The state keeps, for each player, the ids of the cards revealed to that player (`State.known`,
 keyed by seat, `P1`). A player knows such a card while it stays where it was revealed: any move
@@ -9,8 +10,14 @@ show a known card in its zone (`Game.view`), the trace shows the reveal in full 
 and as a count to the others, and the agents' sampling and the soak leave known cards in place
 (`information.hidden_positions`).
 
-Inside an attempt, revealing and forgetting are journalled like any change, so that a failure
-undoes them with the rest (`Game._undo`: entries `known` and `forgot`).
+A fact told is kept the same way (`State.told`, by seat: card id, field, value, whether the
+card's field holds it): any move of the card forgets it, and so does a `set` of that field of
+the card, so that every fact a player holds is true of the state. The views show the facts by
+place (`told_in_zones`), and a world drawn for a player deals only cards that agree with them
+(`information.consistent_order`).
+
+Inside an attempt, revealing, telling and forgetting are journalled like any change, so that a
+failure undoes them with the rest (`Game._undo`: entries `known`, `forgot`, `told`, `untold`).
 """
 
 from __future__ import annotations
@@ -61,8 +68,93 @@ def reveal(game: Store, cards: Sequence[CardRef], players: Sequence[Player], spa
         )
 
 
+TELL_VERB = "tell"  # the trace's verb for facts told
+FACT_BUDGET = 2_000  # facts a player may hold at once (a game tells a few of each card it hides)
+
+
+def tell(game: Store, players: Sequence[Player], cards: Sequence[CardRef], field: str, value: Any, span: Span) -> None:
+    """Tell `players`, of each of `cards`, whether its `field` holds `value`: a fact each of them
+    keeps until the card moves or the rules set that field (see the module's docstring)."""
+    if not cards or not players:
+        return
+    st = game.state
+    journal = game.journal if game.attempts else None
+    facts = [(c.id, field, value, getattr(st.cards[c.id], field) == value) for c in cards]
+    for player in dict.fromkeys(players):
+        held = st.told.setdefault(str(player), [])
+        if len(held) + len(facts) > FACT_BUDGET:
+            raise game.runaway(span, f"{player} would hold more than {FACT_BUDGET} facts told: a runaway computation?")
+        for fact in facts:
+            if fact not in held:
+                held.append(fact)
+                if journal is not None:
+                    journal.append(("told", str(player), fact))
+    if game.sinks.events:
+        sources = list(dict.fromkeys(st.location[c.id] for c in cards))
+        names = list(dict.fromkeys(str(p) for p in players))
+        said = game.label(value)
+        has = [place_of(game, c.id) for c, f in zip(cards, facts, strict=True) if f[3]]
+        not_ = [place_of(game, c.id) for c, f in zip(cards, facts, strict=True) if not f[3]]
+        parts = ([f"{', '.join(has)}: {field} {said}"] if has else []) + (
+            [f"{', '.join(not_)}: not {field} {said}"] if not_ else []
+        )
+        n = len(cards)
+        game.emit(
+            Event(
+                TELL_VERB,
+                f"to {', '.join(names)}: {'; '.join(parts)}",
+                span,
+                zones=tuple(sources),
+                hidden_text=f"{', '.join(names)} told of {n} card{'s' if n != 1 else ''} ({' + '.join(sources)})",
+                secret=game.secret_run,
+                to=tuple(names),
+            )
+        )
+
+
+def place_of(game: Views | Store, cid: int) -> str:
+    """A card's place as the options of a choice name it: `card 2 of hand[P1]` (card 1 is the zone's `first`)."""
+    key = game.state.location[cid]
+    return f"card {game.state.zones[key].index(cid) + 1} of {key}"
+
+
+def forget_field(game: Store, cid: int, field: str) -> None:
+    """The rules set a field of card `cid`: every fact told about that field of it is forgotten."""
+    _drop(game, lambda fact: fact[0] == cid and fact[1] == field)
+
+
+def _drop(game: Store, gone: Any) -> None:
+    told = game.state.told
+    journal = game.journal if game.attempts else None
+    for seat in list(told):
+        held = told[seat]
+        for index in range(len(held) - 1, -1, -1):
+            if gone(held[index]):
+                if journal is not None:
+                    journal.append(("untold", seat, held[index], index))
+                del held[index]
+        if not held:
+            del told[seat]
+
+
+def facts_of(game: Views, who: Player) -> dict[int, list[tuple[str, Any, bool]]]:
+    """The facts `who` holds, by card id: (field, value, whether the card's field holds it)."""
+    out: dict[int, list[tuple[str, Any, bool]]] = {}
+    for cid, field, value, has in game.state.told.get(str(who), ()):
+        out.setdefault(cid, []).append((field, value, has))
+    return out
+
+
+def fits(card: Any, facts: Sequence[tuple[str, Any, bool]]) -> bool:
+    """Whether `card` agrees with every fact of `facts` (as `facts_of` gives them for one card)."""
+    return all((getattr(card, field) == value) == has for field, value, has in facts)
+
+
 def forget(game: Store, ids: Sequence[int]) -> None:
-    """The cards moved: no player knows them any more (see the module's docstring)."""
+    """The cards moved: no player knows them any more, nor any fact told of them (see the module's docstring)."""
+    if game.state.told:
+        moved = set(ids)
+        _drop(game, lambda fact: fact[0] in moved)
     known = game.state.known
     journal = game.journal if game.attempts else None
     for seat in list(known):
@@ -78,9 +170,17 @@ def forget(game: Store, ids: Sequence[int]) -> None:
 
 
 def undo(game: Store, entry: tuple[Any, ...]) -> None:
-    """Undo one journal entry of `reveal` or `forget`."""
+    """Undo one journal entry of `reveal`, `tell` or `forget`."""
     known = game.state.known
-    if entry[0] == "known":
+    if entry[0] == "told":
+        _, seat, fact = entry
+        game.state.told[seat].remove(fact)
+        if not game.state.told[seat]:
+            del game.state.told[seat]
+    elif entry[0] == "untold":
+        _, seat, fact, index = entry
+        game.state.told.setdefault(seat, []).insert(index, fact)
+    elif entry[0] == "known":
         _, seat, cid = entry
         known[seat].remove(cid)
         if not known[seat]:
@@ -126,9 +226,7 @@ def offered_by_place(game: Views, who: Player, cards: Sequence[CardRef]) -> dict
         unseen = hidden.get(key)
         if unseen is None:
             visibility = zones[key.split("[", 1)[0]].visibility
-            unseen = hidden[key] = not (
-                visibility in ("public", "top") or (visibility == "owner" and game.owned_by(key, who))
-            )
+            unseen = hidden[key] = not (visibility == "top" or game.zone_seen_by(visibility, key, who))
         if not unseen:
             continue
         if seen is None:
@@ -150,17 +248,34 @@ def cards_in(value: Any) -> set[int]:
     return set()
 
 
-def shown_in_zones(game: Views, who: Player) -> dict[str, list[str]]:
-    """The labels of the cards revealed to `who`, by the zone they are in (each list sorted:
-    a reveal tells which cards a zone holds, not where in it they lie)."""
+def shown_in_zones(game: Views, who: Player) -> dict[str, dict[str, str]]:
+    """The labels of the cards revealed to `who`, by the zone they are in, each by its place
+    (`card 2`, as a choice's options name it), top first: a reveal shows the cards where they lie,
+    and `who` knows their order while they stay there."""
     ids = game.state.known.get(str(who))
     if not ids:
         return {}
-    out: dict[str, list[str]] = {}
-    location = game.state.location
+    places: dict[str, list[tuple[int, str]]] = {}
+    location, zones = game.state.location, game.state.zones
     for cid in ids:
-        out.setdefault(location[cid], []).append(game.label(CardRef(cid)))
-    return {key: sorted(labels) for key, labels in out.items()}
+        key = location[cid]
+        places.setdefault(key, []).append((zones[key].index(cid) + 1, game.label(CardRef(cid))))
+    return {key: {f"card {n}": label for n, label in sorted(found, reverse=True)} for key, found in places.items()}
+
+
+def told_in_zones(game: Views, who: Player) -> dict[str, dict[str, list[str]]]:
+    """The facts `who` was told (`tell`), by the zone their cards are in, each card by its place
+    (`card 2`), top first: `colour red`, `not value 3`."""
+    facts = facts_of(game, who)
+    if not facts:
+        return {}
+    places: dict[str, list[tuple[int, list[str]]]] = {}
+    location, zones = game.state.location, game.state.zones
+    for cid, held in facts.items():
+        key = location[cid]
+        texts = [f"{'' if has else 'not '}{field} {game.label(value)}" for field, value, has in held]
+        places.setdefault(key, []).append((zones[key].index(cid) + 1, texts))
+    return {key: {f"card {n}": texts for n, texts in sorted(found, reverse=True)} for key, found in places.items()}
 
 
 def visible_text(game: Views, event: Event, who: Player | None) -> str:

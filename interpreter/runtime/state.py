@@ -15,9 +15,10 @@ import cattrs
 from ..check.program import CardType, Program
 from ..language.values import TABLE, CardRef, EnumValue, Player, Record, ZoneRef
 
-# The version of a state's JSON. 1 (no "format" key): before `reveal`; 2: with "known". A state
-# of format 1 is read as one in which nothing was revealed.
-STATE_FORMAT = 2
+# The version of a state's JSON. 1 (no "format" key): before `reveal`; 2: with "known"; 3: with
+# "told" (written only by a state that holds facts: the others keep writing 2). A state of format
+# 1 is read as one in which nothing was revealed, one of format 2 as one in which nothing was told.
+STATE_FORMAT = 3
 
 
 @attrs.define
@@ -37,6 +38,10 @@ class State:
     # What each player was shown of cards hidden from them (`reveal`): seat (`P1`) -> card ids,
     # each kept until the card moves (runtime/knowledge.py).
     known: dict[str, list[int]] = attrs.Factory(dict)
+    # The facts each player was told of cards (`tell`): seat -> (card id, field, value, whether the
+    # card's field holds the value), each kept until the card moves or the field is set
+    # (runtime/knowledge.py).
+    told: dict[str, list[tuple[int, str, Any, bool]]] = attrs.Factory(dict)
     # Each card as its `create` made it (by id), before the rules `set` any field on it: a search's
     # world deals hidden cards anew by what they were created as and leaves what the rules changed
     # at its place (determinize.py). Its first len(cards) entries are the state's (`created_card`);
@@ -91,6 +96,7 @@ class State:
         new.unfinished = self.unfinished
         new.together = self.together
         new.known = {k: list(v) for k, v in self.known.items()}
+        new.told = {k: list(v) for k, v in self.told.items()}
         new.created = self.created  # only ever appended to: shared (see `created`)
         return new
 
@@ -224,7 +230,11 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             "known": {k: list(v) for k, v in st.known.items()},
             # The cards a `set` has changed, as they were created (the others were created as they are).
             "created": [uncard(st.created_card(i)) for i, c in enumerate(st.cards) if st.created_card(i) != c],
-            "format": STATE_FORMAT,
+            **(
+                {"told": {k: [[c, f, unvalue(v), h] for c, f, v, h in fs] for k, fs in st.told.items()}, "format": 3}
+                if st.told
+                else {"format": 2}
+            ),
         },
     )
 
@@ -242,6 +252,7 @@ def make_converter(program: Program, classes: dict[str, type]) -> Codec:
             unfinished=d.get("unfinished"),  # absent from the states of games before the construct
             together=d.get("together"),  # present only for a cooperative end
             known=_known(d),
+            told={k: [(c, f, value(v), h) for c, f, v, h in fs] for k, fs in d.get("told", {}).items()},
             created=_created(d, cards, card),
         )
 

@@ -87,6 +87,21 @@ class Statements(Decisions):
             raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
         knowledge.reveal(self, cards, players, st.span)
 
+    def _exec_tell(self, st: s.Tell, env: dict[str, Any]) -> None:
+        to = self._eval(st.to, env)
+        players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
+        if not all(isinstance(p, Player) for p in players):
+            raise self.runtime_error(st.to.span, f"facts are told to players, not to {self.label(to)}")
+        v = self._eval(st.what, env)
+        cards = [v] if isinstance(v, CardRef) else list(self.as_list(v, st.what))
+        if not all(isinstance(c, CardRef) for c in cards):
+            raise self.runtime_error(st.what.span, f"facts are told about cards, not {self.label(v)}")
+        for c in cards:
+            if not hasattr(self.state.cards[c.id], st.field):
+                raise self.runtime_error(st.span, f"{self.label(c)} has no field '{st.field}'")
+        value = self._eval(st.value, env)
+        knowledge.tell(self, players, cards, st.field, value, st.span)
+
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self.push(WhileFrame(st, env))
 
@@ -246,6 +261,7 @@ EXEC: dict[type, Any] = {
     s.SetField: Statements._exec_set_field,
     s.Draw: Statements._exec_draw,
     s.Reveal: Statements._exec_reveal,
+    s.Tell: Statements._exec_tell,
     s.While: Statements._exec_while,
     s.Repeat: Statements._exec_repeat,
     s.Match: Statements._exec_match,

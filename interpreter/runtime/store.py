@@ -84,7 +84,7 @@ class Store(Evaluator):
             elif kind == "zone":
                 _, key = entry
                 del st.zones[key]
-            else:  # "known", "forgot"
+            else:  # "known", "forgot", "told", "untold"
                 knowledge.undo(self, entry)
 
     def _event(
@@ -150,7 +150,7 @@ class Store(Evaluator):
                 name = key.split("[", 1)[0]
                 changed.add(name)
                 self.forget(name, key)
-        if st.known:
+        if st.known or st.told:
             knowledge.forget(self, [c.id for c in cards])
         if self.sinks.events:
             labels = ", ".join(self.label(c) for c in cards)
@@ -192,6 +192,8 @@ class Store(Evaluator):
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.cards[card.id] = card_with(old, **{field: value})
+        if st.told:
+            knowledge.forget_field(self, card.id, field)
         if self.sinks.events:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])

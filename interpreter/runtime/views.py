@@ -94,6 +94,7 @@ class Views(Statements):
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
         shown = knowledge.shown_in_zones(self, who) if who is not None else {}
+        told = knowledge.told_in_zones(self, who) if who is not None and self.state.told else {}
         for key in sorted(state_zones):
             ids = state_zones[key]
             decl, owned_by = info[key] if key in info else self._info_of(key)
@@ -102,7 +103,7 @@ class Views(Statements):
                 labels = self.zone_labels(decl.name, key, ids)
                 size = self._viewed(size, sum(map(len, labels)))
                 zones[key] = list(reversed(labels)) if not decl.shuffled else sorted(labels)
-            elif visibility == "owner" and owned_by == owner:
+            elif (visibility == "owner" and owned_by == owner) or (visibility == "others" and owned_by != owner):
                 labels = self.zone_labels(decl.name, key, ids)
                 size = self._viewed(size, sum(map(len, labels)))
                 zones[key] = list(reversed(labels))
@@ -111,7 +112,10 @@ class Views(Statements):
             else:
                 zones[key] = {"count": len(ids)}
             if key in shown and isinstance(zones[key], dict):
-                zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there
+                zones[key]["shown"] = shown[key]  # the cards revealed to `who`, still there, by place
+            if key in told and isinstance(zones[key], dict):
+                zones[key]["told"] = facts = told[key]  # the facts told to `who` of its cards, by place
+                size = self._viewed(size, sum(len(text) for texts in facts.values() for text in texts))
         vars_: dict[str, Any] = {}
         state_vars = self.state.vars
         for key in sorted(state_vars):
@@ -202,7 +206,7 @@ class Views(Statements):
         return text
 
     def _visible_text(self, event: Event, who: Player | None) -> str:
-        if event.verb == knowledge.VERB:
+        if event.verb == knowledge.VERB or event.verb == knowledge.TELL_VERB:
             return knowledge.visible_text(self, event, who)
         if event.own_text is not None and who is not None:
             # A choice among cards its chooser may not identify: the chooser reads the place, the
@@ -226,7 +230,7 @@ class Views(Statements):
                 decl = self.program.zones[name]
                 if decl.visibility == "public" and not decl.shuffled:
                     continue
-                if decl.visibility == "owner" and self.owned_by(key, who):
+                if self.zone_seen_by(decl.visibility, key, who):
                     continue
                 if decl.visibility == "top":
                     continue  # the card passed the face-up top of the pile
@@ -257,7 +261,7 @@ class Views(Statements):
         decl = self.program.zones.get(key.split("[", 1)[0])
         if decl is None or decl.shuffled:
             return False
-        if decl.visibility == "public" or (decl.visibility == "owner" and self.owned_by(key, who)):
+        if self.zone_seen_by(decl.visibility, key, who):
             return True
         # A card taken from a pile whose top is face up is (normally) that top card.
         return as_source and decl.visibility == "top"
@@ -270,8 +274,18 @@ class Views(Statements):
         if decl is None:
             return False
         return (decl.visibility in ("public", "top") and not decl.shuffled) or (
-            decl.visibility == "owner" and self.owned_by(dst, who)
+            decl.visibility in ("owner", "others") and self.zone_seen_by(decl.visibility, dst, who)
         )
+
+    def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool:
+        """Whether `who` sees the cards of zone `key`, of that visibility, in their order: a `public`
+        zone, `who`'s own `owner` zone, another player's `others` zone (a shuffled zone's order is
+        seen by nobody: the callers judge that)."""
+        if visibility == "public":
+            return True
+        if visibility == "owner":
+            return self.owned_by(key, who)
+        return visibility == "others" and not self.owned_by(key, who)
 
 
 def _in_full(event: Event, who: Player | None) -> str:

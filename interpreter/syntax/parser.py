@@ -353,6 +353,9 @@ class _Builder(Transformer[Token, s.Rulebook]):
     def reveal_stmt(self, meta: Any, what: s.Expr, to: s.Expr) -> s.Reveal:
         return s.Reveal(what, to, span=self._span(meta))
 
+    def tell_stmt(self, meta: Any, to: s.Expr, what: s.Expr, field: Token, value: s.Expr) -> s.Tell:
+        return s.Tell(to, what, str(field), value, span=self._span(meta))
+
     def create_stmt(self, meta: Any, count: s.Expr, card_type: Token, *rest: Any) -> s.Create:
         *inits, zone = rest
         return s.Create(count, str(card_type), tuple(i for i in inits if i is not None), zone, span=self._span(meta))

@@ -89,6 +89,18 @@ class Reveal:
 
 
 @attrs.frozen
+class Tell:
+    """`tell q which of hand[q] have colour c`: those players learn, of each of those cards, whether
+    the field holds the value (a fact kept until the card moves)."""
+
+    to: Expr
+    what: Expr
+    field: str
+    value: Expr
+    span: Span = attrs.field(default=NO_SPAN, kw_only=True, eq=False, repr=False)
+
+
+@attrs.frozen
 class Create:
     """`create 4 Ware { suit: s, value: v } in deck`"""
 
@@ -313,6 +325,7 @@ Stmt = (
     | Move
     | Draw
     | Reveal
+    | Tell
     | Create
     | If
     | For

@@ -202,6 +202,13 @@ class GameCore:
         may hold would otherwise reach them from a local (`v = [v]` in a loop). `depth` is the depth
         `value` itself is at (0: a list whose elements are the values, as a decision's options). Each
         list or record is looked at once a level, however often it appears, its elements charged as work."""
+        if depth == 1 and value.__class__ is tuple:  # the common case: a flat list, at once
+            kinds = set(map(type, value))
+            if tuple not in kinds and Record not in kinds:
+                self.work_left -= 1 + len(value)
+                if self.work_left < 0:
+                    self.charge(0, at)
+                return value
         level = [value]
         while True:
             if depth > VALUE_DEPTH:

@@ -292,7 +292,11 @@ def _holds(e: s.Expr, parts: Parts) -> str:
 def _keep(name: str, value: str, node: str) -> list[str]:
     """`let name = value`: a zone's value is held as the language holds a zone in a local, a list or a
     record only once its depth is known to be within the state's (`Game.held`)."""
-    return [f"v = {value}", f"env[{name}] = v if v.__class__ not in _HELD else g.held(v, {node})"]
+    return [
+        f"v = {value}",
+        f"env[{name}] = v if v.__class__ not in _HELD else g.nested(v, {node}) if v.__class__ is _tuple "
+        f"else g.held(v, {node})",
+    ]
 
 
 def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:

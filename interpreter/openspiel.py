@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from .check.reach import nodes
 from .errors import GameError
 from .features import hashed, relative_seats, view_features
 from .language.values import Player
@@ -96,22 +97,10 @@ def _game_type(
     )
 
 
-def _nodes(node: Any) -> Any:
-    """Every AST node under `node` (attrs instances, tuples and lists walked)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple | list):
-            stack.extend(n)
-        elif hasattr(n, "__attrs_attrs__"):
-            yield n
-            stack.extend(getattr(n, a.name) for a in n.__attrs_attrs__ if a.name != "span")
-
-
 def _program_nodes(program: Any) -> Any:
     for group in (program.fns, program.procs, program.abilities, program.consts):
-        yield from _nodes(tuple(group.values()))
-    yield from _nodes((tuple(program.rules), tuple(program.setup), program.play))
+        yield from nodes(tuple(group.values()))
+    yield from nodes((tuple(program.rules), tuple(program.setup), program.play))
 
 
 def information_of(program: Any) -> tuple[bool, bool]:

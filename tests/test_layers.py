@@ -117,18 +117,7 @@ def test_a_pipeline_module_imports_at_its_top(module: str) -> None:
 def test_the_modules_import_one_another_without_a_cycle() -> None:
     """Following the top-level imports (type annotations aside) from any module never comes back to it."""
     graph = {m: {t for t, inside in imports(m) if not inside and t != m} for m in MODULES}
-
-    def reaches(start: str) -> set[str]:
-        seen: set[str] = set()
-        todo = list(graph[start])
-        while todo:
-            m = todo.pop()
-            if m not in seen:
-                seen.add(m)
-                todo.extend(graph.get(m, ()))
-        return seen
-
-    assert [m for m in MODULES if m in reaches(m)] == []
+    assert [m for m in MODULES if m in _reaches(graph, m)] == []
 
 
 def test_outside_the_runtime_no_module_comes_back_to_itself_by_any_import() -> None:
@@ -136,15 +125,16 @@ def test_outside_the_runtime_no_module_comes_back_to_itself_by_any_import() -> N
     runtime/ comes back to itself: compile/ and the commands and tools import one way. (runtime/'s
     layers still name the game in their types: the engine rebuilt, docs/ARCHITECTURE.md, ends that.)"""
     graph = {m: {t for t, _ in imports(m, types=True) if t != m} for m in MODULES}
+    assert [m for m in MODULES if not m.startswith("runtime.") and m in _reaches(graph, m)] == []
 
-    def reaches(start: str) -> set[str]:
-        seen: set[str] = set()
-        todo = list(graph[start])
-        while todo:
-            m = todo.pop()
-            if m not in seen:
-                seen.add(m)
-                todo.extend(graph.get(m, ()))
-        return seen
 
-    assert [m for m in MODULES if not m.startswith("runtime.") and m in reaches(m)] == []
+def _reaches(graph: dict[str, set[str]], start: str) -> set[str]:
+    """The modules `start` reaches by following the graph's edges."""
+    seen: set[str] = set()
+    todo = list(graph[start])
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+    return seen

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from ..check.reach import nodes
 from ..errors import source_lines
 from ..syntax import ast as s
 from ..syntax.parser import parse
@@ -628,16 +629,7 @@ def _inits_span(c: s.Create) -> Any:
 def _has_block(node: Any) -> bool:
     """Whether a statement or declaration holds a block of statements (its lines are laid out
     statement by statement, never kept as written)."""
-    stack = [getattr(node, a.name) for a in getattr(node, "__attrs_attrs__", ()) if a.name != "span"]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, s.Block):
-            return True
-        if isinstance(value, tuple | list):
-            stack.extend(value)
-        elif hasattr(value, "__attrs_attrs__") and not isinstance(value, s.Expr):
-            stack.extend(getattr(value, a.name) for a in value.__attrs_attrs__ if a.name != "span")
-    return False
+    return any(isinstance(n, s.Block) for n in nodes(node))
 
 
 def format_text(text: str, file: str = "<string>") -> str:

@@ -24,7 +24,7 @@ ENGINE_FNS = ("score", "tiebreak", "heuristic", "team_score")
 SILENCE = "allow-unused"
 
 
-def _nodes(root: Any) -> Iterator[Any]:
+def nodes(root: Any) -> Iterator[Any]:
     """Every AST node under `root`, without recursion (attrs nodes, tuples and lists walked)."""
     stack = [root]
     while stack:
@@ -71,7 +71,7 @@ def unreached(program: Any) -> list[Diagnostic]:
     stack = list(roots)
     seen_decls: set[str] = set()
     while stack:
-        for node in _nodes(stack.pop()):
+        for node in nodes(stack.pop()):
             name = _named(node)
             if name is not None and name in bodies and name not in seen_decls:
                 seen_decls.add(name)

@@ -152,3 +152,26 @@ def test_a_traceback_through_a_blocks_code_shows_its_generated_lines() -> None:
     filename = step.__code__.co_filename
     assert re.fullmatch(r"<generated block [0-9a-f]{12}>", filename)
     assert linecache.getline(filename, 1) == "def step(g, frame):\n"
+
+
+def test_a_let_of_a_list_the_checker_proved_flat_skips_the_depth_check(tmp_path: Any, capsys: Any) -> None:
+    """The checker's type of a `let`'s value reaches the generated code: a list of cards or numbers
+    is held without the run-time check of its depth (`Game.nested`), a list of lists still with it."""
+    path = tmp_path / "flat.rules"
+    path.write_text(
+        "game F players 1..1\n"
+        "card Chip { n: int }\n"
+        "zone pile: Chip public\n"
+        "var v: int = 0 public\n"
+        "play {\n"
+        "  let cards = pile where it.n > 0\n"
+        "  let numbers = [1, 2, 3]\n"
+        "  let nested = [[1], [2]]\n"
+        "  set v = len(cards) + len(numbers) + len(nested)\n"
+        "}\n"
+    )
+    assert main(["compile", str(path), "--blocks"]) == 0
+    out = capsys.readouterr().out
+    lets = [line.strip() for line in out.splitlines() if line.strip().startswith("env[c")]
+    assert len(lets) == 6  # each in the block's `run` and in its `step`
+    assert ["nested" in line for line in lets] == [False, False, True] * 2

@@ -62,6 +62,9 @@ class Resolution:
         self._bindings: dict[int, tuple[Any, Binding]] = {}
         self.locals: dict[str, int] = {}  # every locally bound name, with its slot
         self.keys: dict[str, tuple[t.T, ...]] = {}  # a keyed zone's or variable's key types, by its name
+        # The type of each `let`'s value, as the checker proved it (the generated code skips a
+        # run-time check the type makes needless: compile/blocks.py).
+        self._types: dict[int, tuple[Any, t.T]] = {}
 
     def local(self, name: str) -> None:
         """Note a name some body binds locally."""
@@ -75,6 +78,14 @@ class Resolution:
     def of(self, node: Any) -> Binding | None:
         """The node's binding, or None for a node the checker did not resolve (one not of this program)."""
         entry = self._bindings.get(id(node))
+        return entry[1] if entry is not None and entry[0] is node else None
+
+    def note_type(self, node: Any, type_: t.T) -> None:
+        self._types[id(node)] = (node, type_)
+
+    def type_of(self, node: Any) -> t.T | None:
+        """The type the checker proved for the node (a `let`'s value), or None if it noted none."""
+        entry = self._types.get(id(node))
         return entry[1] if entry is not None and entry[0] is node else None
 
     def __len__(self) -> int:

@@ -44,6 +44,7 @@ class StatementChecker(ExpressionChecker):
                     self.scope.bind(name, t.ANY)
                 else:
                     vt = self.expr(value)
+                    self.resolution.note_type(value, vt)
                     # A local name holds a zone's cards as they are now, not the zone (LANGUAGE.md).
                     self.scope.bind(name, t.list_of(vt.element or t.ANY) if vt.kind == "zone" else vt)
             case s.Assign(name, op, value):

@@ -171,6 +171,8 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
         case s.Let(name=name, value=value):
             if isinstance(value, s.Call) and _calls_procedure(st, program):
                 return _call(value.name, value.args, name, program.procs, parts), True  # its `return` gives the value
+            if _flat(program.resolution.type_of(value)):  # no list or record inside: no depth to check
+                return _keep_flat(parts.const(name), _read(value, parts), parts.const(value)), False
             return _keep(parts.const(name), _read(value, parts), parts.const(value)), False
         case s.Assign(name=name, op=op, value=value):
             sign = parts.const(op[0])  # (the operator's first character: '+' of '+=')
@@ -297,6 +299,26 @@ def _keep(name: str, value: str, node: str) -> list[str]:
         f"env[{name}] = v if v.__class__ not in _HELD else g.nested(v, {node}) if v.__class__ is _tuple "
         f"else g.held(v, {node})",
     ]
+
+
+# The kinds of value that hold no list or record: a list of them is one level deep, whatever it is.
+_FLAT_KINDS = frozenset({"int", "bool", "str", "none", "player", "table", "enum", "card"})
+
+
+def _flat(type_: Any) -> bool:
+    """Whether the checker proved a value a list (or a zone) of values that hold no list or record."""
+    return (
+        type_ is not None
+        and type_.kind in ("list", "zone")
+        and type_.element is not None
+        and type_.element.kind in _FLAT_KINDS
+    )
+
+
+def _keep_flat(name: str, value: str, node: str) -> list[str]:
+    """`let name = value` of a value the checker proved a flat list or a zone: a zone's cards as they
+    are now, a list as it is (its depth is one)."""
+    return [f"v = {value}", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
 
 
 def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:

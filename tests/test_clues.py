@@ -88,3 +88,12 @@ def test_the_team_benchmark_plays_two_games() -> None:
     lines = done.stdout.splitlines()
     assert lines[0].startswith("game 0 seed 0: ") and lines[1].startswith("game 1 seed 1: ")
     assert lines[-1].startswith("2 games: team score mean ") and "(95 %)" in lines[-1]
+
+
+def test_greedy_options_are_given_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--agent-option greedy.samples=2` reaches every greedy seat; a bad value is refused before any game."""
+    args = ["simulate", str(CLUES), "-n", "1", "--players", "3", "--agents", "greedy", "--workers", "1"]
+    assert main([*args, "--agent-option", "greedy.lookahead=2", "--agent-option", "greedy.samples=2"]) == 0
+    assert "greedy:lookahead=2:samples=2" in capsys.readouterr().out
+    assert main([*args, "--agent-option", "greedy.samples=x"]) == 2
+    assert "option samples must be a whole number, not 'x'" in capsys.readouterr().err

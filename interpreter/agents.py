@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, TextIO
+from typing import Any, ClassVar, Protocol, TextIO
 
 from .errors import GameError, RulebookError
 from .inputs import clip
@@ -17,6 +17,19 @@ from .terminal import printable
 
 class Agent(Protocol):
     def choose(self, game: Game, decision: Decision) -> str: ...
+
+
+def _at_least(least: int) -> Callable[[str], int]:
+    """The parser of a whole number option of at least `least`."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < least:
+            raise ValueError(text)
+        return value
+
+    parse.__name__ = "int"
+    return parse
 
 
 class RandomAgent:
@@ -39,20 +52,54 @@ class GreedyAgent(RandomAgent):
     A finished game counts as a large win or loss. Ties go to a seeded random choice, so greedy
     players differ between seeds. The agent looks ahead only in a world its seat could be in:
     before it tries the answers, every card it cannot identify is dealt anew at random among the
-    places it cannot see (`sample_hidden`), and the clone's chance is reseeded from the agent's
-    own generator. So it never peeks at another hand or the real order of a shuffled deck, and
-    it decides alike in two games that differ only in what it cannot see.
+    places it cannot see, agreeing with what the seat was shown and told (`sample_hidden`), and
+    the clone's chance is reseeded from the agent's own generator. So it never peeks at another
+    hand or the real order of a shuffled deck, and it decides alike in two games that differ only
+    in what it cannot see.
+
+    Two options (off by default, so a greedy game is as it always was):
+
+    - `lookahead=N`: an answer that leads to another decision of the same player (a menu's
+      option, then the card it plays; whom to tell, then what) is judged by the best answer of
+      that decision, up to N decisions deep, instead of by the position in between, where
+      nothing may have happened yet.
+    - `samples=N`: each answer is tried in N worlds the seat could be in, and judged by its mean
+      value over them (worlds the rules cannot go on from left out): a card whose identity the
+      seat does not know is played for what it is on average, not for what one world dealt.
     """
 
     WIN = 1_000_000
+    OPTIONS: ClassVar[dict[str, Callable[[str], Any]]] = {"lookahead": _at_least(0), "samples": _at_least(1)}
+
+    def __init__(self, seed: int = 0, lookahead: int = 0, samples: int = 1):
+        super().__init__(seed)
+        self.lookahead = lookahead
+        self.samples = samples
 
     def choose(self, game: Game, decision: Decision) -> str:
         me = decision.player
         assert me is not None
+        if self.lookahead == 0 and self.samples == 1:
+            values = self._one_world(game, decision, me)
+        else:
+            worlds = []
+            for _ in range(self.samples):
+                salt = self._below(1 << 62)
+                worlds.append((sample_hidden(game, me, salt), salt))
+            values = self._values(worlds, [o.label for o in decision.options], me, self.lookahead)
         best: list[str] = []
         best_value: float = float("-inf")
+        for option, value in zip(decision.options, values, strict=True):
+            if value > best_value:
+                best, best_value = [option.label], value
+            elif value == best_value:
+                best.append(option.label)
+        return best[self._below(len(best))]
+
+    def _one_world(self, game: Game, decision: Decision, me: Player) -> list[float]:
         salt = self._below(1 << 62)
         world = sample_hidden(game, me, salt)
+        values = []
         for option in decision.options:
             trial = world.clone()
             trial.reseed(salt)
@@ -61,14 +108,35 @@ class GreedyAgent(RandomAgent):
             except RulebookError:
                 # The sampled world may be one the rules cannot go on from (a card dealt where the
                 # real one would have fitted): the answer is judged unknown, below any other.
-                value: float = float("-inf")
+                values.append(float("-inf"))
             else:
-                value = self._value(trial, me)
-            if value > best_value:
-                best, best_value = [option.label], value
-            elif value == best_value:
-                best.append(option.label)
-        return best[self._below(len(best))]
+                values.append(self._value(trial, me))
+        return values
+
+    def _values(self, worlds: list[tuple[Game, int]], labels: list[str], me: Player, depth: int) -> list[float]:
+        """Each answer's mean value over the worlds, through `depth` more decisions of `me`."""
+        values = []
+        for label in labels:
+            after: list[tuple[Game, int]] = []
+            for world, salt in worlds:
+                trial = world.clone()
+                trial.reseed(salt)
+                try:
+                    trial.apply(label, atomic=False)
+                except (RulebookError, GameError):
+                    continue  # a world the rules cannot go on from, or where the answer is no option
+                after.append((trial, salt))
+            if not after:
+                values.append(float("-inf"))
+                continue
+            nexts = [None if g.over else g.current_decision() for g, _ in after]
+            if depth > 0 and all(d is not None and d.player == me for d in nexts):
+                first = nexts[0]
+                assert first is not None
+                values.append(max(self._values(after, [o.label for o in first.options], me, depth - 1)))
+            else:
+                values.append(sum(self._value(g, me) for g, _ in after) / len(after))
+        return values
 
     def _value(self, game: Game, me: Player) -> float:
         # A game a guard stopped unfinished has no winner: what counts there is the position.
@@ -200,6 +268,8 @@ def agent_options(name: str) -> dict[str, Callable[[str], Any]]:
         from .mcts import MctsAgent
 
         return MctsAgent.OPTIONS
+    if name == "greedy":
+        return GreedyAgent.OPTIONS
     return {}
 
 

@@ -134,7 +134,8 @@ def _agent_option_argument(p: argparse.ArgumentParser) -> None:
         "mcts.seconds=X (not reproducible), mcts.depth=N (default 4; 2 with others choosing in secret blocks), "
         "mcts.playout=random|greedy, "
         "mcts.c=X (default 0.3; 0.7 with 3 players or more), mcts.cut=decisions|turn, mcts.judge=lead|gain "
-        "(defaults by players: 2 decisions, lead; 3 or more turn, gain; alone decisions, gain)",
+        "(defaults by players: 2 decisions, lead; 3 or more turn, gain; alone decisions, gain); "
+        "greedy.lookahead=N (default 0), greedy.samples=N (default 1)",
     )
 
 

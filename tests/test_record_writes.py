@@ -22,17 +22,8 @@ from rulecraft.cli import main
 from rulecraft.records import read_record
 from rulecraft.runtime.game import Game
 
-LONG_GAME = """game Long players 1..1
-var n: int = 0 public
-var turns: int = TURNS public
-fn score(p: Player) = n
-play {
-  while turns > 0 {
-    choose by players[0] prompt "Which way?" { option "up" { set n += 1 } option "down" { set n -= 1 } }
-    set turns -= 1
-  }
-}
-"""
+from .test_records import LONG_GAME  # the same endless game of two answers a turn
+
 
 
 @pytest.fixture(autouse=True)

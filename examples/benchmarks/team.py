@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rulecraft.agents import make_agent, with_options
+from rulecraft.agents import make_agent, play, with_options
 from rulecraft.rulebook import load
 
 
@@ -27,12 +27,8 @@ def team_game(game_name: str, players: int, spec: str, seed: int) -> dict[str, A
     """One game of `spec` agents in every seat: its team score, result and length."""
     game = load(game_name).new_game(players=players, seed=seed, trace=False)
     agents = [make_agent(spec, seed * 7919 + i * 104729 + 1) for i in range(players)]
-    decisions = 0
-    while not game.over:
-        decision = game.current_decision()
-        assert decision is not None and decision.player is not None
-        game.apply(agents[decision.player.index].choose(game, decision))
-        decisions += 1
+    play(game, agents)
+    decisions = sum(1 for by, _ in game.answers if by != "table")
     result = game.result()
     return {"game": game_name, "agents": spec, "players": players, "seed": seed, "together": result["together"],
             "team_score": result["team_score"], "decisions": decisions}  # fmt: skip

@@ -25,7 +25,6 @@ from rulecraft.runtime.game import Game
 from .test_records import LONG_GAME  # the same endless game of two answers a turn
 
 
-
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -15,7 +15,9 @@ from .console import PLAYERS, SEED, UsageError, add_quiet, players_for, progress
 from .errors import GameError, RecordError, RulecraftError, render_diagnostic
 from .inputs import clip
 from .language.values import Player
-from .records import Answer, RecordWriter, lock_record, read_record, replay, roll, startable, unlock_record
+from .outputs import lock_record, unlock_record
+from .recording import RecordWriter
+from .records import Answer, read_record, replay, roll, startable
 from .render import result_lines, trace_text, view_text
 from .rulebook import bundled_names, load
 from .runtime.core import as_player

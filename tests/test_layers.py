@@ -24,6 +24,7 @@ LAYERS = (
 # Beside and on top of the pipeline; they may import any layer, never the other way round.
 ON_TOP = (
     "records",
+    "recording",
     "agents",
     "mcts",
     "env",

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rulecraft import outputs, records
+from rulecraft import outputs, recording, records
 from rulecraft.cli import main
 from rulecraft.records import read_record
 from rulecraft.runtime.game import Game
@@ -89,7 +89,7 @@ def _failing_pwrite(monkeypatch: pytest.MonkeyPatch, at: int, fail: Callable[[in
         calls[0] += 1
         return fail(fd, data, offset) if calls[0] == at else real(fd, data, offset)
 
-    monkeypatch.setattr(records.os, "pwrite", pwrite)
+    monkeypatch.setattr(recording.os, "pwrite", pwrite)
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ def test_an_answer_costs_what_it_writes(capsys: pytest.CaptureFixture[str], monk
     """Recording a long game writes, in all, a few times the final record, not the record again every few
     answers (before: the whole file every 4 KiB of answers, quadratic); resuming it too."""
     written = [0]
-    real_replace, real_pwrite = outputs.os.replace, records.os.pwrite
+    real_replace, real_pwrite = outputs.os.replace, recording.os.pwrite
 
     def count_replace(src: str, dst: str | Path) -> None:
         written[0] += os.path.getsize(src)
@@ -155,7 +155,7 @@ def test_an_answer_costs_what_it_writes(capsys: pytest.CaptureFixture[str], monk
         return real_pwrite(fd, data, offset)
 
     monkeypatch.setattr(outputs.os, "replace", count_replace)
-    monkeypatch.setattr(records.os, "pwrite", count_pwrite)
+    monkeypatch.setattr(recording.os, "pwrite", count_pwrite)
     rules = _long(12_000)
     code, _, err = _run(capsys, "play", rules, "--seed", "1", "--record", "r.json")
     assert (code, err) == (0, "")

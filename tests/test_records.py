@@ -24,10 +24,10 @@ import pytest
 import rulecraft
 from rulecraft.cli import main
 from rulecraft.language.values import Player
+from rulecraft.recording import RecordWriter
 from rulecraft.records import (
     Answer,
     GameRecord,
-    RecordWriter,
     parse_record,
     read_record,
     record_of,

@@ -25,7 +25,8 @@ from rulecraft.authoring.scenario import run_scenario
 from rulecraft.cli import main
 from rulecraft.errors import GameError, RecordError, RulebookError
 from rulecraft.language.values import Record
-from rulecraft.records import lock_record, read_record, unlock_record
+from rulecraft.outputs import lock_record, unlock_record
+from rulecraft.records import read_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
 from rulecraft.runtime.machine import MEMO_BUDGET
 from rulecraft.tools import fuzz

@@ -866,3 +866,42 @@ def test_a_string_that_cannot_be_read_is_a_located_error(text: str, message: str
     with pytest.raises(RulebookError) as info:
         rulecraft.load_text("game G players 1..1\n" + text, "s.rules")
     assert info.value.messages == [message]
+
+
+DYING_WORKER = """
+import os, sys
+from rulecraft.cli import main
+from rulecraft.tools import {module} as tool
+
+real = tool.{function}
+
+
+def dying(task):
+    if task[{index}] == 1:
+        os._exit(9)  # as the out-of-memory killer or `kill -9` ends a worker: no result, no exception
+    return real(task)
+
+
+tool.{function} = dying  # the workers are forked: they play with this one
+sys.exit(main([{argv}]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "index", "argv"),
+    [
+        ("simulate", "play_one", -1, f"'simulate', {TUTORIAL!r}, '-n', '8', '--workers', '2', '--top', '0'"),
+        ("soak", "_one", 1, f"'soak', {TUTORIAL!r}, '--games', '8', '--workers', '2'"),
+    ],
+)
+def test_a_worker_that_dies_ends_the_command_with_one_line_not_a_hang(
+    module: str, function: str, index: int, argv: str
+) -> None:
+    """A worker killed mid-run (multiprocessing's Pool waited for its games for ever): the command
+    ends with exit 1 and one line that says what happened, and no worker is left behind."""
+    script = DYING_WORKER.format(module=module, function=function, index=index, argv=argv)
+    # The timeout bounds a regression (a hang), it measures nothing.
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("a worker process died before it finished its games")
+    assert "Traceback" not in done.stderr

@@ -22,7 +22,6 @@ seats, so the statistics are the same on every backend.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import re
 import time
 from collections import Counter
@@ -38,6 +37,7 @@ from ..rulebook import Rulebook, load
 from ..runtime.game import MASK64, Decision, Game, splitmix
 from ..runtime.observe import Observer
 from ..syntax import ast as s
+from .workers import worker_map
 
 SCORE_POINTS = 11  # the score is read at the start, at each tenth of a game, and at its end
 
@@ -376,10 +376,9 @@ def simulate(
             results.append(play_one(task))
             show(len(results))
     else:
-        with multiprocessing.Pool(workers) as pool:
-            for result in pool.imap_unordered(play_one, tasks, chunksize=max(1, n // (workers * 8))):
-                results.append(result)
-                show(len(results))
+        for result in worker_map(play_one, tasks, workers, ordered=False, chunk=max(1, n // (workers * 8))):
+            results.append(result)
+            show(len(results))
     results.sort(key=lambda r: r.index)
     return Stats(rb.name, count, names, seed, results)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import multiprocessing
 import random
 import signal
 import sys
@@ -40,6 +39,7 @@ from ..runtime.game import Game
 from ..runtime.information import hidden_positions, permute_hidden
 from .distributed import add_backend, backend_for
 from .soak_checks import RoundTrip, conservation, hidden_leak, round_trip, shape_leak, views_round_trip
+from .workers import worker_map
 
 # ---------------------------------------------------------------------------- many games
 
@@ -197,12 +197,6 @@ def _one(task: tuple[str, int, int, int, int, Path | None, tuple[str, ...]]) -> 
     return one
 
 
-def _worker_init() -> None:
-    """Workers leave Ctrl-C to the parent (which stops them) and die on the pool's SIGTERM."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def soak(
     name: str,
     games: int,
@@ -262,9 +256,8 @@ def soak(
                 count_in(k, _one(task))  # a game interrupted is not counted
         else:
             # In seed order (imap, not imap_unordered): the games counted are always the first seeds.
-            with multiprocessing.Pool(workers, initializer=_worker_init) as pool:
-                for k, one in enumerate(pool.imap(_one, tasks)):
-                    count_in(k, one)
+            for k, one in enumerate(worker_map(_one, tasks, workers, ordered=True)):
+                count_in(k, one)
     except KeyboardInterrupt:  # stop early and report the games played so far
         summary.interrupted = True
     return summary

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import random
 from functools import cache
+from pathlib import Path
 
+import attrs
 import pytest
 import rulecraft
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,6 +18,7 @@ from rulecraft.language.values import Player
 from rulecraft.runtime import information
 from rulecraft.runtime.core import shared_dict
 from rulecraft.runtime.game import Game
+from rulecraft.runtime.state import card_with
 
 # Each player deals a chip to the other's sight but keeps a sealed bid: the bid is a secret commitment.
 SEALED = """game Sealed players 2..3
@@ -313,3 +316,19 @@ def test_a_face_down_renaissance_man_stays_face_down_in_every_world() -> None:
     for world in worlds[:5]:
         world.apply("Into the pyramid", atomic=False)
         assert world.current_decision() is not None
+
+
+@pytest.mark.parametrize("name", [*rulecraft.bundled_names(), "examples/games/clues.rules"])
+def test_the_content_key_of_a_card_is_its_text_with_id_0(name: str) -> None:
+    """The order the hidden cards are dealt from is that of their text with id 0 (its definition), for
+    every card of a game, whatever its fields hold (numbers, texts with quotes and parentheses, none)."""
+    path = str(Path(__file__).resolve().parent.parent / name) if name.endswith(".rules") else name
+    rb = rulecraft.load(path)
+    game = rb.new_game(players=rb.program.max_players, seed=3)
+    cards = list(game.state.cards)
+    cards.append(card_with(cards[0], id=12345, **dict.fromkeys(_field_names(cards[0])[:1], "a (id=1, 'x')")))
+    assert cards and [information.content_key(c) for c in cards] == [repr(card_with(c, id=0)) for c in cards]
+
+
+def _field_names(card: object) -> list[str]:
+    return [f.name for f in attrs.fields(type(card)) if f.name != "id"]

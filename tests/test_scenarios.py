@@ -238,3 +238,25 @@ def test_a_scenarios_lines_are_checked_as_the_rulebooks_are(tmp_path: Path, caps
         "s.scenario:7:12: error: zone hand takes 1 key(s): hand[Player]",
     ]
     assert "    expect gold == 0\n           ^^^^" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("expect nosuch == 1\n", "s.scenario:1:8: error: unknown name 'nosuch'"),
+        ("set gold = 7\n", "s.scenario:1:1: error: variable gold takes 1 key(s): gold[Player]"),
+        ('move "1 of cups" to hand\n', "s.scenario:1:21: error: zone hand takes 1 key(s): hand[Player]"),
+    ],
+)
+def test_a_line_on_the_scenarios_first_line_is_located_at_its_own_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, shown: str
+) -> None:
+    """A statement on line 1 was parsed after the opening the others have on the lines before it,
+    and its errors pointed 25-odd columns to the right, past the end of the line."""
+    scenario = tmp_path / "s.scenario"
+    scenario.write_text(text, encoding="utf-8")
+    assert main(["trace", str(ROOT / "examples" / "tutorial.rules"), "--scenario", str(scenario)]) == 1
+    err = capsys.readouterr().err.replace(str(scenario), "s.scenario")
+    assert err.splitlines()[0] == shown
+    caret = err.splitlines()[2]
+    assert caret.index("^") - 4 == int(shown.split(":")[2]) - 1  # the caret under the column named

@@ -92,26 +92,40 @@ def _statement(file: str, text: str, line: Line, raw: str, source: str, lead: st
 
     `raw` is the scenario's line that holds `source`."""
     column = raw.index(source) if source in raw else line.span.column - 1
-    before = max(line.span.line - 2, 0)
+    # The statement's own line must hold nothing before it but spaces, so that its columns are the
+    # file's; the opening (`proc _scenario() {` and `lead`) goes on the lines before. A statement on
+    # the file's first line has none: it is parsed one line down, and its places moved back up.
+    down = 1 if line.span.line == 1 else 0
     padded = (
-        "proc _scenario() {"
-        + "\n" * before
-        + lead
-        + ("\n" if line.span.line > 1 else " ")
-        + (" " * column if line.span.line > 1 else "")
-        + source
-        + tail
-        + "\n}\n"
+        "proc _scenario() {" + "\n" * (line.span.line + down - 2) + lead + "\n" + " " * column + source + tail + "\n}\n"
     )
     try:
         tree = parse(padded, file)
     except RulebookError as exc:
-        raise RulebookError(exc.diagnostics, {file: text}) from None
+        raise RulebookError([_moved_up(d, down) for d in exc.diagnostics], {file: text}) from None
     decl = tree.decls[0]
     # A line may not close the statement and go on (`answer "a"] + ["b"`, `expect 1 } play { ... `).
     if len(tree.decls) != 1 or not isinstance(decl, s.ProcDecl) or len(decl.body.stmts) != 1:
         raise RulebookError([Diagnostic(line.span, f"one statement per '{line.keyword}' line")], {file: text})
-    return decl.body.stmts[0]
+    return _moved_up(decl.body.stmts[0], down)
+
+
+def _moved_up(node: Any, lines: int) -> Any:
+    """`node` (a statement, a diagnostic, any of their parts) with every place `lines` lines higher."""
+    if not lines:
+        return node
+    if isinstance(node, Span):
+        return (
+            attrs.evolve(node, line=max(node.line - lines, 1), end_line=max(node.end_line - lines, 1))
+            if node.line
+            else node
+        )
+    if isinstance(node, tuple):
+        return tuple(_moved_up(part, lines) for part in node)
+    if attrs.has(type(node)):
+        fields = [f for f in attrs.fields(type(node)) if f.init]
+        return attrs.evolve(node, **{(f.alias or f.name): _moved_up(getattr(node, f.name), lines) for f in fields})
+    return node
 
 
 def read_scenario(path: Path) -> Scenario:

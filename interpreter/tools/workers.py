@@ -51,7 +51,9 @@ def worker_map(fn: Callable[[T], R], tasks: Sequence[T], workers: int, *, ordere
 
         submit()
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            # With a timeout: a signal (Ctrl-C) may be taken by the executor's thread, and the main
+            # thread runs its handler only once it wakes; without one it could sleep for ever.
+            finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for future in finished:
                 start = pending.pop(future)
                 results = _result(future)

@@ -24,6 +24,7 @@ import rulecraft
 from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from rulecraft.cli import main
+from rulecraft.inputs import clip
 from rulecraft.language.values import CardRef, Player
 from rulecraft.records import read_record, record_of, record_text, replay, write_record
 from rulecraft.render import result_lines, trace_lines
@@ -749,7 +750,7 @@ def test_view_replaces_only_a_page_of_view_without_force(
     record = str(records["tutorial_table"])
     assert main(["view", record, "-o", str(notes)]) == 2
     assert capsys.readouterr().err == (
-        f"rulecraft view: error: -o {notes}: the file is there already and is not a page of rulecraft view; "
+        f"rulecraft view: error: -o {clip(str(notes))}: the file is there already and is not a page of rulecraft view; "
         "it is left as it is (give --force to replace it)\n"
     )
     assert notes.read_text() == "my notes\n"

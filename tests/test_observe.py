@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import rulecraft
-from rulecraft.runtime.machine import BlockFrame, Event
+from rulecraft.runtime.basics import Event
+from rulecraft.runtime.machine import BlockFrame
 from rulecraft.runtime.observe import Observer, Trace, observing
 
 TUTORIAL = rulecraft.load("examples/tutorial.rules")

@@ -28,7 +28,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -42,8 +42,7 @@ from ..language.values import (
     value_key,
 )
 from .asks import Decision
-from .codecache import CodeCache
-from .machine import (
+from .basics import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
     FAIL_HINT,
@@ -51,19 +50,17 @@ from .machine import (
     VALUE_DEPTH,
     VALUE_SIZE,
     WORK_BUDGET,
-    BlockFrame,
     Event,
-    Frame,
-    Keep,
     RuntimeFailure,
     SecretRun,
     TooDeep,
 )
+from .codecache import CodeCache
+from .context import Frame
+from .information import HeldView
+from .machine import BlockFrame, Keep
 from .observe import Observer, Sinks, Trace
 from .state import State
-
-if TYPE_CHECKING:
-    from .views import HeldView
 
 
 @attrs.frozen
@@ -151,7 +148,7 @@ class GameCore:
             log.append(event)
             return
         for sink in self.sinks.events:
-            sink.on_event(self, event)  # type: ignore[arg-type]  # a layer of Game
+            sink.on_event(self, event)
 
     def push(self, frame: Frame) -> None:
         self.frames.append(frame)
@@ -161,7 +158,7 @@ class GameCore:
             raise self.runaway(self._current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:
-                sink.on_push(self, frame)  # type: ignore[arg-type]  # a layer of Game
+                sink.on_push(self, frame)
 
     def _current_span(self) -> Span:
         for frame in reversed(self.frames):

@@ -19,22 +19,15 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision, Option, PlacedOption, tier_label
+from .basics import OPTION_BUDGET, Event, splitmix
+from .context import Frame
 from .core import (
     DONE,
     MANY,
     MISSING,
     span_of,
 )
-from .machine import (
-    OPTION_BUDGET,
-    AskFrame,
-    AttemptFrame,
-    BlockFrame,
-    CallFrame,
-    Event,
-    Frame,
-    splitmix,
-)
+from .machine import AskFrame, AttemptFrame, BlockFrame, CallFrame
 from .store import Store
 
 

@@ -26,17 +26,7 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from .core import (
-    MISSING,
-    NO_FIELD,
-    TEMPLATE,
-    GameCore,
-    plain_card,
-    restore_local,
-    span_of,
-    without,
-)
-from .machine import (
+from .basics import (
     EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
@@ -49,6 +39,16 @@ from .machine import (
     attrs_fields,
     card_refs,
     query_by_keys,
+)
+from .core import (
+    MISSING,
+    NO_FIELD,
+    TEMPLATE,
+    GameCore,
+    plain_card,
+    restore_local,
+    span_of,
+    without,
 )
 
 

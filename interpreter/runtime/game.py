@@ -42,7 +42,9 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import codecache, knowledge
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
+from .basics import MASK64, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
+from .context import Frame
 from .core import (
     Switches,
     as_player,
@@ -52,20 +54,7 @@ from .core import (
 )
 from .determinize import determinize
 from .evaluate import EVAL
-from .machine import (
-    MASK64,
-    STEP_BUDGET,
-    WORK_BUDGET,
-    AskFrame,
-    BeforePlayFrame,
-    BlockFrame,
-    Event,
-    Frame,
-    Keep,
-    RuntimeFailure,
-    SecretRun,
-    splitmix,
-)
+from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC

@@ -14,21 +14,9 @@ from ..language.values import (
 )
 from ..syntax import ast as s
 from . import knowledge
+from .basics import DEPTH_BUDGET, Event, RuntimeFailure, SecretRun
 from .decisions import Decisions
-from .machine import (
-    DEPTH_BUDGET,
-    AskFrame,
-    AttemptFrame,
-    BlockFrame,
-    CallFrame,
-    Event,
-    RepeatFrame,
-    RuntimeFailure,
-    SecretFrame,
-    SecretRun,
-    TogetherFrame,
-    WhileFrame,
-)
+from .machine import AskFrame, AttemptFrame, BlockFrame, CallFrame, RepeatFrame, SecretFrame, TogetherFrame, WhileFrame
 
 
 class Statements(Decisions):
@@ -85,7 +73,7 @@ class Statements(Decisions):
         players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
         if not all(isinstance(p, Player) for p in players):
             raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
-        knowledge.reveal(self, cards, players, st.span)
+        knowledge.reveal(self, cards, players, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_tell(self, st: s.Tell, env: dict[str, Any]) -> None:
         to = self._eval(st.to, env)
@@ -100,7 +88,7 @@ class Statements(Decisions):
             if not hasattr(self.state.cards[c.id], st.field):
                 raise self.runtime_error(st.span, f"{self.label(c)} has no field '{st.field}'")
         value = self._eval(st.value, env)
-        knowledge.tell(self, players, cards, st.field, value, st.span)
+        knowledge.tell(self, players, cards, st.field, value, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self.push(WhileFrame(st, env))

@@ -12,17 +12,12 @@ from ..language.values import (
     ZoneRef,
 )
 from . import knowledge
+from .basics import CARD_BUDGET, EMPTY_MEMO, LABEL_CACHE_SIZE, Event
 from .core import (
     plain_card,
 )
 from .evaluate import Evaluator
-from .machine import (
-    CARD_BUDGET,
-    EMPTY_MEMO,
-    LABEL_CACHE_SIZE,
-    Event,
-    RuleFrame,
-)
+from .machine import RuleFrame
 from .state import card_with
 
 
@@ -85,7 +80,7 @@ class Store(Evaluator):
                 _, key = entry
                 del st.zones[key]
             else:  # "known", "forgot", "told", "untold"
-                knowledge.undo(self, entry)
+                knowledge.undo(self, entry)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _event(
         self,
@@ -118,7 +113,7 @@ class Store(Evaluator):
             return
         if self.sinks.moves:
             for sink in self.sinks.moves:
-                sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
+                sink.on_move(self, cards, zone)
         st = self.state
         dst_key = zone.key
         if dst_key in st.zones:
@@ -151,7 +146,7 @@ class Store(Evaluator):
                 changed.add(name)
                 self.forget(name, key)
         if st.known or st.told:
-            knowledge.forget(self, [c.id for c in cards])
+            knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
@@ -193,7 +188,7 @@ class Store(Evaluator):
             self._shallow(value, span)
         st.cards[card.id] = card_with(old, **{field: value})
         if st.told:
-            knowledge.forget_field(self, card.id, field)
+            knowledge.forget_field(self, card.id, field)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
             self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])

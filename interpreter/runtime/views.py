@@ -13,29 +13,10 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision
+from .basics import SECRET_TEXT, VIEW_BUDGET, Event
 from .core import as_player
-from .machine import (
-    SECRET_TEXT,
-    VIEW_BUDGET,
-    Event,
-)
+from .information import HeldView
 from .statements import Statements
-
-
-class HeldView:
-    """A player's view as it was when it began to hold: made from a copy of the game at that moment,
-    the first time it is asked for (`Views._hold_views`)."""
-
-    __slots__ = ("_game", "_view", "player")
-
-    def __init__(self, game: Views, player: Player):
-        self._game, self.player = game, player
-        self._view: dict[str, Any] | None = None
-
-    def view(self) -> dict[str, Any]:
-        if self._view is None:
-            self._view = self._game.view(self.player)  # (the copy holds no views: its own, as it is)
-        return self._view
 
 
 class Views(Statements):
@@ -93,8 +74,8 @@ class Views(Statements):
         info = self._key_info
         zones: dict[str, Any] = {}
         state_zones = self.state.zones
-        shown = knowledge.shown_in_zones(self, who) if who is not None else {}
-        told = knowledge.told_in_zones(self, who) if who is not None and self.state.told else {}
+        shown = knowledge.shown_in_zones(self, who) if who is not None else {}  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        told = knowledge.told_in_zones(self, who) if who is not None and self.state.told else {}  # type: ignore[arg-type]  # a layer of Game (see core.py)
         for key in sorted(state_zones):
             ids = state_zones[key]
             decl, owned_by = info[key] if key in info else self._info_of(key)
@@ -207,7 +188,7 @@ class Views(Statements):
 
     def _visible_text(self, event: Event, who: Player | None) -> str:
         if event.verb == knowledge.VERB or event.verb == knowledge.TELL_VERB:
-            return knowledge.visible_text(self, event, who)
+            return knowledge.visible_text(self, event, who)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if event.own_text is not None and who is not None:
             # A choice among cards its chooser may not identify: the chooser reads the place, the
             # seats that identified the card read it, the others the prompt.

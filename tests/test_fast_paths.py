@@ -28,6 +28,7 @@ from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
+from rulecraft.runtime.views import Information
 
 CARDS = """game T players 1..2
 enum Colour { red, blue, green }
@@ -313,23 +314,27 @@ def test_a_held_view_made_when_asked_for_is_the_view_when_it_began_to_hold(monke
     """In Renaissance Man's secret phases, each view held for a player not asked is, when read
     decisions later, exactly the view that player had at the decision where it began to hold."""
     began: dict[int, dict[str, Any]] = {}  # id of a held view -> the view when it began to hold
-    hold = Game._hold_views
+    hold = Information.hold_views
 
-    def hold_and_note(self: Game, decision: Any) -> None:
+    def hold_and_note(self: Information, decision: Any) -> None:
         before = dict(self.held_views)
         hold(self, decision)
         for seat, held in self.held_views.items():
             if before.get(seat) is not held:
-                began[id(held)] = self._view(held.player)
+                began[id(held)] = self.seen_now(held.player)
 
-    monkeypatch.setattr(Game, "_hold_views", hold_and_note)
+    monkeypatch.setattr(Information, "hold_views", hold_and_note)
     game = Game(rulecraft.load("renaissance_man"), 2, 3)
     agents = [RandomAgent(5), RandomAgent(6)]
     read = 0
     while not game.over:
-        for seat, held in game.held_views.items():
+        for seat, held in game.information.held_views.items():
             # Read first where the game has moved on under it, so that a view made now would differ.
-            if id(held) in began and game.pending.player != held.player and game._view(held.player) != began[id(held)]:
+            if (
+                id(held) in began
+                and game.pending.player != held.player
+                and game.information.seen_now(held.player) != began[id(held)]
+            ):
                 assert game.view(seat) == began.pop(id(held))
                 read += 1
         decision = game.pending

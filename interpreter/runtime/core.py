@@ -57,7 +57,6 @@ from .basics import (
 )
 from .codecache import CodeCache
 from .context import Frame
-from .information import HeldView
 from .machine import BlockFrame, Keep
 from .observe import Observer, Sinks, Trace
 from .state import State
@@ -91,7 +90,6 @@ class GameCore:
     secret: int
     secret_run: SecretRun | None
     rule_frames: int
-    held_views: dict[str, HeldView]
     dirty: set[str]
     pending: Decision | None
     steps: int
@@ -122,7 +120,7 @@ class GameCore:
         return self.rulebook.card_classes
 
     @property
-    def _key_info(self) -> dict[str, tuple[Any, str | None]]:
+    def key_info(self) -> dict[str, tuple[Any, str | None]]:
         """What a zone or variable key is (its declaration, the seat that owns it), shared by the rulebook's games."""
         return shared_dict(self.rulebook, "key_info")
 
@@ -155,12 +153,12 @@ class GameCore:
         if len(self.frames) + self.inline_depth > DEPTH_BUDGET:
             if self.inline_depth:
                 raise TooDeep  # the statement that pushed runs inline: its block names it (codecache.Body.run)
-            raise self.runaway(self._current_span(), DEPTH_MESSAGE)
+            raise self.runaway(self.current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:
                 sink.on_push(self, frame)
 
-    def _current_span(self) -> Span:
+    def current_span(self) -> Span:
         for frame in reversed(self.frames):
             if isinstance(frame, BlockFrame) and frame.i > 0:
                 return span_of(frame.stmts[frame.i - 1])
@@ -245,7 +243,7 @@ class GameCore:
         if self.work_left < 0:
             span = at if isinstance(at, Span) else span_of(at)
             raise self.runaway(
-                span if span is not NO_SPAN else self._current_span(),
+                span if span is not NO_SPAN else self.current_span(),
                 f"more than {WORK_BUDGET} units of work without a decision (elements built or read, "
                 "comparisons, characters, calls, bindings): a runaway computation?",
             )

@@ -291,13 +291,13 @@ class Decisions(Store):
             decision.by,
             hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
             secret=self.secret_run,
-            public_zones=self._public_zones(frame, decision),
+            public_zones=self.public_zones_of(frame, decision),
             forced=forced,
             to=to,
             own_text=own,
         )
 
-    def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
+    def public_zones_of(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
         """The zone keys of the cards a choice offers, when every option is a value others may
         see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
         None otherwise."""

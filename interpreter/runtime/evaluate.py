@@ -425,9 +425,9 @@ class Evaluator(GameCore):
         return builtin.run(self, e, [self._eval(a, env) for a in args])
 
     def zone_of_card(self, card: CardRef) -> ZoneRef:
-        return ZoneRef(*self._parse_key(self.state.location[card.id]))
+        return ZoneRef(*self.split_key(self.state.location[card.id]))
 
-    def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
+    def split_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
         """The name and the key values (each of its own type) of a zone or variable key such as `slot[P1,2,3]`."""
         return parse_key(key, self._enum_word)
 
@@ -563,7 +563,7 @@ class Evaluator(GameCore):
             size += len(piece)
             if size > LABEL_BUDGET:
                 raise self.runaway(
-                    self._current_span(),
+                    self.current_span(),
                     f"a value written as text of more than {LABEL_BUDGET} characters is more than a game may "
                     "show: a runaway computation?",
                 )

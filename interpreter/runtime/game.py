@@ -57,11 +57,11 @@ from .evaluate import EVAL
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
-from .statements import EXEC
-from .views import HeldView, Views
+from .statements import EXEC, Statements
+from .views import Information
 
 
-class Game(Views):
+class Game(Statements):
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
     def __init__(
@@ -117,8 +117,7 @@ class Game(Views):
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
-        # The views held while a secret run asks others (see `view`), by seat.
-        self.held_views: dict[str, HeldView] = {}
+        self.information = Information(self)  # what each seat may see (views.py)
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -209,6 +208,37 @@ class Game(Views):
     def over(self) -> bool:
         return self.state.over
 
+    # What each seat may see: the Information part (views.py) answers.
+
+    def view(self, player: Player | int | str | None) -> dict[str, Any]:
+        """What `player` may see (None: everything), as plain data; hidden cards become counts
+        (`Information.view`: while a secret run asks others, the view they had when it began)."""
+        return self.information.view(player)
+
+    def visible_to(self, event: Event, who: Player | None) -> str:
+        """The text of a trace event as `who` may see it (`Information.visible_to`)."""
+        return self.information.visible_to(event, who)
+
+    def shown_to(self, event: Event, who: Player | None) -> bool:
+        """Whether `who`'s trace has a line for the event (`Information.shown_to`)."""
+        return self.information.shown_to(event, who)
+
+    def choice_public_to(self, who: Player) -> bool:
+        """Whether `who` will see the answer to the pending decision (`Information.choice_public_to`)."""
+        return self.information.choice_public_to(who)
+
+    def owned_by(self, key: str, who: Player) -> bool:
+        """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
+        return self.information.owned_by(key, who)
+
+    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+        """Whether `who` sees the cards of zone `key` (`Information.sees_cards_of`)."""
+        return self.information.sees_cards_of(key, who, as_source)
+
+    def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool:
+        """Whether `who` sees the cards of zone `key`, of that visibility, in order (`Information.zone_seen_by`)."""
+        return self.information.zone_seen_by(visibility, key, who)
+
     def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
 
@@ -254,7 +284,7 @@ class Game(Views):
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.information.held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -270,7 +300,8 @@ class Game(Views):
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, held_views = counts
+        self.information.held_views = held_views
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -374,7 +405,7 @@ class Game(Views):
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.held_views = self.held_views
+        new.information = Information(new, self.information.held_views)
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -390,7 +421,7 @@ class Game(Views):
         new.players = self.players
         return new
 
-    def _still(self) -> Game:
+    def still(self) -> Game:
         """A copy of this game as it is now, to read (its views, labels, values), not to play on:
         it has the state, the pending decision and the secret run, without frames, trace or sinks."""
         new = Game(self.rulebook, self.state.players, _blank=True)
@@ -399,7 +430,7 @@ class Game(Views):
         new.sinks = Sinks(None)
         new.frames = []
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.held_views = {}
+        new.information = Information(new)
         new.pending = self.pending
         new.fn_depth = 0
         new.inline_depth = 0
@@ -436,7 +467,7 @@ class Game(Views):
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
         try:
-            name, values = self._parse_key(zone)
+            name, values = self.split_key(zone)
         except ValueError:
             raise GameError(f"no zone '{zone}'") from None
         if name not in self.program.zones:
@@ -509,14 +540,14 @@ class Game(Views):
                     self._unwind(failure)
                 self.steps += 1
                 if self.steps > budget:
-                    span = self._current_span()
+                    span = self.current_span()
                     raise self.runaway(
                         span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
                     )
         except RecursionError:
-            raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
-        if self.pending is not None and (self.secret_run is not None or self.held_views):
-            self._hold_views(self.pending)  # what the others see holds still while a secret asks (views.py)
+            raise self.runaway(self.current_span(), "the rules nest too deeply: runaway recursion?") from None
+        if self.pending is not None and (self.secret_run is not None or self.information.held_views):
+            self.information.hold_views(self.pending)  # what the others see holds still while a secret asks
         if (
             self.check_invariants
             and self.program.invariants

@@ -48,7 +48,7 @@ G = TypeVar("G", bound=Copyable)  # the game's own class (a copy of a `Game` is 
 
 class HeldView:
     """A player's view as it was when it began to hold: made from a copy of the game at that moment,
-    the first time it is asked for (`Views._hold_views`)."""
+    the first time it is asked for (`Information.hold_views`)."""
 
     __slots__ = ("_game", "_view", "player")
 

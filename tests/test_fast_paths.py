@@ -805,7 +805,7 @@ def test_a_clone_paused_inside_a_rule_goes_on_as_its_game_does() -> None:
     "path", ["examples/games/kuhn_poker.rules", "examples/games/dominion_first_game.rules", "guildhall", "valdora"]
 )
 def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drawing from a shuffled zone with the game's own generator at once (`_draw_at_once`: its
+    """Drawing from a shuffled zone with the game's own generator at once (`draw_at_once`: its
     cards' labels all distinct, each one option, or counted by label) draws what asking the table
     for each card draws: the same answers, state and trace (Kuhn poker's three cards are distinct;
     Dominion's decks hold many alike)."""
@@ -821,5 +821,5 @@ def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, mon
         return out
 
     at_once = played()
-    monkeypatch.setattr(Decisions, "_draw_at_once", lambda *_: False)  # the table asked for each card
+    monkeypatch.setattr(Decisions, "draw_at_once", lambda *_: False)  # the table asked for each card
     assert played() == at_once

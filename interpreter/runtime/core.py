@@ -80,7 +80,6 @@ class GameCore:
     program: Program
     state: State
     seed: int | None
-    auto_chance: bool
     sinks: Sinks  # who hears the game, by hook (observe.py)
     answers: list[tuple[str, str]]
     frames: list[Frame]
@@ -95,7 +94,6 @@ class GameCore:
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
     switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
-    next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
     keep: Keep | None
@@ -225,13 +223,13 @@ class GameCore:
                 return value
             level, depth = list(inner.values()), depth + 1
 
-    def _located(self, span: Span, message: str) -> RulebookError:
+    def located(self, span: Span, message: str) -> RulebookError:
         """A located error that stops the game wherever it happens (never undone by an attempt)."""
         return RulebookError([Diagnostic(span, message)], self.program.sources)
 
     def runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
-        return self._located(span, message)
+        return self.located(span, message)
 
     def charge(self, work: int, at: Any) -> None:
         """Count `work` units (machine.py, WORK_BUDGET) against the budget of work inside expressions,

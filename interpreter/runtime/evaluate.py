@@ -450,7 +450,7 @@ class Evaluator(GameCore):
             return self.nested(v, e)
         return v
 
-    def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
+    def argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
         """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
         cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
         if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
@@ -605,7 +605,7 @@ class Evaluator(GameCore):
         part = self.code.memo_layout.label_slots.get(name, 0)
         labels: tuple[str, ...] | None = self.memo[part].get(("#labels", key))  # (no function is named with '#')
         if labels is None:
-            labels = tuple(self._labels_of(ids))
+            labels = tuple(self.labels_of(ids))
             self.keep_zone_labels(name, key, labels)
         return labels
 
@@ -619,7 +619,7 @@ class Evaluator(GameCore):
             memo.clear()  # type: ignore[attr-defined]  # a dict of its own, not EMPTY_MEMO
         memo[("#labels", key)] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
 
-    def _labels_of(self, ids: Sequence[int]) -> list[str]:
+    def labels_of(self, ids: Sequence[int]) -> list[str]:
         """The labels of cards by id (the label cache read directly, as `label` does)."""
         cards, labels = self.state.cards, self._labels
         out = []

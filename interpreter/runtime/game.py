@@ -52,6 +52,7 @@ from .core import (
     label_cache,
     seats,
 )
+from .decisions import Decisions
 from .determinize import determinize
 from .evaluate import EVAL
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
@@ -106,7 +107,8 @@ class Game(Statements):
             )
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
-        self.auto_chance = auto_chance and seed is not None
+        # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
+        self.decisions = Decisions(self, auto_chance and seed is not None)
         self.sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
@@ -129,8 +131,6 @@ class Game(Statements):
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.switches = Switches(check_invariants, ask_forced)
-        # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
-        self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
@@ -183,7 +183,8 @@ class Game(Statements):
     def draw_next(self, zone: ZoneRef, labels: Sequence[tuple[str, Span]]) -> None:
         """Make the next draws from a shuffled zone take the cards of these labels, in order (each
         label with the place that names it); the draws after them are chance as usual."""
-        self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
+        next_draws = self.decisions.next_draws
+        next_draws[zone.key] = (*next_draws.get(zone.key, ()), *labels)
 
     def ask_again(self, go_on: bool = False) -> bool:
         """Ask the pending decision again from the (changed) state, as the rules would have; return
@@ -207,6 +208,26 @@ class Game(Statements):
     @property
     def over(self) -> bool:
         return self.state.over
+
+    @property
+    def auto_chance(self) -> bool:
+        """Whether the table's decisions are answered by the game's generator (`Game(auto_chance=...)`,
+        off without a seed); a replay sets it off while it plays the recorded answers."""
+        return self.decisions.auto_chance
+
+    @auto_chance.setter
+    def auto_chance(self, on: bool) -> None:
+        self.decisions.auto_chance = on
+
+    # The frames' questions (machine.AskFrame), put to the Decisions part (decisions.py).
+
+    def ask(self, frame: AskFrame) -> None:
+        """Ask the frame's question (or take its answer at once: one option, or chance)."""
+        self.decisions.ask(frame)
+
+    def answered(self, frame: AskFrame, value: Any) -> None:
+        """Take the answer to the frame's question."""
+        self.decisions.answered(frame, value)
 
     # What each seat may see: the Information part (views.py) answers.
 
@@ -317,7 +338,7 @@ class Game(Statements):
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
-            self.emit(self.choice_event(frame, decision, option))
+            self.emit(self.decisions.choice_event(frame, decision, option))
         value = option.value
         if self.keep is not None:
             self.keep.touch(frame)
@@ -396,8 +417,7 @@ class Game(Statements):
         new.code = self.code
         new.state = self.state.copy()
         new.seed = self.seed
-        new.auto_chance = self.auto_chance
-        new.next_draws = dict(self.next_draws)
+        new.decisions = Decisions(new, self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events)) if trace else None)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
@@ -498,7 +518,7 @@ class Game(Statements):
         if st.known or st.told:
             knowledge.forget(self, [c.id for c in moved])
         if self.sinks.events and moved:
-            self._event(
+            self.note_event(
                 "arrange",
                 f"{', '.join(labels)} -> {zone}",
                 NO_SPAN,
@@ -556,7 +576,7 @@ class Game(Statements):
             broken = self.invariant_violations()
             if broken:
                 decl, where = broken[0]
-                raise self._located(decl.span, f"invariant {decl.name} does not hold{where}")
+                raise self.located(decl.span, f"invariant {decl.name} does not hold{where}")
 
     def invariant_violations(self) -> list[tuple[s.InvariantDecl, str]]:
         """The declared invariants that do not hold now, each with the binding that breaks it."""

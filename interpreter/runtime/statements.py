@@ -17,11 +17,14 @@ from . import knowledge
 from .basics import DEPTH_BUDGET, Event, RuntimeFailure, SecretRun
 from .decisions import Decisions
 from .machine import AskFrame, AttemptFrame, BlockFrame, CallFrame, RepeatFrame, SecretFrame, TogetherFrame, WhileFrame
+from .store import Store
 
 
-class Statements(Decisions):
+class Statements(Store):
     """The statements defined here rather than in a block's generated code, the return to a call's frame, and
     the one unwind path."""
+
+    decisions: Decisions  # the game's Decisions part (decisions.py), set by `Game.__init__`
 
     # A statement runs in its block's generated code (compile/blocks.py); the statements below are
     # those whose code calls the method here (`_EXEC`).
@@ -46,19 +49,19 @@ class Statements(Decisions):
             frame.count = n
             frame.pool = (src, dst)
             if (
-                self.auto_chance
-                and not self.next_draws
+                self.decisions.auto_chance
+                and not self.decisions.next_draws
                 and not self.sinks.pushes  # (a sink that hears every frame pushed hears this one)
                 # (else a push, its own or a rule's after a move, names the runaway)
                 and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
-                and self._draw_at_once(frame, src, dst, st.span, len(self.frames))
+                and self.decisions.draw_at_once(frame, src, dst, st.span, len(self.frames))
             ):
                 return  # drawn without the frame: it is made only if a move started other work first
             self.push(frame)
-            if self.auto_chance and not self.next_draws:
+            if self.decisions.auto_chance and not self.decisions.next_draws:
                 # Drawn now, as the machine would step the frame next: done, it is gone, and the
                 # block runs on in this step (a move that started a rule leaves it for later).
-                self.ask(frame)
+                self.decisions.ask(frame)
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
@@ -109,8 +112,21 @@ class Statements(Decisions):
 
     def _exec_attempt(self, st: s.Attempt, env: dict[str, Any]) -> None:
         body, otherwise = st.body, st.otherwise
-        self._open_attempt(otherwise, env, st.span, "attempt")
+        self.open_attempt(otherwise, env, st.span, "attempt")
         self.push(BlockFrame(body.stmts, env))
+
+    def open_attempt(
+        self,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ) -> None:
+        """Open an attempt (or an ability's tier, with the `use` to ask again: `retry`): its frame
+        marks the journal, so that a failure below it undoes what was done since."""
+        self.attempts += 1
+        self.push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
     def _exec_together(self, st: s.Together, env: dict[str, Any]) -> None:
         body = st.body
@@ -155,7 +171,7 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-        raise self._located(span, "'return' outside a procedure")
+        raise self.located(span, "'return' outside a procedure")
 
     def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
         winners = st.winners
@@ -188,7 +204,7 @@ class Statements(Decisions):
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.sinks.events:
-            self._event("say", self._eval(text, env), st.span)
+            self.note_event("say", self._eval(text, env), st.span)
 
     def _unwind(self, failure: RuntimeFailure) -> None:
         """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
@@ -207,7 +223,7 @@ class Statements(Decisions):
                 if self.attempts == 0:
                     self.journal.clear()
                 if self.sinks.events:
-                    self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
+                    self.note_event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
                 if frame.retry is not None:
                     # A tier that cannot be completed cannot be chosen: ask again without it.
                     node, env, failed = frame.retry

@@ -82,7 +82,7 @@ class Store(Evaluator):
             else:  # "known", "forgot", "told", "untold"
                 knowledge.undo(self, entry)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
-    def _event(
+    def note_event(
         self,
         verb: str,
         text: str,
@@ -91,6 +91,7 @@ class Store(Evaluator):
         hidden_text: str | None = None,
         top_text: str | None = None,
     ) -> None:
+        """Tell the sinks of an event made here, in the secret run open now (only when `sinks.events`)."""
         self.emit(Event(verb, text, span, "", zones, hidden_text, top_text, self.secret_run))  # (positional: cheaper)
 
     def _changed(self, name: str) -> None:
@@ -153,7 +154,7 @@ class Store(Evaluator):
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
-            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
+            self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
             for name in sorted(changed):
                 self._changed(name)
@@ -190,7 +191,7 @@ class Store(Evaluator):
         if st.told:
             knowledge.forget_field(self, card.id, field)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
-            self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
+            self.note_event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
@@ -226,7 +227,7 @@ class Store(Evaluator):
             self._label_new_cards(st.cards[-n:], cls, values)
         if self.sinks.events and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
-            self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
+            self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)
 
     def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:

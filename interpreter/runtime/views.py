@@ -23,8 +23,8 @@ from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision
 from .basics import SECRET_TEXT, VIEW_BUDGET, Event
-from .context import Frame
 from .core import as_player
+from .decisions import public_zones
 from .information import Copyable, HeldView
 
 
@@ -37,8 +37,6 @@ class Viewed(Copyable, Protocol):
     def zone_labels(self, name: str, key: str, ids: Sequence[int]) -> tuple[str, ...]: ...
 
     def split_key(self, key: str) -> tuple[str, tuple[Any, ...]]: ...
-
-    def public_zones_of(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None: ...
 
     def current_span(self) -> Span: ...
 
@@ -202,7 +200,7 @@ class Information:
         g = self.game
         if g.pending is None or g.pending.player is None or g.secret_run is not None or not g.frames:
             return False
-        zones = g.public_zones_of(g.frames[-1], g.pending)
+        zones = public_zones(g.frames[-1], g.pending, g.state.location)
         return zones is not None and all(self.sees_cards_of(k, who) for k in zones)
 
     def shown_to(self, event: Event, who: Player | None) -> bool:

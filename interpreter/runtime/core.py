@@ -1,25 +1,17 @@
 """The data of a game and the errors every layer raises: the lowest layer of `Game`.
 
-`Game` is a chain of layers, each a class in its own module that may call only the layers below it:
-`GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Decisions` (decisions.py)
-<- `Statements` (statements.py) <- `Views` (views.py) <- `Game` (game.py: the public API and the step
-loop). A layer is never instantiated alone: every object is a whole `Game`. The frames (machine.py)
-and the generated code (codecache.py) take the whole game, so a layer that hands them `self` says so to the
-type checker (`# type: ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
+`Game` is a chain of four layers, each a class in its own module that may call only the layers
+below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Statements`
+(statements.py) <- `Game` (game.py: the public API, the step loop). Besides, `Game` owns parts,
+objects with one job each that `Game.__init__` makes and gives the game: `Decisions` (decisions.py),
+`Information` (views.py) and the sinks (`Sinks`, observe.py). A layer is never instantiated alone:
+every object is a whole `Game`. The frames (machine.py), the generated code (codecache.py) and the
+parts take the game as a protocol (`Context`, context.py, or a part's extension of it), never as a
+class of runtime/'s, so a layer that hands them `self` says so to the type checker (`# type:
+ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
 
-The frames and the generated code reach the game through public members only (tests/test_interfaces.py);
-these, besides the public API of `Game`, are that interface:
-- data: `state`, `program`, `frames`, `pending`, `journal`, `attempts`, `together`, `secret`,
-  `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's code: codecache.py), `keep` (what `apply`
-  puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth` (the frames
-  that blocks running inline stand for: codecache.py), `consts`, `players`, `work_left` (the budget of work), and the
-  sinks (`sinks.events` and the others: observe.py);
-- the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
-  and its answer), `check_rules`, `rule_match`;
-- values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `nested`, `arith`,
-  `number_of`, `cards_of`, `zone_value`, `as_list`, `label`;
-- changes: `move`, `set_var`, `create`, each told to the sinks; `emit` tells them of an event;
-- errors: `runaway` (a budget ran out).
+The frames and the generated code reach the game through public members only (tests/test_interfaces.py):
+the members `Context` lists (context.py), besides the public API of `Game`, are that interface.
 """
 
 from __future__ import annotations

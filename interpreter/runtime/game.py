@@ -21,7 +21,10 @@ How the language maps onto Python here:
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
 - `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 
-`Game` is the top of a chain of layers (see core.py): this module holds the public API and the step loop.
+`Game` is the top of a chain of layers (see core.py) and the owner of the parts: `Decisions` (asking,
+decisions.py), `Information` (what each seat sees, views.py) and the sinks (observe.py), each made
+here and given the game; this module holds the public API, which hands questions of visibility and
+the frames' questions to those parts, and the step loop.
 """
 
 from __future__ import annotations

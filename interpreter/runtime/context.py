@@ -41,6 +41,24 @@ class Keeping(Protocol):
     def touch_env(self, env: dict[str, Any]) -> None: ...
 
 
+class Asks(Protocol):
+    """The game's Decisions part as the frames use it (`decisions.Decisions`): a question and its answer."""
+
+    def ask(self, frame: Any) -> None: ...  # (an AskFrame: machine.py, above this module)
+
+    def answered(self, frame: Any, value: Any) -> None: ...
+
+
+class Sees(Protocol):
+    """The game's Information part as knowledge.py and information.py use it (`views.Information`)."""
+
+    def owned_by(self, key: str, who: Player) -> bool: ...
+
+    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool: ...
+
+    def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool: ...
+
+
 class Context(Protocol):
     """What the frames, the generated code, knowledge.py and information.py use of a game (`Game` has it all).
 
@@ -49,12 +67,13 @@ class Context(Protocol):
       `apply` puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth`
       (the frames that blocks running inline stand for: codecache.py), `consts`, `players`,
       `work_left` (the budget of work), and the sinks (`sinks.events` and the others: observe.py);
-    - the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
-      and its answer), `check_rules`, `rule_match`, `return_from_call`;
+    - the stack: `push` (the one door for new work), `check_rules`, `rule_match`, `return_from_call`;
+    - the parts: `decisions` (`ask` and `answered`: an `AskFrame`'s question and its answer, also
+      the game's own `ask` and `answered`), `information` (`owned_by`, `sees_cards_of`,
+      `zone_seen_by`: what a seat sees, also the game's own), each one attribute read away;
     - values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `nested`, `arith`,
       `number`, `number_of`, `bounded`, `text`, `cards_of`, `zone_value`, `as_list`, `label`;
     - changes: `move`, `set_var`, `create`, each told to the sinks; `emit` tells them of an event;
-    - what a seat sees: `owned_by`, `sees_cards_of`, `zone_seen_by`;
     - errors: `runaway` (a budget ran out), `charge` (the budget of work), `runtime_error`, `failure`.
     """
 
@@ -86,6 +105,12 @@ class Context(Protocol):
     def sinks(self) -> Sinks: ...
 
     @property
+    def decisions(self) -> Asks: ...
+
+    @property
+    def information(self) -> Sees: ...
+
+    @property
     def consts(self) -> dict[str, Any]: ...
 
     @property
@@ -93,10 +118,6 @@ class Context(Protocol):
 
     # the stack
     def push(self, frame: Frame) -> None: ...
-
-    def ask(self, frame: Any) -> None: ...  # (an AskFrame: machine.py, above this module)
-
-    def answered(self, frame: Any, value: Any) -> None: ...
 
     def check_rules(self, names: set[str]) -> None: ...
 
@@ -145,13 +166,6 @@ class Context(Protocol):
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None: ...
 
     def emit(self, event: Event) -> None: ...
-
-    # what a seat sees
-    def owned_by(self, key: str, who: Player) -> bool: ...
-
-    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool: ...
-
-    def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool: ...
 
     # errors
     def runaway(self, span: Span, message: str) -> RulebookError: ...

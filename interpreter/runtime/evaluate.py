@@ -98,6 +98,11 @@ class Evaluator(GameCore):
         """
         return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
+    # The public names of the two (`Game.evaluate`, `Game.holds`: a scenario's edits, the parts, the
+    # frames): the same functions, so that a call by either name is one call.
+    evaluate = _eval
+    holds = _truth
+
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
         """The value of an expression by the definition alone, without generated code (tests compare the two)."""
         method = EVAL.get(e.__class__)

@@ -167,14 +167,6 @@ class Game(Statements):
                 return DrawAsk(self.pending, offered, src.key, dst.key)
         raise AssertionError(f"an ask of kind {frame.kind}")
 
-    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression (checked against this rulebook) with local names `env`."""
-        return self._eval(e, env)
-
-    def holds(self, e: s.Expr, env: dict[str, Any]) -> bool:
-        """Whether a condition holds, with local names `env`."""
-        return self._truth(e, env)
-
     def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
         """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
         self.code.statement(st)(self, env)

@@ -228,10 +228,10 @@ class AskFrame(Frame):
         self.chance_pool: tuple[Any, ...] | None = None
 
     def step(self, g: Context) -> None:
-        g.ask(self)
+        g.decisions.ask(self)
 
     def answer(self, g: Context, value: Any) -> None:
-        g.answered(self, value)
+        g.decisions.answered(self, value)
 
 
 class BeforePlayFrame(Frame):

@@ -316,12 +316,12 @@ def test_a_held_view_made_when_asked_for_is_the_view_when_it_began_to_hold(monke
     began: dict[int, dict[str, Any]] = {}  # id of a held view -> the view when it began to hold
     hold = Information.hold_views
 
-    def hold_and_note(self: Information, decision: Any) -> None:
+    def hold_and_note(self: Information, g: Game, decision: Any) -> None:
         before = dict(self.held_views)
-        hold(self, decision)
+        hold(self, g, decision)
         for seat, held in self.held_views.items():
             if before.get(seat) is not held:
-                began[id(held)] = self.seen_now(held.player)
+                began[id(held)] = self.seen_now(g, held.player)
 
     monkeypatch.setattr(Information, "hold_views", hold_and_note)
     game = Game(rulecraft.load("renaissance_man"), 2, 3)
@@ -333,7 +333,7 @@ def test_a_held_view_made_when_asked_for_is_the_view_when_it_began_to_hold(monke
             if (
                 id(held) in began
                 and game.pending.player != held.player
-                and game.information.seen_now(held.player) != began[id(held)]
+                and game.information.seen_now(game, held.player) != began[id(held)]
             ):
                 assert game.view(seat) == began.pop(id(held))
                 read += 1

@@ -1,10 +1,13 @@
 """The Decisions part of a game: asking a player or the table, the labelled options, and taking an answer.
 
-`Decisions` is an object of its own, made by `Game.__init__` and given the game as `Asking` (the
-`Context`, with what a question reads besides: its values, labels and answers so far); it never
-names the game's class. The frames ask through the game (`AskFrame.step` -> `Game.ask` -> here), and
-the statements that draw from a shuffled zone call `draw_at_once`. `public_zones` (whether others
-see a choice) is a function of the question and the state, which the Information part reads too.
+`Decisions` is an object of its own, made by `Game.__init__`; each of its methods is given the game
+as `Asking` (the `Context`, with what a question reads besides: its values, labels and answers so
+far), and it never names the game's class. It holds no reference to the game: a game and its parts
+make no cycle, so that a game nobody holds is freed at once, not by the cyclic collector (a still
+copy is made at every decision of a secret run). The frames ask through it (`AskFrame.step` ->
+`g.decisions.ask(g, frame)`), and the statements that draw from a shuffled zone call
+`draw_at_once`. `public_zones` (whether others see a choice) is a function of the question and the
+state, which the Information part reads too.
 """
 
 from __future__ import annotations
@@ -76,23 +79,19 @@ class Asking(Context, Protocol):
 
 class Decisions:
     """Asking: a `Decision` made of labelled options, and the answer taken back into the frame that asked
-    (the game's Decisions part: made by `Game.__init__`, given the game as `Asking`).
+    (the game's Decisions part: made by `Game.__init__`; each method is given the game, as `Asking`).
 
     Its own data: whether the table's draws are answered by the game's generator (`auto_chance`),
     and the next draws of shuffled zones named from outside (`next_draws`: zone key -> (label,
     span), in order; `Game.draw_next`)."""
 
-    __slots__ = ("auto_chance", "game", "next_draws")
+    __slots__ = ("auto_chance", "next_draws")
 
-    def __init__(
-        self, game: Asking, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None
-    ):
-        self.game = game
+    def __init__(self, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None):
         self.auto_chance = auto_chance
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = next_draws if next_draws is not None else {}
 
-    def ask(self, frame: AskFrame) -> None:
-        g = self.game
+    def ask(self, g: Asking, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
         if frame.kind == "menu":
             menu: s.Menu = node
@@ -106,7 +105,7 @@ class Decisions:
             if not options:
                 raise g.failure(menu.span, "no option of this choice is possible")
             prompt = (g.evaluate(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
-            self._decide(frame, self._who(menu.by, env), prompt, options, menu.span)
+            self._decide(g, frame, self._who(g, menu.by, env), prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = g.program.abilities[use.ability]
@@ -123,25 +122,25 @@ class Decisions:
                     and (tier.when is None or g.holds(tier.when, ability_env))
                 ):
                     options.append(Option(tier_label(tier), tier))
-            chooser = self._tier_chooser(use, ability, env, ability_env)
-            self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
+            chooser = self._tier_chooser(g, use, ability, env, ability_env)
+            self._decide(g, frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
-            if self.next_draws.get(src.key) and self._draw_named(frame, src, dst):
+            if self.next_draws.get(src.key) and self._draw_named(g, frame, src, dst):
                 return
             if self.auto_chance:
                 g.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
-                if self.draw_at_once(frame, src, dst, draw.span, len(g.frames)):
+                if self.draw_at_once(g, frame, src, dst, draw.span, len(g.frames)):
                     return
                 g.frames.append(frame)
             ids = g.state.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
                 g.frames.pop()
                 return
-            options, weights = self._zone_chance_options(ids)
+            options, weights = self._zone_chance_options(g, ids)
             frame.chance_pool = (src, dst)
-            self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
+            self._decide(g, frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
             several = choose.quantity != "one"
@@ -189,8 +188,8 @@ class Decisions:
                     else (None if choose.quantity == "one" else tuple(frame.picked))
                 )
                 return
-            who = self._who(choose.by, env)
-            options = self._options(remaining, who)
+            who = self._who(g, choose.by, env)
+            options = self._options(g, remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
             prompt = (g.evaluate(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
@@ -198,20 +197,19 @@ class Decisions:
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
             if who is None and choose.quantity == "one":
-                opts, weights = self._chance_options(remaining)
-                self._decide(frame, None, prompt, opts, choose.span, weights)
+                opts, weights = self._chance_options(g, remaining)
+                self._decide(g, frame, None, prompt, opts, choose.span, weights)
                 return
-            self._decide(frame, who, prompt, options, choose.span)
+            self._decide(g, frame, who, prompt, options, choose.span)
 
-    def _draw_named(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
+    def _draw_named(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
         """Draw the next card named by `draw_next` for this zone, as the table would have drawn it
         (True); False when the frame has nothing left to draw."""
-        g = self.game
         ids = g.state.zones.get(src.key, [])
         if frame.count <= 0 or not ids:
             return False
         (label, span), *rest = self.next_draws[src.key]
-        first, _counts = self._label_counts(ids)
+        first, _counts = self._label_counts(g, ids)
         if label not in first:
             raise g.located(span, f"the next draw from {src.key} is to be '{label}', which is not in {src.key}")
         self.next_draws = {**self.next_draws, src.key: tuple(rest)}
@@ -220,7 +218,7 @@ class Decisions:
         g.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
+    def draw_at_once(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
         """Draw with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
@@ -232,7 +230,6 @@ class Decisions:
         a move started, only if that happens, so that the frames are then as they would have been
         had it stayed on top; a draw done at once leaves no frame.
         """
-        g = self.game
         st, frames = g.state, g.frames
         key = src.key
         labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
@@ -281,6 +278,7 @@ class Decisions:
 
     def _decide(
         self,
+        g: Asking,
         frame: AskFrame,
         who: Player | None,
         prompt: str,
@@ -288,7 +286,6 @@ class Decisions:
         span: Span,
         weights: tuple[int, ...] | None = None,
     ) -> None:
-        g = self.game
         if len(options) > OPTION_BUDGET:
             raise g.runaway(
                 span,
@@ -300,7 +297,7 @@ class Decisions:
         if len(options) == 1 and not g.switches.ask_forced:
             if g.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
-                g.emit(self.choice_event(frame, decision, options[0], forced=True))
+                g.emit(self.choice_event(g, frame, decision, options[0], forced=True))
             frame.answer(g, options[0].value)
             return
         if who is None and self.auto_chance:
@@ -329,12 +326,11 @@ class Decisions:
             return
         g.pending = decision
 
-    def choice_event(self, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
+    def choice_event(self, g: Asking, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
         """The trace's line for a player's answer (`choose`) or the table's (`reveal`).
 
         An option that offers a card by its place (`PlacedOption`) shows the chooser the place, and
         the card with it to the full trace and to the other seats that identify the card now."""
-        g = self.game
         suffix = f"  [{decision.prompt}]" if decision.prompt else ""
         text, own = option.label + suffix, None
         to: tuple[str, ...] = ()
@@ -355,8 +351,7 @@ class Decisions:
             own_text=own,
         )
 
-    def answered(self, frame: AskFrame, value: Any) -> None:
-        g = self.game
+    def answered(self, g: Asking, frame: AskFrame, value: Any) -> None:
         env = frame.env
         if frame.kind == "menu":
             g.frames.pop()
@@ -393,10 +388,9 @@ class Decisions:
         else:
             frame.picked = (*frame.picked, value)
 
-    def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
-        g = self.game
+    def _who(self, g: Asking, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
         if by is None:
-            return self._first_player(env)
+            return self._first_player(g, env)
         who = g.evaluate(by, env)
         if who is TABLE:
             return None
@@ -405,10 +399,9 @@ class Decisions:
         return who
 
     def _tier_chooser(
-        self, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
+        self, g: Asking, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
     ) -> Player:
         """Who chooses the tier of a `use`: its `by`, else the ability's first Player parameter."""
-        g = self.game
         if use.by is not None:
             who = g.evaluate(use.by, env)
             where = span_of(use.by)
@@ -420,25 +413,24 @@ class Decisions:
             raise g.runtime_error(where, f"a tier is chosen by a player, not by {g.label(who)}")
         return who
 
-    def _first_player(self, env: dict[str, Any]) -> Player | None:
+    def _first_player(self, g: Asking, env: dict[str, Any]) -> Player | None:
         for value in env.values():
             if isinstance(value, Player):
                 return value
-        return self.game.players[0]
+        return g.players[0]
 
-    def _options(self, values: Iterable[Any], who: Player | None = None) -> list[Option]:
+    def _options(self, g: Asking, values: Iterable[Any], who: Player | None = None) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same).
 
         A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
         `knowledge.offered_by_place`), never merged with another: no option names, or tells by
         their number, cards its chooser cannot see."""
-        g = self.game
         if who is None:
-            return self._labelled_options(values)[0]
+            return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
         cards = [v for v in values if v.__class__ is CardRef]
         by_place = knowledge.offered_by_place(g, who, cards) if cards else None
-        options = self._labelled_options(values, by_place)[0]
+        options = self._labelled_options(g, values, by_place)[0]
         if not by_place:
             return options
         label = g.label
@@ -450,11 +442,10 @@ class Decisions:
         ]
 
     def _labelled_options(
-        self, values: Iterable[Any], by_place: dict[int, str] | None = None
+        self, g: Asking, values: Iterable[Any], by_place: dict[int, str] | None = None
     ) -> tuple[list[Option], list[tuple[str, Any]]]:
         """The options of `_options`, and each value with its own label (`by_place`: the labels
         of the cards offered by their places)."""
-        g = self.game
         label, location = g.label, g.state.location
         # (a number's label is its digits, a text's the text: the common choices without the call)
         labelled: list[tuple[str, Any]] = []
@@ -502,21 +493,21 @@ class Decisions:
             options.append(Option(text, v))
         return options, labelled
 
-    def _zone_chance_options(self, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
+    def _zone_chance_options(self, g: Asking, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
         """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
-        first, counts = self._label_counts(ids)
+        first, counts = self._label_counts(g, ids)
         return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
 
-    def _label_counts(self, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
+    def _label_counts(self, g: Asking, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
         """For each distinct label among the cards, in order: its first card's id, and how many carry it."""
-        return label_counts(ids, self.game.labels_of(ids))
+        return label_counts(ids, g.labels_of(ids))
 
-    def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
+    def _chance_options(self, g: Asking, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
-        options, labelled = self._labelled_options(values)
+        options, labelled = self._labelled_options(g, values)
         index = {o.label: i for i, o in enumerate(options)}
         weights = [0] * len(options)
-        location = self.game.state.location
+        location = g.state.location
         for text, v in labelled:
             if text not in index and v.__class__ is CardRef:
                 text = f"{text} in {location[v.id]}"

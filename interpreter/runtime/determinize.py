@@ -254,4 +254,4 @@ def _named_cards(game: Drawable, player: Player) -> set[int]:
 
 
 def _sees_var(game: Drawable, visibility: str, key: str, player: Player) -> bool:
-    return visibility == "public" or (visibility == "owner" and game.information.owned_by(key, player))
+    return visibility == "public" or (visibility == "owner" and game.information.owned_by(game, key, player))

@@ -111,7 +111,7 @@ class Game(Statements):
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
-        self.decisions = Decisions(self, auto_chance and seed is not None)
+        self.decisions = Decisions(auto_chance and seed is not None)
         self.sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
@@ -122,7 +122,7 @@ class Game(Statements):
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
-        self.information = Information(self)  # what each seat may see (views.py)
+        self.information = Information()  # what each seat may see (views.py)
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -218,42 +218,42 @@ class Game(Statements):
 
     def ask(self, frame: AskFrame) -> None:
         """Ask the frame's question (or take its answer at once: one option, or chance)."""
-        self.decisions.ask(frame)
+        self.decisions.ask(self, frame)
 
     def answered(self, frame: AskFrame, value: Any) -> None:
         """Take the answer to the frame's question."""
-        self.decisions.answered(frame, value)
+        self.decisions.answered(self, frame, value)
 
     # What each seat may see: the Information part (views.py) answers.
 
     def view(self, player: Player | int | str | None) -> dict[str, Any]:
         """What `player` may see (None: everything), as plain data; hidden cards become counts
         (`Information.view`: while a secret run asks others, the view they had when it began)."""
-        return self.information.view(player)
+        return self.information.view(self, player)
 
     def visible_to(self, event: Event, who: Player | None) -> str:
         """The text of a trace event as `who` may see it (`Information.visible_to`)."""
-        return self.information.visible_to(event, who)
+        return self.information.visible_to(self, event, who)
 
     def shown_to(self, event: Event, who: Player | None) -> bool:
         """Whether `who`'s trace has a line for the event (`Information.shown_to`)."""
-        return self.information.shown_to(event, who)
+        return self.information.shown_to(self, event, who)
 
     def choice_public_to(self, who: Player) -> bool:
         """Whether `who` will see the answer to the pending decision (`Information.choice_public_to`)."""
-        return self.information.choice_public_to(who)
+        return self.information.choice_public_to(self, who)
 
     def owned_by(self, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
-        return self.information.owned_by(key, who)
+        return self.information.owned_by(self, key, who)
 
     def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
         """Whether `who` sees the cards of zone `key` (`Information.sees_cards_of`)."""
-        return self.information.sees_cards_of(key, who, as_source)
+        return self.information.sees_cards_of(self, key, who, as_source)
 
     def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool:
         """Whether `who` sees the cards of zone `key`, of that visibility, in order (`Information.zone_seen_by`)."""
-        return self.information.zone_seen_by(visibility, key, who)
+        return self.information.zone_seen_by(self, visibility, key, who)
 
     def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
@@ -333,7 +333,7 @@ class Game(Statements):
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
-            self.emit(self.decisions.choice_event(frame, decision, option))
+            self.emit(self.decisions.choice_event(self, frame, decision, option))
         value = option.value
         if self.keep is not None:
             self.keep.touch(frame)
@@ -412,7 +412,7 @@ class Game(Statements):
         new.code = self.code
         new.state = self.state.copy()
         new.seed = self.seed
-        new.decisions = Decisions(new, self.decisions.auto_chance, dict(self.decisions.next_draws))
+        new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events)) if trace else None)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
@@ -420,7 +420,7 @@ class Game(Statements):
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.information = Information(new, self.information.held_views)
+        new.information = Information(self.information.held_views)
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -445,7 +445,7 @@ class Game(Statements):
         new.sinks = Sinks(None)
         new.frames = []
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.information = Information(new)
+        new.information = Information()
         new.pending = self.pending
         new.fn_depth = 0
         new.inline_depth = 0
@@ -562,7 +562,7 @@ class Game(Statements):
         except RecursionError:
             raise self.runaway(self.current_span(), "the rules nest too deeply: runaway recursion?") from None
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
-            self.information.hold_views(self.pending)  # what the others see holds still while a secret asks
+            self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (
             self.check_invariants
             and self.program.invariants

@@ -86,7 +86,7 @@ def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
         decl = game.program.zones[key.split("[", 1)[0]]
-        if game.information.zone_seen_by(decl.visibility, key, viewer):
+        if game.information.zone_seen_by(game, decl.visibility, key, viewer):
             continue
         below = len(ids) - 1 if decl.visibility == "top" else len(ids)
         out.extend((key, i) for i in range(below) if ids[i] not in shown)

@@ -201,7 +201,7 @@ def seen_anyway(game: Context, who: Player) -> set[int]:
     program = game.program
     for key, value in game.state.vars.items():
         decl = program.vars[key.split("[", 1)[0]]
-        if decl.visibility == "public" or (decl.visibility == "owner" and game.information.owned_by(key, who)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and game.information.owned_by(game, key, who)):
             seen |= cards_in(value)
     return seen
 
@@ -225,7 +225,9 @@ def offered_by_place(game: Context, who: Player, cards: Sequence[CardRef]) -> di
         unseen = hidden.get(key)
         if unseen is None:
             visibility = zones[key.split("[", 1)[0]].visibility
-            unseen = hidden[key] = not (visibility == "top" or game.information.zone_seen_by(visibility, key, who))
+            unseen = hidden[key] = not (
+                visibility == "top" or game.information.zone_seen_by(game, visibility, key, who)
+            )
         if not unseen:
             continue
         if seen is None:
@@ -280,6 +282,6 @@ def told_in_zones(game: Context, who: Player) -> dict[str, dict[str, list[str]]]
 def visible_text(game: Context, event: Event, who: Player | None) -> str:
     """A reveal's line names its cards to the players it was for, and to those who see the cards
     where they are anyway (the owner of the hand); the others see how many, from where, to whom."""
-    if who is None or str(who) in event.to or all(game.information.sees_cards_of(k, who) for k in event.zones):
+    if who is None or str(who) in event.to or all(game.information.sees_cards_of(game, k, who) for k in event.zones):
         return event.text
     return event.hidden_text or event.text

@@ -228,10 +228,10 @@ class AskFrame(Frame):
         self.chance_pool: tuple[Any, ...] | None = None
 
     def step(self, g: Context) -> None:
-        g.decisions.ask(self)
+        g.decisions.ask(g, self)
 
     def answer(self, g: Context, value: Any) -> None:
-        g.decisions.answered(self, value)
+        g.decisions.answered(g, self, value)
 
 
 class BeforePlayFrame(Frame):

@@ -54,14 +54,14 @@ class Statements(Store):
                 and not self.sinks.pushes  # (a sink that hears every frame pushed hears this one)
                 # (else a push, its own or a rule's after a move, names the runaway)
                 and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
-                and self.decisions.draw_at_once(frame, src, dst, st.span, len(self.frames))
+                and self.decisions.draw_at_once(self, frame, src, dst, st.span, len(self.frames))  # type: ignore[arg-type]  # a layer of Game (see core.py)
             ):
                 return  # drawn without the frame: it is made only if a move started other work first
             self.push(frame)
             if self.decisions.auto_chance and not self.decisions.next_draws:
                 # Drawn now, as the machine would step the frame next: done, it is gone, and the
                 # block runs on in this step (a move that started a rule leaves it for later).
-                self.decisions.ask(frame)
+                self.decisions.ask(self, frame)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []

@@ -3,8 +3,9 @@
 `Game` is a chain of four layers, each a class in its own module that may call only the layers
 below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Statements`
 (statements.py) <- `Game` (game.py: the public API, the step loop). Besides, `Game` owns parts,
-objects with one job each that `Game.__init__` makes and gives the game: `Decisions` (decisions.py),
-`Information` (views.py) and the sinks (`Sinks`, observe.py). A layer is never instantiated alone:
+objects with one job each that `Game.__init__` makes, whose methods it gives the game (a part
+holds no reference to it: no cycle): `Decisions` (decisions.py), `Information` (views.py) and the
+sinks (`Sinks`, observe.py). A layer is never instantiated alone:
 every object is a whole `Game`. The frames (machine.py), the generated code (codecache.py) and the
 parts take the game as a protocol (`Context`, context.py, or a part's extension of it), never as a
 class of runtime/'s, so a layer that hands them `self` says so to the type checker (`# type:

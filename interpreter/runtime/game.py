@@ -23,8 +23,8 @@ How the language maps onto Python here:
 
 `Game` is the top of a chain of layers (see core.py) and the owner of the parts: `Decisions` (asking,
 decisions.py), `Information` (what each seat sees, views.py) and the sinks (observe.py), each made
-here and given the game; this module holds the public API, which hands questions of visibility and
-the frames' questions to those parts, and the step loop.
+here, given the game at each call (never kept: no cycle); this module holds the public API, which
+hands questions of visibility and the frames' questions to those parts, and the step loop.
 """
 
 from __future__ import annotations

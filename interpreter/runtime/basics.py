@@ -143,7 +143,7 @@ class RuntimeFailure(RulebookError):
     A `fail`, a `require` that does not hold, a choice with too few options, and every value that
     is not there or not of the kind a step needs (no card to move, an index outside a list, a
     field of `none`, division by zero, ...). Inside an `attempt` or an ability's tier it unwinds
-    as `fail` does (`Game._unwind`): the changes are undone and the `else` runs, or the tier is
+    as `fail` does (`machine.unwind`): the changes are undone and the `else` runs, or the tier is
     withdrawn; `reason` is what the trace's undo line says. Outside both it is this located error.
     A budget (steps, nesting, sizes) is not a failure but a plain RulebookError: a rulebook that
     runs away is broken, so it stops the game wherever it happens.

@@ -37,7 +37,7 @@ A function whose body does real work (a comprehension, a query, a call of a buil
 function doing such work: `worth_remembering`) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
 `MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
-`_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
+`undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so while what a function reads stays, a call with the same arguments has the
 same value. (One difference from evaluating anew: a value remembered from a shallow call is

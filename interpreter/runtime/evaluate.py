@@ -98,8 +98,7 @@ class Evaluator(GameCore):
         """
         return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
-    # The public names of the two (`Game.evaluate`, `Game.holds`: a scenario's edits, the parts, the
-    # frames): the same functions, so that a call by either name is one call.
+    # Their public names (a scenario's edits, the parts, the frames): the same functions, one call.
     evaluate = _eval
     holds = _truth
 

@@ -17,7 +17,7 @@ How the language maps onto Python here:
   caused it, and journal the old value while an `attempt` is open so that a failure can undo
   everything the attempt did;
 - every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
-  is a `RuntimeFailure`, raised where it happens and unwound in one place, `_unwind`: to the
+  is a `RuntimeFailure`, raised where it happens and unwound in one place, `machine.unwind`: to the
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
 - `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 
@@ -43,9 +43,9 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import codecache, knowledge
+from . import codecache, knowledge, machine
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
-from .basics import MASK64, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
+from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
 from .context import Frame
 from .core import (
@@ -340,7 +340,7 @@ class Game(Statements):
         try:
             frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
-            self._unwind(failure)
+            machine.unwind(self, failure)
         self._run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
@@ -537,30 +537,9 @@ class Game(Statements):
         self._run()
 
     def _run(self) -> None:
-        budget = self.steps + STEP_BUDGET
-        self.work_left = WORK_BUDGET
-        frames = self.frames
-        keep = self.keep
-        try:
-            while self.pending is None and not self.state.over:
-                if not frames:
-                    self._finish(None, NO_SPAN)
-                    break
-                frame = frames[-1]
-                if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
-                    keep.touch(frame)
-                try:
-                    frame.step(self)
-                except RuntimeFailure as failure:
-                    self._unwind(failure)
-                self.steps += 1
-                if self.steps > budget:
-                    span = self.current_span()
-                    raise self.runaway(
-                        span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
-                    )
-        except RecursionError:
-            raise self.runaway(self.current_span(), "the rules nest too deeply: runaway recursion?") from None
+        """Run to the next decision or the end (`machine.run`), then hold the views a secret run
+        holds and check the invariants (`Game(check_invariants=True)`)."""
+        machine.run(self)
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
             self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (

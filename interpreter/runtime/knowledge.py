@@ -17,7 +17,7 @@ place (`told_in_zones`), and a world drawn for a player deals only cards that ag
 (`information.consistent_order`).
 
 Inside an attempt, revealing, telling and forgetting are journalled like any change, so that a
-failure undoes them with the rest (`Game._undo`: entries `known`, `forgot`, `told`, `untold`).
+failure undoes them with the rest (`Game.undo`: entries `known`, `forgot`, `told`, `untold`).
 """
 
 from __future__ import annotations

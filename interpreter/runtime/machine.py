@@ -1,23 +1,27 @@
-"""The machine: the frames, each a piece of work in progress held as plain data, and the keep that
-puts them back.
+"""The machine: the frames, each a piece of work in progress held as plain data, the keep that puts
+them back, and what runs them: the step loop (`run`), the one way failures unwind (`unwind`) and
+the end of a game (`finish`).
 
 A frame's `step` does the next part of its work on the game it is given (a `Context`, context.py);
-the game's step loop (`Game._run`, game.py) steps the top frame until a decision is pending or the
-game is over. Frames hold the statements left, a position and their local names, never a Python
-generator or call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resumed
-anywhere.
+`run` steps the top frame until a decision is pending or the game is over (`Game._run`). The
+machine is a part without data of its own: the stack, the step count and the journal are the
+game's (the `Context` names them), so its functions take the game (`Running`).
+
+Frames hold the statements left, a position and their local names, never a Python generator or
+call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resumed anywhere.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from ..errors import Span
+from ..errors import NO_SPAN, Span
+from ..language.values import Player, ordered
 from ..syntax import ast as s
 from .asks import Decision
-from .basics import RULE_BUDGET, Event
+from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure
 from .context import Context, Frame, copied_env
 
 
@@ -314,3 +318,110 @@ class Keep:
 
 
 _GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
+
+
+# ---------------------------------------------------------------------------- the machine
+
+
+class Running(Context, Protocol):
+    """A game as the machine runs it (`Game` has it all): its `Context`, with the step count, what
+    `apply` keeps, the undo of the journal and the trace's lines."""
+
+    steps: int
+
+    @property
+    def keep(self) -> Keep | None: ...
+
+    def current_span(self) -> Span: ...
+
+    def undo(self, mark: int) -> None: ...
+
+    def note_event(self, verb: str, text: str, span: Span) -> None: ...
+
+
+def run(g: Running) -> None:
+    """Step the top frame until a decision is pending or the game is over: the step budget counted
+    (afresh, as the budget of work), each frame `apply` keeps saved as it is first touched, and a
+    failure unwound (`unwind`); an empty stack ends the game (`finish`)."""
+    budget = g.steps + STEP_BUDGET
+    g.work_left = WORK_BUDGET
+    frames = g.frames
+    keep = g.keep
+    try:
+        while g.pending is None and not g.state.over:
+            if not frames:
+                finish(g, None, NO_SPAN)
+                break
+            frame = frames[-1]
+            if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
+                keep.touch(frame)
+            try:
+                frame.step(g)
+            except RuntimeFailure as failure:
+                unwind(g, failure)
+            g.steps += 1
+            if g.steps > budget:
+                span = g.current_span()
+                raise g.runaway(
+                    span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
+                )
+    except RecursionError:
+        raise g.runaway(g.current_span(), "the rules nest too deeply: runaway recursion?") from None
+
+
+def unwind(g: Running, failure: RuntimeFailure) -> None:
+    """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
+    without the tier); outside both, raise the failure, a located error.
+
+    Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
+    cannot be carried out (see RuntimeFailure).
+    """
+    message, span = failure.reason, failure.span
+    while g.frames:
+        frame = g.frames[-1]
+        if isinstance(frame, AttemptFrame):
+            g.frames.pop()
+            g.undo(frame.mark)
+            g.attempts -= 1
+            if g.attempts == 0:
+                g.journal.clear()
+            if g.sinks.events:
+                g.note_event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
+            if frame.retry is not None:
+                # A tier that cannot be completed cannot be chosen: ask again without it.
+                node, env, failed = frame.retry
+                again = AskFrame("use", node, env)
+                again.picked = failed
+                g.push(again)
+            elif frame.otherwise is not None:
+                g.push(BlockFrame(frame.otherwise.stmts, frame.env))
+            return
+        g.frames.pop()
+        frame.unwind(g)
+    raise failure
+
+
+def finish(g: Context, winners: Sequence[Player] | None, span: Span) -> None:
+    """End the game: these `winners`, else the players of the best `score` (`default_winners`)."""
+    if winners is None:
+        winners = default_winners(g)
+    g.state.over = True
+    g.state.winners = sorted(p.index for p in winners)
+    g.frames.clear()
+    g.pending = None
+    if g.sinks.events:
+        g.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in g.state.winners), span))
+
+
+def default_winners(g: Context) -> list[Player]:
+    """The players of the best `score` (ties broken by `tiebreak`), or none without a `score`."""
+    if "score" not in g.program.fns:
+        return []
+    keyed = []
+    for p in g.players:
+        key = [g.call_fn("score", (p,), NO_SPAN)]
+        if "tiebreak" in g.program.fns:
+            key.append(g.call_fn("tiebreak", (p,), NO_SPAN))
+        keyed.append((tuple(key), p))
+    best = ordered(max, (k for k, _ in keyed))
+    return [p for k, p in keyed if k == best]

@@ -3,20 +3,28 @@ and unwinding."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from ..errors import NO_SPAN, Span
+from ..errors import Span
 from ..language.values import (
     CardRef,
     Player,
-    ordered,
 )
 from ..syntax import ast as s
 from . import knowledge
-from .basics import DEPTH_BUDGET, Event, RuntimeFailure, SecretRun
+from .basics import DEPTH_BUDGET, Event, SecretRun
 from .decisions import Decisions
-from .machine import AskFrame, AttemptFrame, BlockFrame, CallFrame, RepeatFrame, SecretFrame, TogetherFrame, WhileFrame
+from .machine import (
+    AskFrame,
+    AttemptFrame,
+    BlockFrame,
+    CallFrame,
+    RepeatFrame,
+    SecretFrame,
+    TogetherFrame,
+    WhileFrame,
+    finish,
+)
 from .store import Store
 
 
@@ -178,7 +186,7 @@ class Statements(Store):
         chosen = None
         if winners is not None:
             chosen = [p for p in self.as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
-        self._finish(chosen, st.span)
+        finish(self, chosen, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
         why = self._eval(st.text, env)
@@ -205,59 +213,6 @@ class Statements(Store):
         text = st.text
         if self.sinks.events:
             self.note_event("say", self._eval(text, env), st.span)
-
-    def _unwind(self, failure: RuntimeFailure) -> None:
-        """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
-        without the tier); outside both, raise the failure, a located error.
-
-        Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
-        cannot be carried out (see RuntimeFailure).
-        """
-        message, span = failure.reason, failure.span
-        while self.frames:
-            frame = self.frames[-1]
-            if isinstance(frame, AttemptFrame):
-                self.frames.pop()
-                self._undo(frame.mark)
-                self.attempts -= 1
-                if self.attempts == 0:
-                    self.journal.clear()
-                if self.sinks.events:
-                    self.note_event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
-                if frame.retry is not None:
-                    # A tier that cannot be completed cannot be chosen: ask again without it.
-                    node, env, failed = frame.retry
-                    again = AskFrame("use", node, env)
-                    again.picked = failed
-                    self.push(again)
-                elif frame.otherwise is not None:
-                    self.push(BlockFrame(frame.otherwise.stmts, frame.env))
-                return
-            self.frames.pop()
-            frame.unwind(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        raise failure
-
-    def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
-        if winners is None:
-            winners = self._default_winners()
-        self.state.over = True
-        self.state.winners = sorted(p.index for p in winners)
-        self.frames.clear()
-        self.pending = None
-        if self.sinks.events:
-            self.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
-
-    def _default_winners(self) -> list[Player]:
-        if "score" not in self.program.fns:
-            return []
-        keyed = []
-        for p in self.players:
-            key = [self.call_fn("score", (p,), NO_SPAN)]
-            if "tiebreak" in self.program.fns:
-                key.append(self.call_fn("tiebreak", (p,), NO_SPAN))
-            keyed.append((tuple(key), p))
-        best = ordered(max, (k for k, _ in keyed))
-        return [p for k, p in keyed if k == best]
 
 
 # The method that does each kind of statement that a block's code does not spell out (compile/blocks.py).

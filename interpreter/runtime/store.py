@@ -51,7 +51,8 @@ class Store(Evaluator):
             ids = zones[key] = list(ids)
         return ids
 
-    def _undo(self, mark: int) -> None:
+    def undo(self, mark: int) -> None:
+        """Undo the journal entries back to `mark` (an attempt: `machine.unwind`), the last first."""
         self.forget_all()
         st = self.state
         while len(self.journal) > mark:

@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Protocol, TextIO
 from .errors import GameError, RulebookError
 from .inputs import clip
 from .language.values import Player
+from .runtime.basics import MASK64, splitmix
 from .runtime.game import Decision, Game
 from .runtime.information import sample_hidden
-from .runtime.machine import MASK64, splitmix
 from .terminal import printable
 
 

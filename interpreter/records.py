@@ -29,8 +29,8 @@ from .language.values import CardRef
 from .outputs import write_atomically
 from .rulebook import Rulebook, bundled_names, load
 from .runtime.asks import ChooseAsk, DrawAsk, MenuAsk, UseAsk
+from .runtime.basics import splitmix
 from .runtime.game import Decision, Game
-from .runtime.machine import splitmix
 
 FORMAT = 1
 # JSON parses into objects of up to some 40 times the size of its text (a record of `[[]]`

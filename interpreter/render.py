@@ -14,8 +14,8 @@ from typing import Any
 
 from .errors import Span
 from .language.values import Player
+from .runtime.basics import SECRET_TEXT
 from .runtime.game import Event, Game, SecretRun
-from .runtime.machine import SECRET_TEXT
 from .terminal import printable
 
 

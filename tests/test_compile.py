@@ -20,7 +20,7 @@ from rulecraft.language.builtins import BUILTINS
 from rulecraft.language.values import CardRef, Player
 from rulecraft.runtime import compiled, core
 from rulecraft.runtime import game as game_module
-from rulecraft.runtime.machine import RuntimeFailure
+from rulecraft.runtime.basics import RuntimeFailure
 from rulecraft.syntax import ast as s
 
 from .test_generated import Differential

@@ -28,6 +28,7 @@ from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
+from rulecraft.runtime.views import Information
 
 CARDS = """game T players 1..2
 enum Colour { red, blue, green }
@@ -313,23 +314,27 @@ def test_a_held_view_made_when_asked_for_is_the_view_when_it_began_to_hold(monke
     """In Renaissance Man's secret phases, each view held for a player not asked is, when read
     decisions later, exactly the view that player had at the decision where it began to hold."""
     began: dict[int, dict[str, Any]] = {}  # id of a held view -> the view when it began to hold
-    hold = Game._hold_views
+    hold = Information.hold_views
 
-    def hold_and_note(self: Game, decision: Any) -> None:
+    def hold_and_note(self: Information, g: Game, decision: Any) -> None:
         before = dict(self.held_views)
-        hold(self, decision)
+        hold(self, g, decision)
         for seat, held in self.held_views.items():
             if before.get(seat) is not held:
-                began[id(held)] = self._view(held.player)
+                began[id(held)] = self.seen_now(g, held.player)
 
-    monkeypatch.setattr(Game, "_hold_views", hold_and_note)
+    monkeypatch.setattr(Information, "hold_views", hold_and_note)
     game = Game(rulecraft.load("renaissance_man"), 2, 3)
     agents = [RandomAgent(5), RandomAgent(6)]
     read = 0
     while not game.over:
-        for seat, held in game.held_views.items():
+        for seat, held in game.information.held_views.items():
             # Read first where the game has moved on under it, so that a view made now would differ.
-            if id(held) in began and game.pending.player != held.player and game._view(held.player) != began[id(held)]:
+            if (
+                id(held) in began
+                and game.pending.player != held.player
+                and game.information.seen_now(game, held.player) != began[id(held)]
+            ):
                 assert game.view(seat) == began.pop(id(held))
                 read += 1
         decision = game.pending
@@ -800,7 +805,7 @@ def test_a_clone_paused_inside_a_rule_goes_on_as_its_game_does() -> None:
     "path", ["examples/games/kuhn_poker.rules", "examples/games/dominion_first_game.rules", "guildhall", "valdora"]
 )
 def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drawing from a shuffled zone with the game's own generator at once (`_draw_at_once`: its
+    """Drawing from a shuffled zone with the game's own generator at once (`draw_at_once`: its
     cards' labels all distinct, each one option, or counted by label) draws what asking the table
     for each card draws: the same answers, state and trace (Kuhn poker's three cards are distinct;
     Dominion's decks hold many alike)."""
@@ -816,5 +821,5 @@ def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, mon
         return out
 
     at_once = played()
-    monkeypatch.setattr(Decisions, "_draw_at_once", lambda *_: False)  # the table asked for each card
+    monkeypatch.setattr(Decisions, "draw_at_once", lambda *_: False)  # the table asked for each card
     assert played() == at_once

@@ -2,7 +2,7 @@
 (`_name`) of an object other than its own `self` or `cls`, nor imports a private name from another module.
 
 A private name is one module's own business; what another module needs is public and documented (the
-game's interface to its frames and generated code is listed in runtime/core.py)."""
+game's interface to its frames and generated code is the `Context` of runtime/context.py)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from rulecraft.errors import RecordError, RulebookError, RulecraftError
 from rulecraft.language.builtins import LIST_BUDGET
 from rulecraft.records import read_record, replay
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
-from rulecraft.runtime.machine import OPTION_BUDGET
+from rulecraft.runtime.basics import OPTION_BUDGET
 from rulecraft.tools import fuzz, soak
 
 ROOT = Path(__file__).resolve().parent.parent

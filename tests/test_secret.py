@@ -9,7 +9,7 @@ import rulecraft
 from rulecraft.authoring.fmt import format_text
 from rulecraft.language.values import Player
 from rulecraft.render import trace_lines
-from rulecraft.runtime.machine import SECRET_TEXT
+from rulecraft.runtime.basics import SECRET_TEXT
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script

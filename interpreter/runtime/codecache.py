@@ -37,7 +37,7 @@ A function whose body does real work (a comprehension, a query, a call of a buil
 function doing such work: `worth_remembering`) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
 `MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
-`_undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
+`undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so while what a function reads stays, a call with the same arguments has the
 same value. (One difference from evaluating anew: a value remembered from a shallow call is
@@ -54,35 +54,30 @@ import contextlib
 import hashlib
 import linecache
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..check.program import reads_of
+from ..check.program import Program, reads_of
 from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
 from ..language.values import CardRef, Player, Record, ZoneRef, seat_of_key, zone_key
 from ..syntax import ast as s
 from . import compiled
-from .machine import (
+from .basics import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
     EMPTY_MEMO,
     WORK_PER_CALL,
-    BlockFrame,
-    CallFrame,
-    ForFrame,
     Returned,
     TooDeep,
     call_cost,
     card_refs,
     node_count,
 )
+from .context import Context
+from .machine import BlockFrame, CallFrame, ForFrame
 
-if TYPE_CHECKING:
-    from ..check.program import Program
-    from .game import Game
-
-Code = Callable[["Game", dict[str, Any]], Any]
+Code = Callable[[Context, dict[str, Any]], Any]
 
 # What a statement's code returns when the step must end (None: its block goes on), besides the
 # value of a `return` (machine.Returned), which goes to the call running inline or to the call's frame.
@@ -138,7 +133,7 @@ class CodeCache:
         # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
         self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...]]] = {}
         # By a rule's identity (each entry holds its rule): the search for its first binding that holds.
-        self.matchers: dict[int, tuple[Any, Callable[[Game], dict[str, Any] | None] | None]] = {}
+        self.matchers: dict[int, tuple[Any, Callable[[Context], dict[str, Any] | None] | None]] = {}
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
         # that a change of another one checks no rule.
         reads = frozenset().union(*program.rule_reads.values())
@@ -186,7 +181,7 @@ class CodeCache:
         if isinstance(e, BOOLEAN):
             return code  # booleans by construction
 
-        def truth(g: Game, env: dict[str, Any]) -> Any:
+        def truth(g: Context, env: dict[str, Any]) -> Any:
             v = code(g, env)
             if v.__class__ is not bool:
                 return g.truth_of(v, e)
@@ -194,7 +189,7 @@ class CodeCache:
 
         return truth
 
-    def matcher(self, rule: s.RuleDecl) -> Callable[[Game], dict[str, Any] | None] | None:
+    def matcher(self, rule: s.RuleDecl) -> Callable[[Context], dict[str, Any] | None] | None:
         """The rule's search for its first binding (in declaration order) whose condition holds
         (`Evaluator.rule_match`), for a rule of no binding or one: a loop over the source's values with
         the condition's function called directly, doing what the general search does (the same
@@ -239,12 +234,12 @@ def _slow(e: Any) -> Code:
     return lambda g, env: method(g, e, env)
 
 
-def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game], dict[str, Any] | None] | None:
+def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Context], dict[str, Any] | None] | None:
     """`CodeCache.matcher`, made."""
     bindings = rule.bindings
     if not bindings:
 
-        def match_none(g: Game) -> dict[str, Any] | None:
+        def match_none(g: Context) -> dict[str, Any] | None:
             env: dict[str, Any] = {}
             return env if holds(g, env) else None
 
@@ -254,7 +249,7 @@ def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Game]
     (binding,) = bindings
     name, node, span, source = binding.name, binding.source, binding.span, cache.value(binding.source)
 
-    def match_one(g: Game) -> dict[str, Any] | None:
+    def match_one(g: Context) -> dict[str, Any] | None:
         env: dict[str, Any] = {}
         items = source(g, env)
         if items.__class__ is not tuple:
@@ -278,7 +273,7 @@ def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
         return None
     name, keys = binding.name, tuple(cache.value(a) for a in e.args)
 
-    def zone_cards(g: Game, env: dict[str, Any]) -> Any:
+    def zone_cards(g: Context, env: dict[str, Any]) -> Any:
         values = tuple([k(g, env) for k in keys])
         if name in env or None in values:
             return g.as_list(source(g, env), e)
@@ -300,8 +295,8 @@ class Body:
 
     def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache):
         self.stmts, self.cache = stmts, cache
-        self.run: Callable[[Game, dict[str, Any]], Any] = self._first_run
-        self.step: Callable[[Game, BlockFrame], None] = self._first_step
+        self.run: Callable[[Context, dict[str, Any]], Any] = self._first_run
+        self.step: Callable[[Context, BlockFrame], None] = self._first_step
         self.sources: tuple[str, str, dict[str, Any]] | None = None
 
     def _made(self, which: int) -> Any:
@@ -311,16 +306,16 @@ class Body:
         _run_source(run if which == 0 else step, namespace)
         return namespace["run" if which == 0 else "step"]
 
-    def _first_run(self, g: Game, env: dict[str, Any]) -> Any:
+    def _first_run(self, g: Context, env: dict[str, Any]) -> Any:
         self.run = self._made(0)
         return self.run(g, env)
 
-    def _first_step(self, g: Game, frame: BlockFrame) -> None:
+    def _first_step(self, g: Context, frame: BlockFrame) -> None:
         self.step = self._made(1)
         self.step(g, frame)
 
 
-def _stop(g: Game, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
+def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
     """A block running inline ends the step after its statement `i - 1`: that statement returned `r`, or
     started work that must wait (the rest of the block becomes a frame below it) or ended the game."""
     if r is None:
@@ -330,7 +325,7 @@ def _stop(g: Game, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) 
     return r
 
 
-def _frame_stop(g: Game, r: Any) -> None:
+def _frame_stop(g: Context, r: Any) -> None:
     """A block's frame ends its step: a `return` unwinds to its call's frame (other work is above it)."""
     if r.__class__ is Returned:
         g.return_from_call(r.value, r.span)

@@ -28,7 +28,7 @@ from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, gener
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
-from .machine import (
+from .basics import (
     EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,

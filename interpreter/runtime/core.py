@@ -1,25 +1,18 @@
 """The data of a game and the errors every layer raises: the lowest layer of `Game`.
 
-`Game` is a chain of layers, each a class in its own module that may call only the layers below it:
-`GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Decisions` (decisions.py)
-<- `Statements` (statements.py) <- `Views` (views.py) <- `Game` (game.py: the public API and the step
-loop). A layer is never instantiated alone: every object is a whole `Game`. The frames (machine.py)
-and the generated code (codecache.py) take the whole game, so a layer that hands them `self` says so to the
-type checker (`# type: ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
+`Game` is a chain of four layers, each a class in its own module that may call only the layers
+below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Statements`
+(statements.py) <- `Game` (game.py: the public API, the step loop). Besides, `Game` owns parts,
+objects with one job each that `Game.__init__` makes, whose methods it gives the game (a part
+holds no reference to it: no cycle): `Decisions` (decisions.py), `Information` (views.py) and the
+sinks (`Sinks`, observe.py). A layer is never instantiated alone:
+every object is a whole `Game`. The frames (machine.py), the generated code (codecache.py) and the
+parts take the game as a protocol (`Context`, context.py, or a part's extension of it), never as a
+class of runtime/'s, so a layer that hands them `self` says so to the type checker (`# type:
+ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
 
-The frames and the generated code reach the game through public members only (tests/test_interfaces.py);
-these, besides the public API of `Game`, are that interface:
-- data: `state`, `program`, `frames`, `pending`, `journal`, `attempts`, `together`, `secret`,
-  `secret_run`, `rule_frames`, `dirty`, `code` (the rulebook's code: codecache.py), `keep` (what `apply`
-  puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth` (the frames
-  that blocks running inline stand for: codecache.py), `consts`, `players`, `work_left` (the budget of work), and the
-  sinks (`sinks.events` and the others: observe.py);
-- the stack: `push` (the one door for new work), `ask` and `answered` (an `AskFrame`'s question
-  and its answer), `check_rules`, `rule_match`;
-- values: `holds`, `truth_of`, `global_value`, `variable`, `call_fn`, `held`, `nested`, `arith`,
-  `number_of`, `cards_of`, `zone_value`, `as_list`, `label`;
-- changes: `move`, `set_var`, `create`, each told to the sinks; `emit` tells them of an event;
-- errors: `runaway` (a budget ran out).
+The frames and the generated code reach the game through public members only (tests/test_interfaces.py):
+the members `Context` lists (context.py), besides the public API of `Game`, are that interface.
 """
 
 from __future__ import annotations
@@ -28,7 +21,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -42,8 +35,7 @@ from ..language.values import (
     value_key,
 )
 from .asks import Decision
-from .codecache import CodeCache
-from .machine import (
+from .basics import (
     DEPTH_BUDGET,
     DEPTH_MESSAGE,
     FAIL_HINT,
@@ -51,19 +43,16 @@ from .machine import (
     VALUE_DEPTH,
     VALUE_SIZE,
     WORK_BUDGET,
-    BlockFrame,
     Event,
-    Frame,
-    Keep,
     RuntimeFailure,
     SecretRun,
     TooDeep,
 )
+from .codecache import CodeCache
+from .context import Frame
+from .machine import BlockFrame, Keep
 from .observe import Observer, Sinks, Trace
 from .state import State
-
-if TYPE_CHECKING:
-    from .views import HeldView
 
 
 @attrs.frozen
@@ -84,7 +73,6 @@ class GameCore:
     program: Program
     state: State
     seed: int | None
-    auto_chance: bool
     sinks: Sinks  # who hears the game, by hook (observe.py)
     answers: list[tuple[str, str]]
     frames: list[Frame]
@@ -94,13 +82,11 @@ class GameCore:
     secret: int
     secret_run: SecretRun | None
     rule_frames: int
-    held_views: dict[str, HeldView]
     dirty: set[str]
     pending: Decision | None
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
     switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
-    next_draws: dict[str, tuple[tuple[str, Span], ...]]
     _labels: dict[Any, Any]
     code: CodeCache
     keep: Keep | None
@@ -125,7 +111,7 @@ class GameCore:
         return self.rulebook.card_classes
 
     @property
-    def _key_info(self) -> dict[str, tuple[Any, str | None]]:
+    def key_info(self) -> dict[str, tuple[Any, str | None]]:
         """What a zone or variable key is (its declaration, the seat that owns it), shared by the rulebook's games."""
         return shared_dict(self.rulebook, "key_info")
 
@@ -151,19 +137,19 @@ class GameCore:
             log.append(event)
             return
         for sink in self.sinks.events:
-            sink.on_event(self, event)  # type: ignore[arg-type]  # a layer of Game
+            sink.on_event(self, event)
 
     def push(self, frame: Frame) -> None:
         self.frames.append(frame)
         if len(self.frames) + self.inline_depth > DEPTH_BUDGET:
             if self.inline_depth:
                 raise TooDeep  # the statement that pushed runs inline: its block names it (codecache.Body.run)
-            raise self.runaway(self._current_span(), DEPTH_MESSAGE)
+            raise self.runaway(self.current_span(), DEPTH_MESSAGE)
         if self.sinks.pushes:
             for sink in self.sinks.pushes:
-                sink.on_push(self, frame)  # type: ignore[arg-type]  # a layer of Game
+                sink.on_push(self, frame)
 
-    def _current_span(self) -> Span:
+    def current_span(self) -> Span:
         for frame in reversed(self.frames):
             if isinstance(frame, BlockFrame) and frame.i > 0:
                 return span_of(frame.stmts[frame.i - 1])
@@ -230,13 +216,13 @@ class GameCore:
                 return value
             level, depth = list(inner.values()), depth + 1
 
-    def _located(self, span: Span, message: str) -> RulebookError:
+    def located(self, span: Span, message: str) -> RulebookError:
         """A located error that stops the game wherever it happens (never undone by an attempt)."""
         return RulebookError([Diagnostic(span, message)], self.program.sources)
 
     def runaway(self, span: Span, message: str) -> RulebookError:
         """A budget ran out: the rulebook runs away, which no attempt can make right."""
-        return self._located(span, message)
+        return self.located(span, message)
 
     def charge(self, work: int, at: Any) -> None:
         """Count `work` units (machine.py, WORK_BUDGET) against the budget of work inside expressions,
@@ -248,7 +234,7 @@ class GameCore:
         if self.work_left < 0:
             span = at if isinstance(at, Span) else span_of(at)
             raise self.runaway(
-                span if span is not NO_SPAN else self._current_span(),
+                span if span is not NO_SPAN else self.current_span(),
                 f"more than {WORK_BUDGET} units of work without a decision (elements built or read, "
                 "comparisons, characters, calls, bindings): a runaway computation?",
             )

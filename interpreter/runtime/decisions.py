@@ -1,13 +1,23 @@
-"""Decisions: asking a player or the table, the labelled options, and taking an answer."""
+"""The Decisions part of a game: asking a player or the table, the labelled options, and taking an answer.
+
+`Decisions` is an object of its own, made by `Game.__init__`; each of its methods is given the game
+as `Asking` (the `Context`, with what a question reads besides: its values, labels and answers so
+far), and it never names the game's class. It holds no reference to the game: a game and its parts
+make no cycle, so that a game nobody holds is freed at once, not by the cyclic collector (a still
+copy is made at every decision of a secret run). The frames ask through it (`AskFrame.step` ->
+`g.decisions.ask(g, frame)`), and the statements that draw from a shuffled zone call
+`draw_at_once`. `public_zones` (whether others see a choice) is a function of the question and the
+state, which the Information part reads too.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..check.program import first_player_param
-from ..errors import Span
+from ..errors import RulebookError, Span
 from ..language.values import (
     TABLE,
     CardRef,
@@ -19,49 +29,89 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision, Option, PlacedOption, tier_label
+from .basics import OPTION_BUDGET, Event, splitmix
+from .codecache import CodeCache
+from .context import Context, Frame
 from .core import (
     DONE,
     MANY,
     MISSING,
+    Switches,
     span_of,
 )
-from .machine import (
-    OPTION_BUDGET,
-    AskFrame,
-    AttemptFrame,
-    BlockFrame,
-    CallFrame,
-    Event,
-    Frame,
-    splitmix,
-)
-from .store import Store
+from .machine import AskFrame, BlockFrame, CallFrame
 
 
-class Decisions(Store):
-    """Asking: a `Decision` made of labelled options, and the answer taken back into the frame that asked."""
+class Asking(Context, Protocol):
+    """A game as its `Decisions` part uses it (`Game` has it all)."""
 
-    def ask(self, frame: AskFrame) -> None:
+    answers: list[tuple[str, str]]
+
+    @property
+    def code(self) -> CodeCache: ...
+
+    @property
+    def switches(self) -> Switches: ...
+
+    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any: ...
+
+    def argument(self, param: s.Param, v: Any, e: s.Expr) -> Any: ...
+
+    def located(self, span: Span, message: str) -> RulebookError: ...
+
+    def labels_of(self, ids: Sequence[int]) -> list[str]: ...
+
+    def zone_labels(self, name: str, key: str, ids: Sequence[int]) -> tuple[str, ...]: ...
+
+    def keep_zone_labels(self, name: str, key: str, labels: tuple[str, ...]) -> None: ...
+
+    def note_event(self, verb: str, text: str, span: Span) -> None: ...
+
+    def open_attempt(
+        self,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ) -> None: ...
+
+
+class Decisions:
+    """Asking: a `Decision` made of labelled options, and the answer taken back into the frame that asked
+    (the game's Decisions part: made by `Game.__init__`; each method is given the game, as `Asking`).
+
+    Its own data: whether the table's draws are answered by the game's generator (`auto_chance`),
+    and the next draws of shuffled zones named from outside (`next_draws`: zone key -> (label,
+    span), in order; `Game.draw_next`)."""
+
+    __slots__ = ("auto_chance", "next_draws")
+
+    def __init__(self, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None):
+        self.auto_chance = auto_chance
+        self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = next_draws if next_draws is not None else {}
+
+    def ask(self, g: Asking, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
         if frame.kind == "menu":
             menu: s.Menu = node
-            entry = self.code.menus.get(id(menu))
+            entry = g.code.menus.get(id(menu))
             if entry is None or entry[0] is not menu:  # (options never change once made: shared by every ask)
                 offered = tuple(
-                    (Option(o.label, o), None if o.when is None else self.code.truth(o.when)) for o in menu.options
+                    (Option(o.label, o), None if o.when is None else g.code.truth(o.when)) for o in menu.options
                 )
-                entry = self.code.menus[id(menu)] = (menu, offered)
-            options = [option for option, when in entry[1] if when is None or when(self, env)]  # type: ignore[arg-type]
+                entry = g.code.menus[id(menu)] = (menu, offered)
+            options = [option for option, when in entry[1] if when is None or when(g, env)]
             if not options:
-                raise self.failure(menu.span, "no option of this choice is possible")
-            prompt = (self._eval(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
-            self._decide(frame, self._who(menu.by, env), prompt, options, menu.span)
+                raise g.failure(menu.span, "no option of this choice is possible")
+            prompt = (g.evaluate(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
+            self._decide(g, frame, self._who(g, menu.by, env), prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
-            ability = self.program.abilities[use.ability]
-            upto = self.number_of(use.upto, env)
+            ability = g.program.abilities[use.ability]
+            upto = g.number_of(use.upto, env)
             ability_env = {
-                p.name: self._argument(p, self._eval(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
+                p.name: g.argument(p, g.evaluate(a, env), a) for p, a in zip(ability.params, use.args, strict=True)
             }
             frame.pool = (ability_env,)
             options = [Option("no ability", None)]
@@ -69,28 +119,28 @@ class Decisions(Store):
                 if (
                     tier.level <= upto
                     and tier.level not in frame.picked
-                    and (tier.when is None or self._truth(tier.when, ability_env))
+                    and (tier.when is None or g.holds(tier.when, ability_env))
                 ):
                     options.append(Option(tier_label(tier), tier))
-            chooser = self._tier_chooser(use, ability, env, ability_env)
-            self._decide(frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
+            chooser = self._tier_chooser(g, use, ability, env, ability_env)
+            self._decide(g, frame, chooser, f"{ability.text}: which tier? (count {upto})", options, use.span)
         elif frame.kind == "draw":
             draw: s.Draw = node
             src, dst = frame.pool
-            if self.next_draws.get(src.key) and self._draw_named(frame, src, dst):
+            if self.next_draws.get(src.key) and self._draw_named(g, frame, src, dst):
                 return
             if self.auto_chance:
-                self.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
-                if self._draw_at_once(frame, src, dst, draw.span, len(self.frames)):
+                g.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
+                if self.draw_at_once(g, frame, src, dst, draw.span, len(g.frames)):
                     return
-                self.frames.append(frame)
-            ids = self.state.zones.get(src.key, [])
+                g.frames.append(frame)
+            ids = g.state.zones.get(src.key, [])
             if frame.count <= 0 or not ids:
-                self.frames.pop()
+                g.frames.pop()
                 return
-            options, weights = self._zone_chance_options(ids)
+            options, weights = self._zone_chance_options(g, ids)
             frame.chance_pool = (src, dst)
-            self._decide(frame, None, f"draw from {src.key}", options, draw.span, weights)
+            self._decide(g, frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
             several = choose.quantity != "one"
@@ -98,10 +148,10 @@ class Decisions(Store):
                 env[choose.target] = tuple(frame.picked)
             # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
             if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
-                source = self.as_list(self._eval(choose.source, env), choose.source)
-                frame.pool = self.nested(source, choose.source, 0)  # (its values no deeper than the state's)
+                source = g.as_list(g.evaluate(choose.source, env), choose.source)
+                frame.pool = g.nested(source, choose.source, 0)  # (its values no deeper than the state's)
                 if choose.quantity in ("exactly", "upto"):
-                    frame.count = self.number_of(choose.count, env) if choose.count is not None else 1
+                    frame.count = g.number_of(choose.count, env) if choose.count is not None else 1
                 elif choose.quantity == "one":
                     frame.count = 1
                 elif choose.quantity == "any":
@@ -112,63 +162,63 @@ class Decisions(Store):
                     frame.count = len(source)
                 if choose.quantity in ("one", "exactly") and len(source) < frame.count:
                     what = "one" if choose.quantity == "one" else str(frame.count)
-                    raise self.failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
+                    raise g.failure(choose.span, f"cannot choose {what}: only {len(source)} to choose from")
                 if choose.quantity in ("order",) and not source:
                     frame.pool = ()
             done = len(frame.picked) >= frame.count
             if done:
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
-                again = self.as_list(self._eval(choose.source, env), choose.source)
+                again = g.as_list(g.evaluate(choose.source, env), choose.source)
                 remaining = kept_among(again, frame.pool, frame.picked)
             elif frame.picked:
                 remaining = kept_among(frame.pool, frame.pool, frame.picked)
             else:
                 remaining = list(frame.pool)
             if not done and not remaining and choose.quantity == "exactly":
-                raise self.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
+                raise g.failure(choose.span, f"cannot choose {frame.count}: only {len(frame.picked)} fit")
             # `upto` and `any` with nothing left that fits still ask, with "done" alone: taken at once,
             # it shows the others the same line as a free "done" (the shape of the trace tells nothing).
             done = done or (not remaining and choose.quantity not in ("upto", "any"))
             if done:
-                self.frames.pop()
+                g.frames.pop()
                 env[choose.target] = (
                     frame.picked[0]
                     if choose.quantity == "one" and frame.picked
                     else (None if choose.quantity == "one" else tuple(frame.picked))
                 )
                 return
-            who = self._who(choose.by, env)
-            options = self._options(remaining, who)
+            who = self._who(g, choose.by, env)
+            options = self._options(g, remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
-            prompt = (self._eval(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
+            prompt = (g.evaluate(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
             if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
             if who is None and choose.quantity == "one":
-                opts, weights = self._chance_options(remaining)
-                self._decide(frame, None, prompt, opts, choose.span, weights)
+                opts, weights = self._chance_options(g, remaining)
+                self._decide(g, frame, None, prompt, opts, choose.span, weights)
                 return
-            self._decide(frame, who, prompt, options, choose.span)
+            self._decide(g, frame, who, prompt, options, choose.span)
 
-    def _draw_named(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
+    def _draw_named(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
         """Draw the next card named by `draw_next` for this zone, as the table would have drawn it
         (True); False when the frame has nothing left to draw."""
-        ids = self.state.zones.get(src.key, [])
+        ids = g.state.zones.get(src.key, [])
         if frame.count <= 0 or not ids:
             return False
         (label, span), *rest = self.next_draws[src.key]
-        first, _counts = self._label_counts(ids)
+        first, _counts = self._label_counts(g, ids)
         if label not in first:
-            raise self._located(span, f"the next draw from {src.key} is to be '{label}', which is not in {src.key}")
+            raise g.located(span, f"the next draw from {src.key} is to be '{label}', which is not in {src.key}")
         self.next_draws = {**self.next_draws, src.key: tuple(rest)}
-        self.answers.append(("table", label))
+        g.answers.append(("table", label))
         frame.count -= 1
-        self.move([CardRef(first[label])], dst, False, frame.node.span)
+        g.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def _draw_at_once(self, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
+    def draw_at_once(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
         """Draw with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
@@ -180,7 +230,7 @@ class Decisions(Store):
         a move started, only if that happens, so that the frames are then as they would have been
         had it stayed on top; a draw done at once leaves no frame.
         """
-        st, frames = self.state, self.frames
+        st, frames = g.state, g.frames
         key = src.key
         labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
         distinct = False  # whether no two of them are alike (drawing one keeps them so)
@@ -189,7 +239,7 @@ class Decisions(Store):
             if frame.count <= 0 or not ids:
                 return True
             if labels is None:
-                labels = list(self.zone_labels(src.name, key, ids))
+                labels = list(g.zone_labels(src.name, key, ids))
                 distinct = len(set(labels)) == len(labels)
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
                 if len(labels) > OPTION_BUDGET:
@@ -198,7 +248,7 @@ class Decisions(Store):
                 if len(labels) > 1:
                     st.rng, bits = splitmix(st.rng)
                     drawn = bits % len(ids)
-                    self.answers.append(("table", labels[drawn]))
+                    g.answers.append(("table", labels[drawn]))
             else:
                 counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
                 if len(counts) > OPTION_BUDGET:
@@ -212,22 +262,23 @@ class Decisions(Store):
                         if r < w:
                             break
                         r -= w
-                    self.answers.append(("table", chosen))
+                    g.answers.append(("table", chosen))
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
             frame.count -= 1
-            self.move([CardRef(ids[drawn])], dst, False, span)
+            g.move([CardRef(ids[drawn])], dst, False, span)
             if dst.key == key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-                self.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
-            if len(frames) != depth or self.pending is not None or st.over:
+                g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
+            if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
                     frames.insert(depth, frame)
                 return True
 
     def _decide(
         self,
+        g: Asking,
         frame: AskFrame,
         who: Player | None,
         prompt: str,
@@ -236,21 +287,21 @@ class Decisions(Store):
         weights: tuple[int, ...] | None = None,
     ) -> None:
         if len(options) > OPTION_BUDGET:
-            raise self.runaway(
+            raise g.runaway(
                 span,
                 f"a decision of {len(options)} options is more than a decision may offer "
                 f"({OPTION_BUDGET}): choose in steps instead",
             )
         decision = Decision(who, prompt, tuple(options), span, weights)
         frame.decision = decision
-        if len(options) == 1 and not self.switches.ask_forced:
-            if self.sinks.events and frame.kind != "draw":
+        if len(options) == 1 and not g.switches.ask_forced:
+            if g.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
-                self.emit(self.choice_event(frame, decision, options[0], forced=True))
-            frame.answer(self, options[0].value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+                g.emit(self.choice_event(g, frame, decision, options[0], forced=True))
+            frame.answer(g, options[0].value)
             return
         if who is None and self.auto_chance:
-            self.state.rng, bits = splitmix(self.state.rng)
+            g.state.rng, bits = splitmix(g.state.rng)
             if weights is not None:
                 r = bits % sum(weights)
                 for option, w in zip(options, weights, strict=True):  # noqa: B007 -- the option drawn is the one the loop stops at
@@ -259,23 +310,23 @@ class Decisions(Store):
                     r -= w
             else:
                 option = options[bits % len(options)]
-            self.answers.append(("table", option.label))
-            if self.sinks.events and frame.kind != "draw":
-                self.emit(
+            g.answers.append(("table", option.label))
+            if g.sinks.events and frame.kind != "draw":
+                g.emit(
                     Event(
                         "reveal",
                         option.label + (f"  [{prompt}]" if prompt else ""),
                         span,
                         "table",
                         hidden_text=f"[{prompt}]",
-                        secret=self.secret_run,
+                        secret=g.secret_run,
                     )
                 )
-            frame.answer(self, option.value)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            frame.answer(g, option.value)
             return
-        self.pending = decision
+        g.pending = decision
 
-    def choice_event(self, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
+    def choice_event(self, g: Asking, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
         """The trace's line for a player's answer (`choose`) or the table's (`reveal`).
 
         An option that offers a card by its place (`PlacedOption`) shows the chooser the place, and
@@ -286,141 +337,103 @@ class Decisions(Store):
         if isinstance(option, PlacedOption):
             own, text = text, f"{option.card} ({option.label}){suffix}"
             card = [option.value]
-            to = tuple(
-                str(p)
-                for p in self.players
-                if p != decision.player and not knowledge.offered_by_place(self, p, card)  # type: ignore[arg-type]  # a layer of Game (see core.py)
-            )
+            to = tuple(str(p) for p in g.players if p != decision.player and not knowledge.offered_by_place(g, p, card))
         return Event(
             "reveal" if decision.player is None else "choose",
             text,
             decision.span,
             decision.by,
             hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
-            secret=self.secret_run,
-            public_zones=self._public_zones(frame, decision),
+            secret=g.secret_run,
+            public_zones=public_zones(frame, decision, g.state.location),
             forced=forced,
             to=to,
             own_text=own,
         )
 
-    def _public_zones(self, frame: Frame, decision: Decision) -> tuple[str, ...] | None:
-        """The zone keys of the cards a choice offers, when every option is a value others may
-        see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
-        None otherwise."""
-        if not isinstance(frame, AskFrame) or decision.player is None:
-            return None
-        if frame.kind in ("menu", "use"):
-            return ()  # fixed labels: a menu's options, an ability's tiers
-        # What the choice first offered and has picked counts too: a last "done" alone is as
-        # hidden as the cards it stands for (nothing of a hand fits any more).
-        values = [o.value for o in decision.options if o.value is not DONE] + [*frame.pool, *frame.picked]
-        if not values:
-            return None
-        zones: set[str] = set()
-        location = self.state.location
-        for value in values:
-            cls = value.__class__
-            if cls is CardRef:  # (the common cases, without a call)
-                zones.add(location[value.id])
-            elif cls is EnumValue or cls is int or cls is Player:
-                continue
-            elif not self._public_value(value, zones):
-                return None
-        return tuple(sorted(zones))
-
-    def _public_value(self, value: Any, zones: set[str]) -> bool:
-        if isinstance(value, CardRef):
-            zones.add(self.state.location[value.id])
-            return True
-        if isinstance(value, tuple | list):
-            return all(self._public_value(v, zones) for v in value)
-        # Not a text: it may be made of a hidden card's name ("play " + label(c)).
-        return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)
-
-    def answered(self, frame: AskFrame, value: Any) -> None:
+    def answered(self, g: Asking, frame: AskFrame, value: Any) -> None:
         env = frame.env
         if frame.kind == "menu":
-            self.frames.pop()
+            g.frames.pop()
             option: s.Option = value
-            self.push(BlockFrame(option.body.stmts, env))
+            g.push(BlockFrame(option.body.stmts, env))
         elif frame.kind == "use":
-            self.frames.pop()
+            g.frames.pop()
             if value is None:
                 return
             tier: s.Tier = value
-            ability = self.program.abilities[frame.node.ability]
+            ability = g.program.abilities[frame.node.ability]
             ability_env = dict(frame.pool[0])
-            if self.sinks.events:
-                self._event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
-            self._open_attempt(
+            if g.sinks.events:
+                g.note_event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
+            g.open_attempt(
                 None,
                 ability_env,
                 tier.span,
                 f"{ability.name} tier {tier.level}",
                 retry=(frame.node, env, (*frame.picked, tier.level)),
             )
-            self.push(CallFrame(ability.name, ability_env, None, None))
-            self.push(BlockFrame(tier.body.stmts, ability_env))
+            g.push(CallFrame(ability.name, ability_env, None, None))
+            g.push(BlockFrame(tier.body.stmts, ability_env))
         elif frame.kind == "draw":
             _src, dst = frame.chance_pool or frame.pool
             frame.count -= 1
-            self.move([value], dst, False, frame.node.span)
+            g.move([value], dst, False, frame.node.span)
         elif frame.node.quantity == "one":
             # Done at once, as stepping the frame again would find it (`ask`): one step less a decision.
-            self.frames.pop()
+            g.frames.pop()
             env[frame.node.target] = value
         elif value is DONE:
             frame.count = len(frame.picked)
         else:
             frame.picked = (*frame.picked, value)
 
-    def _who(self, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+    def _who(self, g: Asking, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
         if by is None:
-            return self._first_player(env)
-        who = self._eval(by, env)
+            return self._first_player(g, env)
+        who = g.evaluate(by, env)
         if who is TABLE:
             return None
         if not isinstance(who, Player):
-            raise self.runtime_error(span_of(by), f"a decision is made by a player, not {self.label(who)}")
+            raise g.runtime_error(span_of(by), f"a decision is made by a player, not {g.label(who)}")
         return who
 
     def _tier_chooser(
-        self, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
+        self, g: Asking, use: s.Use, ability: s.AbilityDecl, env: dict[str, Any], ability_env: dict[str, Any]
     ) -> Player:
         """Who chooses the tier of a `use`: its `by`, else the ability's first Player parameter."""
         if use.by is not None:
-            who = self._eval(use.by, env)
+            who = g.evaluate(use.by, env)
             where = span_of(use.by)
         else:
             param = first_player_param(ability)
             who = ability_env.get(param) if param is not None else None
             where = use.span
         if not isinstance(who, Player):
-            raise self.runtime_error(where, f"a tier is chosen by a player, not by {self.label(who)}")
+            raise g.runtime_error(where, f"a tier is chosen by a player, not by {g.label(who)}")
         return who
 
-    def _first_player(self, env: dict[str, Any]) -> Player | None:
+    def _first_player(self, g: Asking, env: dict[str, Any]) -> Player | None:
         for value in env.values():
             if isinstance(value, Player):
                 return value
-        return self.players[0]
+        return g.players[0]
 
-    def _options(self, values: Iterable[Any], who: Player | None = None) -> list[Option]:
+    def _options(self, g: Asking, values: Iterable[Any], who: Player | None = None) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same).
 
         A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
         `knowledge.offered_by_place`), never merged with another: no option names, or tells by
         their number, cards its chooser cannot see."""
         if who is None:
-            return self._labelled_options(values)[0]
+            return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
         cards = [v for v in values if v.__class__ is CardRef]
-        by_place = knowledge.offered_by_place(self, who, cards) if cards else None  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        options = self._labelled_options(values, by_place)[0]
+        by_place = knowledge.offered_by_place(g, who, cards) if cards else None
+        options = self._labelled_options(g, values, by_place)[0]
         if not by_place:
             return options
-        label = self.label
+        label = g.label
         return [
             PlacedOption(o.label, o.value, label(o.value))
             if o.value.__class__ is CardRef and o.value.id in by_place
@@ -429,11 +442,11 @@ class Decisions(Store):
         ]
 
     def _labelled_options(
-        self, values: Iterable[Any], by_place: dict[int, str] | None = None
+        self, g: Asking, values: Iterable[Any], by_place: dict[int, str] | None = None
     ) -> tuple[list[Option], list[tuple[str, Any]]]:
         """The options of `_options`, and each value with its own label (`by_place`: the labels
         of the cards offered by their places)."""
-        label, location = self.label, self.state.location
+        label, location = g.label, g.state.location
         # (a number's label is its digits, a text's the text: the common choices without the call)
         labelled: list[tuple[str, Any]] = []
         cards = False
@@ -480,37 +493,26 @@ class Decisions(Store):
             options.append(Option(text, v))
         return options, labelled
 
-    def _zone_chance_options(self, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
+    def _zone_chance_options(self, g: Asking, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
         """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
-        first, counts = self._label_counts(ids)
+        first, counts = self._label_counts(g, ids)
         return [Option(text, CardRef(i)) for text, i in first.items()], tuple(counts.values())
 
-    def _label_counts(self, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
+    def _label_counts(self, g: Asking, ids: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
         """For each distinct label among the cards, in order: its first card's id, and how many carry it."""
-        return label_counts(ids, self._labels_of(ids))
+        return label_counts(ids, g.labels_of(ids))
 
-    def _chance_options(self, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
+    def _chance_options(self, g: Asking, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
-        options, labelled = self._labelled_options(values)
+        options, labelled = self._labelled_options(g, values)
         index = {o.label: i for i, o in enumerate(options)}
         weights = [0] * len(options)
-        location = self.state.location
+        location = g.state.location
         for text, v in labelled:
             if text not in index and v.__class__ is CardRef:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
-
-    def _open_attempt(
-        self,
-        otherwise: s.Block | None,
-        env: dict[str, Any],
-        span: Span,
-        what: str,
-        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
-    ) -> None:
-        self.attempts += 1
-        self.push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
 
 def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
@@ -519,3 +521,38 @@ def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, i
     counts = Counter(labels)  # (a dict: in the order each label first comes)
     earliest = dict(zip(reversed(labels), reversed(ids), strict=True))  # each label's first card: written last
     return {text: earliest[text] for text in counts}, counts
+
+
+def public_zones(frame: Frame, decision: Decision, location: Sequence[str]) -> tuple[str, ...] | None:
+    """The zone keys of the cards a choice offers, when every option is a value others may
+    see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
+    None otherwise."""
+    if not isinstance(frame, AskFrame) or decision.player is None:
+        return None
+    if frame.kind in ("menu", "use"):
+        return ()  # fixed labels: a menu's options, an ability's tiers
+    # What the choice first offered and has picked counts too: a last "done" alone is as
+    # hidden as the cards it stands for (nothing of a hand fits any more).
+    values = [o.value for o in decision.options if o.value is not DONE] + [*frame.pool, *frame.picked]
+    if not values:
+        return None
+    zones: set[str] = set()
+    for value in values:
+        cls = value.__class__
+        if cls is CardRef:  # (the common cases, without a call)
+            zones.add(location[value.id])
+        elif cls is EnumValue or cls is int or cls is Player:
+            continue
+        elif not _public_value(value, zones, location):
+            return None
+    return tuple(sorted(zones))
+
+
+def _public_value(value: Any, zones: set[str], location: Sequence[str]) -> bool:
+    if isinstance(value, CardRef):
+        zones.add(location[value.id])
+        return True
+    if isinstance(value, tuple | list):
+        return all(_public_value(v, zones, location) for v in value)
+    # Not a text: it may be made of a hidden card's name ("play " + label(c)).
+    return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)

@@ -60,23 +60,31 @@ card, which is sound only for a rule that reads the card's printed fields alone.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..language.values import CardRef, Player
+from .basics import EMPTY_MEMO, LABEL_CACHE_SIZE
+from .codecache import CodeCache
 from .core import shared_dict
-from .information import cards_in, changes, consistent_order, content_key, hidden_groups
+from .information import Copyable, cards_in, changes, consistent_order, content_key, hidden_groups
 from .knowledge import facts_of, fits
-from .machine import EMPTY_MEMO, LABEL_CACHE_SIZE
 from .state import card_with
 
-if TYPE_CHECKING:
-    from .game import Game
+
+class Drawable(Copyable, Protocol):
+    """A game as a determinizer reads it: a `Copyable` whose code says where its memo keeps what."""
+
+    @property
+    def code(self) -> CodeCache: ...
+
+
+D = TypeVar("D", bound=Drawable)  # the game's own class (a world of a `Game` is a `Game`)
 
 
 DEALT_CACHE_SIZE = LABEL_CACHE_SIZE  # clean cards dealt to clean places, kept per rulebook
 
 
-def determinize(game: Game, player: Player, rng: random.Random | int) -> Game:
+def determinize(game: D, player: Player, rng: random.Random | int) -> D:
     """A clone of `game` in which everything hidden from `player` is drawn anew from `rng`.
 
     `rng` is a `random.Random` (advanced by the draw) or a seed. The clone's chance is reseeded
@@ -85,11 +93,11 @@ def determinize(game: Game, player: Player, rng: random.Random | int) -> Game:
     return Determinizer(game, player).draw(rng)
 
 
-class Determinizer:
+class Determinizer(Generic[D]):
     """Worlds of one game as one player sees it: what is hidden is worked out once, then each
     `draw` deals it anew (a search draws a world per iteration from the same position)."""
 
-    def __init__(self, game: Game, player: Player):
+    def __init__(self, game: D, player: Player):
         self.game = game
         st = game.state
         # Each group of places, with its cards in canonical order (the draw must not depend on
@@ -136,7 +144,7 @@ class Determinizer:
         # by (the created card's identity, the place's id), the created card and the copy.
         self._clean = shared_dict(game.rulebook, "dealt_cards")
 
-    def draw(self, rng: random.Random | int) -> Game:
+    def draw(self, rng: random.Random | int) -> D:
         if not isinstance(rng, random.Random):
             rng = random.Random(rng)
         twin = self.game.clone()
@@ -201,7 +209,7 @@ class Determinizer:
         return fresh, fresh
 
 
-def _kept_memo(game: Game, reset: set[str]) -> list[bool]:
+def _kept_memo(game: Drawable, reset: set[str]) -> list[bool]:
     """Which dicts of the memo stay right in every world of `game`: those of the functions whose
     values depend on which card is where, never on what a card is (`MemoLayout.by_place`; a world
     deals identities and leaves every card id where it was), and read no variable a world resets."""
@@ -216,7 +224,7 @@ def _kept_memo(game: Game, reset: set[str]) -> list[bool]:
     return kept
 
 
-def _groups(game: Game, player: Player) -> list[tuple[list[int], bool]]:
+def _groups(game: Drawable, player: Player) -> list[tuple[list[int], bool]]:
     """The groups of card ids whose cards may be dealt anew among themselves, in a fixed order, each
     with whether its cards move whole (a public shuffled zone) or without what the rules changed."""
     cards = game.state.cards
@@ -232,7 +240,7 @@ def _groups(game: Game, player: Player) -> list[tuple[list[int], bool]]:
     return groups
 
 
-def _named_cards(game: Game, player: Player) -> set[int]:
+def _named_cards(game: Drawable, player: Player) -> set[int]:
     """The cards that a variable `player` sees names, or that `player`'s pending decision offers."""
     named: set[int] = set()
     ask = game.pending_ask()
@@ -245,5 +253,5 @@ def _named_cards(game: Game, player: Player) -> set[int]:
     return named
 
 
-def _sees_var(game: Game, visibility: str, key: str, player: Player) -> bool:
-    return visibility == "public" or (visibility == "owner" and game.owned_by(key, player))
+def _sees_var(game: Drawable, visibility: str, key: str, player: Player) -> bool:
+    return visibility == "public" or (visibility == "owner" and game.information.owned_by(game, key, player))

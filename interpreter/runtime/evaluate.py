@@ -26,17 +26,7 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from .core import (
-    MISSING,
-    NO_FIELD,
-    TEMPLATE,
-    GameCore,
-    plain_card,
-    restore_local,
-    span_of,
-    without,
-)
-from .machine import (
+from .basics import (
     EMPTY_MEMO,
     FN_DEPTH_BUDGET,
     INT_BUDGET,
@@ -49,6 +39,16 @@ from .machine import (
     attrs_fields,
     card_refs,
     query_by_keys,
+)
+from .core import (
+    MISSING,
+    NO_FIELD,
+    TEMPLATE,
+    GameCore,
+    plain_card,
+    restore_local,
+    span_of,
+    without,
 )
 
 
@@ -97,6 +97,10 @@ class Evaluator(GameCore):
         for the unusual case and its located error.
         """
         return self.code.value(e)(self, env)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+
+    # Their public names (a scenario's edits, the parts, the frames): the same functions, one call.
+    evaluate = _eval
+    holds = _truth
 
     def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
         """The value of an expression by the definition alone, without generated code (tests compare the two)."""
@@ -425,9 +429,9 @@ class Evaluator(GameCore):
         return builtin.run(self, e, [self._eval(a, env) for a in args])
 
     def zone_of_card(self, card: CardRef) -> ZoneRef:
-        return ZoneRef(*self._parse_key(self.state.location[card.id]))
+        return ZoneRef(*self.split_key(self.state.location[card.id]))
 
-    def _parse_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
+    def split_key(self, key: str) -> tuple[str, tuple[Any, ...]]:
         """The name and the key values (each of its own type) of a zone or variable key such as `slot[P1,2,3]`."""
         return parse_key(key, self._enum_word)
 
@@ -450,7 +454,7 @@ class Evaluator(GameCore):
             return self.nested(v, e)
         return v
 
-    def _argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
+    def argument(self, param: s.Param, v: Any, e: s.Expr) -> Any:
         """The value a procedure's or ability's parameter holds: a zone passed as a `list of T` is its
         cards as they are at the call; a parameter of another type (`any`) takes the zone itself."""
         if v.__class__ is ZoneRef and param.type.__class__ is s.ListType:
@@ -563,7 +567,7 @@ class Evaluator(GameCore):
             size += len(piece)
             if size > LABEL_BUDGET:
                 raise self.runaway(
-                    self._current_span(),
+                    self.current_span(),
                     f"a value written as text of more than {LABEL_BUDGET} characters is more than a game may "
                     "show: a runaway computation?",
                 )
@@ -605,7 +609,7 @@ class Evaluator(GameCore):
         part = self.code.memo_layout.label_slots.get(name, 0)
         labels: tuple[str, ...] | None = self.memo[part].get(("#labels", key))  # (no function is named with '#')
         if labels is None:
-            labels = tuple(self._labels_of(ids))
+            labels = tuple(self.labels_of(ids))
             self.keep_zone_labels(name, key, labels)
         return labels
 
@@ -619,7 +623,7 @@ class Evaluator(GameCore):
             memo.clear()  # type: ignore[attr-defined]  # a dict of its own, not EMPTY_MEMO
         memo[("#labels", key)] = labels  # type: ignore[index]  # a dict of its own, not EMPTY_MEMO
 
-    def _labels_of(self, ids: Sequence[int]) -> list[str]:
+    def labels_of(self, ids: Sequence[int]) -> list[str]:
         """The labels of cards by id (the label cache read directly, as `label` does)."""
         cards, labels = self.state.cards, self._labels
         out = []

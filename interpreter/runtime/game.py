@@ -17,11 +17,14 @@ How the language maps onto Python here:
   caused it, and journal the old value while an `attempt` is open so that a failure can undo
   everything the attempt did;
 - every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
-  is a `RuntimeFailure`, raised where it happens and unwound in one place, `_unwind`: to the
+  is a `RuntimeFailure`, raised where it happens and unwound in one place, `machine.unwind`: to the
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
 - `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 
-`Game` is the top of a chain of layers (see core.py): this module holds the public API and the step loop.
+`Game` is the top of a chain of layers (see core.py) and the owner of the parts: `Decisions` (asking,
+decisions.py), `Information` (what each seat sees, views.py) and the sinks (observe.py), each made
+here, given the game at each call (never kept: no cycle); this module holds the public API, which
+hands questions of visibility and the frames' questions to those parts, and the step loop.
 """
 
 from __future__ import annotations
@@ -40,9 +43,11 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import codecache, knowledge
+from . import codecache, knowledge, machine
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
+from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
+from .context import Frame
 from .core import (
     Switches,
     as_player,
@@ -50,29 +55,17 @@ from .core import (
     label_cache,
     seats,
 )
+from .decisions import Decisions
 from .determinize import determinize
 from .evaluate import EVAL
-from .machine import (
-    MASK64,
-    STEP_BUDGET,
-    WORK_BUDGET,
-    AskFrame,
-    BeforePlayFrame,
-    BlockFrame,
-    Event,
-    Frame,
-    Keep,
-    RuntimeFailure,
-    SecretRun,
-    splitmix,
-)
+from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
-from .statements import EXEC
-from .views import HeldView, Views
+from .statements import EXEC, Statements
+from .views import Information
 
 
-class Game(Views):
+class Game(Statements):
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
     def __init__(
@@ -117,7 +110,8 @@ class Game(Views):
             )
         self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
-        self.auto_chance = auto_chance and seed is not None
+        # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
+        self.decisions = Decisions(auto_chance and seed is not None)
         self.sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
@@ -128,8 +122,7 @@ class Game(Views):
         self.together = 0
         self.secret = 0  # how many `secret` blocks are open; events inside carry secret_run
         self.secret_run: SecretRun | None = None
-        # The views held while a secret run asks others (see `view`), by seat.
-        self.held_views: dict[str, HeldView] = {}
+        self.information = Information()  # what each seat may see (views.py)
         self.rule_frames = 0
         self.dirty: set[str] = set()
         self.pending: Decision | None = None
@@ -141,8 +134,6 @@ class Game(Views):
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.switches = Switches(check_invariants, ask_forced)
-        # The next draws of shuffled zones, set from outside (`draw_next`): zone key -> (label, span), in order.
-        self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = {}
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
@@ -176,14 +167,6 @@ class Game(Views):
                 return DrawAsk(self.pending, offered, src.key, dst.key)
         raise AssertionError(f"an ask of kind {frame.kind}")
 
-    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression (checked against this rulebook) with local names `env`."""
-        return self._eval(e, env)
-
-    def holds(self, e: s.Expr, env: dict[str, Any]) -> bool:
-        """Whether a condition holds, with local names `env`."""
-        return self._truth(e, env)
-
     def execute(self, st: s.Stmt, env: dict[str, Any]) -> None:
         """Do one simple statement (`set`, `move`, `create`: no decision, no block) with local names `env`."""
         self.code.statement(st)(self, env)
@@ -195,7 +178,8 @@ class Game(Views):
     def draw_next(self, zone: ZoneRef, labels: Sequence[tuple[str, Span]]) -> None:
         """Make the next draws from a shuffled zone take the cards of these labels, in order (each
         label with the place that names it); the draws after them are chance as usual."""
-        self.next_draws[zone.key] = (*self.next_draws.get(zone.key, ()), *labels)
+        next_draws = self.decisions.next_draws
+        next_draws[zone.key] = (*next_draws.get(zone.key, ()), *labels)
 
     def ask_again(self, go_on: bool = False) -> bool:
         """Ask the pending decision again from the (changed) state, as the rules would have; return
@@ -219,6 +203,57 @@ class Game(Views):
     @property
     def over(self) -> bool:
         return self.state.over
+
+    @property
+    def auto_chance(self) -> bool:
+        """Whether the table's decisions are answered by the game's generator (`Game(auto_chance=...)`,
+        off without a seed); a replay sets it off while it plays the recorded answers."""
+        return self.decisions.auto_chance
+
+    @auto_chance.setter
+    def auto_chance(self, on: bool) -> None:
+        self.decisions.auto_chance = on
+
+    # The frames' questions (machine.AskFrame), put to the Decisions part (decisions.py).
+
+    def ask(self, frame: AskFrame) -> None:
+        """Ask the frame's question (or take its answer at once: one option, or chance)."""
+        self.decisions.ask(self, frame)
+
+    def answered(self, frame: AskFrame, value: Any) -> None:
+        """Take the answer to the frame's question."""
+        self.decisions.answered(self, frame, value)
+
+    # What each seat may see: the Information part (views.py) answers.
+
+    def view(self, player: Player | int | str | None) -> dict[str, Any]:
+        """What `player` may see (None: everything), as plain data; hidden cards become counts
+        (`Information.view`: while a secret run asks others, the view they had when it began)."""
+        return self.information.view(self, player)
+
+    def visible_to(self, event: Event, who: Player | None) -> str:
+        """The text of a trace event as `who` may see it (`Information.visible_to`)."""
+        return self.information.visible_to(self, event, who)
+
+    def shown_to(self, event: Event, who: Player | None) -> bool:
+        """Whether `who`'s trace has a line for the event (`Information.shown_to`)."""
+        return self.information.shown_to(self, event, who)
+
+    def choice_public_to(self, who: Player) -> bool:
+        """Whether `who` will see the answer to the pending decision (`Information.choice_public_to`)."""
+        return self.information.choice_public_to(self, who)
+
+    def owned_by(self, key: str, who: Player) -> bool:
+        """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
+        return self.information.owned_by(self, key, who)
+
+    def sees_cards_of(self, key: str, who: Player, as_source: bool = False) -> bool:
+        """Whether `who` sees the cards of zone `key` (`Information.sees_cards_of`)."""
+        return self.information.sees_cards_of(self, key, who, as_source)
+
+    def zone_seen_by(self, visibility: str, key: str, who: Player) -> bool:
+        """Whether `who` sees the cards of zone `key`, of that visibility, in order (`Information.zone_seen_by`)."""
+        return self.information.zone_seen_by(self, visibility, key, who)
 
     def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
@@ -265,7 +300,7 @@ class Game(Views):
             len(self.answers),
             len(self.events),
             list(self.journal),
-            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views),
+            (self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.information.held_views),
             set(self.dirty),
             self.pending,
             self.steps,
@@ -281,7 +316,8 @@ class Game(Views):
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
-        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, self.held_views = counts
+        self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, held_views = counts
+        self.information.held_views = held_views
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
@@ -297,14 +333,14 @@ class Game(Views):
         self.answers.append((decision.by, option.label))
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
-            self.emit(self.choice_event(frame, decision, option))
+            self.emit(self.decisions.choice_event(self, frame, decision, option))
         value = option.value
         if self.keep is not None:
             self.keep.touch(frame)
         try:
             frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
-            self._unwind(failure)
+            machine.unwind(self, failure)
         self._run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
@@ -376,8 +412,7 @@ class Game(Views):
         new.code = self.code
         new.state = self.state.copy()
         new.seed = self.seed
-        new.auto_chance = self.auto_chance
-        new.next_draws = dict(self.next_draws)
+        new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events)) if trace else None)
         new.answers = list(self.answers)
         envs: dict[int, dict[str, Any]] = {}
@@ -385,7 +420,7 @@ class Game(Views):
         new.journal = list(self.journal)
         new.attempts, new.together, new.rule_frames = self.attempts, self.together, self.rule_frames
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.held_views = self.held_views
+        new.information = Information(self.information.held_views)
         new.dirty = set(self.dirty)
         new.pending = self.pending
         new.steps = self.steps
@@ -401,7 +436,7 @@ class Game(Views):
         new.players = self.players
         return new
 
-    def _still(self) -> Game:
+    def still(self) -> Game:
         """A copy of this game as it is now, to read (its views, labels, values), not to play on:
         it has the state, the pending decision and the secret run, without frames, trace or sinks."""
         new = Game(self.rulebook, self.state.players, _blank=True)
@@ -410,7 +445,7 @@ class Game(Views):
         new.sinks = Sinks(None)
         new.frames = []
         new.secret, new.secret_run = self.secret, self.secret_run
-        new.held_views = {}
+        new.information = Information()
         new.pending = self.pending
         new.fn_depth = 0
         new.inline_depth = 0
@@ -447,7 +482,7 @@ class Game(Views):
         if self.attempts or self.together or self.rule_frames:
             raise GameError("cards can be arranged only between steps, at a decision")
         try:
-            name, values = self._parse_key(zone)
+            name, values = self.split_key(zone)
         except ValueError:
             raise GameError(f"no zone '{zone}'") from None
         if name not in self.program.zones:
@@ -478,7 +513,7 @@ class Game(Views):
         if st.known or st.told:
             knowledge.forget(self, [c.id for c in moved])
         if self.sinks.events and moved:
-            self._event(
+            self.note_event(
                 "arrange",
                 f"{', '.join(labels)} -> {zone}",
                 NO_SPAN,
@@ -502,32 +537,11 @@ class Game(Views):
         self._run()
 
     def _run(self) -> None:
-        budget = self.steps + STEP_BUDGET
-        self.work_left = WORK_BUDGET
-        frames = self.frames
-        keep = self.keep
-        try:
-            while self.pending is None and not self.state.over:
-                if not frames:
-                    self._finish(None, NO_SPAN)
-                    break
-                frame = frames[-1]
-                if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
-                    keep.touch(frame)
-                try:
-                    frame.step(self)
-                except RuntimeFailure as failure:
-                    self._unwind(failure)
-                self.steps += 1
-                if self.steps > budget:
-                    span = self._current_span()
-                    raise self.runaway(
-                        span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
-                    )
-        except RecursionError:
-            raise self.runaway(self._current_span(), "the rules nest too deeply: runaway recursion?") from None
-        if self.pending is not None and (self.secret_run is not None or self.held_views):
-            self._hold_views(self.pending)  # what the others see holds still while a secret asks (views.py)
+        """Run to the next decision or the end (`machine.run`), then hold the views a secret run
+        holds and check the invariants (`Game(check_invariants=True)`)."""
+        machine.run(self)
+        if self.pending is not None and (self.secret_run is not None or self.information.held_views):
+            self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (
             self.check_invariants
             and self.program.invariants
@@ -536,7 +550,7 @@ class Game(Views):
             broken = self.invariant_violations()
             if broken:
                 decl, where = broken[0]
-                raise self._located(decl.span, f"invariant {decl.name} does not hold{where}")
+                raise self.located(decl.span, f"invariant {decl.name} does not hold{where}")
 
     def invariant_violations(self) -> list[tuple[s.InvariantDecl, str]]:
         """The declared invariants that do not hold now, each with the binding that breaks it."""

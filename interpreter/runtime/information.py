@@ -8,21 +8,61 @@ from what their seat may know, never from the real order of a deck or another pl
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, Self, TypeVar
 
 import attrs
 
 from ..language.values import CardRef, Player
+from ..syntax import ast as s
+from .asks import Ask
+from .context import Context
 from .knowledge import cards_in as cards_in  # (re-exported: determinize and tests read it here)
 from .knowledge import facts_of, fits, offered_by_place, seen_anyway
-from .state import card_with
-
-if TYPE_CHECKING:
-    from .game import Game
-    from .state import State
+from .state import State, card_with
 
 
-def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
+class Copyable(Context, Protocol):
+    """A game as information.py and determinize.py use it (`Game` has it all): its `Context`, copies of
+    it, its pending question, the values of expressions and what a player sees."""
+
+    @property
+    def rulebook(self) -> Any: ...
+
+    def clone(self, *, trace: bool = False) -> Self: ...
+
+    def pending_ask(self) -> Ask | None: ...
+
+    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any: ...
+
+    def share_label(self, card: Any, like: Any) -> None: ...
+
+    def reseed(self, seed: int) -> None: ...
+
+    def state_changed(self) -> None: ...
+
+    def view(self, player: Player | int | str | None) -> dict[str, Any]: ...
+
+
+G = TypeVar("G", bound=Copyable)  # the game's own class (a copy of a `Game` is a `Game`)
+
+
+class HeldView:
+    """A player's view as it was when it began to hold: made from a copy of the game at that moment,
+    the first time it is asked for (`Information.hold_views`)."""
+
+    __slots__ = ("_game", "_view", "player")
+
+    def __init__(self, game: Copyable, player: Player):
+        self._game, self.player = game, player
+        self._view: dict[str, Any] | None = None
+
+    def view(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = self._game.view(self.player)  # (the copy holds no views: its own, as it is)
+        return self._view
+
+
+def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
     """The places (zone key, index) whose card `viewer` cannot identify now.
 
     The cards of another player's `owner` zone, of the viewer's own `others` zone, of a `hidden`
@@ -46,14 +86,14 @@ def hidden_positions(game: Game, viewer: Player) -> list[tuple[str, int]]:
     for key in sorted(game.state.zones):
         ids = game.state.zones[key]
         decl = game.program.zones[key.split("[", 1)[0]]
-        if game.zone_seen_by(decl.visibility, key, viewer):
+        if game.information.zone_seen_by(game, decl.visibility, key, viewer):
             continue
         below = len(ids) - 1 if decl.visibility == "top" else len(ids)
         out.extend((key, i) for i in range(below) if ids[i] not in shown)
     return out
 
 
-def hidden_groups(game: Game, viewer: Player) -> list[list[int]]:
+def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
     """The cards at the places `viewer` cannot see, grouped by card type (in the order the types first
     appear): the cards whose contents may be exchanged within a group without `viewer` noticing."""
     by_type: dict[type, list[int]] = {}
@@ -63,7 +103,7 @@ def hidden_groups(game: Game, viewer: Player) -> list[list[int]]:
     return list(by_type.values())
 
 
-def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: bool = False) -> Game:
+def permute_hidden(game: G, viewer: Player, rng: random.Random, *, trace: bool = False) -> G:
     """A clone whose state differs from the game's only in what `viewer` cannot see.
 
     The cards at the hidden positions are dealt anew among those places, at random (within each
@@ -87,7 +127,7 @@ def permute_hidden(game: Game, viewer: Player, rng: random.Random, *, trace: boo
     return twin
 
 
-def sample_hidden(game: Game, viewer: Player, seed: int) -> Game:
+def sample_hidden(game: G, viewer: Player, seed: int) -> G:
     """A clone in which the cards `viewer` cannot identify are dealt anew, at random, among their places.
 
     The draw depends only on what `viewer` may know: the cards at the hidden places, as they
@@ -174,7 +214,7 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
     return [k if k >= 0 else next(it) for k in order]
 
 
-def deal(game: Game, twin: Game, created: list[Any], cids: list[int], made: list[Any]) -> None:
+def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], made: list[Any]) -> None:
     """Deal the cards `made` (as created) to the places `cids` of `twin`, a clone of `game`, one each.
 
     A card's identity moves, what the rules changed on it stays at its place: the place takes

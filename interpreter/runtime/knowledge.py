@@ -17,26 +17,23 @@ place (`told_in_zones`), and a world drawn for a player deals only cards that ag
 (`information.consistent_order`).
 
 Inside an attempt, revealing, telling and forgetting are journalled like any change, so that a
-failure undoes them with the rest (`Game._undo`: entries `known`, `forgot`, `told`, `untold`).
+failure undoes them with the rest (`Game.undo`: entries `known`, `forgot`, `told`, `untold`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import Span
 from ..language.values import CardRef, Player, Record
-from .machine import Event
-
-if TYPE_CHECKING:
-    from .store import Store
-    from .views import Views
+from .basics import Event
+from .context import Context
 
 VERB = "show"  # the trace's verb for a reveal (`reveal` is the table's answer to chance)
 
 
-def reveal(game: Store, cards: Sequence[CardRef], players: Sequence[Player], span: Span) -> None:
+def reveal(game: Context, cards: Sequence[CardRef], players: Sequence[Player], span: Span) -> None:
     """Show `cards` to `players`: each of them knows those cards until they move."""
     if not cards or not players:
         return
@@ -72,7 +69,9 @@ TELL_VERB = "tell"  # the trace's verb for facts told
 FACT_BUDGET = 2_000  # facts a player may hold at once (a game tells a few of each card it hides)
 
 
-def tell(game: Store, players: Sequence[Player], cards: Sequence[CardRef], field: str, value: Any, span: Span) -> None:
+def tell(
+    game: Context, players: Sequence[Player], cards: Sequence[CardRef], field: str, value: Any, span: Span
+) -> None:
     """Tell `players`, of each of `cards`, whether its `field` holds `value`: a fact each of them
     keeps until the card moves or the rules set that field (see the module's docstring)."""
     if not cards or not players:
@@ -112,18 +111,18 @@ def tell(game: Store, players: Sequence[Player], cards: Sequence[CardRef], field
         )
 
 
-def place_of(game: Views | Store, cid: int) -> str:
+def place_of(game: Context, cid: int) -> str:
     """A card's place as the options of a choice name it: `card 2 of hand[P1]` (card 1 is the zone's `first`)."""
     key = game.state.location[cid]
     return f"card {game.state.zones[key].index(cid) + 1} of {key}"
 
 
-def forget_field(game: Store, cid: int, field: str) -> None:
+def forget_field(game: Context, cid: int, field: str) -> None:
     """The rules set a field of card `cid`: every fact told about that field of it is forgotten."""
     _drop(game, lambda fact: fact[0] == cid and fact[1] == field)
 
 
-def _drop(game: Store, gone: Any) -> None:
+def _drop(game: Context, gone: Any) -> None:
     told = game.state.told
     journal = game.journal if game.attempts else None
     for seat in list(told):
@@ -137,7 +136,7 @@ def _drop(game: Store, gone: Any) -> None:
             del told[seat]
 
 
-def facts_of(game: Views, who: Player) -> dict[int, list[tuple[str, Any, bool]]]:
+def facts_of(game: Context, who: Player) -> dict[int, list[tuple[str, Any, bool]]]:
     """The facts `who` holds, by card id: (field, value, whether the card's field holds it)."""
     out: dict[int, list[tuple[str, Any, bool]]] = {}
     for cid, field, value, has in game.state.told.get(str(who), ()):
@@ -150,7 +149,7 @@ def fits(card: Any, facts: Sequence[tuple[str, Any, bool]]) -> bool:
     return all((getattr(card, field) == value) == has for field, value, has in facts)
 
 
-def forget(game: Store, ids: Sequence[int]) -> None:
+def forget(game: Context, ids: Sequence[int]) -> None:
     """The cards moved: no player knows them any more, nor any fact told of them (see the module's docstring)."""
     if game.state.told:
         moved = set(ids)
@@ -169,7 +168,7 @@ def forget(game: Store, ids: Sequence[int]) -> None:
             del known[seat]
 
 
-def undo(game: Store, entry: tuple[Any, ...]) -> None:
+def undo(game: Context, entry: tuple[Any, ...]) -> None:
     """Undo one journal entry of `reveal`, `tell` or `forget`."""
     known = game.state.known
     if entry[0] == "told":
@@ -190,24 +189,24 @@ def undo(game: Store, entry: tuple[Any, ...]) -> None:
         known.setdefault(seat, []).insert(index, cid)
 
 
-def known_to(game: Views, who: Player) -> set[int]:
+def known_to(game: Context, who: Player) -> set[int]:
     """The ids of the cards revealed to `who` that have not moved since."""
     return set(game.state.known.get(str(who), ()))
 
 
-def seen_anyway(game: Views, who: Player) -> set[int]:
+def seen_anyway(game: Context, who: Player) -> set[int]:
     """The ids of cards `who` identifies wherever they lie: revealed to `who` and not moved since,
     or named by a variable `who` sees (its value shows in the view)."""
     seen = known_to(game, who)
     program = game.program
     for key, value in game.state.vars.items():
         decl = program.vars[key.split("[", 1)[0]]
-        if decl.visibility == "public" or (decl.visibility == "owner" and game.owned_by(key, who)):
+        if decl.visibility == "public" or (decl.visibility == "owner" and game.information.owned_by(game, key, who)):
             seen |= cards_in(value)
     return seen
 
 
-def offered_by_place(game: Views, who: Player, cards: Sequence[CardRef]) -> dict[int, str]:
+def offered_by_place(game: Context, who: Player, cards: Sequence[CardRef]) -> dict[int, str]:
     """The cards among `cards` that a choice by `who` offers by their place, not by their label,
     each with the label of its option (`card 2 of hand[P1]`): the cards `who` may not identify.
 
@@ -226,7 +225,9 @@ def offered_by_place(game: Views, who: Player, cards: Sequence[CardRef]) -> dict
         unseen = hidden.get(key)
         if unseen is None:
             visibility = zones[key.split("[", 1)[0]].visibility
-            unseen = hidden[key] = not (visibility == "top" or game.zone_seen_by(visibility, key, who))
+            unseen = hidden[key] = not (
+                visibility == "top" or game.information.zone_seen_by(game, visibility, key, who)
+            )
         if not unseen:
             continue
         if seen is None:
@@ -248,7 +249,7 @@ def cards_in(value: Any) -> set[int]:
     return set()
 
 
-def shown_in_zones(game: Views, who: Player) -> dict[str, dict[str, str]]:
+def shown_in_zones(game: Context, who: Player) -> dict[str, dict[str, str]]:
     """The labels of the cards revealed to `who`, by the zone they are in, each by its place
     (`card 2`, as a choice's options name it), top first: a reveal shows the cards where they lie,
     and `who` knows their order while they stay there."""
@@ -263,7 +264,7 @@ def shown_in_zones(game: Views, who: Player) -> dict[str, dict[str, str]]:
     return {key: {f"card {n}": label for n, label in sorted(found, reverse=True)} for key, found in places.items()}
 
 
-def told_in_zones(game: Views, who: Player) -> dict[str, dict[str, list[str]]]:
+def told_in_zones(game: Context, who: Player) -> dict[str, dict[str, list[str]]]:
     """The facts `who` was told (`tell`), by the zone their cards are in, each card by its place
     (`card 2`), top first: `colour red`, `not value 3`."""
     facts = facts_of(game, who)
@@ -278,9 +279,9 @@ def told_in_zones(game: Views, who: Player) -> dict[str, dict[str, list[str]]]:
     return {key: {f"card {n}": texts for n, texts in sorted(found, reverse=True)} for key, found in places.items()}
 
 
-def visible_text(game: Views, event: Event, who: Player | None) -> str:
+def visible_text(game: Context, event: Event, who: Player | None) -> str:
     """A reveal's line names its cards to the players it was for, and to those who see the cards
     where they are anyway (the owner of the hand); the others see how many, from where, to whom."""
-    if who is None or str(who) in event.to or all(game.sees_cards_of(k, who) for k in event.zones):
+    if who is None or str(who) in event.to or all(game.information.sees_cards_of(game, k, who) for k in event.zones):
         return event.text
     return event.hidden_text or event.text

@@ -27,26 +27,28 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..language.values import CardRef, ZoneRef
-    from .game import Game
-    from .machine import Event, Frame
+from ..language.values import CardRef, ZoneRef
+from .basics import Event
 
 HOOKS = ("on_event", "on_push", "on_move")
 
 
 class Observer:
-    """A sink for what happens in games: override the hooks you need."""
+    """A sink for what happens in games: override the hooks you need.
 
-    def on_event(self, game: Game, event: Event) -> None:
+    The hooks are given the game (a `Game`) and, for a push, the frame (a `machine.Frame`): typed
+    `Any` here, as observe.py is below both (runtime/ imports one way), so that a sink may name
+    the game's class, or the `Context` it uses, in its own hooks."""
+
+    def on_event(self, game: Any, event: Event) -> None:
         """A line of the trace."""
 
-    def on_push(self, game: Game, frame: Frame) -> None:
+    def on_push(self, game: Any, frame: Any) -> None:
         """A frame was pushed (it is on top of `game.frames`)."""
 
-    def on_move(self, game: Game, cards: Sequence[CardRef], zone: ZoneRef) -> None:
+    def on_move(self, game: Any, cards: Sequence[CardRef], zone: ZoneRef) -> None:
         """Cards are about to move to `zone` (they are still where they were)."""
 
 
@@ -61,7 +63,7 @@ class Trace(Observer):
     def __init__(self, events: list[Event] | None = None):
         self.events: list[Event] = events if events is not None else []
 
-    def on_event(self, game: Game, event: Event) -> None:
+    def on_event(self, game: Any, event: Event) -> None:
         self.events.append(event)
 
 

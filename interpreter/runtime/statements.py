@@ -3,37 +3,36 @@ and unwinding."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from ..errors import NO_SPAN, Span
+from ..errors import Span
 from ..language.values import (
     CardRef,
     Player,
-    ordered,
 )
 from ..syntax import ast as s
 from . import knowledge
+from .basics import DEPTH_BUDGET, Event, SecretRun
 from .decisions import Decisions
 from .machine import (
-    DEPTH_BUDGET,
     AskFrame,
     AttemptFrame,
     BlockFrame,
     CallFrame,
-    Event,
     RepeatFrame,
-    RuntimeFailure,
     SecretFrame,
-    SecretRun,
     TogetherFrame,
     WhileFrame,
+    finish,
 )
+from .store import Store
 
 
-class Statements(Decisions):
+class Statements(Store):
     """The statements defined here rather than in a block's generated code, the return to a call's frame, and
     the one unwind path."""
+
+    decisions: Decisions  # the game's Decisions part (decisions.py), set by `Game.__init__`
 
     # A statement runs in its block's generated code (compile/blocks.py); the statements below are
     # those whose code calls the method here (`_EXEC`).
@@ -58,19 +57,19 @@ class Statements(Decisions):
             frame.count = n
             frame.pool = (src, dst)
             if (
-                self.auto_chance
-                and not self.next_draws
+                self.decisions.auto_chance
+                and not self.decisions.next_draws
                 and not self.sinks.pushes  # (a sink that hears every frame pushed hears this one)
                 # (else a push, its own or a rule's after a move, names the runaway)
                 and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
-                and self._draw_at_once(frame, src, dst, st.span, len(self.frames))
+                and self.decisions.draw_at_once(self, frame, src, dst, st.span, len(self.frames))  # type: ignore[arg-type]  # a layer of Game (see core.py)
             ):
                 return  # drawn without the frame: it is made only if a move started other work first
             self.push(frame)
-            if self.auto_chance and not self.next_draws:
+            if self.decisions.auto_chance and not self.decisions.next_draws:
                 # Drawn now, as the machine would step the frame next: done, it is gone, and the
                 # block runs on in this step (a move that started a rule leaves it for later).
-                self.ask(frame)
+                self.decisions.ask(self, frame)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
@@ -85,7 +84,7 @@ class Statements(Decisions):
         players = [to] if isinstance(to, Player) else list(self.as_list(to, st.to))
         if not all(isinstance(p, Player) for p in players):
             raise self.runtime_error(st.to.span, f"cards are revealed to players, not to {self.label(to)}")
-        knowledge.reveal(self, cards, players, st.span)
+        knowledge.reveal(self, cards, players, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_tell(self, st: s.Tell, env: dict[str, Any]) -> None:
         to = self._eval(st.to, env)
@@ -100,7 +99,7 @@ class Statements(Decisions):
             if not hasattr(self.state.cards[c.id], st.field):
                 raise self.runtime_error(st.span, f"{self.label(c)} has no field '{st.field}'")
         value = self._eval(st.value, env)
-        knowledge.tell(self, players, cards, st.field, value, st.span)
+        knowledge.tell(self, players, cards, st.field, value, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_while(self, st: s.While, env: dict[str, Any]) -> None:
         self.push(WhileFrame(st, env))
@@ -121,8 +120,21 @@ class Statements(Decisions):
 
     def _exec_attempt(self, st: s.Attempt, env: dict[str, Any]) -> None:
         body, otherwise = st.body, st.otherwise
-        self._open_attempt(otherwise, env, st.span, "attempt")
+        self.open_attempt(otherwise, env, st.span, "attempt")
         self.push(BlockFrame(body.stmts, env))
+
+    def open_attempt(
+        self,
+        otherwise: s.Block | None,
+        env: dict[str, Any],
+        span: Span,
+        what: str,
+        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+    ) -> None:
+        """Open an attempt (or an ability's tier, with the `use` to ask again: `retry`): its frame
+        marks the journal, so that a failure below it undoes what was done since."""
+        self.attempts += 1
+        self.push(AttemptFrame(len(self.journal), otherwise, env, span, what, retry))
 
     def _exec_together(self, st: s.Together, env: dict[str, Any]) -> None:
         body = st.body
@@ -167,14 +179,14 @@ class Statements(Decisions):
                 self.attempts -= 1
                 if self.attempts == 0:
                     self.journal.clear()
-        raise self._located(span, "'return' outside a procedure")
+        raise self.located(span, "'return' outside a procedure")
 
     def _exec_end_game(self, st: s.EndGame, env: dict[str, Any]) -> None:
         winners = st.winners
         chosen = None
         if winners is not None:
             chosen = [p for p in self.as_list(self._eval(winners, env), winners) if isinstance(p, Player)]
-        self._finish(chosen, st.span)
+        finish(self, chosen, st.span)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
     def _exec_end_unfinished(self, st: s.EndUnfinished, env: dict[str, Any]) -> None:
         why = self._eval(st.text, env)
@@ -200,60 +212,7 @@ class Statements(Decisions):
     def _exec_say(self, st: s.Say, env: dict[str, Any]) -> None:
         text = st.text
         if self.sinks.events:
-            self._event("say", self._eval(text, env), st.span)
-
-    def _unwind(self, failure: RuntimeFailure) -> None:
-        """Undo back to the innermost attempt (or tier) and go on with its `else` (or ask again
-        without the tier); outside both, raise the failure, a located error.
-
-        Every failure goes this one way, whatever raised it: a `fail`, a `require`, or a step that
-        cannot be carried out (see RuntimeFailure).
-        """
-        message, span = failure.reason, failure.span
-        while self.frames:
-            frame = self.frames[-1]
-            if isinstance(frame, AttemptFrame):
-                self.frames.pop()
-                self._undo(frame.mark)
-                self.attempts -= 1
-                if self.attempts == 0:
-                    self.journal.clear()
-                if self.sinks.events:
-                    self._event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
-                if frame.retry is not None:
-                    # A tier that cannot be completed cannot be chosen: ask again without it.
-                    node, env, failed = frame.retry
-                    again = AskFrame("use", node, env)
-                    again.picked = failed
-                    self.push(again)
-                elif frame.otherwise is not None:
-                    self.push(BlockFrame(frame.otherwise.stmts, frame.env))
-                return
-            self.frames.pop()
-            frame.unwind(self)  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        raise failure
-
-    def _finish(self, winners: Sequence[Player] | None, span: Span) -> None:
-        if winners is None:
-            winners = self._default_winners()
-        self.state.over = True
-        self.state.winners = sorted(p.index for p in winners)
-        self.frames.clear()
-        self.pending = None
-        if self.sinks.events:
-            self.emit(Event("end", "winners " + " ".join(str(Player(i)) for i in self.state.winners), span))
-
-    def _default_winners(self) -> list[Player]:
-        if "score" not in self.program.fns:
-            return []
-        keyed = []
-        for p in self.players:
-            key = [self.call_fn("score", (p,), NO_SPAN)]
-            if "tiebreak" in self.program.fns:
-                key.append(self.call_fn("tiebreak", (p,), NO_SPAN))
-            keyed.append((tuple(key), p))
-        best = ordered(max, (k for k, _ in keyed))
-        return [p for k, p in keyed if k == best]
+            self.note_event("say", self._eval(text, env), st.span)
 
 
 # The method that does each kind of statement that a block's code does not spell out (compile/blocks.py).

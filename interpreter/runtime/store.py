@@ -12,17 +12,12 @@ from ..language.values import (
     ZoneRef,
 )
 from . import knowledge
+from .basics import CARD_BUDGET, EMPTY_MEMO, LABEL_CACHE_SIZE, Event
 from .core import (
     plain_card,
 )
 from .evaluate import Evaluator
-from .machine import (
-    CARD_BUDGET,
-    EMPTY_MEMO,
-    LABEL_CACHE_SIZE,
-    Event,
-    RuleFrame,
-)
+from .machine import RuleFrame
 from .state import card_with
 
 
@@ -56,7 +51,8 @@ class Store(Evaluator):
             ids = zones[key] = list(ids)
         return ids
 
-    def _undo(self, mark: int) -> None:
+    def undo(self, mark: int) -> None:
+        """Undo the journal entries back to `mark` (an attempt: `machine.unwind`), the last first."""
         self.forget_all()
         st = self.state
         while len(self.journal) > mark:
@@ -85,9 +81,9 @@ class Store(Evaluator):
                 _, key = entry
                 del st.zones[key]
             else:  # "known", "forgot", "told", "untold"
-                knowledge.undo(self, entry)
+                knowledge.undo(self, entry)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
-    def _event(
+    def note_event(
         self,
         verb: str,
         text: str,
@@ -96,6 +92,7 @@ class Store(Evaluator):
         hidden_text: str | None = None,
         top_text: str | None = None,
     ) -> None:
+        """Tell the sinks of an event made here, in the secret run open now (only when `sinks.events`)."""
         self.emit(Event(verb, text, span, "", zones, hidden_text, top_text, self.secret_run))  # (positional: cheaper)
 
     def _changed(self, name: str) -> None:
@@ -118,7 +115,7 @@ class Store(Evaluator):
             return
         if self.sinks.moves:
             for sink in self.sinks.moves:
-                sink.on_move(self, cards, zone)  # type: ignore[arg-type]  # a layer of Game
+                sink.on_move(self, cards, zone)
         st = self.state
         dst_key = zone.key
         if dst_key in st.zones:
@@ -151,14 +148,14 @@ class Store(Evaluator):
                 changed.add(name)
                 self.forget(name, key)
         if st.known or st.told:
-            knowledge.forget(self, [c.id for c in cards])
+            knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
             labels = ", ".join(self.label(c) for c in cards)
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
-            self._event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
+            self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
             for name in sorted(changed):
                 self._changed(name)
@@ -193,9 +190,9 @@ class Store(Evaluator):
             self._shallow(value, span)
         st.cards[card.id] = card_with(old, **{field: value})
         if st.told:
-            knowledge.forget_field(self, card.id, field)
+            knowledge.forget_field(self, card.id, field)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
-            self._event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
+            self.note_event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
@@ -231,7 +228,7 @@ class Store(Evaluator):
             self._label_new_cards(st.cards[-n:], cls, values)
         if self.sinks.events and n:
             text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
-            self._event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
+            self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)
 
     def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:

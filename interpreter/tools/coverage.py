@@ -34,8 +34,9 @@ from ..check.program import Program
 from ..console import PLAYERS, SEED, UsageError, players_for, whole
 from ..errors import RulecraftError, source_lines
 from ..inputs import clip
+from ..runtime.context import Frame
 from ..runtime.game import Game
-from ..runtime.machine import BlockFrame, CallFrame, Frame
+from ..runtime.machine import BlockFrame, CallFrame
 from ..runtime.observe import Observer, observing
 from ..syntax import ast as s
 from ..terminal import printable

@@ -47,7 +47,7 @@ from ..console import SEED, add_quiet, progress, whole
 from ..errors import GameError, RulebookError, RulecraftError
 from ..language.builtins import BUILTINS
 from ..rulebook import bundled_names, load_text
-from ..runtime.machine import RuntimeFailure
+from ..runtime.basics import RuntimeFailure
 from .fuzz_grammar import generate, splice, unwound
 
 # ---------------------------------------------------------------------------- the corpus

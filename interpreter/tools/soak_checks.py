@@ -14,9 +14,9 @@ import attrs
 from ..errors import GameError, RulebookError
 from ..language.values import CardRef, Player
 from ..render import where
+from ..runtime.basics import SECRET_TEXT
 from ..runtime.game import Decision, Event, Game, SecretRun
 from ..runtime.information import hidden_positions, permute_hidden
-from ..runtime.machine import SECRET_TEXT
 
 
 def conservation(game: Game) -> str | None:

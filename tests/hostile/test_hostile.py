@@ -28,7 +28,7 @@ from rulecraft.language.values import Record
 from rulecraft.outputs import lock_record, unlock_record
 from rulecraft.records import read_record
 from rulecraft.rulebook import MAX_RULEBOOK_BYTES
-from rulecraft.runtime.machine import MEMO_BUDGET
+from rulecraft.runtime.basics import MEMO_BUDGET
 from rulecraft.tools import fuzz
 from rulecraft.tools.fuzz import CASE_MEMORY, CASE_TIMEOUT
 

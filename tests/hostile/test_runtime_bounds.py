@@ -13,7 +13,7 @@ from rulecraft import cli
 from rulecraft.errors import RecordError, RulebookError
 from rulecraft.records import Answer, record_of, replay
 from rulecraft.runtime import views
-from rulecraft.runtime.machine import WORK_BUDGET
+from rulecraft.runtime.basics import WORK_BUDGET
 
 DEEP = "a value nested more than 100 deep is more than a game may hold: a runaway computation?"
 WORK = (

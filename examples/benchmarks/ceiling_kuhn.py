@@ -305,7 +305,7 @@ class Machine:
             distinct = len(set(labels)) == n
             if not self.auto_chance:
                 options = tuple(labels) if distinct else tuple(dict.fromkeys(labels))
-                self.pending = Decision(None, "", options)
+                self.pending = Decision(None, f"draw from {ZONE_NAMES[src]}", options)
                 return False
             self.rng, bits = splitmix(self.rng)
             if distinct:
@@ -578,7 +578,7 @@ def _g_setup(g: Generic, act: dict[str, Any]) -> int:
             if len(options) > 1:
                 if not g.auto_chance:
                     act["pc"] = 1
-                    g.pending = GenericDecision(None, "", options)
+                    g.pending = GenericDecision(None, "draw from deck", options)
                     return SUSPEND
                 g.rng, bits = splitmix(g.rng)
                 label, k = options[bits % len(options)]

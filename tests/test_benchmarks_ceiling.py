@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent, play
-from rulecraft.runtime.machine import splitmix
+from rulecraft.runtime.basics import splitmix
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "benchmarks" / "ceiling_kuhn.py"

@@ -65,6 +65,11 @@ def forbidden() -> Response:
     return Response(status_code=403)
 
 
+async def forbid(request: Request) -> Response:
+    """A link without its secret: 403, as a wrong one."""
+    return forbidden()
+
+
 class Conn:
     """An open WebSocket of a seat: what it was sent (the steps, and the last message's text)."""
 
@@ -364,8 +369,12 @@ def app(server: Server) -> Starlette:
     return Starlette(
         routes=[
             Route("/", server.home),
+            Route("/host", forbid),
+            Route("/host/", forbid),
             Route("/host/{token}", server.lobby),
             Route("/host/{token}/games", server.games, methods=["GET", "POST"]),
+            Route("/game/{id}", forbid),
+            Route("/game/{id}/", forbid),
             Route("/game/{id}/{secret}", server.page),
             Route("/game/{id}/{secret}/record", server.record),
             WebSocketRoute("/game/{id}/{secret}/ws", server.socket),

@@ -277,3 +277,22 @@ def test_without_the_extra_serve_says_what_to_install(monkeypatch: pytest.Monkey
     assert capsys.readouterr().err == (
         "rulecraft serve needs the serve extra (starlette.applications is missing): pip install 'rulecraft[serve]'\n"
     )
+
+
+def test_the_load_benchmark_runs_small() -> None:
+    """examples/benchmarks/serve_load.py plays a few bot games on its own server and reports its figures
+    (the figures themselves are measured, never asserted: docs/SERVE.md)."""
+    import subprocess
+    import sys
+
+    script = ROOT / "examples" / "benchmarks" / "serve_load.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--games", "2", "--seconds", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    figures = json.loads(out.stdout)
+    assert figures["games"] == 2 and figures["answers"] > 0
+    assert {"latency_p50_ms", "latency_p95_ms", "server_cpu_seconds", "kib_per_idle_game"} <= set(figures)

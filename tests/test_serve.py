@@ -220,6 +220,9 @@ def test_no_frame_to_a_seat_names_a_card_it_may_not_see(server: Served) -> None:
     assert p1.end["result"] == p2.end["result"]
     status, body = get(game["links"][1] + "/record")
     assert status == 200 and json.loads(body)["result"] is not None
+    # The record is one as `play --record` writes: replay and view read it.
+    assert main(["replay", str(path), "--quiet"]) == 0
+    assert main(["view", str(path), "-o", str(path.with_suffix(".html"))]) == 0
     for s in (p1, p2, spectator):
         s.close()
 
@@ -296,3 +299,29 @@ def test_the_load_benchmark_runs_small() -> None:
     figures = json.loads(out.stdout)
     assert figures["games"] == 2 and figures["answers"] > 0
     assert {"latency_p50_ms", "latency_p95_ms", "server_cpu_seconds", "kib_per_idle_game"} <= set(figures)
+
+
+def test_a_bad_flag_or_an_unusable_folder_or_port_is_one_line(tmp_path: Path, capsys: Any) -> None:
+    """A port out of range, a --rulebooks that is no folder, a --data that is a file, a port taken: one line each."""
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    (tmp_path / "file").write_text("not a folder")
+    cases = [
+        (["--port", "70000"], "--port 70000: a port is a number from 0 to 65535"),
+        (["--rulebooks", str(tmp_path / "none")], f"--rulebooks {tmp_path / 'none'}: not a folder"),
+        (["--data", str(tmp_path / "file")], f"{tmp_path / 'file'}: cannot use it as the data folder: File exists"),
+        (
+            ["--port", str(port), "--data", str(tmp_path / "data")],
+            f"cannot listen on 127.0.0.1:{port}: Address already in use",
+        ),
+    ]
+    try:
+        for args, line in cases:
+            assert main(["serve", *args]) == 1, args
+            assert capsys.readouterr().err == line + "\n"
+    finally:
+        taken.close()

@@ -20,6 +20,7 @@ import json
 import os
 import socket
 import sys
+import traceback
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
@@ -246,10 +247,11 @@ class Server:
                     try:
                         label = await anyio.to_thread.run_sync(table.think)
                         table.play_agent(seat, label)
-                    except RulecraftError as exc:
+                    except Exception as exc:  # the rules failed on the agent's answer, or the agent did
                         table.stopped = str(exc)
                         table.meta.status, table.meta.note = "stopped", clip(str(exc).splitlines()[0], 300)
                         self.index.set_status(table.meta)
+                        traceback.print_exc()
                         print(
                             f"rulecraft serve: game {table.meta.id}: an agent's answer failed:\n{exc}", file=sys.stderr
                         )
@@ -364,6 +366,10 @@ def app(server: Server) -> Starlette:
         for table in list(server.tables.values()):
             server.kick(table)
         yield
+        for table in server.tables.values():  # a clean stop: each live record written durably, its lock let go
+            if table.writer is not None and not table.game.over:
+                with contextlib.suppress(RulecraftError):
+                    table.writer.close(table.game)
         server.index.close()
 
     return Starlette(

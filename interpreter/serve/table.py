@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from .. import agents as agents_mod
-from ..errors import RulecraftError
+from ..errors import RecordError, RulecraftError
 from ..language.values import Player
 from ..recording import RecordWriter
 from ..records import Answer, chance_answer, read_record, replay
@@ -139,6 +139,8 @@ class Table:
         if self.stopped:
             return "the game is stopped"
         for n, label in enumerate(labels):
+            if n and self.stopped:
+                return None
             decision = game.current_decision()
             if decision is None:
                 return "the game is over" if n == 0 else None
@@ -192,7 +194,11 @@ class Table:
                 del p.steps[n:]
             raise
         assert self.writer is not None
-        self.writer.update(game)
+        try:
+            self.writer.update(game)
+        except RecordError as exc:  # a full disk: the record keeps the answers before; no more is taken
+            self.stopped = f"the record cannot be written: {exc}"
+            print(f"rulecraft serve: game {self.meta.id}: {exc}", file=sys.stderr)
 
     def _settle(self) -> None:
         """Answer the chance decisions (each its own step, as in a replay); write the record; close it at the end."""

@@ -115,7 +115,7 @@ def test_each_link_opens_its_own_seat_and_a_wrong_or_missing_secret_gets_403_and
     game = server.start_game("tutorial.rules", ["human", "human"])
     p1, p2 = Seat(game["links"][0]), Seat(game["links"][1])
     assert p1.hello["as"] == "P1" and p2.hello["as"] == "P2"
-    assert p1.owes() and not p2.owes() and p2.decision == {"by": "P1", "turn": p1.decision["turn"]}  # type: ignore[index]
+    assert p1.owes() and not p2.owes() and p2.decision == {"by": "P1"}
     spectator = Seat(game["spectator"])
     assert spectator.hello["as"] is None and not spectator.owes()
     for s in (p1, p2, spectator):
@@ -196,6 +196,28 @@ def secret_labels(record_path: Path, owner: str, other: str) -> set[str]:
     game = replay(record, base=record_path.parent)
     text = "\n".join(trace_lines(game, viewer=Player(int(other[1:]) - 1)))
     return {label for label in held - seen if label not in text}
+
+
+def test_another_seats_secret_steps_are_not_counted_by_the_frames(server: Served) -> None:
+    """P1 answers a `secret` block in one step or in two: P2 receives the very same frames either way."""
+    from tests.test_secret import SECRET
+
+    (Path(server.data).parent / "rules" / "s.rules").write_text(SECRET)
+    received = []
+    for answers in (["Red"], ["Other", "blue"]):
+        game = server.start_game("s.rules", ["human", "human"])
+        p1, p2 = Seat(game["links"][0]), Seat(game["links"][1])
+        for label in answers:
+            p1.answer([label])
+            p1.receive()
+        drain([p1, p2])
+        assert p2.owes()
+        received.append(p2.frames)
+        p1.close()
+        p2.close()
+    for a, b in zip(*received, strict=False):
+        assert a == b
+    assert len(received[0]) == len(received[1])
 
 
 def test_no_frame_to_a_seat_names_a_card_it_may_not_see(server: Served) -> None:

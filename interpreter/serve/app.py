@@ -76,6 +76,7 @@ class Conn:
 
     def __init__(self, ws: WebSocket, seat: int):
         self.ws, self.seat, self.sent, self.last = ws, seat, 0, ""
+        self.heard: Any = None  # the run of a `secret` block asking another seat it was told of (see messages)
 
 
 class Server:
@@ -211,6 +212,11 @@ class Server:
         """What each open connection of the game is to be sent now (made under the game's lock)."""
         out = []
         for conn in list(table.watchers):
+            # While a `secret` block asks another seat, a seat hears once that it began, then nothing till it ends.
+            run = table.game.secret_run if table.quiet_for(conn.seat) else None
+            if run is not None and conn.heard == run:
+                continue
+            conn.heard = run
             msg = table.since(conn.seat, conn.sent)
             text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
             if text != conn.last:
@@ -325,6 +331,7 @@ class Server:
         conn = Conn(ws, seat)
         async with self.lock(table):
             first, conn.sent = table.first(seat)
+            conn.heard = table.game.secret_run if table.quiet_for(seat) else None
             table.watchers.add(conn)
         conn.last = ""
         try:

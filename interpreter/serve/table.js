@@ -79,7 +79,7 @@ function renderAsk() {
   const box = $("ask");
   box.replaceChildren();
   box.classList.toggle("mine", Boolean(ask && ask.options));
-  box.dataset.turn = ask ? ask.turn : "";
+  box.dataset.turn = ask && ask.turn !== undefined ? ask.turn : "";
   if (end.result) {
     box.append(el("h2", "", "The end"));
     for (const line of end.result) box.append(el("div", "end", line));

@@ -75,6 +75,9 @@ class Table:
         self.writer: RecordWriter | None = None
         self.version = 0  # how many changes the seats were told of
         self.watchers: set[Any] = set()  # the open connections (app.py)
+        # Each seat's answers so far: the turn of its decision (an answer to a decision gone is refused).
+        # Its own, not the game's count of answers, which would count another's steps in a `secret` block.
+        self.answered = [sum(1 for by, _ in game.answers if by == str(p)) for p in game.players]
         self.indexed = meta.status  # the status the index holds
         self.stopped = ""  # why the game cannot go on (an agent or the rules failed), for the host
 
@@ -146,7 +149,7 @@ class Table:
                 return "the game is over" if n == 0 else None
             if decision.player is None or decision.player.index != seat:
                 return f"it is not your turn: the game waits on {decision.by}" if n == 0 else None
-            if n == 0 and turn != len(game.answers):
+            if n == 0 and turn != self.answered[seat]:
                 return "the game has moved on since: answer the decision shown now"
             if label not in decision.labels:
                 return "that is not an answer to the decision shown now"
@@ -188,6 +191,8 @@ class Table:
             p.on_step(game, decision, Answer(decision.by, label))
         try:
             game.apply(label, by=None if seat is None else Player(seat))
+            if seat is not None:
+                self.answered[seat] += 1
         except BaseException:
             for p, (open_, zones, vars_, n) in zip(self.pages, saved, strict=True):
                 p.open, p.zones, p.vars = open_, zones, vars_
@@ -221,6 +226,13 @@ class Table:
         if decision is None:
             return "over"
         return f"waits on {decision.by}" + (f" ({self.meta.seats[decision.player.index]})" if decision.player else "")
+
+    def quiet_for(self, seat: int) -> bool:
+        """Whether a `secret` block asks another seat now, whose steps this seat sees as one step."""
+        decision = self.game.current_decision()
+        if self.game.secret_run is None or decision is None:
+            return False
+        return seat < 0 or decision.player is None or decision.player.index != seat
 
     def first(self, seat: int) -> tuple[dict[str, Any], int]:
         """A seat's first message (after a connection or a reload): the state, the latest steps, the decision.
@@ -264,11 +276,16 @@ class Table:
         keys = {k for step in [*new, *([open_] if open_ else [])] for kind in ("zones", "vars") for k in step[kind]}
         decision = game.current_decision()
         mine = decision is not None and decision.player is not None and decision.player.index == seat
-        pending = None
-        if decision is not None:
-            pending = {"by": decision.by, "turn": len(game.answers)}
-            if mine:
-                pending |= {"prompt": decision.prompt, "options": decision.labels, "pick": "done" in decision.labels}
+        pending: dict[str, Any] | None = None
+        if mine:
+            assert decision is not None
+            pending = {"by": decision.by, "turn": self.answered[seat], "prompt": decision.prompt}
+            pending |= {"options": decision.labels, "pick": "done" in decision.labels}
+        elif decision is not None:
+            # Only whose the decision is, as the seat's view says it (it holds while a `secret` block asks
+            # another): not how many answers were given, which would count another's secret steps.
+            held = game.view(Player(seat))["pending"] if seat >= 0 else None
+            pending = {"by": held["by"] if held else decision.by}
         end: dict[str, Any] = {}
         if game.over:
             end = {"result": result_lines(game)}

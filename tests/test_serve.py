@@ -324,7 +324,8 @@ def test_the_load_benchmark_runs_small() -> None:
 
 
 def test_a_bad_flag_or_an_unusable_folder_or_port_is_one_line(tmp_path: Path, capsys: Any) -> None:
-    """A port out of range, a --rulebooks that is no folder, a --data that is a file, a port taken: one line each."""
+    """A --rulebooks that is no folder, a --data that is a file, a port taken: one line each (a port out of
+    range is a usage error, as every numeric flag's: test_cli.py)."""
     import socket
 
     taken = socket.socket()
@@ -333,7 +334,6 @@ def test_a_bad_flag_or_an_unusable_folder_or_port_is_one_line(tmp_path: Path, ca
     port = taken.getsockname()[1]
     (tmp_path / "file").write_text("not a folder")
     cases = [
-        (["--port", "70000"], "--port 70000: a port is a number from 0 to 65535"),
         (["--rulebooks", str(tmp_path / "none")], f"--rulebooks {tmp_path / 'none'}: not a folder"),
         (["--data", str(tmp_path / "file")], f"{tmp_path / 'file'}: cannot use it as the data folder: File exists"),
         (

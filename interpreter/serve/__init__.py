@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..console import whole
 from ..errors import RulecraftError
 
 
@@ -27,7 +28,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )
-    p.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any free port, printed)")
+    p.add_argument(
+        "--port", type=whole(0, 65535), default=8000, help="the port (default 8000; 0: any free port, printed)"
+    )
     p.add_argument(
         "--data", default="rulecraft-data", metavar="DIR", help="the folder of the games (default ./rulecraft-data)"
     )
@@ -44,8 +47,6 @@ def _command(args: argparse.Namespace) -> int:
         raise RulecraftError(
             f"rulecraft serve needs the serve extra ({exc.name} is missing): pip install 'rulecraft[serve]'"
         ) from None
-    if not 0 <= args.port <= 65535:
-        raise RulecraftError(f"--port {args.port}: a port is a number from 0 to 65535")
     rulebooks = Path(args.rulebooks) if args.rulebooks else None
     if rulebooks is not None and not rulebooks.is_dir():
         raise RulecraftError(f"--rulebooks {args.rulebooks}: not a folder")

@@ -66,7 +66,7 @@ class Pages:
         self.vars: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self.open = _Open(0, None)
-        self.public_scores, self.own_score = _score_visibility(program)
+        self.public_scores, self.own_score = score_visibility(program)
 
     def on_step(self, game: Game, decision: Decision, answer: Any) -> None:
         """Before an answer is applied: close the step before it (unless it goes on), open this one."""
@@ -152,7 +152,7 @@ def _sees_draw(game: Game, draw: tuple[str, str], viewer: Player) -> bool:
     return game.visible_to(probe, viewer) == "seen"
 
 
-def _score_visibility(program: Program) -> tuple[bool, bool]:
+def score_visibility(program: Program) -> tuple[bool, bool]:
     """(every player may see every score, a player may see their own) from what `score` reads.
 
     Every zone and variable the function reads (through other functions and constants) decides

@@ -30,7 +30,7 @@ from ..records import Answer, chance_answer, read_record, replay
 from ..render import result_lines
 from ..rulebook import Rulebook
 from ..runtime.game import Decision, Game
-from ..viewer import Pages, _score_visibility, display_names, maps, owners
+from ..viewer import Pages, display_names, maps, owners, score_visibility
 
 HUMAN = "human"
 LOG = 30  # the steps of trace a seat's first message carries (the state holds the rest)
@@ -90,7 +90,7 @@ class Table:
         table = cls(meta, rb, game, _agents(meta.seats, meta.players, agent_seed))
         options = {"agents": list(meta.seats), "agent_seed": agent_seed}
         table.writer = RecordWriter(meta.record, game, rulebook_file=rulebook_file, options=options)
-        table._settle()
+        table.settle()
         return table
 
     @classmethod
@@ -120,7 +120,7 @@ class Table:
         table.writer = RecordWriter(
             path, game, rulebook_file=record.rulebook.file, options=record.options, resumed=record
         )
-        table._settle()
+        table.settle()
         return table
 
     # ------------------------------------------------------------------------ seats
@@ -158,7 +158,7 @@ class Table:
             except RulecraftError as exc:  # the rules failed: the game is as it was (apply is all or nothing)
                 print(f"rulecraft serve: game {self.meta.id}: an answer of P{seat + 1} failed:\n{exc}", file=sys.stderr)
                 return "the rules could not go on with that answer (the host's log says why); choose another"
-            self._settle()
+            self.settle()
         return None
 
     def agent_seat(self) -> int | None:
@@ -181,7 +181,7 @@ class Table:
         decision = self.game.current_decision()
         assert decision is not None and decision.player is not None and decision.player.index == seat
         self._apply(decision, label, seat)
-        self._settle()
+        self.settle()
 
     def _apply(self, decision: Decision, label: str, seat: int | None) -> None:
         game = self.game
@@ -205,7 +205,7 @@ class Table:
             self.stopped = f"the record cannot be written: {exc}"
             print(f"rulecraft serve: game {self.meta.id}: {exc}", file=sys.stderr)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Answer the chance decisions (each its own step, as in a replay); write the record; close it at the end."""
         game = self.game
         while (decision := game.current_decision()) is not None and decision.player is None:
@@ -370,7 +370,7 @@ def _public_scores(game: Game) -> list[int | None]:
         return []
     if game.over:
         return list(game.result()["scores"].values())
-    if not _score_visibility(game.program)[0]:
+    if not score_visibility(game.program)[0]:
         return [None] * len(game.players)
     out: list[int | None] = []
     for p in game.players:

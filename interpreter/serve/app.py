@@ -109,6 +109,9 @@ class Server:
             self.index.set_status(meta)
             print(f"rulecraft serve: game {meta.id} cannot go on: {meta.note}", file=sys.stderr)
             return None
+        if meta.status != table.indexed:  # killed after its last answer was written, before the index said so
+            self.index.set_status(meta)
+            table.indexed = meta.status
         return table
 
     def table(self, game_id: str) -> Table | None:

@@ -161,6 +161,9 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     viewer.register(sub)
     lsp.register(sub)
     coverage.register(sub)
+    from . import serve
+
+    serve.register(sub)
 
 
 def _version() -> str:

@@ -410,6 +410,11 @@ def replay(
 
 def roll(game: Game) -> None:
     """Answer a pending chance decision from the game's seeded generator, exactly as a live game does."""
+    game.apply(chance_answer(game))
+
+
+def chance_answer(game: Game) -> str:
+    """The label the game's seeded generator gives the pending chance decision (what `roll` answers)."""
     decision = game.current_decision()
     assert decision is not None and decision.player is None and game.seed is not None
     _, bits = splitmix(game.state.rng)  # `apply` advances the generator by this same step
@@ -419,7 +424,7 @@ def roll(game: Game) -> None:
     while r >= weights[chosen]:
         r -= weights[chosen]
         chosen += 1
-    game.apply(decision.options[chosen].label)
+    return decision.options[chosen].label
 
 
 def pending_draw(game: Game) -> tuple[str, str] | None:

@@ -44,6 +44,7 @@ from .syntax import ast as s
 _LINE = re.compile(r"(?P<verb>\S+) +(?P<text>.*?)(?:  @ (?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+))?")
 _DATA_MARK = "__GAME_DATA__"
 _TITLE_MARK = "__TITLE__"
+_DRAW_MARKS = {"__DRAW_CSS__": "draw.css", "__DRAW_JS__": "draw.js"}  # the drawing shared with `rulecraft serve`
 
 
 @attrs.define
@@ -55,7 +56,7 @@ class _Open:
     secret: SecretRun | None = None  # the run of a `secret` block the viewer does not see, if any
 
 
-class _Pages:
+class Pages:
     """Gathers the steps of a replay, as the viewer may see them."""
 
     def __init__(self, program: Program, viewer: Player | None):
@@ -65,7 +66,7 @@ class _Pages:
         self.vars: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self.open = _Open(0, None)
-        self.public_scores, self.own_score = _score_visibility(program)
+        self.public_scores, self.own_score = score_visibility(program)
 
     def on_step(self, game: Game, decision: Decision, answer: Any) -> None:
         """Before an answer is applied: close the step before it (unless it goes on), open this one."""
@@ -80,13 +81,20 @@ class _Pages:
 
     def close(self, game: Game) -> None:
         """Write the open step: its decision, its trace lines, and the state after it (what changed)."""
+        step, self.zones, self.vars = self._made(game)
+        self.steps.append(step)
+
+    def peek(self, game: Game) -> dict[str, Any]:
+        """The open step as it stands now, left open (a live table shows it before the next answer)."""
+        return self._made(game)[0]
+
+    def _made(self, game: Game) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
         view = game.view(self.viewer)
         step: dict[str, Any] = {"decision": self.open.decision, "trace": self._trace(game, self.open.start)}
         step.update(_diff("zones", self.zones, view["zones"]))
         step.update(_diff("vars", self.vars, view["vars"]))
-        self.zones, self.vars = view["zones"], view["vars"]
         step["scores"] = self._scores(game)
-        self.steps.append(step)
+        return step, view["zones"], view["vars"]
 
     def _decision(self, game: Game, decision: Decision, answer: str) -> dict[str, Any]:
         out: dict[str, Any] = {"by": decision.by}
@@ -144,7 +152,7 @@ def _sees_draw(game: Game, draw: tuple[str, str], viewer: Player) -> bool:
     return game.visible_to(probe, viewer) == "seen"
 
 
-def _score_visibility(program: Program) -> tuple[bool, bool]:
+def score_visibility(program: Program) -> tuple[bool, bool]:
     """(every player may see every score, a player may see their own) from what `score` reads.
 
     Every zone and variable the function reads (through other functions and constants) decides
@@ -163,7 +171,7 @@ def _score_visibility(program: Program) -> tuple[bool, bool]:
     return kinds <= {"public"}, kinds <= {"public", "owner"}
 
 
-def _owners(program: Program, keys: list[str]) -> dict[str, str]:
+def owners(program: Program, keys: list[str]) -> dict[str, str]:
     """The player each zone or variable key belongs to (its first Player key), for the page's areas."""
     out = {}
     for key in keys:
@@ -178,13 +186,13 @@ def _owners(program: Program, keys: list[str]) -> dict[str, str]:
     return out
 
 
-def _display_names(program: Program) -> dict[str, str]:
+def display_names(program: Program) -> dict[str, str]:
     """The names the rules give zones and variables for people (`zone vp_cards[Player]: … "VP cards"`)."""
     decls: list[s.ZoneDecl | s.VarDecl] = [*program.zones.values(), *program.vars.values()]
     return {d.name: d.display for d in decls if d.display is not None}
 
 
-def _maps(game: Game) -> list[dict[str, Any]]:
+def maps(game: Game) -> list[dict[str, Any]]:
     """The boards the rules lay out (`layout Space { A: 0 0, … } links ROADS`), for the page to draw as maps:
     each value's place, the links (the constant's pairs), the zones keyed by the enumeration (with the
     index of that key) and the variables that hold one of its values (drawn as markers at the place)."""
@@ -224,7 +232,7 @@ def build(
     rb = rulebook or rulebook_of(record, base)
     if viewer is not None and viewer.index >= record.players:
         raise RulecraftError(f"--as {viewer}: there is no {viewer} in a game of {record.players}")
-    pages = _Pages(rb.program, viewer)
+    pages = Pages(rb.program, viewer)
     game = replay(record, rb, trace=True, check_hash=check_hash, base=base, on_step=pages.on_step)
     pages.close(game)
     program = rb.program
@@ -243,9 +251,9 @@ def build(
         "rulebook": rb.name,
         "as": str(viewer) if viewer else None,
         "players": [str(p) for p in game.players],
-        "owners": _owners(program, keys),
-        "names": _display_names(program),
-        "maps": _maps(game),
+        "owners": owners(program, keys),
+        "names": display_names(program),
+        "maps": maps(game),
         "steps": pages.steps,
         "end": end,
         "files": [{"name": PurePath(f).name, "text": program.sources[f]} for f in program.files],
@@ -255,10 +263,17 @@ def build(
 def page(data: dict[str, Any]) -> str:
     """The whole HTML file: the template with the data in it (no network, nothing else to load)."""
     template = resources.files("rulecraft").joinpath("viewer.html").read_text(encoding="utf-8")
+    for mark, name in _DRAW_MARKS.items():  # before the data: no text of the data is taken for a mark
+        template = template.replace(mark, asset(name), 1)
     # `<` is written \u003c inside the JSON, so no text in it can close the script element. The data
     # goes in first: the title's mark comes before it, so no text in the data can be taken for it.
     data_text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     return template.replace(_DATA_MARK, data_text, 1).replace(_TITLE_MARK, html.escape(data["title"]), 1)
+
+
+def asset(name: str) -> str:
+    """A file of the drawing shared by the viewer's page and the live table (draw.js, draw.css)."""
+    return resources.files("rulecraft").joinpath(name).read_text(encoding="utf-8")
 
 
 def register(sub: Any) -> None:

@@ -36,6 +36,7 @@ ON_TOP = (
     "authoring",
     "tools",
     "editor",
+    "serve",
     "cli",
     "pytest_plugin",
 )

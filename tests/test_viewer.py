@@ -28,7 +28,7 @@ from rulecraft.inputs import clip
 from rulecraft.language.values import CardRef, Player
 from rulecraft.records import read_record, record_of, record_text, replay, write_record
 from rulecraft.render import result_lines, trace_lines
-from rulecraft.viewer import _score_visibility, build, page
+from rulecraft.viewer import build, page, score_visibility
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "viewer"
@@ -737,7 +737,7 @@ def test_which_scores_a_player_sees_follows_what_score_reads(score: str, shown: 
     rulebook = rulecraft.load_text(
         SCORED + f"fn total(p: Player) = len(stash[p])\nfn score(p: Player) = {score}\n", "s.rules"
     )
-    assert _score_visibility(rulebook.program) == shown
+    assert score_visibility(rulebook.program) == shown
 
 
 def test_view_replaces_only_a_page_of_view_without_force(

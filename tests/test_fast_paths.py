@@ -24,6 +24,7 @@ from rulecraft.check.program import reads_of, reads_of_declarations
 from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
+from rulecraft.runtime import store
 from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
@@ -818,3 +819,32 @@ def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, mon
     at_once = played()
     monkeypatch.setattr(Decisions, "_draw_at_once", lambda *_: False)  # the table asked for each card
     assert played() == at_once
+
+
+def test_the_label_cache_of_new_cards_stays_within_its_size_and_labels_as_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """New cards of plain fields take their label from the rulebook's label cache, which every game of the
+    rulebook shares: each `create` bounds it (it grew by every card of every game, without end, in a long
+    simulation), and the games draw, record and label as they do with a cache that never fills."""
+    body = """
+zone bag: Chip hidden shuffled
+setup {
+  for n in 1..3 { create 1 Chip { colour: red, n: n } in bag }
+  create 2 Chip { colour: blue, n: 4 } in bag
+}
+play {
+  draw 3 from bag to hand[players[0]]
+}
+"""
+
+    def games(rb: rulecraft.Rulebook) -> list[Any]:
+        return [
+            (g.answers, [g.label(CardRef(i)) for i in range(5)]) for g in (rb.new_game(1, seed) for seed in range(40))
+        ]
+
+    roomy = games(load(body))
+    monkeypatch.setattr(store, "LABEL_CACHE_SIZE", 12)
+    rb = load(body)
+    assert games(rb) == roomy
+    assert len(rb.label_cache) <= 12  # type: ignore[attr-defined]  # (kept on the rulebook: core.shared_dict)

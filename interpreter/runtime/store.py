@@ -248,8 +248,10 @@ class Store(Evaluator):
             return
         if text is None:
             text = self._card_label(cards[0])
-            if len(labels) > LABEL_CACHE_SIZE:
-                labels.clear()
-            labels[by_fields] = text
+        # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
+        # would otherwise grow the cache (and the collector's work) without end.
+        if len(labels) + len(cards) > LABEL_CACHE_SIZE:
+            labels.clear()
+        labels[by_fields] = text
         for card in cards:
             labels[id(card)] = (card, text)

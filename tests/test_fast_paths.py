@@ -848,3 +848,24 @@ play {
     rb = load(body)
     assert games(rb) == roomy
     assert len(rb.label_cache) <= 12  # type: ignore[attr-defined]  # (kept on the rulebook: core.shared_dict)
+
+
+def test_a_zone_of_one_seat_or_number_is_the_zone_its_keys_name() -> None:
+    """Generated code reads a zone of no key, or of one seat or number within its table, from values made
+    once for every game (compile/body.py `_zone_ref`); the zones they name are those their keys name, and
+    a number past the table (or below it) makes its zone as before."""
+    rb = load("""
+zone slot[int]: Chip public
+setup {
+  for n in [0, 1, 63, 64, 70, 0 - 2] { create 1 Chip { colour: red, n: n } in row }
+  for c in row { move c to slot[c.n] }
+  create 1 Chip { colour: blue, n: 9 } in hand[players[1]]
+  move first(hand[players[1]]) to hand[players[0]]
+  set log = [len(slot[63]), len(slot[64]), len(slot[0 - 2]), len(hand[players[0]]), len(hand[players[1]])]
+}
+play { end game winners [] }
+""")
+    game = rb.new_game(players=2, seed=0)
+    zones = {key: len(ids) for key, ids in game.state.zones.items() if ids}
+    assert zones == {f"slot[{n}]": 1 for n in (0, 1, 63, 64, 70, -2)} | {"hand[P1]": 1}
+    assert game.state.vars["log"] == (1, 1, 1, 1, 0)

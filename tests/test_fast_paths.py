@@ -24,6 +24,7 @@ from rulecraft.check.program import reads_of, reads_of_declarations
 from rulecraft.compile.generate import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
+from rulecraft.runtime import store
 from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
@@ -823,3 +824,53 @@ def test_a_draw_made_at_once_is_the_draw_the_table_would_be_asked(path: str, mon
     at_once = played()
     monkeypatch.setattr(Decisions, "draw_at_once", lambda *_: False)  # the table asked for each card
     assert played() == at_once
+
+
+def test_the_label_cache_of_new_cards_stays_within_its_size_and_labels_as_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """New cards of plain fields take their label from the rulebook's label cache, which every game of the
+    rulebook shares: each `create` bounds it (it grew by every card of every game, without end, in a long
+    simulation), and the games draw, record and label as they do with a cache that never fills."""
+    body = """
+zone bag: Chip hidden shuffled
+setup {
+  for n in 1..3 { create 1 Chip { colour: red, n: n } in bag }
+  create 2 Chip { colour: blue, n: 4 } in bag
+}
+play {
+  draw 3 from bag to hand[players[0]]
+}
+"""
+
+    def games(rb: rulecraft.Rulebook) -> list[Any]:
+        return [
+            (g.answers, [g.label(CardRef(i)) for i in range(5)]) for g in (rb.new_game(1, seed) for seed in range(40))
+        ]
+
+    roomy = games(load(body))
+    monkeypatch.setattr(store, "LABEL_CACHE_SIZE", 12)
+    rb = load(body)
+    assert games(rb) == roomy
+    assert len(rb.label_cache) <= 12  # type: ignore[attr-defined]  # (kept on the rulebook: core.shared_dict)
+
+
+def test_a_zone_of_one_seat_or_number_is_the_zone_its_keys_name() -> None:
+    """Generated code reads a zone of no key, or of one seat or number within its table, from values made
+    once for every game (compile/body.py `_zone_ref`); the zones they name are those their keys name, and
+    a number past the table (or below it) makes its zone as before."""
+    rb = load("""
+zone slot[int]: Chip public
+setup {
+  for n in [0, 1, 63, 64, 70, 0 - 2] { create 1 Chip { colour: red, n: n } in row }
+  for c in row { move c to slot[c.n] }
+  create 1 Chip { colour: blue, n: 9 } in hand[players[1]]
+  move first(hand[players[1]]) to hand[players[0]]
+  set log = [len(slot[63]), len(slot[64]), len(slot[0 - 2]), len(hand[players[0]]), len(hand[players[1]])]
+}
+play { end game winners [] }
+""")
+    game = rb.new_game(players=2, seed=0)
+    zones = {key: len(ids) for key, ids in game.state.zones.items() if ids}
+    assert zones == {f"slot[{n}]": 1 for n in (0, 1, 63, 64, 70, -2)} | {"hand[P1]": 1}
+    assert game.state.vars["log"] == (1, 1, 1, 1, 0)

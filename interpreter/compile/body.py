@@ -12,7 +12,7 @@ from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
 from .calls import builtin_call
-from .source import attribute, literal_value, plain_field, typed_key
+from .source import KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
 class Generator(Protocol):
@@ -237,8 +237,8 @@ class Body:
             fast = self._constant_member(name)
         elif kind == "enum":
             fast = self.gen.constant("enum", name, "", f"_program.enums[{name!r}]")
-        elif kind == "zone":
-            fast = f"_ZoneRef({name!r}, ())"
+        elif kind == "zone":  # (a value never changed once made: one for every game, made when the module runs)
+            fast = self.gen.constant("zone", name, "", f"_ZoneRef({name!r}, ())")
         elif kind == "var":
             t = self.tmp()
             self.emit(f"{t} = g.state.vars.get({name!r}, _M)")
@@ -256,7 +256,7 @@ class Body:
         binding = self.gen.resolution.of(e)
         if binding is not None and binding.kind == "zone":
             keys = [self.value(a) for a in e.args]
-            return self._guarded(binding.name, k, f"_ZoneRef({binding.name!r}, ({', '.join(keys)},))")
+            return self._guarded(binding.name, k, self._zone_ref(binding.name, keys))
         if binding is not None and binding.kind == "keyed_var":
             name = binding.name
             keys = [self.value(a) for a in e.args]
@@ -374,6 +374,25 @@ class Body:
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
         self.emit("except _VALUE_ERRORS:")
         self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+
+    def _zone_ref(self, name: str, keys: list[str]) -> str:
+        """The zone `name[keys]` as a value: of one seat or number (of its declared kind), read from a table
+        of the zone's values made once when the module runs (a zone is a value never changed once made),
+        else made here."""
+        made = f"_ZoneRef({name!r}, ({', '.join(keys)},))"
+        kinds = [t.kind for t in self.gen.resolution.keys.get(name, ())]
+        if len(keys) != 1 or kinds not in (["player"], ["int"]):
+            return made
+        t = self.tmp()
+        self.emit(f"{t} = {keys[0]}")
+        if kinds == ["player"]:
+            n = max(self.gen.program.max_players, 1)
+            refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (_Player(i),)) for i in range({n}))")
+            test, index = f"{t}.__class__ is _Player and -1 < {t}.index < {n}", f"{t}.index"
+        else:
+            refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (i,)) for i in range({KEY_TABLE}))")
+            test, index = f"{t}.__class__ is int and -1 < {t} < {KEY_TABLE}", t
+        return f"({refs}[{index}] if {test} else _ZoneRef({name!r}, ({t},)))"
 
     def _key(self, key: str, name: str, keys: list[str]) -> None:
         """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared

@@ -231,7 +231,7 @@ class Decisions:
         had it stayed on top; a draw done at once leaves no frame.
         """
         st, frames = g.state, g.frames
-        key = src.key
+        key, dst_key = src.key, dst.key
         labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
         distinct = False  # whether no two of them are alike (drawing one keeps them so)
         while True:
@@ -266,7 +266,7 @@ class Decisions:
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
             frame.count -= 1
             g.move([CardRef(ids[drawn])], dst, False, span)
-            if dst.key == key:
+            if dst_key == key:
                 labels = None  # the card went back into the source, on top: read the labels again
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran

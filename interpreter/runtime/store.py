@@ -198,7 +198,8 @@ class Store(Evaluator):
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
         # What was derived from the zone it goes into: nothing else saw the new cards (no expression
         # reads every card; one that may read any zone keeps its values in the dict every change empties).
-        self.forget(zone.name, zone.key)
+        key = zone.key
+        self.forget(zone.name, key)
         st = self.state
         if len(st.cards) + max(n, 0) > CARD_BUDGET:
             raise self.runaway(
@@ -208,7 +209,6 @@ class Store(Evaluator):
             if value.__class__ is tuple or value.__class__ is Record:
                 self._shallow(value, span)
         cls = self.classes[card_type]
-        key = zone.key
         if key in st.zones:
             dst = self.zone_list(key)
         else:
@@ -245,8 +245,10 @@ class Store(Evaluator):
             return
         if text is None:
             text = self._card_label(cards[0])
-            if len(labels) > LABEL_CACHE_SIZE:
-                labels.clear()
-            labels[by_fields] = text
+        # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
+        # would otherwise grow the cache (and the collector's work) without end.
+        if len(labels) + len(cards) > LABEL_CACHE_SIZE:
+            labels.clear()
+        labels[by_fields] = text
         for card in cards:
             labels[id(card)] = (card, text)

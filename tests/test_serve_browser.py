@@ -6,34 +6,14 @@ Skipped without the `[serve]` extra or without Chromium, except where CI require
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Browser, Page
 
 from tests.serving import Served, serve
 from tests.test_serve import TUTORIAL, secret_labels
-from tests.test_viewer import chromium
 
 FIRST_VIEW_BYTES = 300_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    binary = chromium()
-    with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=binary)
-        except PlaywrightError as e:
-            why = f"Chromium ({binary}) did not start: {str(e).strip().splitlines()[0]}"
-            if os.environ.get("RULECRAFT_BROWSER_REQUIRED") or os.environ.get("RULECRAFT_CHROMIUM"):
-                pytest.fail(why, pytrace=False)
-            pytest.skip(why)
-        yield launched
-        launched.close()
 
 
 class Tab:

@@ -11,18 +11,14 @@ build/viewer/ (docs/VIEWER.md shows them).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 import rulecraft
-from playwright.sync_api import Browser, Page, sync_playwright
-from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Browser, Page
 from rulecraft.cli import main
 from rulecraft.inputs import clip
 from rulecraft.language.values import CardRef, Player
@@ -73,43 +69,6 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     jester = str(ROOT / "examples" / "extensions" / "tutorial_jester.rules")
     assert main(["play", jester, "--seed", "4", "--agents", "random", "--record", str(out["jester"])]) == 0
     return out
-
-
-def chromium() -> str:
-    """The Chromium binary to test in: `RULECRAFT_CHROMIUM` (which must name an executable file), else
-    `chromium` on the PATH. Without one (or with one found on the PATH that does not start: `browser`)
-    the test is skipped, or fails where `RULECRAFT_BROWSER_REQUIRED` says the browser tests must run;
-    each time with one line, never a traceback."""
-    named = os.environ.get("RULECRAFT_CHROMIUM")
-    if named:
-        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
-            pytest.fail(f"RULECRAFT_CHROMIUM names {named}, which is not an executable file", pytrace=False)
-        return named
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        missing = (
-            "no Chromium to test the viewer in: install Debian's package (apt-get install chromium) "
-            "or name a Chromium binary in RULECRAFT_CHROMIUM"
-        )
-        if os.environ.get("RULECRAFT_BROWSER_REQUIRED"):
-            pytest.fail(f"{missing} (RULECRAFT_BROWSER_REQUIRED is set)", pytrace=False)
-        pytest.skip(missing)
-    return found
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    binary = chromium()
-    with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=binary)
-        except PlaywrightError as e:
-            why = f"Chromium ({binary}) did not start: {str(e).strip().splitlines()[0]}"
-            if os.environ.get("RULECRAFT_BROWSER_REQUIRED") or os.environ.get("RULECRAFT_CHROMIUM"):
-                pytest.fail(why, pytrace=False)
-            pytest.skip(why)
-        yield launched
-        launched.close()
 
 
 def write_page(record: Path, folder: Path, viewer: str | None = None) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from rulecraft.cli import main
+from rulecraft.inputs import clip
 from rulecraft.language.values import Player
 from rulecraft.records import read_record, replay
 from rulecraft.render import trace_lines
@@ -334,8 +335,11 @@ def test_a_bad_flag_or_an_unusable_folder_or_port_is_one_line(tmp_path: Path, ca
     port = taken.getsockname()[1]
     (tmp_path / "file").write_text("not a folder")
     cases = [
-        (["--rulebooks", str(tmp_path / "none")], f"--rulebooks {tmp_path / 'none'}: not a folder"),
-        (["--data", str(tmp_path / "file")], f"{tmp_path / 'file'}: cannot use it as the data folder: File exists"),
+        (["--rulebooks", str(tmp_path / "none")], f"--rulebooks {clip(str(tmp_path / 'none'))}: not a folder"),
+        (
+            ["--data", str(tmp_path / "file")],
+            f"{clip(str(tmp_path / 'file'))}: cannot use it as the data folder: File exists",
+        ),
         (
             ["--port", str(port), "--data", str(tmp_path / "data")],
             f"cannot listen on 127.0.0.1:{port}: Address already in use",

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..console import whole
 from ..errors import RulecraftError
+from ..inputs import clip
 
 
 def register(sub: Any) -> None:
@@ -49,5 +50,5 @@ def _command(args: argparse.Namespace) -> int:
         ) from None
     rulebooks = Path(args.rulebooks) if args.rulebooks else None
     if rulebooks is not None and not rulebooks.is_dir():
-        raise RulecraftError(f"--rulebooks {args.rulebooks}: not a folder")
+        raise RulecraftError(f"--rulebooks {clip(args.rulebooks)}: not a folder")
     return app.serve(args.host, args.port, Path(args.data), rulebooks)

@@ -184,6 +184,43 @@ def test_a_choice_of_several_is_answered_as_picks_then_done_in_one_message(serve
     p1.close()
 
 
+MENU = """game Menu players 1..2
+
+var n: int = 0 public
+
+play {
+  choose by players[0] prompt "More or done?" {
+    option "more" { set n = n + 1 }
+    option "done" { }
+  }
+  let w = choose one from ["done", "again"] by players[0] prompt "Which word?"
+  end game
+}
+"""
+
+
+def test_only_a_choice_of_several_is_offered_as_picks(tmp_path: Path) -> None:
+    """A menu with an option "done", or a choice of one among values that read "done", is answered
+    with one click: were they offered as picks, the page's "confirm" would send a second answer,
+    "done", to the decision after."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "menu.rules").write_text(MENU)
+    served = serve(tmp_path / "data", "--rulebooks", str(rules))
+    try:
+        game = served.start_game("menu.rules", ["human"])
+        p1 = Seat(game["links"][0])
+        assert p1.decision is not None and p1.decision["options"] == ["more", "done"]
+        assert not p1.decision["pick"]
+        p1.answer(["more"])
+        assert p1.receive()["type"] == "update"
+        assert p1.decision is not None and p1.decision["options"] == ["done", "again"]
+        assert not p1.decision["pick"]
+        p1.close()
+    finally:
+        served.stop()
+
+
 def secret_labels(record_path: Path, owner: str, other: str) -> set[str]:
     """The labels of the cards that were in `owner`'s hand and that `other` never saw (in a view or its trace)."""
     record = read_record(record_path)

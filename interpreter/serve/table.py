@@ -29,6 +29,7 @@ from ..recording import RecordWriter
 from ..records import Answer, chance_answer, read_record, replay
 from ..render import result_lines
 from ..rulebook import Rulebook
+from ..runtime.core import DONE
 from ..runtime.game import Decision, Game
 from ..viewer import Pages, display_names, maps, owners, score_visibility
 
@@ -280,7 +281,9 @@ class Table:
         if mine:
             assert decision is not None
             pending = {"by": decision.by, "turn": self.answered[seat], "prompt": decision.prompt}
-            pending |= {"options": decision.labels, "pick": "done" in decision.labels}
+            # Picks then "done" only where the choice takes several (`choose any`, `upto`): its "done"
+            # is the choice's own end, not an option of a menu or a value that reads "done".
+            pending |= {"options": decision.labels, "pick": any(o.value is DONE for o in decision.options)}
         elif decision is not None:
             # Only whose the decision is, as the seat's view says it (it holds while a `secret` block asks
             # another): not how many answers were given, which would count another's secret steps.

@@ -4,17 +4,18 @@ bodies, with the program's declarations in scope, so a keyed name without its ke
 variable or zone, a type error, is a located error before anything runs.
 
 The names it resolves are noted in a resolution of its own, not the program's (a program is
-shared by every game of its rulebook): the runtime resolves such text by name
-(`runtime/evaluate.py`, `unchecked_binding`), in the checker's order.
+shared by every game of its rulebook): the runtime resolves such text by name, with
+`unchecked_binding` below, in the checker's order.
 """
 
 from __future__ import annotations
 
 from ..errors import Diagnostic
 from ..language import types as t
+from ..language.builtins import BUILTIN_NAMES, BUILTINS
 from ..syntax import ast as s
 from .program import SEAT, Program
-from .resolve import Resolution
+from .resolve import Binding, Resolution
 from .scope import Scope
 from .statements import StatementChecker
 
@@ -84,3 +85,36 @@ class FragmentChecker(StatementChecker):
     @property
     def problems(self) -> list[Diagnostic]:
         return sorted(self.diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.column))
+
+
+def unchecked_binding(program: Program, e: s.Expr) -> Binding | None:
+    """The binding of a node the checker never resolved (an expression made outside the checked program: a
+    scenario's `expect`, a test's), found by name in the checker's order (check/expressions.py `_name`,
+    `_index`, `_call`): the one place the runtime looks a name up. Locals come first, from the caller's env."""
+    match e:
+        case s.Name(id=name):
+            if name in program.consts:
+                return Binding("const", name)
+            if name in BUILTIN_NAMES:
+                return Binding("builtin", name)
+            if name in program.members:
+                return Binding("member", name)
+            if name in program.enums:
+                return Binding("enum", name)
+            if name in program.zones:
+                return Binding("zone", name)
+            if name in program.vars:
+                return Binding("var", name)
+        case s.FieldAccess(obj=s.Name(id=name)) if name in program.enums:
+            return Binding("enum_member", name)
+        case s.Index(obj=s.Name(id=name)):
+            if name in program.zones:
+                return Binding("zone", name)
+            if name in program.vars and program.vars[name].keys:
+                return Binding("keyed_var", name)
+        case s.Call(name=name):
+            if name in program.fns:
+                return Binding("fn", name)
+            if name in BUILTINS:
+                return Binding("builtin_fn", name)
+    return None

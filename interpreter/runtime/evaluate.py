@@ -8,10 +8,10 @@ from typing import Any, assert_never
 
 import attrs
 
-from ..check.program import Program
+from ..check.fragment import unchecked_binding
 from ..check.resolve import Binding
 from ..errors import NO_SPAN, Span
-from ..language.builtins import BUILTIN_NAMES, BUILTINS, LIST_BUDGET, sort_work, weight
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
 from ..language.values import (
     TABLE,
     CardRef,
@@ -640,39 +640,6 @@ class Evaluator(GameCore):
             entry = labels.get(id(card))
             out.append(entry[1] if entry is not None and entry[0] is card else self.label(CardRef(i)))
         return out
-
-
-def unchecked_binding(program: Program, e: s.Expr) -> Binding | None:
-    """The binding of a node the checker never resolved (an expression made outside the checked program: a
-    scenario's `expect`, a test's), found by name in the checker's order (check/expressions.py `_name`,
-    `_index`, `_call`): the one place the runtime looks a name up. Locals come first, from the caller's env."""
-    match e:
-        case s.Name(id=name):
-            if name in program.consts:
-                return Binding("const", name)
-            if name in BUILTIN_NAMES:
-                return Binding("builtin", name)
-            if name in program.members:
-                return Binding("member", name)
-            if name in program.enums:
-                return Binding("enum", name)
-            if name in program.zones:
-                return Binding("zone", name)
-            if name in program.vars:
-                return Binding("var", name)
-        case s.FieldAccess(obj=s.Name(id=name)) if name in program.enums:
-            return Binding("enum_member", name)
-        case s.Index(obj=s.Name(id=name)):
-            if name in program.zones:
-                return Binding("zone", name)
-            if name in program.vars and program.vars[name].keys:
-                return Binding("keyed_var", name)
-        case s.Call(name=name):
-            if name in program.fns:
-                return Binding("fn", name)
-            if name in BUILTINS:
-                return Binding("builtin_fn", name)
-    return None
 
 
 # The method that evaluates each kind of expression (in grammar order of the AST classes).

@@ -14,8 +14,9 @@ In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure cal
 spelled out as Python (their one definition, moved here from the closures that did them), with
 their expressions called as the rulebook's generated functions (a literal or a local name read in
 place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
-that block has to wait), or pushes its frames when work may not run inline (`_enter`). The
-statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
+that block has to wait), or pushes its frames when work may not run inline (`_enter`). A `draw`
+evaluates its operands here and draws by `Game.draw_cards` (a frame made only if the draw waits). The
+other statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
 After each statement that may have changed something the code tests whether the step ends there
 (`_code`); a statement that only computes (`_computes_only`), or an `if` that took no arm, is not
 followed by the test. So between two decisions a block is one Python call, with no loop over
@@ -206,9 +207,17 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
                 f"g.create({parts.const(card_type)}, n, {{{values}}}, {where}, {parts.const(span)})",
             ], False
+        case s.Draw(count=count, source=source, to=to):
+            return [
+                f"n = {_read(count, parts)}",
+                "if n.__class__ is not int:",
+                f"    n = g.number_of({parts.const(count)}, env)  # its located error",
+                f"src = g.zone_value({_read(source, parts)}, {parts.const(source)})",
+                f"to = g.zone_value({_read(to, parts)}, {parts.const(to)})",
+                f"g.draw_cards({parts.const(st)}, n, src, to, env)",
+            ], False
         case (
             s.SetField()
-            | s.Draw()
             | s.Reveal()
             | s.Tell()
             | s.While()

@@ -131,7 +131,7 @@ class Decisions:
                 return
             if self.auto_chance:
                 g.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
-                if self.draw_at_once(g, frame, src, dst, draw.span, len(g.frames)):
+                if self.draw_at_once(g, frame, draw, frame.env, frame.count, src, dst, len(g.frames)):
                     return
                 g.frames.append(frame)
             ids = g.state.zones.get(src.key, [])
@@ -218,32 +218,45 @@ class Decisions:
         g.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def draw_at_once(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
-        """Draw with the game's own generator, card after card, without making decisions of the table.
+    def draw_at_once(
+        self,
+        g: Asking,
+        frame: AskFrame | None,
+        node: s.Draw,
+        env: dict[str, Any],
+        count: int,
+        src: ZoneRef,
+        dst: ZoneRef,
+        depth: int,
+    ) -> bool:
+        """Draw `count` cards with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
         `_decide`) with less work; it stops when the drawing is done (True), when a move started
-        other work such as a rule (True: the frame draws on when it is stepped again), or when a
-        draw would offer more options than a decision may (False: asking reports it).
+        other work such as a rule (True: the frame draws on when it is stepped again), or when the
+        draw would offer more options than a decision may (False, before anything is drawn: asking
+        reports it).
 
-        The frame is not on the stack (`frames` has `depth` frames): it is put there, below the work
-        a move started, only if that happens, so that the frames are then as they would have been
-        had it stayed on top; a draw done at once leaves no frame.
+        The draw's frame (`frame`, the frame that asks; None: the statement's own, not made yet) is
+        not on the stack (`frames` has `depth` frames): it is put there, made if need be, below the
+        work a move started, only if that happens, so that the frames are then as they would have
+        been had it stayed on top; a draw done at once leaves no frame and, from a statement, makes none.
         """
         st, frames = g.state, g.frames
-        key, dst_key = src.key, dst.key
-        labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
-        distinct = False  # whether no two of them are alike (drawing one keeps them so)
+        key, dst_key, span = src.key, dst.key, node.span
+        left = count
+        ids = st.zones.get(key, ())
+        if left <= 0 or not ids:
+            return True
+        # The labels of the source's cards, kept in step with it between draws (nothing else runs
+        # between two: a move that starts other work ends the drawing), so the options' count, checked
+        # here, never grows.
+        labels = list(g.zone_labels(src.name, key, ids))
+        distinct = len(set(labels)) == len(labels)  # whether no two are alike (drawing one keeps them so)
+        if len(labels) > OPTION_BUDGET and (distinct or len(set(labels)) > OPTION_BUDGET):
+            return False
         while True:
-            ids = st.zones.get(key, [])
-            if frame.count <= 0 or not ids:
-                return True
-            if labels is None:
-                labels = list(g.zone_labels(src.name, key, ids))
-                distinct = len(set(labels)) == len(labels)
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
-                if len(labels) > OPTION_BUDGET:
-                    return False
                 drawn = 0
                 if len(labels) > 1:
                     st.rng, bits = splitmix(st.rng)
@@ -251,8 +264,6 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
-                if len(counts) > OPTION_BUDGET:
-                    return False
                 if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
                     chosen = next(iter(counts))
                 else:
@@ -264,16 +275,24 @@ class Decisions:
                         r -= w
                     g.answers.append(("table", chosen))
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
-            frame.count -= 1
+            left -= 1
+            if frame is not None:
+                frame.count = left
             g.move([CardRef(ids[drawn])], dst, False, span)
             if dst_key == key:
-                labels = None  # the card went back into the source, on top: read the labels again
+                labels.append(labels.pop(drawn))  # the card went back into the source, on top
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-                g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
+            g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
             if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
+                    if frame is None:
+                        frame = AskFrame("draw", node, env)
+                        frame.count, frame.pool = left, (src, dst)
                     frames.insert(depth, frame)
+                return True
+            ids = st.zones.get(key, ())
+            if left <= 0 or not ids:
                 return True
 
     def _decide(

@@ -97,15 +97,19 @@ class Decisions:
             menu: s.Menu = node
             entry = g.code.menus.get(id(menu))
             if entry is None or entry[0] is not menu:  # (options never change once made: shared by every ask)
+                cache = g.code
                 offered = tuple(
-                    (Option(o.label, o), None if o.when is None else g.code.truth(o.when)) for o in menu.options
+                    (Option(o.label, o), None if o.when is None else cache.truth(o.when)) for o in menu.options
                 )
-                entry = g.code.menus[id(menu)] = (menu, offered)
+                by = cache.value(menu.by) if menu.by is not None else None
+                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by)
             options = [option for option, when in entry[1] if when is None or when(g, env)]
             if not options:
                 raise g.failure(menu.span, "no option of this choice is possible")
-            prompt = (g.evaluate(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
-            self._decide(g, frame, self._who(g, menu.by, env), prompt, options, menu.span)
+            prompt = entry[2]
+            if prompt.__class__ is not str:
+                prompt = prompt(g, env) or "Choose"
+            self._decide(g, frame, self._who(g, entry[3], menu.by, env), prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = g.program.abilities[use.ability]
@@ -143,15 +147,24 @@ class Decisions:
             self._decide(g, frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
+            ops = g.code.chooses.get(id(choose))
+            if ops is None or ops[0] is not choose:
+                ops = g.code.chooses[id(choose)] = _choose_code(g.code, choose)
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
             # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
             if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
-                source = g.as_list(g.evaluate(choose.source, env), choose.source)
+                source = ops[1](g, env)
+                if source.__class__ is not tuple:
+                    source = g.as_list(source, choose.source)
                 frame.pool = g.nested(source, choose.source, 0)  # (its values no deeper than the state's)
                 if choose.quantity in ("exactly", "upto"):
-                    frame.count = g.number_of(choose.count, env) if choose.count is not None else 1
+                    if choose.count is None:
+                        frame.count = 1
+                    else:
+                        count = ops[4](g, env)
+                        frame.count = count if count.__class__ is int else g.number_of(choose.count, env)
                 elif choose.quantity == "one":
                     frame.count = 1
                 elif choose.quantity == "any":
@@ -169,7 +182,9 @@ class Decisions:
             if done:
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
-                again = g.as_list(g.evaluate(choose.source, env), choose.source)
+                again = ops[1](g, env)
+                if again.__class__ is not tuple:
+                    again = g.as_list(again, choose.source)
                 remaining = kept_among(again, frame.pool, frame.picked)
             elif frame.picked:
                 remaining = kept_among(frame.pool, frame.pool, frame.picked)
@@ -188,11 +203,13 @@ class Decisions:
                     else (None if choose.quantity == "one" else tuple(frame.picked))
                 )
                 return
-            who = self._who(g, choose.by, env)
+            who = self._who(g, ops[3], choose.by, env)
             options = self._options(g, remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
-            prompt = (g.evaluate(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
+            prompt = ops[2]
+            if prompt.__class__ is not str:
+                prompt = prompt(g, env) or "Choose"
             if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
@@ -407,10 +424,12 @@ class Decisions:
         else:
             frame.picked = (*frame.picked, value)
 
-    def _who(self, g: Asking, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+    def _who(self, g: Asking, by_code: Any, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+        """Who makes a decision: its `by` (computed by `by_code`), else the first player among the local
+        names, else the first seat; None for the table."""
         if by is None:
             return self._first_player(g, env)
-        who = g.evaluate(by, env)
+        who = by_code(g, env)
         if who is TABLE:
             return None
         if not isinstance(who, Player):
@@ -532,6 +551,23 @@ class Decisions:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
+
+
+def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:
+    """A decision's prompt as `ask` reads it: the text itself where it is written as one (an empty text
+    or none: "Choose"), else the code computing it."""
+    op = code.operand(prompt)
+    if op is None or op.__class__ is str:
+        return op or "Choose"
+    return op if callable(op) else code.value(prompt)
+
+
+def _choose_code(code: CodeCache, choose: s.Choose) -> tuple[s.Choose, Any, Any, Any, Any]:
+    """What `ask` evaluates a choose's operands by (`CodeCache.chooses`): its node, then the code of its
+    pool, its prompt (`_prompt_code`), its chooser (None: none) and its count (None: none)."""
+    by = code.value(choose.by) if choose.by is not None else None
+    count = code.value(choose.count) if choose.count is not None else None
+    return choose, code.value(choose.source), _prompt_code(code, choose.prompt), by, count
 
 
 def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:

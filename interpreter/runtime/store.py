@@ -125,21 +125,27 @@ class Store(Evaluator):
             if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
                 self.journal.append(("zone", dst_key))
         sources: list[str] = []
+        location = st.location
+        journal = self.journal if self.attempts else None
+        # The zone the last card came from and its list (`zone_list`'s), read again only when a card's differs.
+        src_key: str | None = None
+        src = dst  # (a list never used: the first card reads its own)
         for card in cards:
             cid = card.id
-            src_key = st.location[cid]
-            src = self.zone_list(src_key)
+            if location[cid] != src_key:
+                src_key = location[cid]
+                src = self.zone_list(src_key)
+                if src_key not in sources:
+                    sources.append(src_key)
             index = src.index(cid)
             del src[index]
             if bottom:
                 dst.insert(0, cid)
             else:
                 dst.append(cid)
-            st.location[cid] = dst_key
-            if self.attempts:
-                self.journal.append(("move", cid, src_key, index, dst_key))
-            if src_key not in sources:
-                sources.append(src_key)
+            location[cid] = dst_key
+            if journal is not None:
+                journal.append(("move", cid, src_key, index, dst_key))
         changed = {zone.name}
         self.forget(zone.name, dst_key)
         for key in sources:

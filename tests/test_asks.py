@@ -91,3 +91,55 @@ def test_a_decisions_operand_of_the_wrong_kind_is_named_where_it_is_written(stat
     with pytest.raises(RulebookError) as caught:
         rulecraft.load_text(text + statement + "\n}\n", "t.rules").new_game(players=1, seed=0)
     assert str(caught.value).startswith(message + "\n")
+
+
+ONE = """game T players 2..2
+card Chip { n: int } label "chip {n}"
+zone row: Chip public
+zone hand[Player]: Chip owner
+var got: list of int = [] public
+setup { for n in [1, 1, 2, 3] { create 1 Chip { n: n } in row } }
+play {
+  let p = players[0]
+  let a = choose one from [4, 5, 5, 6] by table prompt "Die"
+  let b = choose one from [7] by p prompt "Only"
+  let c = choose one from row by next(p)
+  move c to hand[next(p)]
+  let d = choose one from row by table
+  let e = choose one from [x * 2 for x in [a, b]] by p prompt "Pick {a}"
+  attempt { let f = choose one from [] by p } else { set got = got + [0] }
+  set got = got + [a, b, c.n, d.n, e]
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("seed", "answers", "got", "lines"),
+    [
+        (
+            0,
+            [("table", "6"), ("P2", "chip 3"), ("table", "chip 1"), ("P1", "14")],
+            (0, 6, 7, 3, 1, 14),
+            ["6  [Die]", "7  [Only]", "chip 3  [Choose]", "chip 1  [Choose]", "14  [Pick 6]"],
+        ),
+        (
+            2,
+            [("table", "5"), ("P2", "chip 1"), ("table", "chip 3"), ("P1", "10")],
+            (0, 5, 7, 1, 3, 10),
+            ["5  [Die]", "7  [Only]", "chip 1  [Choose]", "chip 3  [Choose]", "10  [Pick 5]"],
+        ),
+    ],
+)
+def test_a_choice_of_one_asks_draws_and_fails_as_before(
+    seed: int, answers: list[tuple[str, str]], got: tuple[int, ...], lines: list[str]
+) -> None:
+    """`choose one` (asked by `Decisions._choose_one`, apart from the other quantities): the table's
+    choice weighted by the values' labels (two 5s, two chips 1), one value taken at once unrecorded, a
+    player's options by label, the prompt computed at the ask, and a choice from nothing a failure that
+    an attempt undoes: the same answers, values and trace as before it was apart (these were played so)."""
+    game = rulecraft.load_text(ONE, "t.rules").new_game(2, seed)
+    play(game, [RandomAgent(seed), RandomAgent(seed + 1)], atomic=False)
+    assert game.answers == answers
+    assert game.state.vars["got"] == got
+    undo = "attempt fails: cannot choose one: only 0 to choose from; nothing it did stands"
+    assert [e.text for e in game.events if e.verb in ("choose", "reveal", "undo")] == [*lines, undo]

@@ -150,6 +150,9 @@ class Decisions:
             ops = g.code.chooses.get(id(choose))
             if ops is None or ops[0] is not choose:
                 ops = g.code.chooses[id(choose)] = _choose_code(g.code, choose)
+            if choose.quantity == "one":
+                self._choose_one(g, frame, choose, ops, env)
+                return
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
@@ -218,6 +221,32 @@ class Decisions:
                 self._decide(g, frame, None, prompt, opts, choose.span, weights)
                 return
             self._decide(g, frame, who, prompt, options, choose.span)
+
+    def _choose_one(self, g: Asking, frame: AskFrame, choose: s.Choose, ops: Any, env: dict[str, Any]) -> None:
+        """`ask` for a choose of one value, the commonest: what the general branch does for it (nothing is
+        ever picked: the answer ends the frame), without the tests of the other quantities."""
+        if frame.count == 0 and not frame.pool and frame.decision is None:
+            source = ops[1](g, env)
+            if source.__class__ is not tuple:
+                source = g.as_list(source, choose.source)
+            frame.pool = g.nested(source, choose.source, 0)  # (its values no deeper than the state's)
+            frame.count = 1
+            if not source:
+                raise g.failure(choose.span, "cannot choose one: only 0 to choose from")
+        remaining = list(frame.pool)
+        if not remaining:
+            g.frames.pop()
+            env[choose.target] = None
+            return
+        who = self._who(g, ops[3], choose.by, env)
+        # (the options labelled before the prompt is computed, as the general branch does)
+        options, weights = (
+            self._chance_options(g, remaining) if who is None else (self._options(g, remaining, who), None)
+        )
+        prompt = ops[2]
+        if prompt.__class__ is not str:
+            prompt = prompt(g, env) or "Choose"
+        self._decide(g, frame, who, prompt, options, choose.span, weights)
 
     def _draw_named(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
         """Draw the next card named by `draw_next` for this zone, as the table would have drawn it

@@ -195,25 +195,26 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             return [
                 f"v = {_read(what, parts)}",
                 f"cards = [v] if v.__class__ is _CardRef else g.cards_of(v, {parts.const(what)})",
-                f"to = g.zone_value({_read(to, parts)}, {parts.const(to)})",
+                *_zone("to", to, parts),
                 f"g.move(cards, to, {bottom}, {parts.const(span)})",
             ], False
         case s.Create(card_type=card_type, count=count, zone=zone, inits=inits, span=span):
             values = ", ".join(f"{parts.const(i.name)}: {_read(i.value, parts)}" for i in inits)
-            where = f"g.zone_value({_read(zone, parts)}, {parts.const(zone)})"
             return [
                 f"n = {_read(count, parts)}",
                 "if n.__class__ is not int:",
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
-                f"g.create({parts.const(card_type)}, n, {{{values}}}, {where}, {parts.const(span)})",
+                f"new = {{{values}}}",
+                *_zone("to", zone, parts),
+                f"g.create({parts.const(card_type)}, n, new, to, {parts.const(span)})",
             ], False
         case s.Draw(count=count, source=source, to=to):
             return [
                 f"n = {_read(count, parts)}",
                 "if n.__class__ is not int:",
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
-                f"src = g.zone_value({_read(source, parts)}, {parts.const(source)})",
-                f"to = g.zone_value({_read(to, parts)}, {parts.const(to)})",
+                *_zone("src", source, parts),
+                *_zone("to", to, parts),
                 f"g.draw_cards({parts.const(st)}, n, src, to, env)",
             ], False
         case (
@@ -287,6 +288,16 @@ def _read(e: s.Expr, parts: Parts) -> str:
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read} is not _M else {parts.value(e)}(g, env))"
     return f"{parts.value(e)}(g, env)"
+
+
+def _zone(name: str, e: s.Expr, parts: Parts) -> list[str]:
+    """`name = ` the zone an operand names: a zone of keys that are all values at once, else what
+    `Game.zone_value` makes of it (its located error)."""
+    return [
+        f"{name} = {_read(e, parts)}",
+        f"if {name}.__class__ is not _ZoneRef or None in {name}.keys:",
+        f"    {name} = g.zone_value({name}, {parts.const(e)})",
+    ]
 
 
 def _holds(e: s.Expr, parts: Parts) -> str:

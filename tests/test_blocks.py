@@ -20,10 +20,11 @@ from rulecraft.tools.coverage import Structure
 
 # Names built to break out of generated code, in every place a block names something: procedures,
 # parameters, locals, loop variables, a `let` of a call, an assignment, a `set` of a keyed variable,
-# a `create` and a `move`, and texts with quotes, newlines and comment signs.
+# a `create`, a `move` and a `draw`, and texts with quotes, newlines and comment signs.
 HOSTILE = r"""game Evil players 1..2
 card Bit { x: int } label "{x}"
 zone pile: Bit public
+zone getattr_: Bit hidden shuffled
 zone __class__[Player]: Bit public
 var __builtins__: int = 0 public
 var None_[Player]: int = 0 public
@@ -44,6 +45,8 @@ play {
   create 2 Bit { x: eval_ } in pile
   move pile to __class__[players[0]]
   set None_[players[0]] += len(__class__[players[0]])
+  create 3 Bit { x: 1 } in getattr_
+  draw eval_ - 1 from getattr_ to __class__[players[0]]
   say "{__builtins__} {eval_} \"');import os# {None_[players[0]]}"
 }
 """
@@ -51,13 +54,13 @@ play {
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
 # helpers (leading underscore, from codecache._BASE) and the functions it defines.
 LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "w", "old", "d", "k", "key", "n"}
-LOCALS |= {"body", "items", "item", "j", "new", "cards", "to", "run", "step", "do"}
+LOCALS |= {"body", "items", "item", "j", "new", "cards", "to", "src", "run", "step", "do"}
 LOCALS |= {"len", "enumerate", "int", "bool"}  # the built-ins it may call
 CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
 ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
-ATTRIBUTES |= {"move", "create", "number_of", "get", "nested"}
+ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:

@@ -16,7 +16,7 @@ import rulecraft
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.language.values import CardRef, EnumValue, Player, Record, kept_among, order_key
+from rulecraft.language.values import CardRef, EnumValue, Player, Record, ZoneRef, kept_among, order_key, zone_key
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -434,3 +434,16 @@ def test_players_cards_and_members_order_without_a_comparison_of_their_own(expr:
     except RulebookError as error:
         said_ = ["error: " + str(error).splitlines()[0].partition(" error: ")[2]]
     assert said_ == [shown]
+
+
+@pytest.mark.parametrize("keys", [(), (Player(1),), (3,), (Player(0), 2, "a b"), (CardRef(4), (1, 2))])
+def test_a_zone_keeps_the_key_its_name_and_keys_spell_however_it_is_made_or_copied(keys: tuple[object, ...]) -> None:
+    """A zone's `key` is written when it is made (moves, draws and creations read it, no longer spelled
+    at each read): it is `zone_key`'s text, for a zone made, copied or pickled alike, and two zones are
+    equal, and hash alike, by name and keys alone."""
+    zone = ZoneRef("hand", keys)
+    for same in (zone, copy.copy(zone), copy.deepcopy(zone), pickle.loads(pickle.dumps(zone)), ZoneRef("hand", keys)):
+        assert same.key == zone_key("hand", keys) == str(same)
+        assert same == zone and hash(same) == hash(zone)
+    assert ZoneRef("hand", keys) != ZoneRef("deck", keys)
+    assert repr(zone) == f"ZoneRef(name='hand', keys={keys!r})"

@@ -14,8 +14,9 @@ In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure cal
 spelled out as Python (their one definition, moved here from the closures that did them), with
 their expressions called as the rulebook's generated functions (a literal or a local name read in
 place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
-that block has to wait), or pushes its frames when work may not run inline (`_enter`). The
-statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
+that block has to wait), or pushes its frames when work may not run inline (`_enter`). A `draw`
+evaluates its operands here and draws by `Game.draw_cards` (a frame made only if the draw waits). The
+other statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
 After each statement that may have changed something the code tests whether the step ends there
 (`_code`); a statement that only computes (`_computes_only`), or an `if` that took no arm, is not
 followed by the test. So between two decisions a block is one Python call, with no loop over
@@ -194,21 +195,30 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             return [
                 f"v = {_read(what, parts)}",
                 f"cards = [v] if v.__class__ is _CardRef else g.cards_of(v, {parts.const(what)})",
-                f"to = g.zone_value({_read(to, parts)}, {parts.const(to)})",
+                *_zone("to", to, parts),
                 f"g.move(cards, to, {bottom}, {parts.const(span)})",
             ], False
         case s.Create(card_type=card_type, count=count, zone=zone, inits=inits, span=span):
             values = ", ".join(f"{parts.const(i.name)}: {_read(i.value, parts)}" for i in inits)
-            where = f"g.zone_value({_read(zone, parts)}, {parts.const(zone)})"
             return [
                 f"n = {_read(count, parts)}",
                 "if n.__class__ is not int:",
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
-                f"g.create({parts.const(card_type)}, n, {{{values}}}, {where}, {parts.const(span)})",
+                f"new = {{{values}}}",
+                *_zone("to", zone, parts),
+                f"g.create({parts.const(card_type)}, n, new, to, {parts.const(span)})",
+            ], False
+        case s.Draw(count=count, source=source, to=to):
+            return [
+                f"n = {_read(count, parts)}",
+                "if n.__class__ is not int:",
+                f"    n = g.number_of({parts.const(count)}, env)  # its located error",
+                *_zone("src", source, parts),
+                *_zone("to", to, parts),
+                f"g.draw_cards({parts.const(st)}, n, src, to, env)",
             ], False
         case (
             s.SetField()
-            | s.Draw()
             | s.Reveal()
             | s.Tell()
             | s.While()
@@ -278,6 +288,16 @@ def _read(e: s.Expr, parts: Parts) -> str:
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read} is not _M else {parts.value(e)}(g, env))"
     return f"{parts.value(e)}(g, env)"
+
+
+def _zone(name: str, e: s.Expr, parts: Parts) -> list[str]:
+    """`name = ` the zone an operand names: a zone of keys that are all values at once, else what
+    `Game.zone_value` makes of it (its located error)."""
+    return [
+        f"{name} = {_read(e, parts)}",
+        f"if {name}.__class__ is not _ZoneRef or None in {name}.keys:",
+        f"    {name} = g.zone_value({name}, {parts.const(e)})",
+    ]
 
 
 def _holds(e: s.Expr, parts: Parts) -> str:

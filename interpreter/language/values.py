@@ -119,20 +119,21 @@ class CardRef:
         return f"#{self.id}"
 
 
-@attrs.define(unsafe_hash=True)
+@attrs.define(unsafe_hash=True, init=False)
 class ZoneRef:
     """A zone: its declared name and its keys (`hand[P1]` is ZoneRef("hand", (P1,))).
 
     A value, never changed once made, though not declared frozen: statements make one at every
-    move, and attrs' frozen initializer costs nearly three times as much. Equal and hashed by both."""
+    move, and attrs' frozen initializer costs nearly three times as much. Equal and hashed by both.
+    `key`, the zone's key in the state (`hand[P1]`), is written when it is made: every move, draw
+    and creation reads it, most of them of references made once for every game (compile/body.py)."""
 
     name: str
     keys: tuple[Any, ...] = ()
+    key: str = attrs.field(default="", eq=False, hash=False, repr=False)
 
-    @property
-    def key(self) -> str:
-        """The zone's key in the state, e.g. `hand[P1]`."""
-        return zone_key(self.name, self.keys)
+    def __init__(self, name: str, keys: tuple[Any, ...] = ()):
+        self.name, self.keys, self.key = name, keys, zone_key(name, keys)
 
     def __str__(self) -> str:
         return self.key

@@ -60,6 +60,7 @@ from ..check.program import Program, reads_of
 from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
 from ..compile.generate import MemoLayout, memo_layout, readers_for
+from ..compile.source import literal_value
 from ..language.values import CardRef, Player, Record, ZoneRef, seat_of_key, zone_key
 from ..syntax import ast as s
 from . import compiled
@@ -130,8 +131,10 @@ class CodeCache:
         self.blocks: dict[int, tuple[Any, Body]] = {}
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
-        # truth of its `when` (None: always), made once (runtime/decisions.py, `ask`).
-        self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...]]] = {}
+        # truth of its `when` (None: always), made once, then its prompt's and chooser's code (`operand`;
+        # runtime/decisions.py, `ask`); by a choose's: its operands' code, its pool's first.
+        self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...], Any, Any]] = {}
+        self.chooses: dict[int, tuple[Any, Code, Any, Any, Any]] = {}
         # By a rule's identity (each entry holds its rule): the search for its first binding that holds.
         self.matchers: dict[int, tuple[Any, Callable[[Context], dict[str, Any] | None] | None]] = {}
         # The zones and variables that some state-based rule reads (None: a rule may read any), so
@@ -199,6 +202,15 @@ class CodeCache:
         if entry is None or entry[0] is not rule:
             entry = self.matchers[id(rule)] = (rule, _matcher(rule, self.truth(rule.when), self))
         return entry[1]
+
+    def operand(self, e: Any) -> Any:
+        """What a decision evaluates an operand by (runtime/decisions.py): a literal's value itself where
+        no probe listens, else the expression's function (`value`), called without `Game.evaluate`'s
+        look-up; None for no operand."""
+        if e is None:
+            return None
+        is_literal, v = literal_value(e)
+        return v if is_literal and not self.probed else self.value(e)
 
     def statement(self, st: s.Stmt) -> Code:
         """The code of one simple statement run on its own (not kept: a scenario's edit runs once)."""

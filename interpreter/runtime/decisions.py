@@ -97,15 +97,19 @@ class Decisions:
             menu: s.Menu = node
             entry = g.code.menus.get(id(menu))
             if entry is None or entry[0] is not menu:  # (options never change once made: shared by every ask)
+                cache = g.code
                 offered = tuple(
-                    (Option(o.label, o), None if o.when is None else g.code.truth(o.when)) for o in menu.options
+                    (Option(o.label, o), None if o.when is None else cache.truth(o.when)) for o in menu.options
                 )
-                entry = g.code.menus[id(menu)] = (menu, offered)
+                by = cache.value(menu.by) if menu.by is not None else None
+                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by)
             options = [option for option, when in entry[1] if when is None or when(g, env)]
             if not options:
                 raise g.failure(menu.span, "no option of this choice is possible")
-            prompt = (g.evaluate(menu.prompt, env) if menu.prompt is not None else "") or "Choose"
-            self._decide(g, frame, self._who(g, menu.by, env), prompt, options, menu.span)
+            prompt = entry[2]
+            if prompt.__class__ is not str:
+                prompt = prompt(g, env) or "Choose"
+            self._decide(g, frame, self._who(g, entry[3], menu.by, env), prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = g.program.abilities[use.ability]
@@ -131,7 +135,7 @@ class Decisions:
                 return
             if self.auto_chance:
                 g.frames.pop()  # (asked on top: drawn off the stack, and put back where work must wait)
-                if self.draw_at_once(g, frame, src, dst, draw.span, len(g.frames)):
+                if self.draw_at_once(g, frame, draw, frame.env, frame.count, src, dst, len(g.frames)):
                     return
                 g.frames.append(frame)
             ids = g.state.zones.get(src.key, [])
@@ -143,15 +147,27 @@ class Decisions:
             self._decide(g, frame, None, f"draw from {src.key}", options, draw.span, weights)
         else:
             choose: s.Choose = node
+            ops = g.code.chooses.get(id(choose))
+            if ops is None or ops[0] is not choose:
+                ops = g.code.chooses[id(choose)] = _choose_code(g.code, choose)
+            if choose.quantity == "one":
+                self._choose_one(g, frame, choose, ops, env)
+                return
             several = choose.quantity != "one"
             if several:  # while several values are chosen, the name holds those picked so far
                 env[choose.target] = tuple(frame.picked)
             # (Not again after a "done" to an empty choice: frame.decision says it was asked.)
             if not frame.picked and frame.count == 0 and not frame.pool and frame.decision is None:
-                source = g.as_list(g.evaluate(choose.source, env), choose.source)
+                source = ops[1](g, env)
+                if source.__class__ is not tuple:
+                    source = g.as_list(source, choose.source)
                 frame.pool = g.nested(source, choose.source, 0)  # (its values no deeper than the state's)
                 if choose.quantity in ("exactly", "upto"):
-                    frame.count = g.number_of(choose.count, env) if choose.count is not None else 1
+                    if choose.count is None:
+                        frame.count = 1
+                    else:
+                        count = ops[4](g, env)
+                        frame.count = count if count.__class__ is int else g.number_of(choose.count, env)
                 elif choose.quantity == "one":
                     frame.count = 1
                 elif choose.quantity == "any":
@@ -169,7 +185,9 @@ class Decisions:
             if done:
                 remaining = []
             elif several and frame.picked:  # read again (it may depend on the picks), among the values first offered
-                again = g.as_list(g.evaluate(choose.source, env), choose.source)
+                again = ops[1](g, env)
+                if again.__class__ is not tuple:
+                    again = g.as_list(again, choose.source)
                 remaining = kept_among(again, frame.pool, frame.picked)
             elif frame.picked:
                 remaining = kept_among(frame.pool, frame.pool, frame.picked)
@@ -188,11 +206,13 @@ class Decisions:
                     else (None if choose.quantity == "one" else tuple(frame.picked))
                 )
                 return
-            who = self._who(g, choose.by, env)
+            who = self._who(g, ops[3], choose.by, env)
             options = self._options(g, remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
-            prompt = (g.evaluate(choose.prompt, env) if choose.prompt is not None else "") or "Choose"
+            prompt = ops[2]
+            if prompt.__class__ is not str:
+                prompt = prompt(g, env) or "Choose"
             if frame.count > 1 or choose.quantity in ("upto", "any", "order"):
                 total = "" if choose.quantity in ("any", "order") else f" of {frame.count}"
                 prompt = f"{prompt} ({len(frame.picked) + 1}{total})"
@@ -201,6 +221,32 @@ class Decisions:
                 self._decide(g, frame, None, prompt, opts, choose.span, weights)
                 return
             self._decide(g, frame, who, prompt, options, choose.span)
+
+    def _choose_one(self, g: Asking, frame: AskFrame, choose: s.Choose, ops: Any, env: dict[str, Any]) -> None:
+        """`ask` for a choose of one value, the commonest: what the general branch does for it (nothing is
+        ever picked: the answer ends the frame), without the tests of the other quantities."""
+        if frame.count == 0 and not frame.pool and frame.decision is None:
+            source = ops[1](g, env)
+            if source.__class__ is not tuple:
+                source = g.as_list(source, choose.source)
+            frame.pool = g.nested(source, choose.source, 0)  # (its values no deeper than the state's)
+            frame.count = 1
+            if not source:
+                raise g.failure(choose.span, "cannot choose one: only 0 to choose from")
+        remaining = list(frame.pool)
+        if not remaining:
+            g.frames.pop()
+            env[choose.target] = None
+            return
+        who = self._who(g, ops[3], choose.by, env)
+        # (the options labelled before the prompt is computed, as the general branch does)
+        options, weights = (
+            self._chance_options(g, remaining) if who is None else (self._options(g, remaining, who), None)
+        )
+        prompt = ops[2]
+        if prompt.__class__ is not str:
+            prompt = prompt(g, env) or "Choose"
+        self._decide(g, frame, who, prompt, options, choose.span, weights)
 
     def _draw_named(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef) -> bool:
         """Draw the next card named by `draw_next` for this zone, as the table would have drawn it
@@ -218,32 +264,45 @@ class Decisions:
         g.move([CardRef(first[label])], dst, False, frame.node.span)
         return True
 
-    def draw_at_once(self, g: Asking, frame: AskFrame, src: ZoneRef, dst: ZoneRef, span: Span, depth: int) -> bool:
-        """Draw with the game's own generator, card after card, without making decisions of the table.
+    def draw_at_once(
+        self,
+        g: Asking,
+        frame: AskFrame | None,
+        node: s.Draw,
+        env: dict[str, Any],
+        count: int,
+        src: ZoneRef,
+        dst: ZoneRef,
+        depth: int,
+    ) -> bool:
+        """Draw `count` cards with the game's own generator, card after card, without making decisions of the table.
 
         The same draws, answers and moves as asking the table (`_zone_chance_options`, then
         `_decide`) with less work; it stops when the drawing is done (True), when a move started
-        other work such as a rule (True: the frame draws on when it is stepped again), or when a
-        draw would offer more options than a decision may (False: asking reports it).
+        other work such as a rule (True: the frame draws on when it is stepped again), or when the
+        draw would offer more options than a decision may (False, before anything is drawn: asking
+        reports it).
 
-        The frame is not on the stack (`frames` has `depth` frames): it is put there, below the work
-        a move started, only if that happens, so that the frames are then as they would have been
-        had it stayed on top; a draw done at once leaves no frame.
+        The draw's frame (`frame`, the frame that asks; None: the statement's own, not made yet) is
+        not on the stack (`frames` has `depth` frames): it is put there, made if need be, below the
+        work a move started, only if that happens, so that the frames are then as they would have
+        been had it stayed on top; a draw done at once leaves no frame and, from a statement, makes none.
         """
         st, frames = g.state, g.frames
-        key, dst_key = src.key, dst.key
-        labels: list[str] | None = None  # the labels of the source's cards, kept in step with it between draws
-        distinct = False  # whether no two of them are alike (drawing one keeps them so)
+        key, dst_key, span = src.key, dst.key, node.span
+        left = count
+        ids = st.zones.get(key, ())
+        if left <= 0 or not ids:
+            return True
+        # The labels of the source's cards, kept in step with it between draws (nothing else runs
+        # between two: a move that starts other work ends the drawing), so the options' count, checked
+        # here, never grows.
+        labels = list(g.zone_labels(src.name, key, ids))
+        distinct = len(set(labels)) == len(labels)  # whether no two are alike (drawing one keeps them so)
+        if len(labels) > OPTION_BUDGET and (distinct or len(set(labels)) > OPTION_BUDGET):
+            return False
         while True:
-            ids = st.zones.get(key, [])
-            if frame.count <= 0 or not ids:
-                return True
-            if labels is None:
-                labels = list(g.zone_labels(src.name, key, ids))
-                distinct = len(set(labels)) == len(labels)
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
-                if len(labels) > OPTION_BUDGET:
-                    return False
                 drawn = 0
                 if len(labels) > 1:
                     st.rng, bits = splitmix(st.rng)
@@ -251,8 +310,6 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
-                if len(counts) > OPTION_BUDGET:
-                    return False
                 if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
                     chosen = next(iter(counts))
                 else:
@@ -264,16 +321,24 @@ class Decisions:
                         r -= w
                     g.answers.append(("table", chosen))
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
-            frame.count -= 1
+            left -= 1
+            if frame is not None:
+                frame.count = left
             g.move([CardRef(ids[drawn])], dst, False, span)
             if dst_key == key:
-                labels = None  # the card went back into the source, on top: read the labels again
+                labels.append(labels.pop(drawn))  # the card went back into the source, on top
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-                g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
+            g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
             if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
+                    if frame is None:
+                        frame = AskFrame("draw", node, env)
+                        frame.count, frame.pool = left, (src, dst)
                     frames.insert(depth, frame)
+                return True
+            ids = st.zones.get(key, ())
+            if left <= 0 or not ids:
                 return True
 
     def _decide(
@@ -388,10 +453,12 @@ class Decisions:
         else:
             frame.picked = (*frame.picked, value)
 
-    def _who(self, g: Asking, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+    def _who(self, g: Asking, by_code: Any, by: s.Expr | None, env: dict[str, Any]) -> Player | None:
+        """Who makes a decision: its `by` (computed by `by_code`), else the first player among the local
+        names, else the first seat; None for the table."""
         if by is None:
             return self._first_player(g, env)
-        who = g.evaluate(by, env)
+        who = by_code(g, env)
         if who is TABLE:
             return None
         if not isinstance(who, Player):
@@ -513,6 +580,23 @@ class Decisions:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
+
+
+def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:
+    """A decision's prompt as `ask` reads it: the text itself where it is written as one (an empty text
+    or none: "Choose"), else the code computing it."""
+    op = code.operand(prompt)
+    if op is None or op.__class__ is str:
+        return op or "Choose"
+    return op if callable(op) else code.value(prompt)
+
+
+def _choose_code(code: CodeCache, choose: s.Choose) -> tuple[s.Choose, Any, Any, Any, Any]:
+    """What `ask` evaluates a choose's operands by (`CodeCache.chooses`): its node, then the code of its
+    pool, its prompt (`_prompt_code`), its chooser (None: none) and its count (None: none)."""
+    by = code.value(choose.by) if choose.by is not None else None
+    count = code.value(choose.count) if choose.count is not None else None
+    return choose, code.value(choose.source), _prompt_code(code, choose.prompt), by, count
 
 
 def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:

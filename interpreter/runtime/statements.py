@@ -9,6 +9,7 @@ from ..errors import Span
 from ..language.values import (
     CardRef,
     Player,
+    ZoneRef,
 )
 from ..syntax import ast as s
 from . import knowledge
@@ -47,29 +48,25 @@ class Statements(Store):
             v = self.arith(op[0], getattr(self.state.cards[card.id], field), v, value, value, st)
         self._set_field(card, field, v, st.span)
 
-    def _exec_draw(self, st: s.Draw, env: dict[str, Any]) -> None:
-        count, source, to = st.count, st.source, st.to
-        n = self.number_of(count, env)
-        src = self.zone_value(self._eval(source, env), source)
-        dst = self.zone_value(self._eval(to, env), to)
+    def draw_cards(self, st: s.Draw, n: int, src: ZoneRef, dst: ZoneRef, env: dict[str, Any]) -> None:
+        """`draw n from src to dst`, its operands evaluated (by the block's generated code, compile/blocks.py)."""
         if self.program.zones[src.name].shuffled:
-            frame = AskFrame("draw", st, env)
-            frame.count = n
-            frame.pool = (src, dst)
-            if (
-                self.decisions.auto_chance
-                and not self.decisions.next_draws
-                and not self.sinks.pushes  # (a sink that hears every frame pushed hears this one)
-                # (else a push, its own or a rule's after a move, names the runaway)
-                and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
-                and self.decisions.draw_at_once(self, frame, src, dst, st.span, len(self.frames))  # type: ignore[arg-type]  # a layer of Game (see core.py)
-            ):
-                return  # drawn without the frame: it is made only if a move started other work first
-            self.push(frame)
-            if self.decisions.auto_chance and not self.decisions.next_draws:
+            decisions = self.decisions
+            if decisions.auto_chance and not decisions.next_draws:
+                if (
+                    not self.sinks.pushes  # (a sink that hears every frame pushed hears the frame)
+                    # (else a push, its own or a rule's after a move, names the runaway)
+                    and len(self.frames) + self.inline_depth + 2 <= DEPTH_BUDGET
+                    and decisions.draw_at_once(self, None, st, env, n, src, dst, len(self.frames))  # type: ignore[arg-type]  # a layer of Game (see core.py)
+                ):
+                    return  # drawn without a frame: one is made only if a move started other work first
+                frame = _draw_frame(st, env, n, src, dst)
+                self.push(frame)
                 # Drawn now, as the machine would step the frame next: done, it is gone, and the
                 # block runs on in this step (a move that started a rule leaves it for later).
-                self.decisions.ask(self, frame)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+                decisions.ask(self, frame)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+            else:
+                self.push(_draw_frame(st, env, n, src, dst))
         else:
             ids = self.state.zones.get(src.key, [])
             taken = [CardRef(i) for i in reversed(ids[max(0, len(ids) - n) :])] if n > 0 else []
@@ -215,10 +212,17 @@ class Statements(Store):
             self.note_event("say", self._eval(text, env), st.span)
 
 
+def _draw_frame(st: s.Draw, env: dict[str, Any], n: int, src: ZoneRef, dst: ZoneRef) -> AskFrame:
+    """The frame of a draw from a shuffled zone that asks the table (or waits), `n` cards left."""
+    frame = AskFrame("draw", st, env)
+    frame.count = n
+    frame.pool = (src, dst)
+    return frame
+
+
 # The method that does each kind of statement that a block's code does not spell out (compile/blocks.py).
 EXEC: dict[type, Any] = {
     s.SetField: Statements._exec_set_field,
-    s.Draw: Statements._exec_draw,
     s.Reveal: Statements._exec_reveal,
     s.Tell: Statements._exec_tell,
     s.While: Statements._exec_while,

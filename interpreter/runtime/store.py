@@ -125,21 +125,27 @@ class Store(Evaluator):
             if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
                 self.journal.append(("zone", dst_key))
         sources: list[str] = []
+        location = st.location
+        journal = self.journal if self.attempts else None
+        # The zone the last card came from and its list (`zone_list`'s), read again only when a card's differs.
+        src_key: str | None = None
+        src = dst  # (a list never used: the first card reads its own)
         for card in cards:
             cid = card.id
-            src_key = st.location[cid]
-            src = self.zone_list(src_key)
+            if location[cid] != src_key:
+                src_key = location[cid]
+                src = self.zone_list(src_key)
+                if src_key not in sources:
+                    sources.append(src_key)
             index = src.index(cid)
             del src[index]
             if bottom:
                 dst.insert(0, cid)
             else:
                 dst.append(cid)
-            st.location[cid] = dst_key
-            if self.attempts:
-                self.journal.append(("move", cid, src_key, index, dst_key))
-            if src_key not in sources:
-                sources.append(src_key)
+            location[cid] = dst_key
+            if journal is not None:
+                journal.append(("move", cid, src_key, index, dst_key))
         changed = {zone.name}
         self.forget(zone.name, dst_key)
         for key in sources:
@@ -201,33 +207,40 @@ class Store(Evaluator):
         key = zone.key
         self.forget(zone.name, key)
         st = self.state
-        if len(st.cards) + max(n, 0) > CARD_BUDGET:
+        cards = st.cards
+        if len(cards) + max(n, 0) > CARD_BUDGET:
             raise self.runaway(
-                span, f"{len(st.cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
+                span, f"{len(cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
             )
         for value in values.values():
             if value.__class__ is tuple or value.__class__ is Record:
                 self._shallow(value, span)
-        cls = self.classes[card_type]
+        cls = self.rulebook.card_classes[card_type]  # (`classes`, without the property's call)
         if key in st.zones:
             dst = self.zone_list(key)
         else:
             dst = st.zones[key] = []
             if self.attempts:
                 self.journal.append(("zone", key))
-        for _ in range(n):
-            cid = len(st.cards)
-            card = cls(id=cid, **values)
-            st.cards.append(card)
-            st.add_created(card)
-            st.location.append(key)
-            dst.append(cid)
-            if self.attempts:
-                self.journal.append(("create", cid, key))
-        if n > 0 and plain_card(cls, self.program, self._labels):
-            self._label_new_cards(st.cards[-n:], cls, values)
+        if n > 0:
+            location, add_created = st.location, st.add_created
+            journal = self.journal if self.attempts else None
+            for cid in range(len(cards), len(cards) + n):
+                card = cls(id=cid, **values)
+                cards.append(card)
+                add_created(card)
+                location.append(key)
+                dst.append(cid)
+                if journal is not None:
+                    journal.append(("create", cid, key))
+            labels = self._labels
+            plain = labels.get(cls)  # (`plain_card`'s answer, kept under the class: its call only the first time)
+            if plain is None:
+                plain = plain_card(cls, self.program, labels)
+            if plain:
+                self._label_new_cards(cards[-n:], cls, values)
         if self.sinks.events and n:
-            text = f"{n} x {self.label(CardRef(len(st.cards) - 1))} in {key}"
+            text = f"{n} x {self.label(CardRef(len(cards) - 1))} in {key}"
             self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         self._changed(zone.name)
 
@@ -243,12 +256,15 @@ class Store(Evaluator):
             text = labels.get(by_fields)
         except TypeError:  # a value that cannot be a key (a checker-approved `any`): label as usual
             return
-        if text is None:
+        kept = text is not None
+        if not kept:
             text = self._card_label(cards[0])
         # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
         # would otherwise grow the cache (and the collector's work) without end.
         if len(labels) + len(cards) > LABEL_CACHE_SIZE:
             labels.clear()
-        labels[by_fields] = text
+            kept = False
+        if not kept:
+            labels[by_fields] = text
         for card in cards:
             labels[id(card)] = (card, text)

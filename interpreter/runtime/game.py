@@ -296,7 +296,6 @@ class Game(Statements):
         self.keep = Keep(self.frames)
         return (
             self.state.snapshot(),
-            list(self.frames),
             len(self.answers),
             len(self.events),
             list(self.journal),
@@ -307,12 +306,13 @@ class Game(Statements):
         )
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
-        state, frames, answers, events, journal, counts, dirty, pending, steps = saved
-        if self.keep is not None:
-            self.keep.put_back()
-            self.keep = None
+        state, answers, events, journal, counts, dirty, pending, steps = saved
+        keep = self.keep
+        assert keep is not None
+        keep.put_back()
+        self.keep = None
         self.state = state
-        self.frames[:] = frames
+        self.frames[:] = keep.frames
         del self.answers[answers:]
         del self.events[events:]
         self.journal[:] = journal
@@ -336,7 +336,7 @@ class Game(Statements):
             self.emit(self.decisions.choice_event(self, frame, decision, option))
         value = option.value
         if self.keep is not None:
-            self.keep.touch(frame)
+            self.keep.reach(self.frames)
         try:
             frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`

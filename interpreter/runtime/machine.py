@@ -23,6 +23,7 @@ from ..syntax import ast as s
 from .asks import Decision
 from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure
 from .context import Context, Frame, copied_env
+from .state import State
 
 
 class BlockFrame(Frame):
@@ -278,19 +279,29 @@ class Keep:
     return (`CallFrame.finish`), which save it themselves (`touch_env`). Saving an env made after
     the keep costs a copy and nothing else: no kept frame holds it.
 
-    The state is kept alike: `apply` keeps a copy that shares the lists of the zones' cards
-    (`State.snapshot`), and `zones` names the zones whose list the game has since replaced by a
-    copy of its own, as it does before it first changes one (`Store.zone_list`).
+    The state is put back from the journal: `apply` is an attempt around the whole answer (it
+    counts in `attempts`, so every change is journalled from `mark` on), undone to `mark` on a
+    failure; what the journal does not hold is kept here: the generator (`rng`), the end of the
+    game (`ends`) and the knowledge of the seats (`known`, `told`, copied when there is some: the
+    journal puts back its facts, not always the order of its seats). An attempt open before the
+    answer that fails during it undoes past `mark`, which the answer must put back too: the state
+    as it was is then copied once (`Store.undo`: `state`, `journal`).
     """
 
-    __slots__ = ("envs", "frames", "low", "saved_frames", "zones")
+    __slots__ = ("ends", "envs", "frames", "journal", "known", "low", "mark", "rng", "saved_frames", "state", "told")
 
-    def __init__(self, frames: Sequence[Frame]):
-        self.zones: set[str] = set()
+    def __init__(self, frames: Sequence[Frame], state: State, journal: list[tuple[Any, ...]]):
         self.frames = list(frames)  # the stack as it was
         self.low = len(frames)  # the kept frames below it are not saved yet
         self.saved_frames: list[tuple[Frame, Any]] = []
         self.envs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # saved: by id, the env and its copy
+        self.mark = len(journal)
+        self.rng = state.rng
+        self.ends = (state.over, state.winners, state.unfinished, state.together)
+        self.known = {k: list(v) for k, v in state.known.items()} if state.known else None
+        self.told = {k: list(v) for k, v in state.told.items()} if state.told else None
+        self.state: State | None = None  # the state as it was, once an older attempt undid past `mark`
+        self.journal: list[tuple[Any, ...]] | None = None  # and the journal as it was
 
     def reach(self, frames: list[Frame]) -> None:
         """The top frame is about to be stepped or answered, and `len(frames) <= low`: save it if
@@ -324,7 +335,15 @@ class Keep:
         if key not in self.envs:
             self.envs[key] = (env, dict(env))
 
+    def put_back_state(self, state: State) -> None:
+        """What the journal does not hold, put back into `state` (the journal undone, or the copy)."""
+        state.rng = self.rng
+        state.over, state.winners, state.unfinished, state.together = self.ends
+        state.known = self.known if self.known is not None else {}
+        state.told = self.told if self.told is not None else {}
+
     def put_back(self) -> None:
+        """The frames' slots and the envs as they were."""
         for frame, values in self.saved_frames:
             slots = frame.changing
             if len(slots) == 1:

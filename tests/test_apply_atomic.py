@@ -8,6 +8,7 @@ names, counters and journal, and it must then play the same answers to the same 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from typing import Any
@@ -91,7 +92,8 @@ CASES = [(name, breaker) for name in ("guildhall", "renaissance_man", "valdora")
 def test_apply_broken_off_anywhere_leaves_the_game_as_it_was(name: str, breaker: type[Breaker]) -> None:
     """At each of the first decisions of a seeded random game, `apply` is made to fail at its k-th
     event, move (or push), k drawn among the calls the answer makes (or one past them: no failure);
-    the game must then be its clone's equal, answer alike, and play on to the same end."""
+    the game must then be its clone's equal, answer alike, and play on to the same end (the last
+    answer broken off first at the end of the game)."""
     rb = rulecraft.load(name)
     rng = random.Random(name)
     live = Game(rb, 3 if name != "guildhall" else 2, seed=1)
@@ -118,8 +120,15 @@ def test_apply_broken_off_anywhere_leaves_the_game_as_it_was(name: str, breaker:
     assert broken > BROKEN_OFF // 2
     while not live.over:  # the rest of the game: the same answers, the same end
         label = rng.choice(live.legal_answers())
-        live.apply(label)
+        counter.calls = 0
         copy.apply(label)
+        if copy.over:  # the last answer: broken off at its last call, the end of the game, first
+            before = _whole(live)
+            sink.left, sink.interrupt = counter.calls, False
+            with pytest.raises(Injected):
+                live.apply(label)
+            assert _whole(live) == before and not live.over
+        live.apply(label)
     assert _whole(live) == _whole(copy)
     assert live.result() == copy.result()
 
@@ -154,3 +163,60 @@ def test_an_attempts_else_that_names_a_local_of_the_frame_below_is_undone_with_t
         game.apply("a")
     assert _whole(game) == before
     assert all("y" not in f.env for f in game.frames)
+
+
+KNOWING = """game T players 2..2
+card Chip { n: int } label "chip {n}"
+zone row: Chip public
+zone bin: Chip public
+zone hand[Player]: Chip owner
+var points[Player]: int = 0 public
+setup { create 1 Chip { n: 1 } in hand[players[0]]  create 1 Chip { n: 2 } in hand[players[1]] }
+proc ask_then_fail(p: Player) {
+  choose by p { option "a" { } option "b" { } }
+  fail "no"
+}
+play {
+  let p = players[0]
+  let q = players[1]
+  reveal hand[q] to p
+  reveal hand[p] to q
+  tell p which of hand[q] have n 2
+  choose by p { option "go" { } option "stay" { } }
+  move top(hand[q]) to row
+  attempt { set points[p] += 1  move top(hand[p]) to row  ask_then_fail(p) } else { let y = 5  set points[p] += y  move top(row) to bin }
+  move top(hand[q]) to bin
+}
+"""
+
+
+@pytest.mark.parametrize("breaker", [Breaker, PushBreaker])
+def test_apply_broken_off_at_each_point_puts_back_what_the_seats_know_and_an_older_attempt(
+    breaker: type[Breaker],
+) -> None:
+    """Each answer is broken off at each of its calls of a sink in turn (on a clone each time): the
+    first forgets what two seats were shown and told (the journal would put their seats back in
+    another order), the second makes an attempt opened before it fail (its undo goes past what the
+    answer changed, into what came before), whose `else` runs, and then breaks off by itself."""
+    game = rulecraft.load_text(KNOWING, "t.rules").new_game(players=2)
+    assert game.state.known and game.state.told
+    for label in ("go", "a"):
+        before = _whole(game)
+        counter = breaker()
+        trial = game.clone(trace=True)
+        trial.observe(counter)
+        with contextlib.suppress(rulecraft.RulebookError):  # (the second answer breaks off by itself)
+            trial.apply(label)
+        assert counter.calls > 3
+        for k in range(1, counter.calls + 1):
+            trial, sink = game.clone(trace=True), breaker()
+            trial.observe(sink)
+            sink.left = k
+            with pytest.raises((Injected, rulecraft.RulebookError)):
+                trial.apply(label)
+            assert _whole(trial) == before, f"{label}: broken off at call {k}"
+        if label == "go":
+            game.apply(label)
+    with pytest.raises(rulecraft.RulebookError, match="there is no card to move"):
+        game.apply("a")
+    assert _whole(game) == before

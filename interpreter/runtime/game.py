@@ -14,8 +14,8 @@ How the language maps onto Python here:
   `pending_ask` describes it to the tools without showing them the frame;
 - every change of the state goes through `move`, `set_var`, `_set_field`, `create` (store.py), which
   tell the sinks (observe.py: the trace among them) what changed, with the span of the rule that
-  caused it, and journal the old value while an `attempt` is open so that a failure can undo
-  everything the attempt did;
+  caused it, and journal the old value while an `attempt` (or an `apply`) is open so that a
+  failure can undo everything the attempt did;
 - every failure at run time (a `fail`, a card that is not there, a value of the wrong kind, ...)
   is a `RuntimeFailure`, raised where it happens and unwound in one place, `machine.unwind`: to the
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;

@@ -318,12 +318,16 @@ class Keep:
             # (one slot: its value; more: a tuple of them). No frame changes a slot's value in
             # place, so the values themselves are kept, uncopied.
             self.saved_frames.append((frame, get(frame)))
-        self.touch_env(frame.env)
-        if isinstance(frame, CallFrame):
-            if frame.caller_env is not None:
-                self.touch_env(frame.caller_env)
-        elif isinstance(frame, AttemptFrame) and frame.retry is not None:
-            self.touch_env(frame.retry[1])
+        env = frame.env
+        envs = self.envs
+        if id(env) not in envs:  # (`touch_env`, written out: a few times every answer)
+            envs[id(env)] = (env, dict(env))
+        if frame.__class__ in _HOLDING_ENVS:
+            if isinstance(frame, CallFrame):
+                if frame.caller_env is not None:
+                    self.touch_env(frame.caller_env)
+            elif isinstance(frame, AttemptFrame) and frame.retry is not None:
+                self.touch_env(frame.retry[1])
 
     def kept(self, i: int, frame: Frame) -> bool:
         """Whether `frame`, just popped from place `i` untouched, is a kept frame not saved yet."""
@@ -356,6 +360,7 @@ class Keep:
             env.update(copy)
 
 
+_HOLDING_ENVS = frozenset((CallFrame, AttemptFrame))  # the frames that hold an env besides their own
 _GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
 
 

@@ -337,8 +337,8 @@ def play(
 
     A game without a seed asks chance of `table` (a person typing what was revealed), if given.
     Each answer is applied all or nothing (`Game.apply`); `atomic=False` skips what that keeps, for
-    a caller that throws the game away when an answer fails (a simulation or a benchmark: a
-    tenth to a fifth of a game's time).
+    a caller that throws the game away when an answer fails (a simulation or a benchmark: some
+    7 to 11 % of a game's instructions).
     """
     count = 0
     while not game.over:

@@ -23,6 +23,7 @@ from ..syntax import ast as s
 from .asks import Decision
 from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure
 from .context import Context, Frame, copied_env
+from .state import State
 
 
 class BlockFrame(Frame):
@@ -103,8 +104,9 @@ class CallFrame(Frame):
 
     def finish(self, g: Context, value: Any) -> None:
         if self.target is not None and self.caller_env is not None:
-            if g.keep is not None:
-                g.keep.touch_env(self.caller_env)
+            keep = g.keep  # (a kept call's frame saves the caller's env when first touched: see Keep)
+            if keep is not None and keep.kept(len(g.frames), self):
+                keep.touch_env(self.caller_env)
             self.caller_env[self.target] = value
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
@@ -262,49 +264,90 @@ class Keep:
     (envs) of the stack are saved only when a step first touches them, since most of a deep stack
     is never touched before the next decision (copying it all would cost a quarter of a step).
 
-    A frame is touched when it is stepped or answered; an env when a frame using it is stepped, or
-    when a procedure's return writes into its caller's env (`CallFrame`). New frames and envs,
-    made after the keep, need nothing: the old stack is put back.
+    Made in O(1), whatever the depth of the stack: `frames` is the stack as it was (what `apply`
+    puts back), and the frames in it that are not saved yet are those below `low`. A frame of the
+    stack stays at its place until it is popped, and a popped frame never comes back (work is
+    pushed on top, or inserted above the frame that steps), so the top frame at place `i` is one
+    of the kept stack not saved yet exactly when `i < low` and `frames[i]` is it (`reach`); after
+    that every kept frame from `i` up is saved or gone, and `low` drops to `i`. New frames need
+    nothing: the old stack is put back.
 
-    The state is kept alike: `apply` keeps a copy that shares the lists of the zones' cards
-    (`State.snapshot`), and `zones` names the zones whose list the game has since replaced by a
-    copy of its own, as it does before it first changes one (`Store.zone_list`).
+    A frame is touched when it is stepped (the top of the stack) or answered. An env is saved when
+    a kept frame that holds it is first touched (its `env`, a call's `caller_env`, a tier's env to
+    ask again): a new frame that uses an older env got it from the frame that made it, touched as
+    it stepped, or from `machine.unwind` (an attempt's `else`, a tier asked again) or a call's
+    return (`CallFrame.finish`), which save it themselves (`touch_env`). Saving an env made after
+    the keep costs a copy and nothing else: no kept frame holds it.
+
+    The state is put back from the journal: `apply` is an attempt around the whole answer (it
+    counts in `attempts`, so every change is journalled from `mark` on), undone to `mark` on a
+    failure; what the journal does not hold is kept here: the generator (`rng`), the end of the
+    game (`ends`) and the knowledge of the seats (`known`, `told`, copied when there is some: the
+    journal puts back its facts, not always the order of its seats). An attempt open before the
+    answer that fails during it undoes past `mark`, which the answer must put back too: the state
+    as it was is then copied once (`Store.undo`: `state`, `journal`).
     """
 
-    __slots__ = ("envs", "frames", "saved_envs", "saved_frames", "zones")
+    __slots__ = ("ends", "envs", "frames", "journal", "known", "low", "mark", "rng", "saved_frames", "state", "told")
 
-    def __init__(self, frames: Sequence[Frame]):
-        self.zones: set[str] = set()
-        self.frames: set[int] = set(map(id, frames))  # not saved yet
-        self.envs: set[int] = {id(f.env) for f in frames}
-        for f in frames:
-            if isinstance(f, CallFrame):
-                if f.caller_env is not None:
-                    self.envs.add(id(f.caller_env))
-            elif isinstance(f, AttemptFrame) and f.retry is not None:
-                self.envs.add(id(f.retry[1]))
+    def __init__(self, frames: Sequence[Frame], state: State, journal: list[tuple[Any, ...]]):
+        self.frames = list(frames)  # the stack as it was
+        self.low = len(frames)  # the kept frames below it are not saved yet
         self.saved_frames: list[tuple[Frame, Any]] = []
-        self.saved_envs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.envs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # saved: by id, the env and its copy
+        self.mark = len(journal)
+        self.rng = state.rng
+        self.ends = (state.over, state.winners, state.unfinished, state.together)
+        self.known = {k: list(v) for k, v in state.known.items()} if state.known else None
+        self.told = {k: list(v) for k, v in state.told.items()} if state.told else None
+        self.state: State | None = None  # the state as it was, once an older attempt undid past `mark`
+        self.journal: list[tuple[Any, ...]] | None = None  # and the journal as it was
 
-    def touch(self, frame: Frame) -> None:
-        fid = id(frame)
-        if fid in self.frames:
-            self.frames.discard(fid)
-            if frame.changing:
-                get = _GETTERS.get(frame.__class__)
-                if get is None:
-                    get = _GETTERS[frame.__class__] = operator.attrgetter(*frame.changing)
-                # (one slot: its value; more: a tuple of them). No frame changes a slot's value in
-                # place, so the values themselves are kept, uncopied.
-                self.saved_frames.append((frame, get(frame)))
-        self.touch_env(frame.env)
+    def reach(self, frames: list[Frame]) -> None:
+        """The top frame is about to be stepped or answered, and `len(frames) <= low`: save it if
+        it is a kept frame (not saved yet, then), with the envs it holds."""
+        i = len(frames) - 1
+        frame = frames[i]
+        self.low = i
+        if self.frames[i] is not frame:
+            return  # a new frame: every kept frame from here up is gone
+        if frame.changing:
+            get = _GETTERS.get(frame.__class__)
+            if get is None:
+                get = _GETTERS[frame.__class__] = operator.attrgetter(*frame.changing)
+            # (one slot: its value; more: a tuple of them). No frame changes a slot's value in
+            # place, so the values themselves are kept, uncopied.
+            self.saved_frames.append((frame, get(frame)))
+        env = frame.env
+        envs = self.envs
+        if id(env) not in envs:  # (`touch_env`, written out: a few times every answer)
+            envs[id(env)] = (env, dict(env))
+        if frame.__class__ in _HOLDING_ENVS:
+            if isinstance(frame, CallFrame):
+                if frame.caller_env is not None:
+                    self.touch_env(frame.caller_env)
+            elif isinstance(frame, AttemptFrame) and frame.retry is not None:
+                self.touch_env(frame.retry[1])
+
+    def kept(self, i: int, frame: Frame) -> bool:
+        """Whether `frame`, just popped from place `i` untouched, is a kept frame not saved yet."""
+        return i < self.low and self.frames[i] is frame
 
     def touch_env(self, env: dict[str, Any]) -> None:
-        if id(env) in self.envs:
-            self.envs.discard(id(env))
-            self.saved_envs.append((env, dict(env)))
+        """Save `env` as it is now, unless it is saved already."""
+        key = id(env)
+        if key not in self.envs:
+            self.envs[key] = (env, dict(env))
+
+    def put_back_state(self, state: State) -> None:
+        """What the journal does not hold, put back into `state` (the journal undone, or the copy)."""
+        state.rng = self.rng
+        state.over, state.winners, state.unfinished, state.together = self.ends
+        state.known = self.known if self.known is not None else {}
+        state.told = self.told if self.told is not None else {}
 
     def put_back(self) -> None:
+        """The frames' slots and the envs as they were."""
         for frame, values in self.saved_frames:
             slots = frame.changing
             if len(slots) == 1:
@@ -312,11 +355,12 @@ class Keep:
             else:
                 for slot, value in zip(slots, values, strict=True):
                     object.__setattr__(frame, slot, value)
-        for env, copy in self.saved_envs:
+        for env, copy in self.envs.values():
             env.clear()
             env.update(copy)
 
 
+_HOLDING_ENVS = frozenset((CallFrame, AttemptFrame))  # the frames that hold an env besides their own
 _GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
 
 
@@ -341,7 +385,7 @@ class Running(Context, Protocol):
 
 def run(g: Running) -> None:
     """Step the top frame until a decision is pending or the game is over: the step budget counted
-    (afresh, as the budget of work), each frame `apply` keeps saved as it is first touched, and a
+    (afresh, as the budget of work), each frame `apply` keeps saved as it is first touched (`Keep.reach`), and a
     failure unwound (`unwind`); an empty stack ends the game (`finish`)."""
     budget = g.steps + STEP_BUDGET
     g.work_left = WORK_BUDGET
@@ -352,9 +396,9 @@ def run(g: Running) -> None:
             if not frames:
                 finish(g, None, NO_SPAN)
                 break
+            if keep is not None and len(frames) <= keep.low:
+                keep.reach(frames)
             frame = frames[-1]
-            if keep is not None and (id(frame) in keep.frames or id(frame.env) in keep.envs):
-                keep.touch(frame)
             try:
                 frame.step(g)
             except RuntimeFailure as failure:
@@ -387,13 +431,18 @@ def unwind(g: Running, failure: RuntimeFailure) -> None:
                 g.journal.clear()
             if g.sinks.events:
                 g.note_event("undo", f"{frame.what} fails: {message}; nothing it did stands", span)
+            keep = g.keep  # (the work that follows uses the attempt's envs, which `apply` may keep: see Keep)
             if frame.retry is not None:
                 # A tier that cannot be completed cannot be chosen: ask again without it.
                 node, env, failed = frame.retry
+                if keep is not None:
+                    keep.touch_env(env)
                 again = AskFrame("use", node, env)
                 again.picked = failed
                 g.push(again)
             elif frame.otherwise is not None:
+                if keep is not None:
+                    keep.touch_env(frame.env)
                 g.push(BlockFrame(frame.otherwise.stmts, frame.env))
             return
         g.frames.pop()

@@ -71,24 +71,13 @@ class State:
             created += self.cards[len(created) :]
         return created
 
-    def snapshot(self) -> State:
-        """A copy to put back if a step fails, which shares the lists of the zones' cards with this
-        one: the game copies a zone's list before it first changes it (`Store.zone_list`), so only
-        the zones a step changes are copied, not all."""
-        return self._copy(dict(self.zones))
-
     def copy(self) -> State:
         """A copy that shares nothing mutable with this one but the cards as created (see `created`)."""
-        return self._copy({k: list(v) for k, v in self.zones.items()})
-
-    def _copy(self, zones: dict[str, list[int]]) -> State:
-        # Made without `__init__` (every field is set below): `apply` keeps a copy at every decision,
-        # and attrs' initializer was half its cost.
-        new = object.__new__(State)
+        new = object.__new__(State)  # (every field is set below: attrs' initializer was half the cost)
         new.players = self.players
         new.cards = list(self.cards)
         new.location = list(self.location)
-        new.zones = zones
+        new.zones = {k: list(v) for k, v in self.zones.items()}
         new.vars = dict(self.vars)
         new.rng = self.rng
         new.over = self.over

@@ -1,4 +1,5 @@
-"""Changes of the state: every move, assignment and creation goes through here, traced and journalled."""
+"""Changes of the state: every move, assignment and creation goes through here, traced and journalled
+(while an attempt, or an `apply`, is open)."""
 
 from __future__ import annotations
 
@@ -39,29 +40,26 @@ class Store(Evaluator):
         """Forget everything derived from the state."""
         self.memo[:] = self.code.empty_memo
 
-    def zone_list(self, key: str) -> list[int]:
-        """The list of a zone's cards, to change in place. While `apply` keeps the state it may put
-        back (whose zones share their lists with the game's: `State.snapshot`), a zone's list is
-        first replaced by a copy, once, so that the kept state is never changed."""
-        zones = self.state.zones
-        ids = zones[key]
-        keep = self.keep
-        if keep is not None and key not in keep.zones:
-            keep.zones.add(key)
-            ids = zones[key] = list(ids)
-        return ids
-
     def undo(self, mark: int) -> None:
-        """Undo the journal entries back to `mark` (an attempt: `machine.unwind`), the last first."""
+        """Undo the journal entries back to `mark` (an attempt: `machine.unwind`; a failed `apply`), the last first.
+
+        An attempt opened before the pending answer that fails during it undoes past the mark of
+        `apply` (`Keep.mark`): the state and journal as they were before the answer are copied
+        first, once, for `apply` to put back if the answer fails after all."""
+        keep = self.keep
+        if keep is not None and mark < keep.mark and keep.state is None:
+            self.undo(keep.mark)
+            keep.state, keep.journal = self.state.copy(), list(self.journal)
         self.forget_all()
         st = self.state
+        zones = st.zones
         while len(self.journal) > mark:
             entry = self.journal.pop()
             kind = entry[0]
             if kind == "move":
                 _, cid, src, index, dst = entry
-                self.zone_list(dst).remove(cid)
-                (self.zone_list(src) if src in st.zones else st.zones.setdefault(src, [])).insert(index, cid)
+                zones[dst].remove(cid)
+                (zones[src] if src in zones else zones.setdefault(src, [])).insert(index, cid)
                 st.location[cid] = src
             elif kind == "var":
                 _, key, old, existed = entry
@@ -74,12 +72,12 @@ class Store(Evaluator):
                 st.cards[cid] = old_card
             elif kind == "create":
                 _, cid, zone = entry
-                self.zone_list(zone).remove(cid)
+                zones[zone].remove(cid)
                 st.cards.pop()
                 st.location.pop()
             elif kind == "zone":
                 _, key = entry
-                del st.zones[key]
+                del zones[key]
             else:  # "known", "forgot", "told", "untold"
                 knowledge.undo(self, entry)  # type: ignore[arg-type]  # a layer of Game (see core.py)
 
@@ -118,23 +116,24 @@ class Store(Evaluator):
                 sink.on_move(self, cards, zone)
         st = self.state
         dst_key = zone.key
-        if dst_key in st.zones:
-            dst = self.zone_list(dst_key)
+        zones = st.zones
+        if dst_key in zones:
+            dst = zones[dst_key]
         else:
-            dst = st.zones[dst_key] = []
+            dst = zones[dst_key] = []
             if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
                 self.journal.append(("zone", dst_key))
         sources: list[str] = []
         location = st.location
         journal = self.journal if self.attempts else None
-        # The zone the last card came from and its list (`zone_list`'s), read again only when a card's differs.
+        # The zone the last card came from and its list, read again only when a card's differs.
         src_key: str | None = None
         src = dst  # (a list never used: the first card reads its own)
         for card in cards:
             cid = card.id
             if location[cid] != src_key:
                 src_key = location[cid]
-                src = self.zone_list(src_key)
+                src = zones[src_key]
                 if src_key not in sources:
                     sources.append(src_key)
             index = src.index(cid)
@@ -217,7 +216,7 @@ class Store(Evaluator):
                 self._shallow(value, span)
         cls = self.rulebook.card_classes[card_type]  # (`classes`, without the property's call)
         if key in st.zones:
-            dst = self.zone_list(key)
+            dst = st.zones[key]
         else:
             dst = st.zones[key] = []
             if self.attempts:

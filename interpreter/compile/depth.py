@@ -26,19 +26,12 @@ import weakref
 from typing import Any
 
 from ..check.program import Program
+from ..language.builtins import BUILTINS, result_shape
 from ..syntax import ast as s
 
 HELD = 1 << 20  # stands for the state's depth limit (runtime VALUE_DEPTH, far above _EXACT)
 _EXACT = 16  # exact depths proved up to here (a deeper literal is proved nothing)
 _MARGIN = 16  # HELD + k for k up to here
-
-# Built-in functions by the depth of what they give: no list (`len`, `seat`, ...), the cards of a zone
-# or the players (`top(z, n)`, `players_from`), an element of their first argument, or a list of its
-# elements.
-_SCALAR = frozenset({"len", "count", "sum", "abs", "any", "all", "next", "prev", "seat", "label", "index_of", "ord"})
-_CARDS = frozenset({"top", "bottom", "players_from", "zone_of"})
-_ELEMENT = frozenset({"first", "last", "unique", "min", "max"})
-_SAME = frozenset({"distinct", "sorted", "reversed"})
 
 
 def _up(b: int | None) -> int | None:
@@ -182,18 +175,20 @@ class Depths:
                 params = {p.name: b for p, b in zip(fn.params, bounds, strict=True)}
                 self._fns[key] = self._of(fn.body, params)
             return self._fns[key]
-        if binding.kind != "builtin_fn" or not bounds:
+        builtin = BUILTINS.get(name)
+        if binding.kind != "builtin_fn" or not bounds or builtin is None:
             return None
-        if name in _SCALAR:
+        shape = result_shape(builtin)
+        if shape == "scalar":
             return 0
-        if name in _CARDS:
+        if shape == "cards":  # (a zone, as a local holds it: its cards)
             return 1
         first = _max(bounds[0], 1)  # (a zone read as its cards)
-        if name in _ELEMENT:
+        if shape == "element":
             return _down(first) if len(bounds) == 1 else _max(*bounds)
-        if name in _SAME:
+        if shape == "same":
             return first
-        if name == "flatten":
+        if shape == "flatten":
             return _max(_down(first), 1)
         return None
 

@@ -157,9 +157,10 @@ def test_a_traceback_through_a_blocks_code_shows_its_generated_lines() -> None:
     assert linecache.getline(filename, 1) == "def step(g, frame):\n"
 
 
-def test_a_let_of_a_list_the_checker_proved_flat_skips_the_depth_check(tmp_path: Any, capsys: Any) -> None:
-    """The checker's type of a `let`'s value reaches the generated code: a list of cards or numbers
-    is held without the run-time check of its depth (`Game.nested`), a list of lists still with it."""
+def test_a_let_of_a_value_proved_shallow_skips_the_depth_check(tmp_path: Any, capsys: Any) -> None:
+    """What the text proves of a `let`'s value reaches the generated code (compile/depth.py): a zone's
+    cards, a list of numbers, a list of lists written out are held without the run-time check of
+    their depth (`Game.nested`); a list holding a local, which may be as deep as a local may be, with it."""
     path = tmp_path / "flat.rules"
     path.write_text(
         "game F players 1..1\n"
@@ -169,12 +170,13 @@ def test_a_let_of_a_list_the_checker_proved_flat_skips_the_depth_check(tmp_path:
         "play {\n"
         "  let cards = pile where it.n > 0\n"
         "  let numbers = [1, 2, 3]\n"
-        "  let nested = [[1], [2]]\n"
-        "  set v = len(cards) + len(numbers) + len(nested)\n"
+        "  let listed = [[1], [2]]\n"
+        "  let nested = [numbers]\n"
+        "  set v = len(cards) + len(numbers) + len(listed) + len(nested)\n"
         "}\n"
     )
     assert main(["compile", str(path), "--blocks"]) == 0
     out = capsys.readouterr().out
     lets = [line.strip() for line in out.splitlines() if line.strip().startswith("env[c")]
-    assert len(lets) == 6  # each in the block's `run` and in its `step`
-    assert ["nested" in line for line in lets] == [False, False, True] * 2
+    assert len(lets) == 8  # each in the block's `run` and in its `step`
+    assert ["nested" in line for line in lets] == [False, False, False, True] * 2

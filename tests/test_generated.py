@@ -175,6 +175,13 @@ play { if v + 1 > 0 { } }
         ("[1, 2][-1]", 2),
         ("len(row)", 0),
         ("points[P1]", 0),
+        # values the generated code knows the kind of, whatever ran (Body.known): no check of their class
+        ("-(len([1, 2]))", -2),
+        ("len([1, 2] where it > 1) + len(0..2) * 2", 7),
+        ("len([1, 2]) == 2", True),
+        ("([1, 5, 3] where it > 2)[1]", 3),
+        ("2 in ([1, 2] map it)", True),
+        ("len([[1], [2, 3]] map len(it)) - -(len([4]))", 3),
     ],
 )
 def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, value: Any) -> None:
@@ -184,6 +191,24 @@ def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, va
     node = rb.program.consts["X"].value
     assert game._eval(node, {}) == value
     assert game._eval_slow(node, {}) == value
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["([1, 5, 3] where it > 2)[2]", "len(0..2) // (len([1]) - 1)", "len([1]) + (1..2)", "-(len(b))"],
+)
+def test_a_value_of_a_known_kind_still_reaches_the_definition_s_error(expr: str) -> None:
+    """Where the generated code skips a class check (the value is a tuple or a number whatever ran), what
+    its fast path cannot do still falls back on the definition, with the definition's located error."""
+    rb = load(f"var b: any = true public\nplay {{ let x = {expr} }}\n")
+    with pytest.raises(RulebookError) as fast:
+        rb.new_game(players=1)
+    game = load("var b: any = true public\nplay { }\n").new_game(players=1)
+    node = rb.program.play.stmts[0].value  # type: ignore[union-attr]
+    with pytest.raises(RulebookError) as slow:
+        game._eval_slow(node, {})
+    assert fast.value.messages == slow.value.messages
+    assert len(fast.value.messages) == 1
 
 
 def test_a_remembered_function_value_is_forgotten_when_the_state_changes() -> None:

@@ -340,7 +340,7 @@ class Checker(StatementChecker):
             case s.ProcDecl():
                 self.scope = Scope("proc", self.resolution)
                 for p in d.params:
-                    self.scope.bind(p.name, self._type(p.type))
+                    self.scope.bind(p.name, self._type(p.type), checked=True)  # (checked at each call)
                 self.block(d.body)
             case s.AbilityDecl():
                 levels: set[int] = set()

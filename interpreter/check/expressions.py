@@ -268,6 +268,7 @@ class ExpressionChecker:
         local = self.scope.lookup(name)
         if local is not None:
             self.resolution.bind(e, "local", name)
+            self.resolution.note_body(e, self.scope.unchecked)
             return local
         if name in self.consts:
             self.resolution.bind(e, "const", name)

@@ -62,9 +62,9 @@ class Resolution:
         self._bindings: dict[int, tuple[Any, Binding]] = {}
         self.locals: dict[str, int] = {}  # every locally bound name, with its slot
         self.keys: dict[str, tuple[t.T, ...]] = {}  # a keyed zone's or variable's key types, by its name
-        # The type of each `let`'s value, as the checker proved it (the generated code skips a
-        # run-time check the type makes needless: compile/blocks.py).
-        self._types: dict[int, tuple[Any, t.T]] = {}
+        # For each local name read, the names its body binds unchecked (`Scope.unchecked`, filled in
+        # as the body is checked): `held` below.
+        self._bodies: dict[int, tuple[Any, set[str]]] = {}
 
     def local(self, name: str) -> None:
         """Note a name some body binds locally."""
@@ -80,13 +80,14 @@ class Resolution:
         entry = self._bindings.get(id(node))
         return entry[1] if entry is not None and entry[0] is node else None
 
-    def note_type(self, node: Any, type_: t.T) -> None:
-        self._types[id(node)] = (node, type_)
+    def note_body(self, node: Any, unchecked: set[str]) -> None:
+        self._bodies[id(node)] = (node, unchecked)
 
-    def type_of(self, node: Any) -> t.T | None:
-        """The type the checker proved for the node (a `let`'s value), or None if it noted none."""
-        entry = self._types.get(id(node))
-        return entry[1] if entry is not None and entry[0] is node else None
+    def held(self, node: Any) -> bool:
+        """Whether a local name read holds what only checked binders of its body gave it (`let`, a
+        procedure's parameter, `choose one`): a value no deeper than the state may hold."""
+        entry = self._bodies.get(id(node))
+        return entry is not None and entry[0] is node and node.id not in entry[1]
 
     def __len__(self) -> int:
         return len(self._bindings)

@@ -15,6 +15,10 @@ class Scope:
         self.kind = kind  # proc | fn | ability | rule | setup | play
         self.frames: list[dict[str, t.T]] = [{}]
         self.resolution = resolution  # where the names it binds are noted (resolve.py)
+        # The names some binder of this body binds to a value whose depth nothing checks (all but
+        # `let`, a procedure's parameter and `choose one`): the run time holds a body's locals in one
+        # dict, so a name read may hold what any binder of the body gave it (compile/depth.py).
+        self.unchecked: set[str] = set()
 
     def lookup(self, name: str) -> t.T | None:
         for frame in reversed(self.frames):
@@ -22,8 +26,11 @@ class Scope:
                 return frame[name]
         return None
 
-    def bind(self, name: str, type_: t.T) -> None:
+    def bind(self, name: str, type_: t.T, checked: bool = False) -> None:
+        """Bind a local name; `checked`: its binder refuses a value nested deeper than the state's (`Game.nested`)."""
         self.frames[-1][name] = type_
+        if not checked:
+            self.unchecked.add(name)
         if self.resolution is not None:
             self.resolution.local(name)
 

@@ -41,12 +41,11 @@ class StatementChecker(ExpressionChecker):
             case s.Let(name, value):
                 if isinstance(value, s.Call) and value.name in self.procs:
                     self._call_args(value.name, self.procs[value.name].params, value.args, value.span)
-                    self.scope.bind(name, t.ANY)
+                    self.scope.bind(name, t.ANY, checked=True)  # (a `return` checks its value)
                 else:
                     vt = self.expr(value)
-                    self.resolution.note_type(value, vt)
                     # A local name holds a zone's cards as they are now, not the zone (LANGUAGE.md).
-                    self.scope.bind(name, t.list_of(vt.element or t.ANY) if vt.kind == "zone" else vt)
+                    self.scope.bind(name, t.list_of(vt.element or t.ANY) if vt.kind == "zone" else vt, checked=True)
             case s.Assign(name, op, value):
                 have = self.scope.lookup(name)
                 vt = self.expr(value)
@@ -206,7 +205,8 @@ class StatementChecker(ExpressionChecker):
                 self._by(by)
                 if prompt is not None:  # filled in before the name is bound
                     self.expr(prompt)
-                self.scope.bind(target, elem if quantity == "one" else t.list_of(elem))
+                # (one value of the list offered, which is checked; several are a list of them, one deeper)
+                self.scope.bind(target, elem if quantity == "one" else t.list_of(elem), checked=quantity == "one")
             case s.Menu(by, prompt, options):
                 self._by(by)
                 if prompt is not None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from ..language.values import Player, zone_key
 from ..syntax import ast as s
+from .depth import depths
 from .source import literal_value
 
 if TYPE_CHECKING:
@@ -171,23 +172,29 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
     match st:
         case s.Let(name=name, value=value):
             if isinstance(value, s.Call) and _calls_procedure(st, program):
-                return _call(value.name, value.args, name, program.procs, parts), True  # its `return` gives the value
-            if _flat(program.resolution.type_of(value)):  # no list or record inside: no depth to check
-                return _keep_flat(parts.const(name), _read(value, parts), parts.const(value)), False
+                return _call(value.name, value.args, name, program, parts), True  # its `return` gives the value
+            if depths(program).within(value):  # proved no deeper than a local may hold: no depth to check
+                return _keep_within(parts.const(name), _read(value, parts), parts.const(value)), False
             return _keep(parts.const(name), _read(value, parts), parts.const(value)), False
         case s.Assign(name=name, op=op, value=value):
             sign = parts.const(op[0])  # (the operator's first character: '+' of '+=')
-            return _assign(parts.const(name), op, sign, _read(value, parts), parts.const(value), parts.const(st)), False
+            read, node = _read(value, parts), parts.const(value)
+            if op == "=" and depths(program).within(value):
+                return _keep_within(parts.const(name), read, node), False
+            return _assign(parts.const(name), op, sign, read, node, parts.const(st)), False
         case s.If():
             return _if(st, parts), True
         case s.For():
             return _for(st, parts), True
         case s.CallStmt(name=name, args=args):
-            return _call(name, args, None, program.procs, parts), True
+            return _call(name, args, None, program, parts), True
         case s.Return(value=value, span=span):
             if value is None:
                 return [f"r = _Returned(None, {parts.const(span)})"], True
-            held = f"g.held({_read(value, parts)}, {parts.const(value)})"
+            node = parts.const(value)
+            if depths(program).within(value):  # a zone's cards as they are now, else the value as it is
+                return [f"v = {_read(value, parts)}", *_returned(node, parts.const(span))], True
+            held = f"g.held({_read(value, parts)}, {node})"
             return [f"r = _Returned({held}, {parts.const(span)})"], True
         case s.SetVar():
             return _set_var(st, program, parts), False
@@ -321,24 +328,15 @@ def _keep(name: str, value: str, node: str) -> list[str]:
     ]
 
 
-# The kinds of value that hold no list or record: a list of them is one level deep, whatever it is.
-_FLAT_KINDS = frozenset({"int", "bool", "str", "none", "player", "table", "enum", "card"})
-
-
-def _flat(type_: Any) -> bool:
-    """Whether the checker proved a value a list (or a zone) of values that hold no list or record."""
-    return (
-        type_ is not None
-        and type_.kind in ("list", "zone")
-        and type_.element is not None
-        and type_.element.kind in _FLAT_KINDS
-    )
-
-
-def _keep_flat(name: str, value: str, node: str) -> list[str]:
-    """`let name = value` of a value the checker proved a flat list or a zone: a zone's cards as they
-    are now, a list as it is (its depth is one)."""
+def _keep_within(name: str, value: str, node: str) -> list[str]:
+    """`let name = value` (or `name = value`) of a value proved no deeper than a local may hold
+    (compile/depth.py): a zone's cards as they are now, anything else as it is."""
     return [f"v = {value}", f"env[{name}] = v if v.__class__ is not _ZoneRef else g.held(v, {node})"]
+
+
+def _returned(node: str, span: str) -> list[str]:
+    """`return v` of a value proved no deeper than a local may hold: as `_keep_within` holds it."""
+    return [f"r = _Returned(v if v.__class__ is not _ZoneRef else g.held(v, {node}), {span})"]
 
 
 def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> list[str]:
@@ -428,10 +426,10 @@ def _items(e: s.Expr, parts: Parts) -> list[str]:
     return [f"items = {_read(e, parts)}", "if items.__class__ is not _tuple:", f"    {cards}"]
 
 
-def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[str, Any], parts: Parts) -> list[str]:
+def _call(name: str, args: tuple[s.Expr, ...], target: str | None, program: Program, parts: Parts) -> list[str]:
     """A procedure call: its locals made from the arguments, its body run inline (or its frames pushed);
     with a `target`, `let target = name(...)`, which its `return` gives a value."""
-    proc = procs[name]
+    proc, proved = program.procs[name], depths(program)
     proc_name, to = parts.const(name), parts.const(target)
     body = parts.body(proc.body.stmts)
     made = ", ".join(f"{parts.const(p.name)}: {_read(a, parts)}" for p, a in zip(proc.params, args, strict=True))
@@ -441,6 +439,8 @@ def _call(name: str, args: tuple[s.Expr, ...], target: str | None, procs: dict[s
         if p.type.__class__ is s.ListType:  # a zone passed as a `list of T` is its cards at the call
             cards = f"g.as_list(new[{key}], {parts.const(a)})"
             lines += [f"if new[{key}].__class__ is _ZoneRef:", f"    new[{key}] = {cards}"]
+        if proved.within(a):  # proved no deeper than a local may hold (compile/depth.py)
+            continue
         # a parameter is a local: a list or record no deeper than the state's (`Game.nested`)
         lines += [
             f"if (w := new[{key}]).__class__ is _tuple or w.__class__ is _Record:",

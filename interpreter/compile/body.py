@@ -34,6 +34,9 @@ _NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
+# Expressions whose generated code gives a tuple in every branch: its fast path builds one, and its
+# fallback, the definition, gives one or raises (evaluate.py).
+TUPLES = (s.ListLit, s.RangeOp, s.Comprehension, s.Query)
 
 
 @attrs.define
@@ -60,6 +63,11 @@ class Body:
         self.count = 0
         self.at = -1  # the node being generated, for the line table
         self.loops: list[_Loop] = []  # the loops open where the next line goes, innermost last
+        # The generated locals known to hold an int or a tuple, whatever ran (`value`): a check of
+        # their class is needless. (The checker's types prove no run-time kind: `none` and `any`
+        # stand for any type and an assignment keeps a name's type; the generated code's own
+        # construction does.)
+        self.known: dict[str, str] = {}
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -93,14 +101,17 @@ class Body:
         outer, self.at = self.at, k
         try:
             result = self._value(e, k)
+            kind = "tuple" if isinstance(e, TUPLES) else self.known.get(result)
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
                 self.emit(f"{t} = {result}")
                 result = t
-            if self.gen.probe:
+            if self.gen.probe:  # (a probe gives back the value it is given: the kind is kept)
                 t = self.tmp()
                 self.emit(f"{t} = _probe(g, {k}, {result}, {self.env_dict()})")
                 result = t
+            if kind is not None and _NAME.fullmatch(result):
+                self.known[result] = kind
             return result
         finally:
             self.at = outer
@@ -183,7 +194,8 @@ class Body:
             case s.Neg(operand):
                 v, t = self.value(operand), self.tmp()
                 self.emit(f"{t} = {v}")
-                self.emit(f"{t} = -{t} if {t}.__class__ is int else {self.slow(k)}")
+                self.emit(f"{t} = -{t} if {self.ints(v)} else {self.slow(k)}")
+                self.known[t] = "int"  # (a number, or the definition's error)
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
@@ -277,7 +289,8 @@ class Body:
             return t
         seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
         self.emit(f"{t} = {seq}")
-        self.emit(f"if {t}.__class__ is tuple and {self.ints(i)} and -len({t}) <= {i} < len({t}):")
+        tuple_ = "" if self.known.get(seq) == "tuple" else f"{t}.__class__ is tuple and "
+        self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
         self.emit(f"    {t} = {self.slow(k)}")
@@ -454,6 +467,10 @@ class Body:
         if q.__class__ is s.Query and q.op == "where":
             return self._count(q, k)
         v = self.value(q)
+        self.known[t] = "int"  # (a number, or the definition's error)
+        if self.known.get(v) == "tuple":
+            self.emit(f"{t} = len({v})")
+            return t
         self.emit(f"{t} = {v}")
         self.emit(f"if {t}.__class__ is tuple:")
         self.emit(f"    {t} = len({t})")
@@ -468,6 +485,7 @@ class Body:
         tested and charged as the query's own loop does, in the same order, and anything unusual is the
         definition's `len`, which evaluates the query again and names it in its message."""
         items, n = self._items(q.source), self.tmp()
+        self.known[n] = "int"  # (a number, or the definition's error)
         self.emit(f"{n} = 0")
         self.emit("try:")
         self.indent += 1
@@ -487,7 +505,9 @@ class Body:
         a = self.value(e.left)
         if e.right.__class__ is s.IntLit:  # `x == 0`, `len(xs) > 2`: a number written in the text
             b = repr(e.right.value)
-            if op in ("==", "!="):  # a value of another kind is never equal to a number
+            if self.known.get(a) == "int":
+                self.emit(f"{t} = {a} {op} {b}")
+            elif op in ("==", "!="):  # a value of another kind is never equal to a number
                 self.emit(
                     f"{t} = {a} {op} {b} if {a}.__class__ is int else "
                     f"{op == '!='} if {a}.__class__ is not bool else {self.slow(k)}"
@@ -552,7 +572,10 @@ class Body:
                 self.indent -= 2
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = {self.slow(k)}")
+            if self.ints(a, b) == "True":  # two numbers: a number, or the definition's error
+                self.known[t] = "int"
             return t
+        self.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the definition's error)
         if op == "*":
             test = f"{self.ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
         else:
@@ -560,19 +583,21 @@ class Body:
         self.emit(f"{t} = {a} {op} {b} if {test} else {self.slow(k)}")
         return t
 
-    @staticmethod
-    def ints(*values: str) -> str:
-        """The test that values are numbers (a number written in the text is one: no test)."""
-        return " and ".join([f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v)]) or "True"
+    def ints(self, *values: str) -> str:
+        """The test that values are numbers (a number written in the text is one, as is a local known to
+        hold one: no test)."""
+        tests = [f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v) and self.known.get(v) != "int"]
+        return " and ".join(tests) or "True"
 
     def _in(self, e: s.In, k: int) -> str:
         v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
         self.emit(f"{t} = {seq}")
-        self.emit(f"if {t}.__class__ is not tuple:")
-        self.emit(f"    if {t}.__class__ is _ZoneRef and None not in {t}.keys:")
-        self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
-        self.emit("    else:")
-        self.emit(f"        {t} = _M")
+        if self.known.get(seq) != "tuple":
+            self.emit(f"if {t}.__class__ is not tuple:")
+            self.emit(f"    if {t}.__class__ is _ZoneRef and None not in {t}.keys:")
+            self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
+            self.emit("    else:")
+            self.emit(f"        {t} = _M")
         self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
         self.emit(f"    {t} = {self.slow(k)}")
         self.emit("else:")
@@ -602,6 +627,8 @@ class Body:
             )
             return t
         v = self.value(e)
+        if self.known.get(v) == "tuple":
+            return v
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
         return t
 

@@ -458,6 +458,30 @@ BUILTINS: dict[str, Builtin] = {
 del B
 
 
+# What a call gives, by its type rule (compile/depth.py bounds a value's depth with it): no list
+# ("scalar"), a zone's cards or the players ("cards"), an element of its list or one of its arguments
+# ("element"), a list of its list's elements ("same"), the elements of its list's lists ("flatten").
+_SHAPES: dict[TypeRule, str] = {
+    _int: "scalar",
+    _bool: "scalar",
+    _counted: "scalar",
+    _text: "scalar",
+    _cyclic: "scalar",
+    _end_card: "cards",
+    _seat_order: "cards",
+    _zone: "cards",
+    _extreme: "element",
+    _element: "element",
+    _same_list: "same",
+    _flattened: "flatten",
+}
+
+
+def result_shape(builtin: Builtin) -> str | None:
+    """What a built-in's value is made of (`_SHAPES`), or None where nothing is said (`key_of`)."""
+    return _SHAPES.get(builtin.type_rule)
+
+
 def arity_text(builtin: Builtin) -> str:
     """`1`, or `1 to 2`: how many arguments a built-in takes."""
     if builtin.min_args == builtin.max_args:

@@ -90,6 +90,36 @@ def test_every_way_into_a_local_or_a_choice_is_bounded(declarations: str, body: 
     assert info.value.messages == [f"{message}: error: {DEEP}"]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        # `let v = [v]` in a loop reads the `v` of the pass before (a body's locals are one dict): its
+        # type, `list of int` from the outer `v`, proves nothing of the value's depth
+        ("let v = 0\n  repeat 350 { let v = [v] }\n  let c = choose one from [v, 1] by players[0]", "deep.rules:7:24"),
+        # a name some binder gives an unchecked value (`for`) is not trusted wherever it is read
+        ("let x = 0\n  for x in [wrap(60, 0)] { p(x) }", "deep.rules:7:30"),
+        ("let x = 0\n  for x in [wrap(60, 0)] { }\n  p(x)", "deep.rules:8:5"),
+        ("let v = 0\n  for x in [wrap(60, 0)] { v = x }", "deep.rules:7:32"),
+        ("let v = [0]\n  repeat 350 { v = v + [v] }", "deep.rules:7:20"),
+        # a function's value, bounded through its body: here as deep as its argument, plus one
+        ("let v = 0\n  repeat 350 { v = one(v) }", "deep.rules:7:20"),
+    ],
+    ids=["let-in-a-loop", "for-variable-passed", "for-variable-after", "for-variable-assigned", "joined", "function"],
+)
+def test_a_check_is_skipped_only_where_the_text_proves_the_value_shallow(body: str, message: str) -> None:
+    """The generated code skips the depth check of a local, a parameter or a `return` only where the
+    text proves the value no deeper than a local may hold (compile/depth.py); everywhere else the
+    check stays, located where the definition locates it."""
+    declarations = (
+        "fn wrap(n: int, x: any) = if n == 0 then x else wrap(n - 1, [[[[[[[[[[x]]]]]]]]]])\n"
+        "fn one(x: any) = [x]\nproc p(y: any) { }"
+    )
+    rb = rulecraft.load_text(f"game Deep players 1..1\n{declarations}\nplay {{\n  {body}\n}}\n", "deep.rules")
+    with pytest.raises(RulebookError) as info:
+        rb.new_game(seed=1)
+    assert info.value.messages == [f"{message}: error: {DEEP}"]
+
+
 def test_a_local_at_the_limit_is_offered_and_viewed() -> None:
     """A local 99 deep, in a list of the options, is offered: the limit refuses only what is deeper."""
     rb = rulecraft.load_text(

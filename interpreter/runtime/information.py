@@ -245,10 +245,29 @@ def changes(state: State, cid: int) -> dict[str, Any]:
     }
 
 
+_CONTENT_KEYS: dict[int, tuple[Any, str]] = {}  # id(card) -> (the card, kept alive so its id stays its own; its key)
+CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the cache starts again (a search deals new cards at every sample)
+
+
 def content_key(card: Any) -> str:
     """A total order on cards by what they hold, their id left out: the card's text as if its id
     were 0 (`repr(card_with(card, id=0))`: the id is the first field of every card class), made
-    without a copy of the card (a search sorts the hidden cards at every decision it samples)."""
+    without a copy of the card (a search sorts the hidden cards at every decision it samples).
+
+    Cards never change (frozen), and a search sorts the same cards as created at every decision
+    it samples: each card's key is made once and kept (by the card's identity, the card held so
+    that its identity is not reused), a third of a greedy Guildhall agent's sampling."""
+    kept = _CONTENT_KEYS.get(id(card))
+    if kept is not None and kept[0] is card:
+        return kept[1]
+    key = _content_text(card)
+    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT:
+        _CONTENT_KEYS.clear()
+    _CONTENT_KEYS[id(card)] = (card, key)
+    return key
+
+
+def _content_text(card: Any) -> str:
     text, head = repr(card), f"(id={card.id!r}"
     at = text.index(head)  # right after the class's name
     return f"{text[:at]}(id=0{text[at + len(head) :]}"

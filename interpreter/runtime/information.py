@@ -227,9 +227,25 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     cards = twin.state.cards
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            card = card_with(card, id=cid)
+            card = with_id(card, cid)
         created[cid] = card
         cards[cid] = card_with(card, **change) if change else card
+
+
+_WITH_ID: dict[tuple[int, int], tuple[Any, Any]] = {}  # (id(card), new id) -> (the card, kept alive; its copy)
+
+
+def with_id(card: Any, cid: int) -> Any:
+    """`card_with(card, id=cid)`, made once and kept: cards never change (frozen), and a search deals
+    the same cards as created to the same places at every decision it samples (half of `deal`)."""
+    kept = _WITH_ID.get((id(card), cid))
+    if kept is not None and kept[0] is card:
+        return kept[1]
+    new = card_with(card, id=cid)
+    if len(_WITH_ID) >= CONTENT_KEYS_KEPT:
+        _WITH_ID.clear()
+    _WITH_ID[id(card), cid] = (card, new)
+    return new
 
 
 def changes(state: State, cid: int) -> dict[str, Any]:
@@ -256,7 +272,7 @@ def content_key(card: Any) -> str:
 
     Cards never change (frozen), and a search sorts the same cards as created at every decision
     it samples: each card's key is made once and kept (by the card's identity, the card held so
-    that its identity is not reused), a third of a greedy Guildhall agent's sampling."""
+    that its identity is not reused), a third of a greedy agent's sampling in a game of many hidden cards."""
     kept = _CONTENT_KEYS.get(id(card))
     if kept is not None and kept[0] is card:
         return kept[1]

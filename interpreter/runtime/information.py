@@ -223,11 +223,16 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     a card dealt from there to a clean place arrives clean. `created` (the twin's cards as
     created, the twin's `created` once dealt) learns the new identities.
     """
-    changed = [changes(game.state, cid) for cid in cids]
+    state = game.state
+    now, before, n = state.cards, state.created, len(state.created)
+    # (most places hold their card as it was created: nothing changed, without the call)
+    changed = [None if now[c] is (before[c] if c < n else now[c]) else changes(state, c) for c in cids]
     cards = twin.state.cards
+    kept = _WITH_ID
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            card = with_id(card, cid)
+            copy = kept.get((id(card), cid))  # (with_id, written out: a search deals every hidden card)
+            card = copy[1] if copy is not None and copy[0] is card else with_id(card, cid)
         created[cid] = card
         cards[cid] = card_with(card, **change) if change else card
 

@@ -100,11 +100,14 @@ class GreedyAgent(RandomAgent):
         salt = self._below(1 << 62)
         world = sample_hidden(game, me, salt)
         values = []
-        for option in decision.options:
+        firsts: dict[str, int] = {}  # each label -> its first option: the one its label answers
+        for i, option in enumerate(decision.options):
             trial = world.clone()
             trial.reseed(salt)
             try:
-                trial.apply(option.label, atomic=False)  # a clone, thrown away: no need to keep it whole
+                # By index, as the label would (the world is a clone at this decision: the same
+                # options), without a scan of the labels; a clone, thrown away: need not be kept whole.
+                trial.apply(firsts.setdefault(option.label, i), atomic=False)
             except RulebookError:
                 # The sampled world may be one the rules cannot go on from (a card dealt where the
                 # real one would have fitted): the answer is judged unknown, below any other.

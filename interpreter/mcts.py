@@ -386,9 +386,10 @@ class _Search:
         who = decision.player
         best: list[str] = []
         best_value = -math.inf
-        for option in decision.options:
+        firsts: dict[str, int] = {}  # each label -> its first option: the one its label answers
+        for i, option in enumerate(decision.options):
             trial = world.clone()
-            trial.apply(option.label, atomic=False)
+            trial.apply(firsts.setdefault(option.label, i), atomic=False)  # by index, as by its label
             if trial.over and trial.state.unfinished is None:
                 value = math.inf if who.index in (trial.state.winners or []) else -math.inf
             else:

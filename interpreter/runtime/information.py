@@ -223,13 +223,34 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     a card dealt from there to a clean place arrives clean. `created` (the twin's cards as
     created, the twin's `created` once dealt) learns the new identities.
     """
-    changed = [changes(game.state, cid) for cid in cids]
+    state = game.state
+    now, before, n = state.cards, state.created, len(state.created)
+    # (most places hold their card as it was created: nothing changed, without the call)
+    changed = [None if now[c] is (before[c] if c < n else now[c]) else changes(state, c) for c in cids]
     cards = twin.state.cards
+    kept = _WITH_ID
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            card = card_with(card, id=cid)
+            copy = kept.get((id(card), cid))  # (with_id, written out: a search deals every hidden card)
+            card = copy[1] if copy is not None and copy[0] is card else with_id(card, cid)
         created[cid] = card
         cards[cid] = card_with(card, **change) if change else card
+
+
+_WITH_ID: dict[tuple[int, int], tuple[Any, Any]] = {}  # (id(card), new id) -> (the card, kept alive; its copy)
+
+
+def with_id(card: Any, cid: int) -> Any:
+    """`card_with(card, id=cid)`, made once and kept: cards never change (frozen), and a search deals
+    the same cards as created to the same places at every decision it samples (half of `deal`)."""
+    kept = _WITH_ID.get((id(card), cid))
+    if kept is not None and kept[0] is card:
+        return kept[1]
+    new = card_with(card, id=cid)
+    if len(_WITH_ID) >= CONTENT_KEYS_KEPT:
+        _WITH_ID.clear()
+    _WITH_ID[id(card), cid] = (card, new)
+    return new
 
 
 def changes(state: State, cid: int) -> dict[str, Any]:
@@ -245,10 +266,29 @@ def changes(state: State, cid: int) -> dict[str, Any]:
     }
 
 
+_CONTENT_KEYS: dict[int, tuple[Any, str]] = {}  # id(card) -> (the card, kept alive so its id stays its own; its key)
+CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the cache starts again (a search deals new cards at every sample)
+
+
 def content_key(card: Any) -> str:
     """A total order on cards by what they hold, their id left out: the card's text as if its id
     were 0 (`repr(card_with(card, id=0))`: the id is the first field of every card class), made
-    without a copy of the card (a search sorts the hidden cards at every decision it samples)."""
+    without a copy of the card (a search sorts the hidden cards at every decision it samples).
+
+    Cards never change (frozen), and a search sorts the same cards as created at every decision
+    it samples: each card's key is made once and kept (by the card's identity, the card held so
+    that its identity is not reused), a third of a greedy agent's sampling in a game of many hidden cards."""
+    kept = _CONTENT_KEYS.get(id(card))
+    if kept is not None and kept[0] is card:
+        return kept[1]
+    key = _content_text(card)
+    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT:
+        _CONTENT_KEYS.clear()
+    _CONTENT_KEYS[id(card)] = (card, key)
+    return key
+
+
+def _content_text(card: Any) -> str:
     text, head = repr(card), f"(id={card.id!r}"
     at = text.index(head)  # right after the class's name
     return f"{text[:at]}(id=0{text[at + len(head) :]}"

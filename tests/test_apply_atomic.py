@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 import rulecraft
+from rulecraft.errors import NO_SPAN
+from rulecraft.language.values import ZoneRef
 from rulecraft.runtime.context import _slots_of
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
@@ -219,4 +221,28 @@ def test_apply_broken_off_at_each_point_puts_back_what_the_seats_know_and_an_old
             game.apply(label)
     with pytest.raises(rulecraft.RulebookError, match="there is no card to move"):
         game.apply("a")
+    assert _whole(game) == before
+
+
+NAMED_DRAW_THEN_FAIL = """game T players 1..1
+card Chip { n: int } label "chip {n}"
+zone deck: Chip hidden shuffled
+zone hand[Player]: Chip owner
+setup { for n in 1..3 { create 1 Chip { n: n } in deck } }
+play {
+  choose by players[0] { option "draw" { } option "wait" { } }
+  draw 1 from deck to hand[players[0]]
+  fail "no"
+}
+"""
+
+
+def test_a_named_draw_an_answer_takes_is_named_again_when_the_answer_fails() -> None:
+    """`draw_next` names the next card of a shuffled zone (a scenario's, a replayed table's draw); an
+    answer that draws it and then fails is undone whole: the name is there for the next try."""
+    game = rulecraft.load_text(NAMED_DRAW_THEN_FAIL, "t.rules").new_game(players=1)
+    game.draw_next(ZoneRef("deck"), [("chip 2", NO_SPAN)])
+    before = _whole(game)
+    with pytest.raises(rulecraft.RulebookError, match="no"):
+        game.apply("draw")
     assert _whole(game) == before

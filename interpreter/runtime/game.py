@@ -178,8 +178,9 @@ class Game(Statements):
     def draw_next(self, zone: ZoneRef, labels: Sequence[tuple[str, Span]]) -> None:
         """Make the next draws from a shuffled zone take the cards of these labels, in order (each
         label with the place that names it); the draws after them are chance as usual."""
+        # (a new dict, never this one changed: an `apply` under way keeps the one it started with)
         next_draws = self.decisions.next_draws
-        next_draws[zone.key] = (*next_draws.get(zone.key, ()), *labels)
+        self.decisions.next_draws = {**next_draws, zone.key: (*next_draws.get(zone.key, ()), *labels)}
 
     def ask_again(self, go_on: bool = False) -> bool:
         """Ask the pending decision again from the (changed) state, as the rules would have; return
@@ -306,12 +307,13 @@ class Game(Statements):
             set(self.dirty),
             self.pending,
             self.steps,
+            self.decisions.next_draws,  # (replaced, never changed in place, by a draw and `draw_next`: kept as it is)
         )
         self.attempts += 1
         return saved
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
-        answers, events, counts, dirty, pending, steps = saved
+        answers, events, counts, dirty, pending, steps, next_draws = saved
         keep = self.keep
         assert keep is not None
         if keep.state is not None:  # an attempt older than the answer undid past its mark (Store.undo)
@@ -331,6 +333,7 @@ class Game(Statements):
         self.dirty = dirty
         self.pending = pending
         self.steps = steps
+        self.decisions.next_draws = next_draws
         self.fn_depth = 0
         self.inline_depth = 0
         self.forget_all()

@@ -15,8 +15,9 @@ spelled out as Python (their one definition, moved here from the closures that d
 their expressions called as the rulebook's generated functions (a literal or a local name read in
 place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
 that block has to wait), or pushes its frames when work may not run inline (`_enter`). A `draw`
-evaluates its operands here and draws by `Game.draw_cards` (a frame made only if the draw waits). The
-other statements that ask, push a frame of their own or end the game call their `Game._exec_*` method.
+evaluates its operands here and draws by its function (statements.py `draw_cards`: a frame made only
+if the draw waits). The other statements that ask, push a frame of their own or end the game call their
+function in statements.py.
 After each statement that may have changed something the code tests whether the step ends there
 (`_code`); a statement that only computes (`_computes_only`), or an `if` that took no arm, is not
 followed by the test. So between two decisions a block is one Python call, with no loop over
@@ -62,7 +63,8 @@ class Parts(Protocol):
         """The name of the block's `Body` (its `run` and `step`, made on first use)."""
 
     def method(self, st: s.Stmt) -> str:
-        """The name of the statement's `Game._exec_*` method: `f(g, st, env)`."""
+        """The name of the statement's function (runtime/statements.py): `f(g, st, env)`; a draw's
+        `f(g, st, n, src, dst, env)`, its operands evaluated."""
 
     # False when a block's code must call each expression's function, literals and locals too (a test's
     # probe listens to every node of the generated code).
@@ -222,7 +224,7 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
                 f"    n = g.number_of({parts.const(count)}, env)  # its located error",
                 *_zone("src", source, parts),
                 *_zone("to", to, parts),
-                f"g.draw_cards({parts.const(st)}, n, src, to, env)",
+                f"{parts.method(st)}(g, {parts.const(st)}, n, src, to, env)",
             ], False
         case (
             s.SetField()

@@ -85,7 +85,7 @@ class TooDeep(Exception):
 
 class Returned:
     """What a `return` gives back: to the procedure call running it inline (compile/blocks.py), or, from
-    a block that is a frame, to the call's frame (`Game.return_from_call`)."""
+    a block that is a frame, to the call's frame (`machine.return_from_call`)."""
 
     __slots__ = ("span", "value")
 

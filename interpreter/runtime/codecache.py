@@ -13,7 +13,7 @@ Statements have one definition each. Each block of the rulebook becomes two gene
 (compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
 and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
 `for`, a procedure call and `return` are spelled out in that code; the others (those that ask, push
-a frame of their own or end the game) are their `Game._exec_*` method, which the code calls. The
+a frame of their own or end the game) are their function in statements.py, which the code calls. The
 generator is one `match` over every kind of statement, so a forgotten one is a type error.
 Statements stay stepped by frames, so that a game waiting on a decision is data and clones
 without replay (docs/ARCHITECTURE.md).
@@ -76,7 +76,7 @@ from .basics import (
     node_count,
 )
 from .context import Context
-from .machine import BlockFrame, CallFrame, ForFrame
+from .machine import BlockFrame, CallFrame, ForFrame, Running, return_from_call
 
 Code = Callable[[Context, dict[str, Any]], Any]
 
@@ -89,7 +89,8 @@ ENDED = "ended"  # the game ended (its frames are gone)
 INLINE_DEPTH = 100
 
 # The definitions generated code falls back on, one method of `Game` per kind of node: `_eval_*` for
-# each expression, `_exec_*` for each statement a block's code does not spell out. game.py fills
+# each expression, a function of statements.py for each statement a block's code does not spell out
+# (and the draw's, which takes its operands evaluated). game.py fills
 # them when it defines `Game` (`define`), so that this module, below the game, does not import it.
 _EVAL: dict[type, Callable[..., Any]] = {}
 _EXEC: dict[type, Callable[..., Any]] = {}
@@ -337,10 +338,10 @@ def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: in
     return r
 
 
-def _frame_stop(g: Context, r: Any) -> None:
+def _frame_stop(g: Running, r: Any) -> None:
     """A block's frame ends its step: a `return` unwinds to its call's frame (other work is above it)."""
     if r.__class__ is Returned:
-        g.return_from_call(r.value, r.span)
+        return_from_call(g, r.value, r.span)
 
 
 # What every block's generated code reads besides its own constants, and the only built-ins it may call.

@@ -69,7 +69,7 @@ class Context(Protocol):
       `apply` puts back), `memo` (functions' values in this state) and `fn_depth`, `inline_depth`
       (the frames that blocks running inline stand for: codecache.py), `consts`, `players`,
       `work_left` (the budget of work), and the sinks (`sinks.events` and the others: observe.py);
-    - the stack: `push` (the one door for new work), `check_rules`, `rule_match`, `return_from_call`;
+    - the stack: `push` (the one door for new work), `check_rules`, `rule_match`;
     - the parts: `decisions` (`ask` and `answered`: an `AskFrame`'s question and its answer, also
       the game's own `ask` and `answered`), `information` (`owned_by`, `sees_cards_of`,
       `zone_seen_by`: what a seat sees, also the game's own), each one attribute read away;
@@ -124,8 +124,6 @@ class Context(Protocol):
     def check_rules(self, names: set[str]) -> None: ...
 
     def rule_match(self, rule: s.RuleDecl) -> dict[str, Any] | None: ...
-
-    def return_from_call(self, result: Any, span: Span) -> None: ...
 
     # values
     def holds(self, e: s.Expr, env: dict[str, Any]) -> bool: ...

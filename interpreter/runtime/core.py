@@ -1,11 +1,12 @@
 """The data of a game and the errors every layer raises: the lowest layer of `Game`.
 
-`Game` is a chain of four layers, each a class in its own module that may call only the layers
-below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Statements`
-(statements.py) <- `Game` (game.py: the public API, the step loop). Besides, `Game` owns parts,
-objects with one job each that `Game.__init__` makes, whose methods it gives the game (a part
-holds no reference to it: no cycle): `Decisions` (decisions.py), `Information` (views.py) and the
-sinks (`Sinks`, observe.py). A layer is never instantiated alone:
+`Game` is a chain of three layers, each a class in its own module that may call only the layers
+below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Game` (game.py: the
+public API). The statements a block's code does not spell out are functions over the game
+(statements.py), as the machine's step loop, unwinding, attempts and returns are (machine.py).
+Besides, `Game` owns parts, objects with one job each that `Game.__init__` makes, whose methods it
+gives the game (a part holds no reference to it: no cycle): `Decisions` (decisions.py),
+`Information` (views.py) and the sinks (`Sinks`, observe.py). A layer is never instantiated alone:
 every object is a whole `Game`. The frames (machine.py), the generated code (codecache.py) and the
 parts take the game as a protocol (`Context`, context.py, or a part's extension of it), never as a
 class of runtime/'s, so a layer that hands them `self` says so to the type checker (`# type:

@@ -39,7 +39,7 @@ from .core import (
     Switches,
     span_of,
 )
-from .machine import AskFrame, BlockFrame, CallFrame
+from .machine import AskFrame, BlockFrame, CallFrame, open_attempt
 
 
 class Asking(Context, Protocol):
@@ -66,15 +66,6 @@ class Asking(Context, Protocol):
     def keep_zone_labels(self, name: str, key: str, labels: tuple[str, ...]) -> None: ...
 
     def note_event(self, verb: str, text: str, span: Span) -> None: ...
-
-    def open_attempt(
-        self,
-        otherwise: s.Block | None,
-        env: dict[str, Any],
-        span: Span,
-        what: str,
-        retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
-    ) -> None: ...
 
 
 class Decisions:
@@ -431,7 +422,8 @@ class Decisions:
             ability_env = dict(frame.pool[0])
             if g.sinks.events:
                 g.note_event("use", f"{ability.name} tier {tier.level}: {tier.text}", tier.span)
-            g.open_attempt(
+            open_attempt(
+                g,
                 None,
                 ability_env,
                 tier.span,

@@ -2,7 +2,7 @@
 
 How the language maps onto Python here:
 - a block of statements is run by its generated code (compile/blocks.py, via `codecache.Body`: the
-  common statements defined there, the others by a `Game._exec_*` method here); a compound statement pushes a *frame*
+  common statements defined there, the others by a function of statements.py); a compound statement pushes a *frame*
   (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;
@@ -61,11 +61,12 @@ from .evaluate import EVAL
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
-from .statements import EXEC, Statements
+from .statements import EXEC
+from .store import Store
 from .views import Information
 
 
-class Game(Statements):
+class Game(Store):
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
     def __init__(

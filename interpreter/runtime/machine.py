@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ..errors import NO_SPAN, Span
+from ..errors import NO_SPAN, RulebookError, Span
 from ..language.values import Player, ordered
 from ..syntax import ast as s
 from .asks import Decision
@@ -382,6 +382,8 @@ class Running(Context, Protocol):
 
     def note_event(self, verb: str, text: str, span: Span) -> None: ...
 
+    def located(self, span: Span, message: str) -> RulebookError: ...
+
 
 def run(g: Running) -> None:
     """Step the top frame until a decision is pending or the game is over: the step budget counted
@@ -448,6 +450,36 @@ def unwind(g: Running, failure: RuntimeFailure) -> None:
         g.frames.pop()
         frame.unwind(g)
     raise failure
+
+
+def open_attempt(
+    g: Context,
+    otherwise: s.Block | None,
+    env: dict[str, Any],
+    span: Span,
+    what: str,
+    retry: tuple[s.Use, dict[str, Any], tuple[int, ...]] | None = None,
+) -> None:
+    """Open an attempt (or an ability's tier, with the `use` to ask again: `retry`): its frame
+    marks the journal, so that a failure below it undoes what was done since."""
+    g.attempts += 1
+    g.push(AttemptFrame(len(g.journal), otherwise, env, span, what, retry))
+
+
+def return_from_call(g: Running, result: Any, span: Span) -> None:
+    """`return`: unwind the frames to the innermost call's frame, which takes the value."""
+    frames = g.frames
+    while frames:
+        frame = frames.pop()
+        if isinstance(frame, CallFrame):
+            frame.finish(g, result)
+            return
+        frame.unwind(g)
+        if isinstance(frame, AttemptFrame):
+            g.attempts -= 1
+            if g.attempts == 0:
+                g.journal.clear()
+    raise g.located(span, "'return' outside a procedure")
 
 
 def finish(g: Context, winners: Sequence[Player] | None, span: Span) -> None:

@@ -120,7 +120,7 @@ def test_a_fact_is_forgotten_when_its_card_moves_or_its_field_is_set() -> None:
         "card 1": ["not colour red"],
     }
     another = game.state.zones["hand[P2]"][0]
-    game._set_field(CardRef(another), "colour", game.state.cards[top].colour, game.current_decision().span)
+    game.set_field(CardRef(another), "colour", game.state.cards[top].colour, game.current_decision().span)
     assert another not in knowledge.facts_of(game, P2)
     assert len(knowledge.facts_of(game, P2)) == 2
 

@@ -73,7 +73,7 @@ def content_readers(program: Program) -> frozenset[str]:
 def field_readers(program: Program) -> frozenset[str]:
     """The functions that may read a field or the label of some card, wherever the card is (themselves,
     or through the functions, constants and keyed variables' initial values they read): the others'
-    values stay right when a card's field changes (`Game._set_field`)."""
+    values stay right when a card's field changes (`Game.set_field`)."""
     direct: set[str] = set()
     callers: dict[str, set[str]] = {}  # function -> the functions that call it
     for name, fn in program.fns.items():

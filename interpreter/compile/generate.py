@@ -228,14 +228,14 @@ class MemoLayout:
     # (`content_readers`): right still in a world of the same game with hidden cards dealt anew
     by_place: frozenset[int] = frozenset()
     # the dicts of functions that read no card's field or label (`field_readers`): right still after
-    # a card's field changes (`Game._set_field`)
+    # a card's field changes (`Game.set_field`)
     field_free: frozenset[int] = frozenset()
 
 
 def memo_layout(program: Program) -> MemoLayout:
     """The memo layout of a checked program (the same for the generator and the runtime)."""
     # A field may change wherever its card is, and a zone held in a field may be any zone: a
-    # change of a field empties every dict (Game._set_field), and a field that may hold a zone
+    # change of a field empties every dict (Game.set_field), and a field that may hold a zone
     # leaves no function with reads of its own.
     zone_in_field = any(may_hold_zone(ft) for card in program.cards.values() for _, ft in card.fields)
     plain = {"Player", "int", "bool", "text", *program.enums, *program.cards}

@@ -36,7 +36,7 @@ nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its
 A function whose body does real work (a comprehension, a query, a call of a built-in or of a
 function doing such work: `worth_remembering`) keeps its values in
 the game's memo, by arguments, until something it reads changes (compile/generate.py,
-`MemoLayout`): every change goes through the runtime's `move`, `set_var`, `_set_field`, `create`,
+`MemoLayout`): every change goes through the runtime's `move`, `set_var`, `set_field`, `create`,
 `undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
 change the state, so while what a function reads stays, a call with the same arguments has the

@@ -12,7 +12,7 @@ How the language maps onto Python here:
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
   (`runtime/asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
   `pending_ask` describes it to the tools without showing them the frame;
-- every change of the state goes through `move`, `set_var`, `_set_field`, `create` (store.py), which
+- every change of the state goes through `move`, `set_var`, `set_field`, `create` (store.py), which
   tell the sinks (observe.py: the trace among them) what changed, with the span of the rule that
   caused it, and journal the old value while an `attempt` (or an `apply`) is open so that a
   failure can undo everything the attempt did;

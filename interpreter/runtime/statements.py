@@ -37,7 +37,7 @@ class Doing(Running, Asking, Protocol):
     @property
     def decisions(self) -> Decisions: ...
 
-    def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None: ...
+    def set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None: ...
 
 
 def exec_set_field(g: Doing, st: s.SetField, env: dict[str, Any]) -> None:
@@ -48,7 +48,7 @@ def exec_set_field(g: Doing, st: s.SetField, env: dict[str, Any]) -> None:
         raise g.failure(st.span, f"no card to set {field} on")
     if op != "=":
         v = g.arith(op[0], getattr(g.state.cards[card.id], field), v, value, value, st)
-    g._set_field(card, field, v, st.span)
+    g.set_field(card, field, v, st.span)
 
 
 def draw_cards(g: Doing, st: s.Draw, n: int, src: ZoneRef, dst: ZoneRef, env: dict[str, Any]) -> None:

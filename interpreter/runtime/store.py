@@ -179,7 +179,7 @@ class Store(Evaluator):
             self.emit(Event("set", f"{key} = {self.label(value)}", span, "", (key,), None, None, self.secret_run))
         self._changed(name)
 
-    def _set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
+    def set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
         # A card's field is read wherever the card is: forgotten is all but the values of the functions
         # that read no card's field or label (MemoLayout.field_free), which stay right.
         memo = self.memo

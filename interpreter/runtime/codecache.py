@@ -1,10 +1,10 @@
 """Blocks of statements as generated code (compile/blocks.py); expressions as the rulebook's generated code
 (compile/generate.py); the code of a rulebook kept with it (`CodeCache`).
 
-`Game._eval(e, env)` is the meaning of an expression; the methods `Game._eval_*` spell it out
+`Game._eval(e, env)` is the meaning of an expression; the functions of definitions.py spell it out
 node by node. Each expression that a statement, a declaration or a rule reads (a root) runs as
 its function in the rulebook's generated module (runtime/compiled.py), which does the common case
-inline and hands anything unusual to the node's `Game._eval_*` method, the definition, which
+inline and hands anything unusual to the node's function in definitions.py, the definition, which
 reports the located error. An expression that is not a root of the program (one a scenario or a
 test makes) is evaluated by the definition. `tests/test_generated.py` checks the generated code
 against the definition, node by node.
@@ -88,7 +88,7 @@ ENDED = "ended"  # the game ended (its frames are gone)
 # Python's own recursion (two Python calls a level), well below its limit.
 INLINE_DEPTH = 100
 
-# The definitions generated code falls back on, one method of `Game` per kind of node: `_eval_*` for
+# The definitions generated code falls back on, one function per kind of node: definitions.py's for
 # each expression, a function of statements.py for each statement a block's code does not spell out
 # (and the draw's, which takes its operands evaluated). game.py fills
 # them when it defines `Game` (`define`), so that this module, below the game, does not import it.
@@ -239,7 +239,7 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
 
 
 def _slow(e: Any) -> Code:
-    """The node's own `Game._eval_*` method: the definition, and the way to its located errors."""
+    """The node's own function in definitions.py: the definition, and the way to its located errors."""
 
     method = _EVAL.get(e.__class__)
     if method is None:

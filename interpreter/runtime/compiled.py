@@ -2,7 +2,7 @@
 
 compile/generate.py writes the module's source from the checked program; this module gives the
 source the names it reads (`RUNTIME_NAMES`: the expression nodes by number, the value classes,
-the budgets, and `_slow`, the way back to the definition `Game._eval_*`), compiles it and keeps
+the budgets, and `_slow`, the way back to the definition: definitions.py), compiles it and keeps
 its functions. The generated source is cached on disk (cache.py), keyed by the rulebook's digest
 and a hash of the whole package's source (`cache.version`), so a rulebook seen before is not
 generated again, and a change to any module the generated code depends on makes it anew.
@@ -43,7 +43,7 @@ from .basics import (
 
 Code = Callable[..., Any]
 
-# The definition of each kind of expression (`Game._eval_*`), handed over by the game when it is
+# The definition of each kind of expression (definitions.py `EVAL`), handed over by the game when it is
 # defined (`define`), so that this module, below the game, does not import it.
 EVAL: dict[type, Callable[..., Any]] = {}
 

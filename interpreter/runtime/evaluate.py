@@ -11,19 +11,16 @@ import attrs
 from ..check.fragment import unchecked_binding
 from ..check.resolve import Binding
 from ..errors import NO_SPAN, Span
-from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
+from ..language.builtins import LIST_BUDGET, sort_work
 from ..language.values import (
     TABLE,
     CardRef,
     EnumValue,
     Record,
     ZoneRef,
-    contains,
     flat_label,
     label_of_plain,
     parse_key,
-    same,
-    zone_key,
 )
 from ..syntax import ast as s
 from .basics import (
@@ -34,22 +31,19 @@ from .basics import (
     LABEL_CACHE_SIZE,
     MEMO_BUDGET,
     TEXT_BUDGET,
-    VALUE_ERRORS,
     WORK_PER_CALL,
     attrs_fields,
     card_refs,
-    query_by_keys,
 )
 from .core import (
-    MISSING,
     NO_FIELD,
     TEMPLATE,
     GameCore,
     plain_card,
-    restore_local,
     span_of,
     without,
 )
+from .definitions import EVAL
 
 
 class Evaluator(GameCore):
@@ -95,7 +89,7 @@ class Evaluator(GameCore):
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
         """The value of an expression, by its generated function (see codecache.py).
 
-        The methods `_eval_*` below define each kind of expression; they evaluate their operands
+        The functions of definitions.py define each kind of expression; they evaluate their operands
         with `EVAL[node.__class__]`, the definition again, and are what generated code falls back on
         for the unusual case and its located error.
         """
@@ -117,12 +111,6 @@ class Evaluator(GameCore):
             raise TypeError(f"not an expression: {e!r}")
         return method(self, e, env)
 
-    def _eval_name(self, e: s.Name, env: dict[str, Any]) -> Any:
-        id = e.id
-        if id in env:  # a local; or a global hidden at run time by a local of the statement (resolve.py)
-            return env[id]
-        return self.global_value(id, e)
-
     def binding(self, e: s.Expr, checked: s.Expr | None = None) -> Binding | None:
         """What the checker resolved the node to (check/resolve.py): a `Name`, a `Call`, an `Index` of a zone
         or keyed variable, an `Enum.member`. A node the checker never saw (a scenario's `expect`, a test's
@@ -133,15 +121,6 @@ class Evaluator(GameCore):
         if found is not None or (checked is not None and resolution.of(checked) is not None):
             return found
         return unchecked_binding(self.program, e)
-
-    def _eval_literal(self, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
-        return e.value
-
-    def _eval_template(self, e: s.Template, env: dict[str, Any]) -> str:
-        """The text with each placeholder's value written as its label (each label bounded as it is
-        written, the whole checked and charged before it is joined)."""
-        parts = [p if isinstance(p, str) else self.label(self._eval(p, env)) for p in e.parts]
-        return self.text(parts, e)
 
     def text(self, parts: list[str], e: s.Expr) -> str:
         """The parts of a text joined, once their size is charged and within TEXT_BUDGET."""
@@ -154,84 +133,6 @@ class Evaluator(GameCore):
                 "a runaway computation?",
             )
         return "".join(parts)
-
-    def _eval_field(self, e: s.FieldAccess, env: dict[str, Any]) -> Any:
-        obj, name = e.obj, e.name
-        if obj.__class__ is s.Name:  # the common `it.colour`, `c.value`, `Colour.red`
-            id = obj.id
-            if id in env:
-                v = env[id]
-            else:
-                binding = self.binding(e, obj)
-                if binding is not None and binding.kind == "enum_member":
-                    return self.program.enum_value(binding.name, name)
-                v = self.global_value(id, obj)
-        else:
-            v = EVAL[obj.__class__](self, obj, env)
-        if v.__class__ is CardRef:
-            card = self.state.cards[v.id]
-            if name not in attrs_fields(card.__class__):
-                raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
-            return getattr(card, name)
-        if isinstance(v, Record):
-            if not v.has(name):
-                raise self.runtime_error(e.span, f"the record has no field '{name}'")
-            return v.get(name)
-        if v is None:
-            raise self.failure(e.span, f"no card to read {name} of")
-        raise self.runtime_error(e.span, f"{self.label(v)} has no field '{name}'")
-
-    def _eval_index(self, e: s.Index, env: dict[str, Any]) -> Any:
-        obj, args = e.obj, e.args
-        if obj.__class__ is s.Name and obj.id not in env:
-            binding = self.binding(e, obj)
-            if binding is not None and binding.kind == "zone":
-                return ZoneRef(binding.name, tuple([EVAL[a.__class__](self, a, env) for a in args]))
-            if binding is not None and binding.kind == "keyed_var":  # else `xs[0]` of its list
-                key = zone_key(binding.name, tuple([EVAL[a.__class__](self, a, env) for a in args]))
-                return self.variable(binding.name, key)
-        seq = self.as_list(EVAL[obj.__class__](self, obj, env), obj)
-        i = self._eval(args[0], env)
-        if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-            raise self.failure(e.span, f"index {i} is outside a list of {len(seq)}")
-        return seq[i]
-
-    def _eval_call(self, e: s.Call, env: dict[str, Any]) -> Any:
-        name = e.name
-        binding = self.binding(e)
-        if binding is not None and binding.kind == "fn":
-            return self.call_fn(name, tuple([EVAL[a.__class__](self, a, env) for a in e.args]), e.span)
-        try:
-            return self._builtin(name, e.args, env, e)
-        except VALUE_ERRORS:
-            # The arguments are pure expressions: evaluating them again only names them.
-            shown = ", ".join(self.label(self._eval(a, env)) for a in e.args)
-            raise self.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
-
-    def _eval_compare(self, e: s.Compare, env: dict[str, Any]) -> Any:
-        op = e.op
-        a, b = EVAL[e.left.__class__](self, e.left, env), EVAL[e.right.__class__](self, e.right, env)
-        if op in ("==", "!="):
-            if a.__class__ is tuple and b.__class__ is tuple:
-                self.charge(min(weight(a), weight(b)), e)
-            return same(a, b) is (op == "==")
-        if not isinstance(a, int) or not isinstance(b, int):
-            raise self.runtime_error(e.span, f"cannot compare {self.label(a)} {op} {self.label(b)}")
-        return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
-
-    def _eval_and(self, e: s.And, env: dict[str, Any]) -> Any:
-        return self._truth(e.left, env) and self._truth(e.right, env)
-
-    def _eval_or(self, e: s.Or, env: dict[str, Any]) -> Any:
-        return self._truth(e.left, env) or self._truth(e.right, env)
-
-    def _eval_not(self, e: s.Not, env: dict[str, Any]) -> Any:
-        return not self._truth(e.operand, env)
-
-    def _eval_binary(self, e: s.Binary, env: dict[str, Any]) -> Any:
-        op, left, right = e.op, e.left, e.right
-        a, b = EVAL[left.__class__](self, left, env), EVAL[right.__class__](self, right, env)
-        return self.arith(op, a, b, left, right, e)
 
     def arith(self, op: str, a: Any, b: Any, left: s.Expr, right: s.Expr, e: s.Expr | s.Stmt) -> Any:
         """`a op b`, for the expression `e` and for `set x op= b` alike (`e` locates the errors)."""
@@ -266,57 +167,6 @@ class Evaluator(GameCore):
             raise self.runtime_error(e.span, "division by zero")
         return a // b if op == "//" else a % b
 
-    def _eval_in(self, e: s.In, env: dict[str, Any]) -> Any:
-        v = EVAL[e.item.__class__](self, e.item, env)
-        items = self.as_list(EVAL[e.collection.__class__](self, e.collection, env), e.collection)
-        self.charge(len(items) * weight(v), e)
-        found = contains(items, v)
-        return not found if e.negated else found
-
-    def _eval_query(self, e: s.Query, env: dict[str, Any]) -> Any:
-        items = self.as_list(EVAL[e.source.__class__](self, e.source, env), e.source)
-        try:
-            return self._query(e.op, items, e.key, env)
-        except VALUE_ERRORS:
-            raise self.runtime_error(
-                e.span,
-                f"cannot order by these keys: {e.op} by needs keys of one kind "
-                "(numbers, or values of one enumeration, ...)",
-            ) from None
-
-    def _eval_list(self, e: s.ListLit, env: dict[str, Any]) -> Any:
-        return tuple([EVAL[i.__class__](self, i, env) for i in e.items])
-
-    def _eval_comprehension(self, e: s.Comprehension, env: dict[str, Any]) -> Any:
-        element, var, source, cond = e.element, e.var, e.source, e.condition
-        out: list[Any] = []
-        add = out.extend if e.flat else out.append  # a flat one joins its inner comprehension's lists
-        saved = env.get(var, MISSING)
-        items = self.as_list(EVAL[source.__class__](self, source, env), source)
-        self.charge(len(items), e)
-        try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
-            for v in items:
-                env[var] = v
-                if cond is None or self._truth(cond, env):
-                    add(EVAL[element.__class__](self, element, env))
-        finally:
-            restore_local(env, var, saved)
-        return tuple(out)
-
-    def _eval_range(self, e: s.RangeOp, env: dict[str, Any]) -> Any:
-        lo, hi = EVAL[e.low.__class__](self, e.low, env), EVAL[e.high.__class__](self, e.high, env)
-        if not isinstance(lo, int) or not isinstance(hi, int):
-            raise self.runtime_error(e.span, f"a range needs numbers, not {self.label(lo)}..{self.label(hi)}")
-        if hi - lo < LIST_BUDGET:
-            self.charge(max(hi - lo + 1, 0), e)
-        return self.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
-
-    def _eval_neg(self, e: s.Neg, env: dict[str, Any]) -> Any:
-        v = EVAL[e.operand.__class__](self, e.operand, env)
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise self.runtime_error(e.span, f"cannot negate {self.label(v)}")
-        return -v
-
     def number_of(self, e: s.Expr, env: dict[str, Any]) -> int:
         """A count (of cards, repeats, choices, a tier): a number, or a located error."""
         v = self._eval(e, env)
@@ -337,37 +187,6 @@ class Evaluator(GameCore):
         if -INT_BUDGET <= value <= INT_BUDGET:
             return value
         raise self.runaway(span_of(e), f"a number beyond {INT_BUDGET} in size: a runaway computation?")
-
-    def _eval_cond(self, e: s.CondExpr, env: dict[str, Any]) -> Any:
-        branch = e.then if self._truth(e.condition, env) else e.otherwise
-        return EVAL[branch.__class__](self, branch, env)
-
-    def _eval_record(self, e: s.RecordLit, env: dict[str, Any]) -> Any:
-        return Record({i.name: EVAL[i.value.__class__](self, i.value, env) for i in e.inits})
-
-    def _eval_none(self, e: s.NoneLit, env: dict[str, Any]) -> Any:
-        return None
-
-    def _query(self, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
-        self.charge(len(items), key)
-        saved = env.get("it", MISSING)
-        try:
-            if op == "where":
-                out = []
-                for v in items:
-                    env["it"] = v
-                    if self._truth(key, env):
-                        out.append(v)
-                return tuple(out)
-            keys = []
-            for v in items:
-                env["it"] = v
-                keys.append(self._eval(key, env))
-        finally:
-            restore_local(env, "it", saved)
-        if op != "map":
-            self.charge(sort_work(keys), key)
-        return query_by_keys(op, items, keys)
 
     def global_value(self, name: str, e: s.Expr) -> Any:
         """The value of the name `e` (not held by a local) as the checker resolved it."""
@@ -428,13 +247,6 @@ class Evaluator(GameCore):
             return self._eval(fn.body, env)
         finally:
             self.fn_depth -= 1
-
-    def _builtin(self, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
-        """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
-        builtin = BUILTINS.get(name)
-        if builtin is None:
-            raise self.runtime_error(e.span, f"unknown function '{name}'")
-        return builtin.run(self, e, [self._eval(a, env) for a in args])
 
     def zone_of_card(self, card: CardRef) -> ZoneRef:
         return ZoneRef(*self.split_key(self.state.location[card.id]))
@@ -643,30 +455,6 @@ class Evaluator(GameCore):
 
 
 # The method that evaluates each kind of expression (in grammar order of the AST classes).
-EVAL: dict[type, Any] = {
-    s.IntLit: Evaluator._eval_literal,
-    s.StrLit: Evaluator._eval_literal,
-    s.Template: Evaluator._eval_template,
-    s.BoolLit: Evaluator._eval_literal,
-    s.NoneLit: Evaluator._eval_none,
-    s.Name: Evaluator._eval_name,
-    s.ListLit: Evaluator._eval_list,
-    s.Comprehension: Evaluator._eval_comprehension,
-    s.RecordLit: Evaluator._eval_record,
-    s.FieldAccess: Evaluator._eval_field,
-    s.Index: Evaluator._eval_index,
-    s.Call: Evaluator._eval_call,
-    s.Neg: Evaluator._eval_neg,
-    s.Binary: Evaluator._eval_binary,
-    s.RangeOp: Evaluator._eval_range,
-    s.Compare: Evaluator._eval_compare,
-    s.In: Evaluator._eval_in,
-    s.Not: Evaluator._eval_not,
-    s.And: Evaluator._eval_and,
-    s.Or: Evaluator._eval_or,
-    s.Query: Evaluator._eval_query,
-    s.CondExpr: Evaluator._eval_cond,
-}
 
 
 @attrs.frozen

@@ -6,7 +6,7 @@ How the language maps onto Python here:
   (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;
-- an expression's meaning is spelled out by the `Game._eval_*` methods, but it is run by a
+- an expression's meaning is spelled out by the functions of definitions.py, but it is run by a
   function generated once per node (`runtime/codecache.py`), which falls back on those methods for anything
   unusual; a built-in function is a row of the table in `language/builtins.py`;
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
@@ -56,8 +56,8 @@ from .core import (
     seats,
 )
 from .decisions import Decisions
+from .definitions import EVAL
 from .determinize import determinize
-from .evaluate import EVAL
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter

@@ -1,0 +1,263 @@
+"""The meaning of each kind of expression, node by node: the definition that the generated code falls back
+on for the unusual case and its located error (`_slow`: runtime/codecache.py), and that the tests compare
+the generated code with (tests/test_generated.py, `Game._eval_slow`).
+
+One function a kind of node, `eval_<kind>(g, e, env)`, over the game as the `Defining` protocol; an
+operand is evaluated by the definition again (`EVAL[node.__class__]`), a condition or a value that is a
+root of the program by its generated code (`g.holds`, `g.evaluate`). They are functions rather than
+methods of a layer of `Game`: nothing but `EVAL` reaches them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..check.resolve import Binding
+from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
+from ..language.values import CardRef, Record, ZoneRef, contains, same, zone_key
+from ..syntax import ast as s
+from .basics import VALUE_ERRORS, attrs_fields, query_by_keys
+from .context import Context
+from .core import MISSING, restore_local
+
+
+class Defining(Context, Protocol):
+    """A game as the definitions read it (`Game` has it all): its `Context`, with the value of an
+    expression by its generated code and what the checker resolved a node to."""
+
+    def evaluate(self, e: s.Expr, env: dict[str, Any]) -> Any: ...
+
+    def binding(self, e: s.Expr, checked: s.Expr | None = None) -> Binding | None: ...
+
+    def zone_of_card(self, card: CardRef) -> ZoneRef: ...  # (what a built-in reads: builtins.py `Machine`)
+
+
+def eval_name(g: Defining, e: s.Name, env: dict[str, Any]) -> Any:
+    id = e.id
+    if id in env:  # a local; or a global hidden at run time by a local of the statement (resolve.py)
+        return env[id]
+    return g.global_value(id, e)
+
+
+def eval_literal(g: Defining, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str, Any]) -> Any:
+    return e.value
+
+
+def eval_template(g: Defining, e: s.Template, env: dict[str, Any]) -> str:
+    """The text with each placeholder's value written as its label (each label bounded as it is
+    written, the whole checked and charged before it is joined)."""
+    parts = [p if isinstance(p, str) else g.label(g.evaluate(p, env)) for p in e.parts]
+    return g.text(parts, e)
+
+
+def eval_field(g: Defining, e: s.FieldAccess, env: dict[str, Any]) -> Any:
+    obj, name = e.obj, e.name
+    if obj.__class__ is s.Name:  # the common `it.colour`, `c.value`, `Colour.red`
+        id = obj.id
+        if id in env:
+            v = env[id]
+        else:
+            binding = g.binding(e, obj)
+            if binding is not None and binding.kind == "enum_member":
+                return g.program.enum_value(binding.name, name)
+            v = g.global_value(id, obj)
+    else:
+        v = EVAL[obj.__class__](g, obj, env)
+    if v.__class__ is CardRef:
+        card = g.state.cards[v.id]
+        if name not in attrs_fields(card.__class__):
+            raise g.runtime_error(e.span, f"{g.label(v)} has no field '{name}'")
+        return getattr(card, name)
+    if isinstance(v, Record):
+        if not v.has(name):
+            raise g.runtime_error(e.span, f"the record has no field '{name}'")
+        return v.get(name)
+    if v is None:
+        raise g.failure(e.span, f"no card to read {name} of")
+    raise g.runtime_error(e.span, f"{g.label(v)} has no field '{name}'")
+
+
+def eval_index(g: Defining, e: s.Index, env: dict[str, Any]) -> Any:
+    obj, args = e.obj, e.args
+    if obj.__class__ is s.Name and obj.id not in env:
+        binding = g.binding(e, obj)
+        if binding is not None and binding.kind == "zone":
+            return ZoneRef(binding.name, tuple([EVAL[a.__class__](g, a, env) for a in args]))
+        if binding is not None and binding.kind == "keyed_var":  # else `xs[0]` of its list
+            key = zone_key(binding.name, tuple([EVAL[a.__class__](g, a, env) for a in args]))
+            return g.variable(binding.name, key)
+    seq = g.as_list(EVAL[obj.__class__](g, obj, env), obj)
+    i = g.evaluate(args[0], env)
+    if not isinstance(i, int) or not -len(seq) <= i < len(seq):
+        raise g.failure(e.span, f"index {i} is outside a list of {len(seq)}")
+    return seq[i]
+
+
+def eval_call(g: Defining, e: s.Call, env: dict[str, Any]) -> Any:
+    name = e.name
+    binding = g.binding(e)
+    if binding is not None and binding.kind == "fn":
+        return g.call_fn(name, tuple([EVAL[a.__class__](g, a, env) for a in e.args]), e.span)
+    try:
+        return _builtin_call(g, name, e.args, env, e)
+    except VALUE_ERRORS:
+        # The arguments are pure expressions: evaluating them again only names them.
+        shown = ", ".join(g.label(g.evaluate(a, env)) for a in e.args)
+        raise g.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
+
+
+def eval_compare(g: Defining, e: s.Compare, env: dict[str, Any]) -> Any:
+    op = e.op
+    a, b = EVAL[e.left.__class__](g, e.left, env), EVAL[e.right.__class__](g, e.right, env)
+    if op in ("==", "!="):
+        if a.__class__ is tuple and b.__class__ is tuple:
+            g.charge(min(weight(a), weight(b)), e)
+        return same(a, b) is (op == "==")
+    if not isinstance(a, int) or not isinstance(b, int):
+        raise g.runtime_error(e.span, f"cannot compare {g.label(a)} {op} {g.label(b)}")
+    return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
+
+
+def eval_and(g: Defining, e: s.And, env: dict[str, Any]) -> Any:
+    return g.holds(e.left, env) and g.holds(e.right, env)
+
+
+def eval_or(g: Defining, e: s.Or, env: dict[str, Any]) -> Any:
+    return g.holds(e.left, env) or g.holds(e.right, env)
+
+
+def eval_not(g: Defining, e: s.Not, env: dict[str, Any]) -> Any:
+    return not g.holds(e.operand, env)
+
+
+def eval_binary(g: Defining, e: s.Binary, env: dict[str, Any]) -> Any:
+    op, left, right = e.op, e.left, e.right
+    a, b = EVAL[left.__class__](g, left, env), EVAL[right.__class__](g, right, env)
+    return g.arith(op, a, b, left, right, e)
+
+
+def eval_in(g: Defining, e: s.In, env: dict[str, Any]) -> Any:
+    v = EVAL[e.item.__class__](g, e.item, env)
+    items = g.as_list(EVAL[e.collection.__class__](g, e.collection, env), e.collection)
+    g.charge(len(items) * weight(v), e)
+    found = contains(items, v)
+    return not found if e.negated else found
+
+
+def eval_query(g: Defining, e: s.Query, env: dict[str, Any]) -> Any:
+    items = g.as_list(EVAL[e.source.__class__](g, e.source, env), e.source)
+    try:
+        return _query(g, e.op, items, e.key, env)
+    except VALUE_ERRORS:
+        raise g.runtime_error(
+            e.span,
+            f"cannot order by these keys: {e.op} by needs keys of one kind "
+            "(numbers, or values of one enumeration, ...)",
+        ) from None
+
+
+def eval_list(g: Defining, e: s.ListLit, env: dict[str, Any]) -> Any:
+    return tuple([EVAL[i.__class__](g, i, env) for i in e.items])
+
+
+def eval_comprehension(g: Defining, e: s.Comprehension, env: dict[str, Any]) -> Any:
+    element, var, source, cond = e.element, e.var, e.source, e.condition
+    out: list[Any] = []
+    add = out.extend if e.flat else out.append  # a flat one joins its inner comprehension's lists
+    saved = env.get(var, MISSING)
+    items = g.as_list(EVAL[source.__class__](g, source, env), source)
+    g.charge(len(items), e)
+    try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
+        for v in items:
+            env[var] = v
+            if cond is None or g.holds(cond, env):
+                add(EVAL[element.__class__](g, element, env))
+    finally:
+        restore_local(env, var, saved)
+    return tuple(out)
+
+
+def eval_range(g: Defining, e: s.RangeOp, env: dict[str, Any]) -> Any:
+    lo, hi = EVAL[e.low.__class__](g, e.low, env), EVAL[e.high.__class__](g, e.high, env)
+    if not isinstance(lo, int) or not isinstance(hi, int):
+        raise g.runtime_error(e.span, f"a range needs numbers, not {g.label(lo)}..{g.label(hi)}")
+    if hi - lo < LIST_BUDGET:
+        g.charge(max(hi - lo + 1, 0), e)
+    return g.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
+
+
+def eval_neg(g: Defining, e: s.Neg, env: dict[str, Any]) -> Any:
+    v = EVAL[e.operand.__class__](g, e.operand, env)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise g.runtime_error(e.span, f"cannot negate {g.label(v)}")
+    return -v
+
+
+def eval_cond(g: Defining, e: s.CondExpr, env: dict[str, Any]) -> Any:
+    branch = e.then if g.holds(e.condition, env) else e.otherwise
+    return EVAL[branch.__class__](g, branch, env)
+
+
+def eval_record(g: Defining, e: s.RecordLit, env: dict[str, Any]) -> Any:
+    return Record({i.name: EVAL[i.value.__class__](g, i.value, env) for i in e.inits})
+
+
+def eval_none(g: Defining, e: s.NoneLit, env: dict[str, Any]) -> Any:
+    return None
+
+
+def _query(g: Defining, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[str, Any]) -> Any:
+    g.charge(len(items), key)
+    saved = env.get("it", MISSING)
+    try:
+        if op == "where":
+            out = []
+            for v in items:
+                env["it"] = v
+                if g.holds(key, env):
+                    out.append(v)
+            return tuple(out)
+        keys = []
+        for v in items:
+            env["it"] = v
+            keys.append(g.evaluate(key, env))
+    finally:
+        restore_local(env, "it", saved)
+    if op != "map":
+        g.charge(sort_work(keys), key)
+    return query_by_keys(op, items, keys)
+
+
+def _builtin_call(g: Defining, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
+    """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
+    builtin = BUILTINS.get(name)
+    if builtin is None:
+        raise g.runtime_error(e.span, f"unknown function '{name}'")
+    return builtin.run(g, e, [g.evaluate(a, env) for a in args])
+
+
+# The definition of each kind of expression (the generated code falls back on it: codecache.py `_slow`).
+EVAL: dict[type, Any] = {
+    s.IntLit: eval_literal,
+    s.StrLit: eval_literal,
+    s.Template: eval_template,
+    s.BoolLit: eval_literal,
+    s.NoneLit: eval_none,
+    s.Name: eval_name,
+    s.ListLit: eval_list,
+    s.Comprehension: eval_comprehension,
+    s.RecordLit: eval_record,
+    s.FieldAccess: eval_field,
+    s.Index: eval_index,
+    s.Call: eval_call,
+    s.Neg: eval_neg,
+    s.Binary: eval_binary,
+    s.RangeOp: eval_range,
+    s.Compare: eval_compare,
+    s.In: eval_in,
+    s.Not: eval_not,
+    s.And: eval_and,
+    s.Or: eval_or,
+    s.Query: eval_query,
+    s.CondExpr: eval_cond,
+}

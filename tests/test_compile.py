@@ -294,6 +294,30 @@ def test_a_function_that_calls_none_counts_no_depth_and_one_that_reaches_itself_
     assert str(caught.value).startswith(f"{where}: error: functions called 100 deep (in ")
 
 
+ZONES_BY_NAME = """
+var v: int = 0 public
+setup { create 2 Chip { colour: red, n: 1 } in hand[players[0]] }
+fn reds(p: Player) = len(hand[p] where it.colour == Colour.red) + points[p]
+fn f(x: int) = if x <= 0 then 0 else reds(players[0]) + f(x - 1)
+"""
+
+
+@pytest.mark.parametrize(("play", "said"), [("set v = f(3)", None), ("set v = f(200)", "t.rules:14:38")])
+def test_a_function_that_reads_zones_and_variables_at_keys_counts_no_depth(play: str, said: str | None) -> None:
+    """A zone or keyed variable read at its keys (`pile[p]`, `score[p]`) and an enumeration's value
+    (`Colour.red`) call no function: a function that reads only such names counts no depth of calls,
+    and a runaway recursion through it stops where it did, at the call of the function that recurses."""
+    rb = load(ZONES_BY_NAME + f'play {{ {play} say "{{v}}" }}')
+    source = generate(rb.program).source
+    assert [_counted(source, name) for name in ("reds", "f")] == [False, True]
+    if said is None:
+        assert _said(rb.new_game(players=1, trace=True)) == ["6"]
+        return
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith(f"{said}: error: functions called 100 deep (in reds)")
+
+
 @pytest.mark.parametrize(
     "inits",
     [

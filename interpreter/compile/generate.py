@@ -187,15 +187,22 @@ def calls_no_function(program: Program, e: Any) -> bool:
     """Whether evaluating an expression calls no function of the rulebook: not itself, nor through a
     constant computed when first read or a keyed variable's initial value (`reached`). A function whose
     body calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
-    so its runaway errors are raised where they were."""
+    so its runaway errors are raised where they were. The name of a zone or keyed variable read at its
+    keys (`pile` in `pile[p]`) and of an enumeration (`E` in `E.m`) is not resolved on its
+    own: its node (reached after the node that reads it) is read by name, never evaluated."""
+    named: set[int] = set()  # the names that a resolved `x[...]` or `E.m` reads by name
     for node in reached(program, e):
         cls = node.__class__
         if cls is s.Call or cls is s.Name:
             binding = program.resolution.of(node)
             if (cls is s.Call and (binding is None or binding.kind != "builtin_fn")) or (
-                cls is s.Name and binding is None
+                cls is s.Name and binding is None and id(node) not in named
             ):
                 return False
+        elif cls is s.Index or cls is s.FieldAccess:
+            binding = program.resolution.of(node)
+            if binding is not None and binding.kind in ("zone", "keyed_var", "enum_member"):
+                named.add(id(node.obj))
     return True
 
 

@@ -468,6 +468,16 @@ def remembered_rule(program: Program, rule: s.RuleDecl) -> bool:
     )
 
 
+def _own_key(args: list[str]) -> str:
+    """The key of a function's value in a dict of the memo that holds that function's values alone (and,
+    for a dict by seat, that player's alone): its arguments, one alone as itself. A key of one argument
+    finds what the tuple of it would (a tuple's `==` is its elements' with the same identity shortcut
+    as a dict's), without the tuple made and hashed at each call."""
+    if len(args) == 1:
+        return args[0]
+    return f"({', '.join(args)},)" if args else "()"
+
+
 def _keep(indent: str, slot: str, value: str) -> list[str]:
     """The lines that keep `value` under `key` in the memo's dict `slot` (`Game.memo`)."""
     return [
@@ -551,11 +561,18 @@ class Generator:
         ]
         remembered = worth_remembering(self.program, fn)
         slot = str(self.memo.slots.get(name, 0))
+        named = key
+        if slot != "0":  # a dict of its own holds this function's values alone: its arguments are the key
+            key = _own_key(params)
         if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout); else dict 0
             first, seats = self.memo.slots[name], self.memo.seats
+            j = self.memo.seat_params[name]
             by_seat = self.constant("seats", name, "", f"{{_Player(i): {first} + i for i in range({seats})}}")
-            head.append(f"    slot = {by_seat}.get({params[self.memo.seat_params[name]]}, 0)")
+            head.append(f"    slot = {by_seat}.get({params[j]}, 0)")
             slot = "slot"
+            # a seat's dict holds the values of that player alone: the other arguments are the key there; a
+            # value that is no seat's player keeps its values in dict 0, shared, under the function's name
+            key = f"{_own_key(params[:j] + params[j + 1 :])} if slot else {named}"
         if remembered:
             head += [
                 f"    key = {key}",

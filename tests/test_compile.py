@@ -374,6 +374,8 @@ SHORTCUTS = [
     "max([blue, red])",
     "[c == first(hand[P1]) for c in hand[P1]] + [blue == red, {a: 1} == {a: 1}, players[0] != players[0], red != none]",
     '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',
+    "[[c == d, c != d, c.colour == d.colour, c.colour != red] for c in hand[P1] for d in hand[P1]]",
+    "[P1 == players[0], P1 != players[0], red != blue, red == red, P1 == none, red != none, [red] == [red]]",
 ]
 
 

@@ -527,15 +527,21 @@ class Body:
             # (a player, a card, an enumeration value: values.py) is the same as another only if it is it,
             # and two values of one class are the same exactly when `==` says so (their `==` is Python's
             # own for numbers and texts; an interned class's `==` is a slow way to say `is`)
-            self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
+            literal = _INT.fullmatch(a) or a == "()" or b == "()"  # (`is` of a literal: a warning)
+            if not literal:  # an interned value first: no list, and the same as another only if it is it
+                self.emit(f"if {a}.__class__ in _INTERNED:")
+                self.emit(f"    {t} = {a} is {'' if op == '==' else 'not '}{b}")
+                self.emit(f"elif {a}.__class__ is tuple and {b}.__class__ is tuple:")
+            else:
+                self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
-            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
+            if literal:
                 self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
             else:
                 self.emit(
-                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ({a}.__class__ not in _INTERNED"
-                    f" and ({a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b}))))"
+                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b}"
+                    f" or ({a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b})))"
                 )
             return t
         self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else {self.slow(k)}")

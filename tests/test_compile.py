@@ -50,7 +50,7 @@ SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
 
 # What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
 # allowed, and the attributes of the game and of values that it reads.
-GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
+GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|slot|v")
 ALLOWED_NAMES = {
     *RUNTIME_NAMES,
     "len",
@@ -404,6 +404,70 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
         assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+
+
+REMEMBERED = """
+const P1 = players[0]
+fn reds(p: Player) = len(hand[p] where it.colour == red)
+fn upto(p: Player, n: int) = [reds(p) + k for k in 1..n]
+fn total(xs: list of int) = sum([x * 2 for x in xs])
+const X = [reds(P1), reds(P1), total(upto(P1, 3)), total(upto(P1, 3)), total([reds(P1)]), len(upto(P1, 2))]
+setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }
+play { }
+"""
+
+
+# Where the budget runs out in REMEMBERED's X, with the memo empty (cold) and full (warm): the first budget
+# at which each place is reached, and the work charged when it is (as the whole call in one function,
+# main at 9fc61d4, charged it).
+REMEMBERED_RUNS_OUT = {
+    ("cold", "t.rules:15:12"): (0, 38),
+    ("cold", "t.rules:12:26"): (38, 41),
+    ("cold", "t.rules:15:22"): (41, 79),
+    ("cold", "t.rules:15:38"): (79, 115),
+    ("cold", "t.rules:13:52"): (115, 118),
+    ("cold", "t.rules:13:30"): (118, 121),
+    ("cold", "t.rules:13:31"): (121, 159),
+    ("cold", "t.rules:15:32"): (235, 267),
+    ("cold", "t.rules:14:33"): (267, 270),
+    ("cold", "t.rules:14:29"): (270, 273),
+    ("cold", "t.rules:15:58"): (273, 309),
+    ("cold", "t.rules:15:52"): (309, 341),
+    ("cold", "t.rules:15:79"): (341, 379),
+    ("cold", "t.rules:15:72"): (379, 411),
+    ("cold", "t.rules:15:95"): (413, 449),
+    ("cold", "ok"): (529, 529),
+    ("warm", "t.rules:15:12"): (0, 38),
+    ("warm", "t.rules:15:22"): (38, 76),
+    ("warm", "t.rules:15:38"): (76, 112),
+    ("warm", "t.rules:15:32"): (112, 144),
+    ("warm", "t.rules:15:58"): (144, 180),
+    ("warm", "t.rules:15:52"): (180, 212),
+    ("warm", "t.rules:15:79"): (212, 250),
+    ("warm", "t.rules:15:72"): (250, 282),
+    ("warm", "t.rules:15:95"): (282, 318),
+    ("warm", "ok"): (318, 318),
+}
+
+
+def test_a_call_of_a_remembered_function_charges_each_call_found_or_not_and_runs_out_where_it_did() -> None:
+    """A call of a remembered function looks in the memo where it stands (`remembered_call`): found or
+    computed, each call charges the function's cost as the call in one function did, the budget runs out
+    at the same calls with the same error, and the values are the same, the memo empty or full."""
+    rb = load(REMEMBERED)
+    node = rb.program.consts["X"].value
+    warm = rb.new_game(players=1)
+    assert _charged(warm, warm._eval, node, 10_000) == ((3, 3, 30, 30, 6, 2), 529)
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    for work in range(530):
+        for tag, game in (("cold", rb.new_game(players=1)), ("warm", warm)):
+            game.work_left, where = work, "ok"
+            try:
+                assert game._eval(node, {}) == (3, 3, 30, 30, 6, 2)
+            except RulebookError as error:
+                where = str(error).partition(": error: more than ")[0]
+            found.setdefault((tag, where), (work, work - game.work_left))
+    assert found == REMEMBERED_RUNS_OUT
 
 
 # Rules of no, one and two bindings, over players and over a zone's cards (none holds while the game

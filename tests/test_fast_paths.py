@@ -566,6 +566,7 @@ fn many(p: Player, x: int) = if p == none then x * 100 else len(hand[p] where it
 fn other(p: Player, x: int) = if p == none then x * 1000 else len(hand[p] where it.n < x) * 10 + x
 fn pair(p: Player, x: int, y: int) = many(p, x) * 2 + other(p, y)
 fn big(x: int) = len(row where it.n >= x)
+fn both(x: int, y: int) = len(row where it.n >= x) * 10 + y
 setup {
   create 2 Chip { colour: red, n: 1 } in hand[players[0]]
   create 1 Chip { colour: red, n: 2 } in hand[players[1]]
@@ -574,13 +575,16 @@ setup {
 play {
   set log = [many(players[0], 1), many(players[1], 1), many(players[0], 2), many(none, 1), other(none, 1),
     other(players[1], 3), many(none, 1), other(none, 1), pair(players[0], 2, 3), pair(players[0], 3, 2),
-    pair(none, 1, 2), many(players[0], 1), big(1), big(3), big(1), other(none, 2), many(none, 2)]
+    pair(none, 1, 2), many(players[0], 1), big(1), big(3), big(1), other(none, 2), many(none, 2), both(1, 1),
+    both(1, 2), both(3, 1), both(1, 1)]
 }
 """)
     game = rb.new_game(players=2)
     layout = game.code.memo_layout
     assert layout.seat_params == {"many": 0, "other": 0, "pair": 0} and layout.slots["big"] > 0
-    assert game.state.vars["log"] == (21, 11, 2, 100, 1000, 13, 100, 1000, 27, 28, 2200, 21, 1, 0, 1, 2000, 200)
+    assert layout.slots["both"] > 0
+    log = (21, 11, 2, 100, 1000, 13, 100, 1000, 27, 28, 2200, 21, 1, 0, 1, 2000, 200, 11, 12, 1, 11)
+    assert game.state.vars["log"] == log
 
 
 def test_a_rules_condition_is_kept_for_the_players_whose_keys_did_not_change() -> None:

@@ -35,6 +35,7 @@ from ..check.contents import content_readers, field_readers
 from ..check.program import Program, may_hold_zone, named_within, reached, reads_of, reads_of_declarations
 from ..syntax import ast as s
 from .body import Body
+from .calls import MemoCall
 
 # What generated code reads from its namespace (runtime/compiled.py provides each).
 RUNTIME_NAMES = (
@@ -468,16 +469,6 @@ def remembered_rule(program: Program, rule: s.RuleDecl) -> bool:
     )
 
 
-def _own_key(args: list[str]) -> str:
-    """The key of a function's value in a dict of the memo that holds that function's values alone (and,
-    for a dict by seat, that player's alone): its arguments, one alone as itself. A key of one argument
-    finds what the tuple of it would (a tuple's `==` is its elements' with the same identity shortcut
-    as a dict's), without the tuple made and hashed at each call."""
-    if len(args) == 1:
-        return args[0]
-    return f"({', '.join(args)},)" if args else "()"
-
-
 def _keep(indent: str, slot: str, value: str) -> list[str]:
     """The lines that keep `value` under `key` in the memo's dict `slot` (`Game.memo`)."""
     return [
@@ -505,6 +496,12 @@ class Generator:
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
         self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
         self.memo = memo_layout(program)
+        # the remembered functions: where each keeps its values, and the names of its code
+        self.memo_calls = {
+            name: self._memo_call(i, name)
+            for i, (name, fn) in enumerate(program.fns.items())
+            if worth_remembering(program, fn)
+        }
         # the root numbers of the rule conditions kept in the memo
         self.remembered_rules = {
             self.number[id(rule.when)]: rule
@@ -542,13 +539,23 @@ class Generator:
             self.prologue.append(f"{name} = {make}")
         return self.constants[key]
 
+    def _memo_call(self, i: int, name: str) -> MemoCall:
+        """Where remembered function `name` (the i-th) keeps its values, and the names of its code."""
+        slot, seat, by_seat = self.memo.slots.get(name, 0), self.memo.seat_params.get(name, -1), None
+        if seat >= 0:  # a dict per seat of the player argument (MemoLayout)
+            make = f"{{_Player(i): {slot} + i for i in range({self.memo.seats})}}"
+            by_seat = self.constant("seats", name, "", make)
+        cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
+        return MemoCall(name, self.fn_names[name], f"f{i}", cost, slot, by_seat, seat)
+
     def _fn(self, name: str, fn: s.FnDecl) -> str:
         """The function `(game, k, *args)` that a call of the `fn` at node k runs: the budgets and the memo,
-        then the body, written inside it (one Python call per call of the `fn`, not two)."""
+        then the body, written inside it (one Python call per call of the `fn`, not two). A remembered
+        function's body is a function of its own (`MemoCall.miss`), which a call of it runs only when its
+        value is not in the memo (a call in generated code does the rest where it stands: `remembered_call`)."""
         params = [f"a{i}" for i in range(len(fn.params))]
         call = self.fn_names[name]
         args = ", ".join(params)
-        key = f"({name!r}, {args},)" if params else f"({name!r},)"
         cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
         head = [
             f"# fn {name!r}, line {fn.span.line}",
@@ -559,30 +566,20 @@ class Generator:
             "    if g.work_left < 0:",
             "        g.charge(0, _N[k])",
         ]
-        remembered = worth_remembering(self.program, fn)
-        slot = str(self.memo.slots.get(name, 0))
-        named = key
-        if slot != "0":  # a dict of its own holds this function's values alone: its arguments are the key
-            key = _own_key(params)
-        if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout); else dict 0
-            first, seats = self.memo.slots[name], self.memo.seats
-            j = self.memo.seat_params[name]
-            by_seat = self.constant("seats", name, "", f"{{_Player(i): {first} + i for i in range({seats})}}")
-            head.append(f"    slot = {by_seat}.get({params[j]}, 0)")
-            slot = "slot"
-            # a seat's dict holds the values of that player alone: the other arguments are the key there; a
-            # value that is no seat's player keeps its values in dict 0, shared, under the function's name
-            key = f"{_own_key(params[:j] + params[j + 1 :])} if slot else {named}"
-        if remembered:
+        memo = self.memo_calls.get(name)
+        if memo is not None:
+            if memo.by_seat is not None:
+                head.append(f"    slot = {memo.by_seat}.get({params[memo.seat]}, 0)")
+            slot, key = memo.slot_key(params, "slot")
             head += [
                 f"    key = {key}",
-                f"    memo = g.memo[{slot}]",
                 "    try:",
-                "        v = memo.get(key, _M)",
+                f"        v = g.memo[{slot}].get(key, _M)",
                 "    except TypeError:  # an argument that cannot be a key: computed each time",
-                "        memo, v = {}, _M",
-                "    if v is not _M:",
-                "        return v",
+                "        v = _M",
+                f"    return v if v is not _M else {memo.miss}(g, {', '.join([*params, slot, 'key'])})",
+                "",
+                f"def {memo.miss}(g, {', '.join([*params, 'slot', 'key'])}):",
             ]
         counted = not calls_no_function(self.program, fn.body)  # (a body that calls no function: no count)
         if counted:
@@ -595,8 +592,8 @@ class Generator:
         tail = [f"    v = {result}"]
         if counted:
             tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
-        if remembered:
-            tail += ["    try:", *_keep("        ", slot, "v"), "    except TypeError:", "        pass"]
+        if memo is not None:
+            tail += ["    try:", *_keep("        ", "slot", "v"), "    except TypeError:", "        pass"]
         tail += ["    return v", ""]
         self.lines += [(0, line, -1) for line in tail]
         return call

@@ -470,6 +470,31 @@ def test_a_call_of_a_remembered_function_charges_each_call_found_or_not_and_runs
     assert found == REMEMBERED_RUNS_OUT
 
 
+BOOLEANS = """
+fn pos(n: int) = n > 0
+fn via(n: int) = pos(n)
+fn same(x: any) = x
+var v: int = 0 public
+play {
+  set v = len([x for x in [1, 2, 3] if via(x) and not pos(x - 2)])
+  say "{v}"
+  set v = len([x for x in [1, 2] if same(x)])
+}
+"""
+
+
+def test_a_call_of_a_function_whose_value_is_a_boolean_is_a_condition_without_a_check() -> None:
+    """A function whose body is a boolean by construction (a comparison, or a call of such a function)
+    gives a boolean: its call is a condition without a check of its value's kind; a call of any other
+    function is still checked, its error located at the call."""
+    rb = load(BOOLEANS)
+    source = generate(rb.program).source
+    assert source.count("g.truth_of(") == 1  # `same(x)`'s alone
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith("t.rules:18:37: error: a condition must be true or false, not 1")
+
+
 # Rules of no, one and two bindings, over players and over a zone's cards (none holds while the game
 # runs: `armed` is 0); `odd` fails when it is checked.
 RULES = """

@@ -28,6 +28,7 @@ class Generator(Protocol):
     memo_calls: dict[str, MemoCall]
 
     def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
+    def returns_bool(self, e: Any) -> bool: ...
 
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
@@ -125,7 +126,7 @@ class Body:
 
     def truth(self, e: Any) -> str:
         v = self.value(e)
-        if isinstance(e, BOOLEAN):
+        if isinstance(e, BOOLEAN) or self.gen.returns_bool(e):
             return v
         t = self.tmp()
         k = self.gen.number[id(e)]

@@ -34,7 +34,7 @@ import attrs
 from ..check.contents import content_readers, field_readers
 from ..check.program import Program, may_hold_zone, named_within, reached, reads_of, reads_of_declarations
 from ..syntax import ast as s
-from .body import Body
+from .body import BOOLEAN, Body
 from .calls import MemoCall
 
 # What generated code reads from its namespace (runtime/compiled.py provides each).
@@ -502,6 +502,12 @@ class Generator:
             for i, (name, fn) in enumerate(program.fns.items())
             if worth_remembering(program, fn)
         }
+        # the functions whose value is a boolean by construction: their body is one, or a call of one
+        self.boolean_fns: set[str] = set()
+        grown = True
+        while grown:  # (a function that calls one found boolean is one: found on the next pass)
+            found = {n for n, fn in program.fns.items() if isinstance(fn.body, BOOLEAN) or self.returns_bool(fn.body)}
+            grown, self.boolean_fns = len(found) > len(self.boolean_fns), found
         # the root numbers of the rule conditions kept in the memo
         self.remembered_rules = {
             self.number[id(rule.when)]: rule
@@ -538,6 +544,12 @@ class Generator:
             name = self.constants[key] = f"k{len(self.constants)}"
             self.prologue.append(f"{name} = {make}")
         return self.constants[key]
+
+    def returns_bool(self, e: Any) -> bool:
+        """Whether an expression is a call of a function whose value is a boolean by construction (its
+        value is its body's, found in the memo or computed; a runaway call raises)."""
+        binding = self.resolution.of(e) if e.__class__ is s.Call else None
+        return binding is not None and binding.kind == "fn" and e.name in self.boolean_fns
 
     def _memo_call(self, i: int, name: str) -> MemoCall:
         """Where remembered function `name` (the i-th) keeps its values, and the names of its code."""

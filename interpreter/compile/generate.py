@@ -1,12 +1,14 @@
 """A checked rulebook's expressions and functions as the source of one Python module.
 
 Each `fn` becomes a Python function `(game, k, *args)` (k: the calling node) that charges the call,
-looks in the memo and computes its body inline, its parameters Python parameters; and each expression
+looks in the memo and computes its body inline, its parameters Python parameters (a remembered one's
+body is a function of its own, and a call in generated code charges and looks in the memo where it
+stands: calls.py, `remembered_call`, so that a value found costs no Python call); and each expression
 that a statement, a declaration or a rule reads (a *root*: an expression whose parent is not an
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
 a read of the card's attribute, a constant written as a literal, a local name a Python local, a
-call of a `fn` a call of its Python function. What each name means was decided by the checker
+call of a `fn` a call of its Python function (or its memo read inline). What each name means was decided by the checker
 (check/resolve.py); the generator only reads it.
 
 The common case of each operation is done inline; anything unusual (a value of the wrong kind,

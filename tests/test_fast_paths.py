@@ -576,14 +576,40 @@ play {
   set log = [many(players[0], 1), many(players[1], 1), many(players[0], 2), many(none, 1), other(none, 1),
     other(players[1], 3), many(none, 1), other(none, 1), pair(players[0], 2, 3), pair(players[0], 3, 2),
     pair(none, 1, 2), many(players[0], 1), big(1), big(3), big(1), other(none, 2), many(none, 2), both(1, 1),
-    both(1, 2), both(3, 1), both(1, 1)]
+    both(1, 2), both(3, 1), both(1, 1)] + [many(q, 1) for q in players] + [[many(q, x) for x in [1, 2]] for q in players]
 }
 """)
     game = rb.new_game(players=2)
     layout = game.code.memo_layout
     assert layout.seat_params == {"many": 0, "other": 0, "pair": 0} and layout.slots["big"] > 0
     assert layout.slots["both"] > 0
-    log = (21, 11, 2, 100, 1000, 13, 100, 1000, 27, 28, 2200, 21, 1, 0, 1, 2000, 200, 11, 12, 1, 11)
+    log = (
+        21,
+        11,
+        2,
+        100,
+        1000,
+        13,
+        100,
+        1000,
+        27,
+        28,
+        2200,
+        21,
+        1,
+        0,
+        1,
+        2000,
+        200,
+        11,
+        12,
+        1,
+        11,
+        21,
+        11,
+        (21, 2),
+        (11, 12),
+    )
     assert game.state.vars["log"] == log
 
 

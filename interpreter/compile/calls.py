@@ -9,6 +9,7 @@ out in generated code; anything else, and any value of another kind, is the buil
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 import attrs
@@ -21,6 +22,7 @@ class Body(Protocol):
     calls know it by these members alone, so that the two modules import each other in one way."""
 
     indent: int
+    loops: list[Any]  # the loops open where the next line goes, innermost last (body.py's `_Loop`s)
 
     def tmp(self) -> str: ...
     def value(self, e: Any) -> str: ...
@@ -29,6 +31,9 @@ class Body(Protocol):
     def slow(self, k: int) -> str: ...
     def builtin(self, t: str, name: str, args: list[str], k: int) -> None: ...
     def ints(self, *values: str) -> str: ...
+
+
+_PARAMETER = re.compile(r"a[0-9]+")  # a function's parameter in generated code (generate.py): never assigned
 
 
 @attrs.frozen
@@ -71,6 +76,21 @@ def _arguments(args: list[str]) -> str:
     return f"({', '.join(args)},)" if args else "()"
 
 
+def _kept(body: Body, value: str, what: str) -> str | None:
+    """The local that keeps `what` of `value` through the innermost loop, if `value` is a local the loop
+    does not change (a function's parameter, an outer loop's element), else None. It is `_M` when the
+    loop starts (body.py, `_Loop.kept`)."""
+    if not body.loops:
+        return None
+    loop = body.loops[-1]
+    if not (_PARAMETER.fullmatch(value) or value in {outer.var for outer in body.loops[:-1]}):
+        return None
+    if (value, what) not in loop.kept:
+        loop.kept[value, what] = body.tmp()
+    kept: str = loop.kept[value, what]
+    return kept
+
+
 def remembered_call(body: Body, memo: MemoCall, k: int, args: list[str]) -> str:
     """The value of a call at node k of a remembered `fn`: its budgets and its memo's look-up inline, as
     the function `memo.call` has them (the same checks in the same order, at the same node)."""
@@ -83,7 +103,14 @@ def remembered_call(body: Body, memo: MemoCall, k: int, args: list[str]) -> str:
     body.charge(memo.cost, k)  # budget: each call, remembered or not
     slot = body.tmp()
     if memo.by_seat is not None:
-        body.emit(f"{slot} = {memo.by_seat}.get({args[memo.seat]}, 0)")
+        player = args[memo.seat]
+        kept = _kept(body, player, f"seat {memo.by_seat}")
+        if kept is None:
+            body.emit(f"{slot} = {memo.by_seat}.get({player}, 0)")
+        else:  # the same player at each element of the loop: its dict found at the first call, then kept
+            slot = kept
+            body.emit(f"if {slot} is _M:")
+            body.emit(f"    {slot} = {memo.by_seat}.get({player}, 0)")
     slot, key_value = memo.slot_key(args, slot)
     body.emit(f"{key} = {key_value}")
     body.emit("try:")

@@ -13,7 +13,7 @@ import pytest
 import rulecraft
 from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
-from rulecraft.compile.generate import RUNTIME_NAMES, generate
+from rulecraft.compile.generate import RUNTIME_NAMES, Generator, generate
 from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
@@ -468,6 +468,34 @@ def test_a_call_of_a_remembered_function_charges_each_call_found_or_not_and_runs
                 where = str(error).partition(": error: more than ")[0]
             found.setdefault((tag, where), (work, work - game.work_left))
     assert found == REMEMBERED_RUNS_OUT
+
+
+INLINED = """
+const P1 = players[0]
+var v: int = 0 public
+fn small(a: int, b: int) = if a > b then a - b else b * 2
+fn alike(c: Chip, d: Chip) = c.colour == d.colour and c.n == d.n
+fn deep(x: int) = if x <= 0 then 0 else small(x, 1) + deep(x - 1)
+const X = [small(3, 1), small(1, 3), len([c for c in hand[P1] if alike(c, first(hand[P1]))]), small(1, 0) + small(0, 1)]
+setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }
+"""
+
+
+def test_a_call_of_a_small_function_is_its_body_where_it_stands_charged_as_the_call() -> None:
+    """A call of a small function that is not remembered and calls none is its body written where the call
+    stands (`inlined_call`): the value the definition gives, the same work charged and the same located
+    error wherever the budget runs out, and the depth budget checked at the call as before."""
+    rb = load(INLINED + "play { }")
+    assert {"small", "alike"} <= Generator(rb.program, False).inlined
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game._eval, node, 10_000)
+    assert fast == (2, 6, 3, 3)
+    for work in range(charged + 1):
+        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+    with pytest.raises(RulebookError) as caught:
+        load(INLINED + "play { set v = deep(200) }").new_game(players=1)
+    assert str(caught.value).startswith("t.rules:15:41: error: functions called 100 deep (in small)")
 
 
 BOOLEANS = """

@@ -11,7 +11,7 @@ import attrs
 from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
-from .calls import MemoCall, builtin_call, remembered_call
+from .calls import MemoCall, builtin_call, fn_call
 from .source import KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
@@ -26,6 +26,7 @@ class Generator(Protocol):
     record_fields: frozenset[str]
     fn_names: dict[str, str]
     memo_calls: dict[str, MemoCall]
+    inlined: frozenset[str]
 
     def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
     def returns_bool(self, e: Any) -> bool: ...
@@ -373,10 +374,7 @@ class Body:
         binding = self.gen.resolution.of(e)
         name = e.name
         if binding is not None and binding.kind == "fn":
-            args = [self.value(a) for a in e.args]
-            if name in self.gen.memo_calls:  # its budgets and memo where it stands, its body a call away
-                return remembered_call(self, self.gen.memo_calls[name], k, args)
-            return f"{self.gen.fn_names[name]}(g, {', '.join([str(k), *args])})"
+            return fn_call(self, name, k, [self.value(a) for a in e.args])
         if binding is None or binding.kind != "builtin_fn":
             return self.slow(k)  # the definition names the unknown function
         if name in ("len", "count") and len(e.args) == 1:

@@ -1,5 +1,6 @@
 """The code of a call: of a built-in function, its common case inline, charged as the built-in charges;
-of a remembered `fn`, its budgets and its memo's look-up inline (`MemoCall`).
+of a remembered `fn`, its budgets and its memo's look-up inline (`MemoCall`); of a small `fn` that is not
+remembered and calls none, its budgets and its body inline (`inlined_call`).
 
 `any` and `all` of a list, `sum` and `flatten` of a list, `min` and `max` of a list written out of
 numbers (`max([0, n - k])`), `ord` of an enumeration value, `first` and `last` of a list are spelled
@@ -23,6 +24,10 @@ class Body(Protocol):
 
     indent: int
     loops: list[Any]  # the loops open where the next line goes, innermost last (body.py's `_Loop`s)
+    gen: Any  # the module being generated (body.py's `Generator`)
+    lines: list[tuple[int, str, int]]
+    count: int
+    known: dict[str, str]
 
     def tmp(self) -> str: ...
     def value(self, e: Any) -> str: ...
@@ -119,6 +124,42 @@ def remembered_call(body: Body, memo: MemoCall, k: int, args: list[str]) -> str:
     body.emit(f"    {t} = _M")
     body.emit(f"if {t} is _M:")
     body.emit(f"    {t} = {memo.miss}(g, {', '.join([*args, slot, key])})")
+    body.indent -= 1
+    return t
+
+
+def fn_call(body: Body, name: str, k: int, args: list[str]) -> str:
+    """The value of a call at node k of the rulebook's function `name`, given its arguments' values."""
+    gen = body.gen
+    if name in gen.memo_calls:  # its budgets and memo where it stands, its body a call away
+        return remembered_call(body, gen.memo_calls[name], k, args)
+    if name in gen.inlined:  # small, not remembered, calling none: its body where it stands
+        return inlined_call(body, gen.program.fns[name], k, args)
+    return f"{gen.fn_names[name]}(g, {', '.join([str(k), *args])})"
+
+
+def inlined_call(body: Body, fn: s.FnDecl, k: int, args: list[str]) -> str:
+    """The value of a call at node k of a small function that is not remembered and calls none, its body
+    written where the call stands: the depth budget's check and the charge as its function `(g, k, *args)`
+    has them, at the same node, then the body's own code (its nodes, its errors and their places, its
+    local names its parameters alone), without a Python call."""
+    t = body.tmp()
+    body.emit("if g.fn_depth >= _FN_DEPTH_BUDGET:")
+    listed = f"({', '.join(args)}{',' if args else ''})"
+    body.emit(f"    {t} = g.call_fn({fn.name!r}, {listed}, _N[{k}].span)  # the runaway error")
+    body.emit("else:")
+    body.indent += 1
+    body.charge(body.gen.constant("cost", fn.name, "", f"_fn_cost({fn.name!r})"), k)
+    make: Any = type(body)  # (a function's code of its own: body.py's `Body`, its names the parameters alone)
+    inner = make(body.gen, False, {p.name: a for p, a in zip(fn.params, args, strict=True)})
+    inner.count, inner.indent = body.count, body.indent
+    inner.known = {a: body.known[a] for a in args if a in body.known}  # (an argument's kind, as here)
+    result = inner.value(fn.body)
+    body.lines += inner.lines
+    body.count = inner.count
+    if result in inner.known:  # (the runaway branch raises: `t` holds the body's value)
+        body.known[t] = inner.known[result]
+    body.emit(f"{t} = {result}")
     body.indent -= 1
     return t
 

@@ -8,7 +8,8 @@ that a statement, a declaration or a rule reads (a *root*: an expression whose p
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
 a read of the card's attribute, a constant written as a literal, a local name a Python local, a
-call of a `fn` a call of its Python function (or its memo read inline). What each name means was decided by the checker
+call of a `fn` a call of its Python function (its memo read, or a small one's body written, where the
+call stands: calls.py). What each name means was decided by the checker
 (check/resolve.py); the generator only reads it.
 
 The common case of each operation is done inline; anything unusual (a value of the wrong kind,
@@ -207,6 +208,18 @@ def calls_no_function(program: Program, e: Any) -> bool:
             if binding is not None and binding.kind in ("zone", "keyed_var", "enum_member"):
                 named.add(id(node.obj))
     return True
+
+
+INLINED_SIZE = 16  # the most nodes a function's body has for its calls to be written with the body
+
+
+def _size(e: Any) -> int:
+    """The number of nodes of an expression."""
+    if e.__class__ is tuple:
+        return sum(_size(x) for x in e)
+    if not attrs.has(e.__class__):
+        return 0
+    return 1 + sum(_size(getattr(e, f.name)) for f in attrs.fields(e.__class__) if f.name != "span")
 
 
 @attrs.frozen
@@ -504,6 +517,13 @@ class Generator:
             for i, (name, fn) in enumerate(program.fns.items())
             if worth_remembering(program, fn)
         }
+        # the functions whose body a call writes where it stands (`inlined_call`): small, not remembered,
+        # calling no function (so that no count of the depth of calls and no recursion is left out)
+        self.inlined = frozenset(
+            name
+            for name, fn in program.fns.items()
+            if name not in self.memo_calls and _size(fn.body) <= INLINED_SIZE and calls_no_function(program, fn.body)
+        )
         # the functions whose value is a boolean by construction: their body is one, or a call of one
         self.boolean_fns: set[str] = set()
         grown = True

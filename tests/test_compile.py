@@ -13,7 +13,7 @@ import pytest
 import rulecraft
 from rulecraft.authoring.fmt import format_text
 from rulecraft.cli import main
-from rulecraft.compile.generate import RUNTIME_NAMES, generate
+from rulecraft.compile.generate import RUNTIME_NAMES, Generator, generate
 from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
@@ -50,7 +50,7 @@ SAID = "33 [6, 7] a'b\"c\\\n');import os# }{ [9, 9] 0 None_"
 
 # What generated code may name: its own made-up names, what the runtime gives it, the built-ins it is
 # allowed, and the attributes of the game and of values that it reads.
-GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|v")
+GENERATED_NAME = re.compile(r"[tvakfcr][0-9]+|g|k|env|key|memo|slot|v")
 ALLOWED_NAMES = {
     *RUNTIME_NAMES,
     "len",
@@ -294,6 +294,30 @@ def test_a_function_that_calls_none_counts_no_depth_and_one_that_reaches_itself_
     assert str(caught.value).startswith(f"{where}: error: functions called 100 deep (in ")
 
 
+ZONES_BY_NAME = """
+var v: int = 0 public
+setup { create 2 Chip { colour: red, n: 1 } in hand[players[0]] }
+fn reds(p: Player) = len(hand[p] where it.colour == Colour.red) + points[p]
+fn f(x: int) = if x <= 0 then 0 else reds(players[0]) + f(x - 1)
+"""
+
+
+@pytest.mark.parametrize(("play", "said"), [("set v = f(3)", None), ("set v = f(200)", "t.rules:14:38")])
+def test_a_function_that_reads_zones_and_variables_at_keys_counts_no_depth(play: str, said: str | None) -> None:
+    """A zone or keyed variable read at its keys (`pile[p]`, `score[p]`) and an enumeration's value
+    (`Colour.red`) call no function: a function that reads only such names counts no depth of calls,
+    and a runaway recursion through it stops where it did, at the call of the function that recurses."""
+    rb = load(ZONES_BY_NAME + f'play {{ {play} say "{{v}}" }}')
+    source = generate(rb.program).source
+    assert [_counted(source, name) for name in ("reds", "f")] == [False, True]
+    if said is None:
+        assert _said(rb.new_game(players=1, trace=True)) == ["6"]
+        return
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith(f"{said}: error: functions called 100 deep (in reds)")
+
+
 @pytest.mark.parametrize(
     "inits",
     [
@@ -350,6 +374,8 @@ SHORTCUTS = [
     "max([blue, red])",
     "[c == first(hand[P1]) for c in hand[P1]] + [blue == red, {a: 1} == {a: 1}, players[0] != players[0], red != none]",
     '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',
+    "[[c == d, c != d, c.colour == d.colour, c.colour != red] for c in hand[P1] for d in hand[P1]]",
+    "[P1 == players[0], P1 != players[0], red != blue, red == red, P1 == none, red != none, [red] == [red]]",
 ]
 
 
@@ -378,6 +404,123 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
         assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+
+
+REMEMBERED = """
+const P1 = players[0]
+fn reds(p: Player) = len(hand[p] where it.colour == red)
+fn upto(p: Player, n: int) = [reds(p) + k for k in 1..n]
+fn total(xs: list of int) = sum([x * 2 for x in xs])
+const X = [reds(P1), reds(P1), total(upto(P1, 3)), total(upto(P1, 3)), total([reds(P1)]), len(upto(P1, 2))]
+setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }
+play { }
+"""
+
+
+# Where the budget runs out in REMEMBERED's X, with the memo empty (cold) and full (warm): the first budget
+# at which each place is reached, and the work charged when it is (as the whole call in one function,
+# main at 9fc61d4, charged it).
+REMEMBERED_RUNS_OUT = {
+    ("cold", "t.rules:15:12"): (0, 38),
+    ("cold", "t.rules:12:26"): (38, 41),
+    ("cold", "t.rules:15:22"): (41, 79),
+    ("cold", "t.rules:15:38"): (79, 115),
+    ("cold", "t.rules:13:52"): (115, 118),
+    ("cold", "t.rules:13:30"): (118, 121),
+    ("cold", "t.rules:13:31"): (121, 159),
+    ("cold", "t.rules:15:32"): (235, 267),
+    ("cold", "t.rules:14:33"): (267, 270),
+    ("cold", "t.rules:14:29"): (270, 273),
+    ("cold", "t.rules:15:58"): (273, 309),
+    ("cold", "t.rules:15:52"): (309, 341),
+    ("cold", "t.rules:15:79"): (341, 379),
+    ("cold", "t.rules:15:72"): (379, 411),
+    ("cold", "t.rules:15:95"): (413, 449),
+    ("cold", "ok"): (529, 529),
+    ("warm", "t.rules:15:12"): (0, 38),
+    ("warm", "t.rules:15:22"): (38, 76),
+    ("warm", "t.rules:15:38"): (76, 112),
+    ("warm", "t.rules:15:32"): (112, 144),
+    ("warm", "t.rules:15:58"): (144, 180),
+    ("warm", "t.rules:15:52"): (180, 212),
+    ("warm", "t.rules:15:79"): (212, 250),
+    ("warm", "t.rules:15:72"): (250, 282),
+    ("warm", "t.rules:15:95"): (282, 318),
+    ("warm", "ok"): (318, 318),
+}
+
+
+def test_a_call_of_a_remembered_function_charges_each_call_found_or_not_and_runs_out_where_it_did() -> None:
+    """A call of a remembered function looks in the memo where it stands (`remembered_call`): found or
+    computed, each call charges the function's cost as the call in one function did, the budget runs out
+    at the same calls with the same error, and the values are the same, the memo empty or full."""
+    rb = load(REMEMBERED)
+    node = rb.program.consts["X"].value
+    warm = rb.new_game(players=1)
+    assert _charged(warm, warm._eval, node, 10_000) == ((3, 3, 30, 30, 6, 2), 529)
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    for work in range(530):
+        for tag, game in (("cold", rb.new_game(players=1)), ("warm", warm)):
+            game.work_left, where = work, "ok"
+            try:
+                assert game._eval(node, {}) == (3, 3, 30, 30, 6, 2)
+            except RulebookError as error:
+                where = str(error).partition(": error: more than ")[0]
+            found.setdefault((tag, where), (work, work - game.work_left))
+    assert found == REMEMBERED_RUNS_OUT
+
+
+INLINED = """
+const P1 = players[0]
+var v: int = 0 public
+fn small(a: int, b: int) = if a > b then a - b else b * 2
+fn alike(c: Chip, d: Chip) = c.colour == d.colour and c.n == d.n
+fn deep(x: int) = if x <= 0 then 0 else small(x, 1) + deep(x - 1)
+const X = [small(3, 1), small(1, 3), len([c for c in hand[P1] if alike(c, first(hand[P1]))]), small(1, 0) + small(0, 1)]
+setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }
+"""
+
+
+def test_a_call_of_a_small_function_is_its_body_where_it_stands_charged_as_the_call() -> None:
+    """A call of a small function that is not remembered and calls none is its body written where the call
+    stands (`inlined_call`): the value the definition gives, the same work charged and the same located
+    error wherever the budget runs out, and the depth budget checked at the call as before."""
+    rb = load(INLINED + "play { }")
+    assert {"small", "alike"} <= Generator(rb.program, False).inlined
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game._eval, node, 10_000)
+    assert fast == (2, 6, 3, 3)
+    for work in range(charged + 1):
+        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+    with pytest.raises(RulebookError) as caught:
+        load(INLINED + "play { set v = deep(200) }").new_game(players=1)
+    assert str(caught.value).startswith("t.rules:15:41: error: functions called 100 deep (in small)")
+
+
+BOOLEANS = """
+fn pos(n: int) = n > 0
+fn via(n: int) = pos(n)
+fn same(x: any) = x
+var v: int = 0 public
+play {
+  set v = len([x for x in [1, 2, 3] if via(x) and not pos(x - 2)])
+  say "{v}"
+  set v = len([x for x in [1, 2] if same(x)])
+}
+"""
+
+
+def test_a_call_of_a_function_whose_value_is_a_boolean_is_a_condition_without_a_check() -> None:
+    """A function whose body is a boolean by construction (a comparison, or a call of such a function)
+    gives a boolean: its call is a condition without a check of its value's kind; a call of any other
+    function is still checked, its error located at the call."""
+    rb = load(BOOLEANS)
+    source = generate(rb.program).source
+    assert source.count("g.truth_of(") == 1  # `same(x)`'s alone
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith("t.rules:18:37: error: a condition must be true or false, not 1")
 
 
 # Rules of no, one and two bindings, over players and over a zone's cards (none holds while the game

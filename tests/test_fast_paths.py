@@ -482,12 +482,12 @@ play {
     game = rb.new_game(players=1)
     slot = game.code.memo_layout.slots["held"]
     shared = game.memo[slot]
-    assert shared == {("held",): 2}
+    assert shared == {(): 2}
     clone = game.clone()
     assert clone.memo[slot] is shared
     clone.apply("move")  # the clone's row changed: its value is found anew, in a dict of its own
-    assert clone.memo[slot] is not shared and clone.memo[slot] == {("held",): 3}
-    assert game.memo[slot] is shared and shared == {("held",): 2}
+    assert clone.memo[slot] is not shared and clone.memo[slot] == {(): 3}
+    assert game.memo[slot] is shared and shared == {(): 2}
     game.apply("stay")  # the game's row did not change: it finds its value in the dict it shares
     assert game.memo[slot] is shared
     game.clone().apply("move again")  # a second clone's change leaves the game's values as they were
@@ -554,6 +554,63 @@ def test_a_function_of_a_player_keeps_its_values_for_the_others_when_one_players
     assert game.state.vars["log"] == (0, 0, 0, 0, 3, 0, 1, 0, 0, 1, 2, 1, 1, 1, 10, 3, 2, 2)
     assert theirs.state.vars["log"] == (0, 0, 0, 0, 3, 0, 0, 1, 10, 2, 3, 1, 0, 2, 20, 4, 3, 2)
     assert bonus.state.vars["log"] == (0, 0, 0, 0, 3, 0, 5, 0, 0, 0, 3, 0, 5, 1, 10, 2, 3, 1)
+
+
+def test_a_functions_values_are_kept_by_all_its_arguments_in_a_dict_of_its_own_or_by_seat() -> None:
+    """In a dict of its own a function's values are keyed by its arguments alone (one alone as itself),
+    in a seat's dict by the arguments but the player's, and in the shared dict under the function's
+    name: no two calls that differ in a function or an argument find each other's value, whatever the
+    dict, a player or none (which is no seat's: its values go to the shared dict)."""
+    rb = load("""
+fn many(p: Player, x: int) = if p == none then x * 100 else len(hand[p] where it.n >= x) * 10 + x
+fn other(p: Player, x: int) = if p == none then x * 1000 else len(hand[p] where it.n < x) * 10 + x
+fn pair(p: Player, x: int, y: int) = many(p, x) * 2 + other(p, y)
+fn big(x: int) = len(row where it.n >= x)
+fn both(x: int, y: int) = len(row where it.n >= x) * 10 + y
+setup {
+  create 2 Chip { colour: red, n: 1 } in hand[players[0]]
+  create 1 Chip { colour: red, n: 2 } in hand[players[1]]
+  create 1 Chip { colour: red, n: 2 } in row
+}
+play {
+  set log = [many(players[0], 1), many(players[1], 1), many(players[0], 2), many(none, 1), other(none, 1),
+    other(players[1], 3), many(none, 1), other(none, 1), pair(players[0], 2, 3), pair(players[0], 3, 2),
+    pair(none, 1, 2), many(players[0], 1), big(1), big(3), big(1), other(none, 2), many(none, 2), both(1, 1),
+    both(1, 2), both(3, 1), both(1, 1)] + [many(q, 1) for q in players] + [[many(q, x) for x in [1, 2]] for q in players]
+}
+""")
+    game = rb.new_game(players=2)
+    layout = game.code.memo_layout
+    assert layout.seat_params == {"many": 0, "other": 0, "pair": 0} and layout.slots["big"] > 0
+    assert layout.slots["both"] > 0
+    log = (
+        21,
+        11,
+        2,
+        100,
+        1000,
+        13,
+        100,
+        1000,
+        27,
+        28,
+        2200,
+        21,
+        1,
+        0,
+        1,
+        2000,
+        200,
+        11,
+        12,
+        1,
+        11,
+        21,
+        11,
+        (21, 2),
+        (11, 12),
+    )
+    assert game.state.vars["log"] == log
 
 
 def test_a_rules_condition_is_kept_for_the_players_whose_keys_did_not_change() -> None:

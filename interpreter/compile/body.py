@@ -11,7 +11,7 @@ import attrs
 from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
-from .calls import builtin_call
+from .calls import MemoCall, builtin_call, fn_call
 from .source import KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
@@ -25,8 +25,11 @@ class Generator(Protocol):
     number: dict[int, int]
     record_fields: frozenset[str]
     fn_names: dict[str, str]
+    memo_calls: dict[str, MemoCall]
+    inlined: frozenset[str]
 
     def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
+    def returns_bool(self, e: Any) -> bool: ...
 
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
@@ -124,7 +127,7 @@ class Body:
 
     def truth(self, e: Any) -> str:
         v = self.value(e)
-        if isinstance(e, BOOLEAN):
+        if isinstance(e, BOOLEAN) or self.gen.returns_bool(e):
             return v
         t = self.tmp()
         k = self.gen.number[id(e)]
@@ -371,9 +374,7 @@ class Body:
         binding = self.gen.resolution.of(e)
         name = e.name
         if binding is not None and binding.kind == "fn":
-            args = [self.value(a) for a in e.args]
-            call = self.gen.fn_names[name]
-            return f"{call}(g, {', '.join([str(k), *args])})"
+            return fn_call(self, name, k, [self.value(a) for a in e.args])
         if binding is None or binding.kind != "builtin_fn":
             return self.slow(k)  # the definition names the unknown function
         if name in ("len", "count") and len(e.args) == 1:
@@ -523,20 +524,21 @@ class Body:
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
         if op in ("==", "!="):
-            # two lists: the definition, which charges their weight; else `same`, inline: an interned value
-            # (a player, a card, an enumeration value: values.py) is the same as another only if it is it,
-            # and two values of one class are the same exactly when `==` says so (their `==` is Python's
-            # own for numbers and texts; an interned class's `==` is a slow way to say `is`)
-            self.emit(f"if {a}.__class__ is tuple and {b}.__class__ is tuple:")
+            # `same`, inline: an interned value (a player, a card, an enumeration value: values.py) is the same
+            # as another only if it is it; two lists: the definition, which charges their weight; two values
+            # of one class are the same exactly when `==` says so (Python's own for numbers and texts)
+            no = "" if op == "==" else "not "
+            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
+                two = f"{a}.__class__ is tuple and {b}.__class__ is tuple"
+                self.emit(f"{t} = {self.slow(k)} if {two} else {no}_same({a}, {b})")
+                return t
+            self.emit(f"if {a}.__class__ in _INTERNED:")
+            self.emit(f"    {t} = {a} is {no}{b}")
+            self.emit(f"elif {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = {self.slow(k)}")
             self.emit("else:")
-            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
-                self.emit(f"    {t} = {'' if op == '==' else 'not '}_same({a}, {b})")
-            else:
-                self.emit(
-                    f"    {t} = {'' if op == '==' else 'not '}({a} is {b} or ({a}.__class__ not in _INTERNED"
-                    f" and ({a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b}))))"
-                )
+            same = f"{a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b})"
+            self.emit(f"    {t} = {no}({a} is {b} or ({same}))")
             return t
         self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else {self.slow(k)}")
         return t

@@ -1,4 +1,6 @@
-"""The code of a call of a built-in function: its common case inline, charged as the built-in charges.
+"""The code of a call: of a built-in function, its common case inline, charged as the built-in charges;
+of a remembered `fn`, its budgets and its memo's look-up inline (`MemoCall`); of a small `fn` that is not
+remembered and calls none, its budgets and its body inline (`inlined_call`).
 
 `any` and `all` of a list, `sum` and `flatten` of a list, `min` and `max` of a list written out of
 numbers (`max([0, n - k])`), `ord` of an enumeration value, `first` and `last` of a list are spelled
@@ -8,7 +10,10 @@ out in generated code; anything else, and any value of another kind, is the buil
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
+
+import attrs
 
 from ..syntax import ast as s
 
@@ -18,6 +23,11 @@ class Body(Protocol):
     calls know it by these members alone, so that the two modules import each other in one way."""
 
     indent: int
+    loops: list[Any]  # the loops open where the next line goes, innermost last (body.py's `_Loop`s)
+    gen: Any  # the module being generated (body.py's `Generator`)
+    lines: list[tuple[int, str, int]]
+    count: int
+    known: dict[str, str]
 
     def tmp(self) -> str: ...
     def value(self, e: Any) -> str: ...
@@ -26,6 +36,132 @@ class Body(Protocol):
     def slow(self, k: int) -> str: ...
     def builtin(self, t: str, name: str, args: list[str], k: int) -> None: ...
     def ints(self, *values: str) -> str: ...
+
+
+_PARAMETER = re.compile(r"a[0-9]+")  # a function's parameter in generated code (generate.py): never assigned
+
+
+@attrs.frozen
+class MemoCall:
+    """Where a remembered `fn` keeps its values in the memo (`MemoLayout`), and the names of its code.
+
+    A call of it is written where it is made: the depth budget's check, the charge and the look-up in
+    the memo, so that a value found costs no Python call; only a value not found calls `miss`, which
+    computes the body and keeps the value (`Generator._fn`). The function `call` (`(g, k, *args)`) does
+    the same in one function."""
+
+    name: str
+    call: str  # `(g, k, *args)`: the whole call, in one function
+    miss: str  # `(g, *args, slot, key)`: the body computed, its value kept under `key` in dict `slot`
+    cost: str  # the constant that holds the work a call costs
+    slot: int  # its dict of the memo (0: the shared one), or the first of its dicts by seat
+    by_seat: str | None  # the constant that gives a seat's player its dict, for a function of a player by seat
+    seat: int  # the index of that player's parameter (-1: none)
+
+    def slot_key(self, args: list[str], slot: str) -> tuple[str, str]:
+        """The dict (`slot`, a local, where it is by seat) and the key of a call's value, given its arguments.
+
+        A dict of its own holds this function's values alone: its arguments are the key (one alone as
+        itself: it finds what the tuple of it would, as a tuple's `==` is its elements' with the same
+        identity shortcut as a dict's, without a tuple made and hashed at each call). A seat's dict
+        holds that player's alone: the other arguments are the key there. A value of no seat's player,
+        and any function of the shared dict, keeps its values in dict 0 under the function's name."""
+        named = f"({', '.join([repr(self.name), *args])},)"
+        if self.slot == 0:
+            return "0", named
+        if self.seat < 0:
+            return str(self.slot), _arguments(args)
+        own = _arguments(args[: self.seat] + args[self.seat + 1 :])
+        return slot, f"{own} if {slot} else {named}"
+
+
+def _arguments(args: list[str]) -> str:
+    if len(args) == 1:
+        return args[0]
+    return f"({', '.join(args)},)" if args else "()"
+
+
+def _kept(body: Body, value: str, what: str) -> str | None:
+    """The local that keeps `what` of `value` through the innermost loop, if `value` is a local the loop
+    does not change (a function's parameter, an outer loop's element), else None. It is `_M` when the
+    loop starts (body.py, `_Loop.kept`)."""
+    if not body.loops:
+        return None
+    loop = body.loops[-1]
+    if not (_PARAMETER.fullmatch(value) or value in {outer.var for outer in body.loops[:-1]}):
+        return None
+    if (value, what) not in loop.kept:
+        loop.kept[value, what] = body.tmp()
+    kept: str = loop.kept[value, what]
+    return kept
+
+
+def remembered_call(body: Body, memo: MemoCall, k: int, args: list[str]) -> str:
+    """The value of a call at node k of a remembered `fn`: its budgets and its memo's look-up inline, as
+    the function `memo.call` has them (the same checks in the same order, at the same node)."""
+    t, key = body.tmp(), body.tmp()
+    listed = f"({', '.join(args)}{',' if args else ''})"
+    body.emit("if g.fn_depth >= _FN_DEPTH_BUDGET:")
+    body.emit(f"    {t} = g.call_fn({memo.name!r}, {listed}, _N[{k}].span)  # the runaway error")
+    body.emit("else:")
+    body.indent += 1
+    body.charge(memo.cost, k)  # budget: each call, remembered or not
+    slot = body.tmp()
+    if memo.by_seat is not None:
+        player = args[memo.seat]
+        kept = _kept(body, player, f"seat {memo.by_seat}")
+        if kept is None:
+            body.emit(f"{slot} = {memo.by_seat}.get({player}, 0)")
+        else:  # the same player at each element of the loop: its dict found at the first call, then kept
+            slot = kept
+            body.emit(f"if {slot} is _M:")
+            body.emit(f"    {slot} = {memo.by_seat}.get({player}, 0)")
+    slot, key_value = memo.slot_key(args, slot)
+    body.emit(f"{key} = {key_value}")
+    body.emit("try:")
+    body.emit(f"    {t} = g.memo[{slot}].get({key}, _M)")
+    body.emit("except TypeError:  # an argument that cannot be a key: computed each time")
+    body.emit(f"    {t} = _M")
+    body.emit(f"if {t} is _M:")
+    body.emit(f"    {t} = {memo.miss}(g, {', '.join([*args, slot, key])})")
+    body.indent -= 1
+    return t
+
+
+def fn_call(body: Body, name: str, k: int, args: list[str]) -> str:
+    """The value of a call at node k of the rulebook's function `name`, given its arguments' values."""
+    gen = body.gen
+    if name in gen.memo_calls:  # its budgets and memo where it stands, its body a call away
+        return remembered_call(body, gen.memo_calls[name], k, args)
+    if name in gen.inlined:  # small, not remembered, calling none: its body where it stands
+        return inlined_call(body, gen.program.fns[name], k, args)
+    return f"{gen.fn_names[name]}(g, {', '.join([str(k), *args])})"
+
+
+def inlined_call(body: Body, fn: s.FnDecl, k: int, args: list[str]) -> str:
+    """The value of a call at node k of a small function that is not remembered and calls none, its body
+    written where the call stands: the depth budget's check and the charge as its function `(g, k, *args)`
+    has them, at the same node, then the body's own code (its nodes, its errors and their places, its
+    local names its parameters alone), without a Python call."""
+    t = body.tmp()
+    body.emit("if g.fn_depth >= _FN_DEPTH_BUDGET:")
+    listed = f"({', '.join(args)}{',' if args else ''})"
+    body.emit(f"    {t} = g.call_fn({fn.name!r}, {listed}, _N[{k}].span)  # the runaway error")
+    body.emit("else:")
+    body.indent += 1
+    body.charge(body.gen.constant("cost", fn.name, "", f"_fn_cost({fn.name!r})"), k)
+    make: Any = type(body)  # (a function's code of its own: body.py's `Body`, its names the parameters alone)
+    inner = make(body.gen, False, {p.name: a for p, a in zip(fn.params, args, strict=True)})
+    inner.count, inner.indent = body.count, body.indent
+    inner.known = {a: body.known[a] for a in args if a in body.known}  # (an argument's kind, as here)
+    result = inner.value(fn.body)
+    body.lines += inner.lines
+    body.count = inner.count
+    if result in inner.known:  # (the runaway branch raises: `t` holds the body's value)
+        body.known[t] = inner.known[result]
+    body.emit(f"{t} = {result}")
+    body.indent -= 1
+    return t
 
 
 def builtin_call(body: Body, e: s.Call, k: int) -> str:

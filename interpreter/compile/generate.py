@@ -1,12 +1,15 @@
 """A checked rulebook's expressions and functions as the source of one Python module.
 
 Each `fn` becomes a Python function `(game, k, *args)` (k: the calling node) that charges the call,
-looks in the memo and computes its body inline, its parameters Python parameters; and each expression
+looks in the memo and computes its body inline, its parameters Python parameters (a remembered one's
+body is a function of its own, and a call in generated code charges and looks in the memo where it
+stands: calls.py, `remembered_call`, so that a value found costs no Python call); and each expression
 that a statement, a declaration or a rule reads (a *root*: an expression whose parent is not an
 expression) a function `(game, env) -> value`, where `env` holds the statement's local names.
 Inside, an expression is straight-line Python: a comprehension or a `where` a loop, a field read
 a read of the card's attribute, a constant written as a literal, a local name a Python local, a
-call of a `fn` a call of its Python function. What each name means was decided by the checker
+call of a `fn` a call of its Python function (its memo read, or a small one's body written, where the
+call stands: calls.py). What each name means was decided by the checker
 (check/resolve.py); the generator only reads it.
 
 The common case of each operation is done inline; anything unusual (a value of the wrong kind,
@@ -34,7 +37,8 @@ import attrs
 from ..check.contents import content_readers, field_readers
 from ..check.program import Program, may_hold_zone, named_within, reached, reads_of, reads_of_declarations
 from ..syntax import ast as s
-from .body import Body
+from .body import BOOLEAN, Body
+from .calls import MemoCall
 
 # What generated code reads from its namespace (runtime/compiled.py provides each).
 RUNTIME_NAMES = (
@@ -187,16 +191,35 @@ def calls_no_function(program: Program, e: Any) -> bool:
     """Whether evaluating an expression calls no function of the rulebook: not itself, nor through a
     constant computed when first read or a keyed variable's initial value (`reached`). A function whose
     body calls none needs no count of the depth of calls (`Game.fn_depth`): only a call reads the count,
-    so its runaway errors are raised where they were."""
+    so its runaway errors are raised where they were. The name of a zone or keyed variable read at its
+    keys (`pile` in `pile[p]`) and of an enumeration (`E` in `E.m`) is not resolved on its
+    own: its node (reached after the node that reads it) is read by name, never evaluated."""
+    named: set[int] = set()  # the names that a resolved `x[...]` or `E.m` reads by name
     for node in reached(program, e):
         cls = node.__class__
         if cls is s.Call or cls is s.Name:
             binding = program.resolution.of(node)
             if (cls is s.Call and (binding is None or binding.kind != "builtin_fn")) or (
-                cls is s.Name and binding is None
+                cls is s.Name and binding is None and id(node) not in named
             ):
                 return False
+        elif cls is s.Index or cls is s.FieldAccess:
+            binding = program.resolution.of(node)
+            if binding is not None and binding.kind in ("zone", "keyed_var", "enum_member"):
+                named.add(id(node.obj))
     return True
+
+
+INLINED_SIZE = 16  # the most nodes a function's body has for its calls to be written with the body
+
+
+def _size(e: Any) -> int:
+    """The number of nodes of an expression."""
+    if e.__class__ is tuple:
+        return sum(_size(x) for x in e)
+    if not attrs.has(e.__class__):
+        return 0
+    return 1 + sum(_size(getattr(e, f.name)) for f in attrs.fields(e.__class__) if f.name != "span")
 
 
 @attrs.frozen
@@ -488,6 +511,25 @@ class Generator:
         self.constants: dict[tuple[str, str, str], str] = {}  # module-level values, made once
         self.fn_names = {name: f"c{i}" for i, name in enumerate(program.fns)}  # the call function of each `fn`
         self.memo = memo_layout(program)
+        # the remembered functions: where each keeps its values, and the names of its code
+        self.memo_calls = {
+            name: self._memo_call(i, name)
+            for i, (name, fn) in enumerate(program.fns.items())
+            if worth_remembering(program, fn)
+        }
+        # the functions whose body a call writes where it stands (`inlined_call`): small, not remembered,
+        # calling no function (so that no count of the depth of calls and no recursion is left out)
+        self.inlined = frozenset(
+            name
+            for name, fn in program.fns.items()
+            if name not in self.memo_calls and _size(fn.body) <= INLINED_SIZE and calls_no_function(program, fn.body)
+        )
+        # the functions whose value is a boolean by construction: their body is one, or a call of one
+        self.boolean_fns: set[str] = set()
+        grown = True
+        while grown:  # (a function that calls one found boolean is one: found on the next pass)
+            found = {n for n, fn in program.fns.items() if isinstance(fn.body, BOOLEAN) or self.returns_bool(fn.body)}
+            grown, self.boolean_fns = len(found) > len(self.boolean_fns), found
         # the root numbers of the rule conditions kept in the memo
         self.remembered_rules = {
             self.number[id(rule.when)]: rule
@@ -525,13 +567,29 @@ class Generator:
             self.prologue.append(f"{name} = {make}")
         return self.constants[key]
 
+    def returns_bool(self, e: Any) -> bool:
+        """Whether an expression is a call of a function whose value is a boolean by construction (its
+        value is its body's, found in the memo or computed; a runaway call raises)."""
+        binding = self.resolution.of(e) if e.__class__ is s.Call else None
+        return binding is not None and binding.kind == "fn" and e.name in self.boolean_fns
+
+    def _memo_call(self, i: int, name: str) -> MemoCall:
+        """Where remembered function `name` (the i-th) keeps its values, and the names of its code."""
+        slot, seat, by_seat = self.memo.slots.get(name, 0), self.memo.seat_params.get(name, -1), None
+        if seat >= 0:  # a dict per seat of the player argument (MemoLayout)
+            make = f"{{_Player(i): {slot} + i for i in range({self.memo.seats})}}"
+            by_seat = self.constant("seats", name, "", make)
+        cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
+        return MemoCall(name, self.fn_names[name], f"f{i}", cost, slot, by_seat, seat)
+
     def _fn(self, name: str, fn: s.FnDecl) -> str:
         """The function `(game, k, *args)` that a call of the `fn` at node k runs: the budgets and the memo,
-        then the body, written inside it (one Python call per call of the `fn`, not two)."""
+        then the body, written inside it (one Python call per call of the `fn`, not two). A remembered
+        function's body is a function of its own (`MemoCall.miss`), which a call of it runs only when its
+        value is not in the memo (a call in generated code does the rest where it stands: `remembered_call`)."""
         params = [f"a{i}" for i in range(len(fn.params))]
         call = self.fn_names[name]
         args = ", ".join(params)
-        key = f"({name!r}, {args},)" if params else f"({name!r},)"
         cost = self.constant("cost", name, "", f"_fn_cost({name!r})")
         head = [
             f"# fn {name!r}, line {fn.span.line}",
@@ -542,23 +600,20 @@ class Generator:
             "    if g.work_left < 0:",
             "        g.charge(0, _N[k])",
         ]
-        remembered = worth_remembering(self.program, fn)
-        slot = str(self.memo.slots.get(name, 0))
-        if name in self.memo.seat_params:  # a dict per seat of the player argument (MemoLayout); else dict 0
-            first, seats = self.memo.slots[name], self.memo.seats
-            by_seat = self.constant("seats", name, "", f"{{_Player(i): {first} + i for i in range({seats})}}")
-            head.append(f"    slot = {by_seat}.get({params[self.memo.seat_params[name]]}, 0)")
-            slot = "slot"
-        if remembered:
+        memo = self.memo_calls.get(name)
+        if memo is not None:
+            if memo.by_seat is not None:
+                head.append(f"    slot = {memo.by_seat}.get({params[memo.seat]}, 0)")
+            slot, key = memo.slot_key(params, "slot")
             head += [
                 f"    key = {key}",
-                f"    memo = g.memo[{slot}]",
                 "    try:",
-                "        v = memo.get(key, _M)",
+                f"        v = g.memo[{slot}].get(key, _M)",
                 "    except TypeError:  # an argument that cannot be a key: computed each time",
-                "        memo, v = {}, _M",
-                "    if v is not _M:",
-                "        return v",
+                "        v = _M",
+                f"    return v if v is not _M else {memo.miss}(g, {', '.join([*params, slot, 'key'])})",
+                "",
+                f"def {memo.miss}(g, {', '.join([*params, 'slot', 'key'])}):",
             ]
         counted = not calls_no_function(self.program, fn.body)  # (a body that calls no function: no count)
         if counted:
@@ -571,8 +626,8 @@ class Generator:
         tail = [f"    v = {result}"]
         if counted:
             tail = [f"        v = {result}", "    finally:", "        g.fn_depth -= 1"]
-        if remembered:
-            tail += ["    try:", *_keep("        ", slot, "v"), "    except TypeError:", "        pass"]
+        if memo is not None:
+            tail += ["    try:", *_keep("        ", "slot", "v"), "    except TypeError:", "        pass"]
         tail += ["    return v", ""]
         self.lines += [(0, line, -1) for line in tail]
         return call

@@ -39,8 +39,8 @@ class Differential:
     """Runs the rulebook on code generated with probes, so that each expression is compared with the definition.
 
     Code generated with `probe` passes the value of every node it computes to `_probe`, with the
-    node's local names; the node's `Game._eval_*` method is then run on the same locals and must
-    give the same value. Each root expression's function (what a statement calls) is wrapped too,
+    node's local names; the node's definition (runtime/definitions.py) is then run on the same locals
+    and must give the same value. Each root expression's function (what a statement calls) is wrapped too,
     and must give the same value or the same error as the definition.
     """
 

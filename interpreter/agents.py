@@ -101,8 +101,10 @@ class GreedyAgent(RandomAgent):
         world = sample_hidden(game, me, salt)
         values = []
         firsts: dict[str, int] = {}  # each label -> its first option: the one its label answers
+        last = len(decision.options) - 1
         for i, option in enumerate(decision.options):
-            trial = world.clone()
+            # The last answer is tried on the world itself: it is thrown away after, as a clone would be.
+            trial = world.clone() if i < last else world
             trial.reseed(salt)
             try:
                 # By index, as the label would (the world is a clone at this decision: the same

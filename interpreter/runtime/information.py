@@ -97,9 +97,18 @@ def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
     """The cards at the places `viewer` cannot see, grouped by card type (in the order the types first
     appear): the cards whose contents may be exchanged within a group without `viewer` noticing."""
     by_type: dict[type, list[int]] = {}
+    zones, cards = game.state.zones, game.state.cards
+    ids: list[int] = []
+    last = None
     for key, i in hidden_positions(game, viewer):
-        cid = game.state.zones[key][i]
-        by_type.setdefault(type(game.state.cards[cid]), []).append(cid)
+        if key is not last:
+            ids, last = zones[key], key
+        cid = ids[i]
+        kind = cards[cid].__class__
+        group = by_type.get(kind)
+        if group is None:
+            group = by_type[kind] = []
+        group.append(cid)
     return list(by_type.values())
 
 

@@ -21,6 +21,7 @@ seats, so the statistics are the same on every backend.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import time
@@ -291,6 +292,9 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     if rb is None:
         rb = _RULEBOOKS[name] = load(name)
         _TIERS[name] = _tier_names(rb.program)
+        # The rulebook and its code live as long as the process: the collector need not walk them
+        # again at each full collection (a search's clones make many).
+        gc.freeze()
     counter = MoveCounter()
     game = Game(rb, players, seed, trace=False, observers=[counter])
     abilities: dict[str, list[int]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rulecraft.cli import main
@@ -111,3 +112,36 @@ def test_json_to_a_file_keeps_the_report_on_stdout(tmp_path: Path, capsys: pytes
     assert set(data["score_over_game"]) == {"P1", "P2"} and len(data["score_over_game"]["P1"]) == 11
     assert main(["simulate", TUTORIAL, "-n", "1", "--json", "-", "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["games"] == 1
+
+
+def test_the_collector_is_frozen_only_while_the_command_runs(tmp_path: Path) -> None:
+    """`rulecraft simulate` leaves the rulebook out of the collector's full walks while it runs
+    (`collector_frozen`) and gives the collector back whole after; a program calling `simulate`
+    freezes nothing of its own (each rulebook a new file, loaded afresh by the games)."""
+    import gc
+
+    from rulecraft.tools import simulate as simulation
+
+    frozen = []
+    simulate_one = simulation.play_one
+
+    def play_one(task: Any) -> Any:
+        result = simulate_one(task)
+        frozen.append(gc.get_freeze_count())
+        return result
+
+    text = Path(TUTORIAL).read_text(encoding="utf-8")
+    before = gc.get_freeze_count()
+    library, command = tmp_path / "library.rules", tmp_path / "command.rules"
+    library.write_text(text, encoding="utf-8")
+    command.write_text(text, encoding="utf-8")
+    simulation.play_one = play_one  # (the games run in this process: one worker)
+    try:
+        simulate(str(library), 2)
+        assert frozen and set(frozen) == {before}  # a library call freezes nothing
+        frozen.clear()
+        assert main(["simulate", str(command), "-n", "2", "--quiet"]) == 0
+    finally:
+        simulation.play_one = simulate_one
+    assert frozen and min(frozen) > before  # the command's games ran with the rulebook frozen
+    assert gc.get_freeze_count() == before  # and the collector has it all back after

@@ -164,6 +164,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..console import UsageError, players_for, progress, workers_for
     from ..errors import GameError
     from ..rulebook import load
+    from ..tools import simulate as simulation
     from ..tools.distributed import backend_for
     from ..tools.simulate import report, report_data, simulate, timed
 
@@ -184,7 +185,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
         check_plot_file(args.plot)
     workers = workers_for(args.workers or 1, args.n) if args.backend == "local" or args.workers else 0
-    with progress(args.n, "games", "simulate", args.quiet) as advance:
+    with progress(args.n, "games", "simulate", args.quiet) as advance, simulation.collector_frozen():
         stats, seconds = timed(
             lambda: simulate(
                 args.game,

@@ -21,12 +21,13 @@ seats, so the statistics are the same on every backend.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -285,6 +286,25 @@ _RULEBOOKS: dict[str, Rulebook] = {}
 _TIERS: dict[str, dict[int, str]] = {}
 
 
+# Whether `play_one` freezes the collector once a rulebook is loaded (`gc.freeze`: +3 % greedy games per
+# CPU second). It freezes everything the process holds then, so only the command sets it, for as long as
+# it runs (`collector_frozen`; its forked workers inherit it), never a program that calls `simulate`.
+FREEZE_AFTER_LOAD = False
+
+
+@contextlib.contextmanager
+def collector_frozen() -> Iterator[None]:
+    """While `rulecraft simulate` runs: the rulebook and its code, which live as long as the process, are
+    left out of the collector's full walks (`FREEZE_AFTER_LOAD`); after, the collector walks all again."""
+    global FREEZE_AFTER_LOAD
+    FREEZE_AFTER_LOAD = True
+    try:
+        yield
+    finally:
+        FREEZE_AFTER_LOAD = False
+        gc.unfreeze()
+
+
 def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     """Play game `index` (run in a worker process; the rulebook is loaded once per process)."""
     name, players, agents, seed, index = task
@@ -292,9 +312,10 @@ def play_one(task: tuple[str, int, tuple[str, ...], int, int]) -> GameResult:
     if rb is None:
         rb = _RULEBOOKS[name] = load(name)
         _TIERS[name] = _tier_names(rb.program)
-        # The rulebook and its code live as long as the process: the collector need not walk them
-        # again at each full collection (a search's clones make many).
-        gc.freeze()
+        if FREEZE_AFTER_LOAD:
+            # The rulebook and its code live as long as the process: the collector need not walk them
+            # again at each full collection (a search's clones make many).
+            gc.freeze()
     counter = MoveCounter()
     game = Game(rb, players, seed, trace=False, observers=[counter])
     abilities: dict[str, list[int]] = {}

@@ -12,7 +12,7 @@ state, which the Information part reads too.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]  # (Counter's C counting, in every CPython)
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -298,9 +298,10 @@ class Decisions:
         # between two: a move that starts other work ends the drawing), so the options' count, checked
         # here, never grows.
         labels = list(g.zone_labels(src.name, key, ids))
-        # How many cards carry each label, in the order the labels first come (one count serves the
-        # budget, `distinct` and the first draw); counted again after each draw when needed.
-        first: dict[str, int] = Counter(labels)
+        # How many cards carry each label, in the order the labels first come (Counter's dict, made
+        # without Counter's Python-level construction); counted again after each draw when needed.
+        first: dict[str, int] = {}
+        _count_elements(first, labels)
         distinct = len(first) == len(labels)  # whether no two are alike (drawing one keeps them so)
         if len(first) > OPTION_BUDGET:  # (the options a decision would offer: one per label)
             return False
@@ -314,7 +315,8 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 if counts is None:
-                    counts = Counter(labels)
+                    counts = {}
+                    _count_elements(counts, labels)
                 if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
                     chosen = next(iter(counts))
                 else:

@@ -12,7 +12,7 @@ state, which the Information part reads too.
 
 from __future__ import annotations
 
-from collections import Counter, _count_elements  # type: ignore[attr-defined]  # (Counter's C counting, in every CPython)
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -298,14 +298,9 @@ class Decisions:
         # between two: a move that starts other work ends the drawing), so the options' count, checked
         # here, never grows.
         labels = list(g.zone_labels(src.name, key, ids))
-        # How many cards carry each label, in the order the labels first come (Counter's dict, made
-        # without Counter's Python-level construction); counted again after each draw when needed.
-        first: dict[str, int] = {}
-        _count_elements(first, labels)
-        distinct = len(first) == len(labels)  # whether no two are alike (drawing one keeps them so)
-        if len(first) > OPTION_BUDGET:  # (the options a decision would offer: one per label)
+        distinct = len(set(labels)) == len(labels)  # whether no two are alike (drawing one keeps them so)
+        if len(labels) > OPTION_BUDGET and (distinct or len(set(labels)) > OPTION_BUDGET):
             return False
-        counts: dict[str, int] | None = first
         while True:
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
                 drawn = 0
@@ -314,9 +309,7 @@ class Decisions:
                     drawn = bits % len(ids)
                     g.answers.append(("table", labels[drawn]))
             else:
-                if counts is None:
-                    counts = {}
-                    _count_elements(counts, labels)
+                counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
                 if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
                     chosen = next(iter(counts))
                 else:
@@ -328,7 +321,6 @@ class Decisions:
                         r -= w
                     g.answers.append(("table", chosen))
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
-                counts = None  # (the drawing changes them)
             left -= 1
             if frame is not None:
                 frame.count = left

@@ -145,13 +145,10 @@ class Store(Evaluator):
             location[cid] = dst_key
             if journal is not None:
                 journal.append(("move", cid, src_key, index, dst_key))
-        changed = {zone.name}
         self.forget(zone.name, dst_key)
         for key in sources:
             if key != dst_key:
-                name = key.split("[", 1)[0]
-                changed.add(name)
-                self.forget(name, key)
+                self.forget(key.split("[", 1)[0], key)
         if st.known or st.told:
             knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
@@ -162,6 +159,8 @@ class Store(Evaluator):
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
             self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if self.program.rules:  # else `_changed` does nothing
+            changed = {zone.name}
+            changed.update(key.split("[", 1)[0] for key in sources if key != dst_key)
             for name in sorted(changed):
                 self._changed(name)
 
@@ -222,12 +221,16 @@ class Store(Evaluator):
             if self.attempts:
                 self.journal.append(("zone", key))
         if n > 0:
-            location, add_created = st.location, st.add_created
+            location, created = st.location, st.created
             journal = self.journal if self.attempts else None
             for cid in range(len(cards), len(cards) + n):
                 card = cls(id=cid, **values)
                 cards.append(card)
-                add_created(card)
+                if len(created) == cid:  # (`add_created`'s common case, without its call)
+                    created.append(card)
+                else:
+                    st.add_created(card)
+                    created = st.created
                 location.append(key)
                 dst.append(cid)
                 if journal is not None:
@@ -237,11 +240,12 @@ class Store(Evaluator):
             if plain is None:
                 plain = plain_card(cls, self.program, labels)
             if plain:
-                self._label_new_cards(cards[-n:], cls, values)
+                self._label_new_cards(cards[-n:] if n > 1 else [card], cls, values)
         if self.sinks.events and n:
             text = f"{n} x {self.label(CardRef(len(cards) - 1))} in {key}"
             self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
-        self._changed(zone.name)
+        if self.program.rules:  # else `_changed` does nothing
+            self._changed(zone.name)
 
     def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:
         """Put new cards of a plain class in the label cache: one label for them all, known from their fields.

@@ -145,10 +145,14 @@ class Store(Evaluator):
             location[cid] = dst_key
             if journal is not None:
                 journal.append(("move", cid, src_key, index, dst_key))
+        changed = {zone.name} if self.program.rules else None  # (no rule: `_changed` does nothing)
         self.forget(zone.name, dst_key)
         for key in sources:
             if key != dst_key:
-                self.forget(key.split("[", 1)[0], key)
+                name = key.split("[", 1)[0]
+                if changed is not None:
+                    changed.add(name)
+                self.forget(name, key)
         if st.known or st.told:
             knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
@@ -158,9 +162,7 @@ class Store(Evaluator):
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
             top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
             self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
-        if self.program.rules:  # else `_changed` does nothing
-            changed = {zone.name}
-            changed.update(key.split("[", 1)[0] for key in sources if key != dst_key)
+        if changed is not None:
             for name in sorted(changed):
                 self._changed(name)
 

@@ -115,23 +115,26 @@ def test_json_to_a_file_keeps_the_report_on_stdout(tmp_path: Path, capsys: pytes
 
 
 def test_the_collector_is_frozen_only_while_the_command_runs(tmp_path: Path) -> None:
-    """`rulecraft simulate` leaves the rulebook out of the collector's full walks while it runs
-    (`collector_frozen`) and gives the collector back whole after; a program calling `simulate`
-    freezes nothing of its own (each rulebook a new file, loaded afresh by the games)."""
+    """`rulecraft simulate` leaves the rulebook out of the collector's full walks while it runs, and
+    collects the youngest generation less often (`collector_frozen`), and gives the collector back as
+    it was after; a program calling `simulate` changes neither (each rulebook a new file, loaded
+    afresh by the games)."""
     import gc
 
     from rulecraft.tools import simulate as simulation
 
-    frozen = []
+    frozen: list[int] = []
+    young: list[int] = []
     simulate_one = simulation.play_one
 
     def play_one(task: Any) -> Any:
         result = simulate_one(task)
         frozen.append(gc.get_freeze_count())
+        young.append(gc.get_threshold()[0])
         return result
 
     text = Path(TUTORIAL).read_text(encoding="utf-8")
-    before = gc.get_freeze_count()
+    before, thresholds = gc.get_freeze_count(), gc.get_threshold()
     library, command = tmp_path / "library.rules", tmp_path / "command.rules"
     library.write_text(text, encoding="utf-8")
     command.write_text(text, encoding="utf-8")
@@ -139,9 +142,13 @@ def test_the_collector_is_frozen_only_while_the_command_runs(tmp_path: Path) -> 
     try:
         simulate(str(library), 2)
         assert frozen and set(frozen) == {before}  # a library call freezes nothing
+        assert set(young) == {thresholds[0]}  # nor changes when the collector runs
         frozen.clear()
+        young.clear()
         assert main(["simulate", str(command), "-n", "2", "--quiet"]) == 0
     finally:
         simulation.play_one = simulate_one
     assert frozen and min(frozen) > before  # the command's games ran with the rulebook frozen
+    assert set(young) == {max(simulation.YOUNG_COLLECTION_AT, thresholds[0])}
     assert gc.get_freeze_count() == before  # and the collector has it all back after
+    assert gc.get_threshold() == thresholds

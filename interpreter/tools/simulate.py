@@ -291,17 +291,27 @@ _TIERS: dict[str, dict[int, str]] = {}
 # it runs (`collector_frozen`; its forked workers inherit it), never a program that calls `simulate`.
 FREEZE_AFTER_LOAD = False
 
+# Allocations between two collections of the youngest generation while the command runs (Python's default
+# is 700): a search makes and drops clones by the thousand, and each young collection walks them. 5,000
+# made the collector 1.7 % of a greedy Guildhall game instead of 5 % (+4 % games per CPU second; random
+# games and greedy Renaissance Man unchanged within the noise: examples/benchmarks/RESULTS.md).
+YOUNG_COLLECTION_AT = 5_000
+
 
 @contextlib.contextmanager
 def collector_frozen() -> Iterator[None]:
     """While `rulecraft simulate` runs: the rulebook and its code, which live as long as the process, are
-    left out of the collector's full walks (`FREEZE_AFTER_LOAD`); after, the collector walks all again."""
+    left out of the collector's full walks (`FREEZE_AFTER_LOAD`), and the youngest generation is
+    collected less often (`YOUNG_COLLECTION_AT`); after, the collector is as it was."""
     global FREEZE_AFTER_LOAD
     FREEZE_AFTER_LOAD = True
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(YOUNG_COLLECTION_AT, thresholds[0]), *thresholds[1:])
     try:
         yield
     finally:
         FREEZE_AFTER_LOAD = False
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
 
 

@@ -406,6 +406,38 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
         assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
 
 
+# The unusual case of each operation (a value of another kind, an index out of range, two lists compared, a
+# built-in that cannot take its values), with operands that charge work: `V` is none, of type `any`.
+UNUSUAL = [
+    "[k * 2 for k in 1..3] + V",
+    "[k for k in 1..3][len([k for k in 1..3]) + 2]",
+    "[k for k in 1..3] == [k * 1 for k in 1..3]",
+    "[1] in [[k] for k in 1..2]",
+    'sum(V + [k for k in 1..3] + ["a"])',
+    'max(V + [k for k in 1..3] + ["a", 1])',
+    "len([k for k in 1..3]) < V",
+    "len([k for k in 1..3]) * V",
+    "len(V + [k for k in 1..3])",
+    "any([k for k in 1..3] + V)",
+    "first([c for c in hand[P1]] + V).n",
+]
+
+
+@pytest.mark.parametrize("expr", UNUSUAL)
+def test_the_unusual_case_charges_its_operands_once_as_the_definition_does(expr: str) -> None:
+    """Generated code hands the unusual case to the operation with the operands' values it computed
+    (runtime/operations.py), never evaluating an operand again: the same value or error as the
+    definition, and the same work charged, in full and wherever the budget runs out."""
+    setup = "setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }"
+    rb = load(f"const P1 = players[0]\nvar V: any = none public\nconst X = {expr}\n{setup}\nplay {{ }}\n")
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game._eval, node, 10_000)
+    assert (fast, charged) == _charged(game, game._eval_slow, node, 10_000)
+    for work in range(charged):
+        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+
+
 REMEMBERED = """
 const P1 = players[0]
 fn reds(p: Player) = len(hand[p] where it.colour == red)

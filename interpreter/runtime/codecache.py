@@ -100,7 +100,6 @@ def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callabl
     """Take the game's definitions of expressions and statements (called once, by game.py)."""
     _EVAL.update(evaluate)
     _EXEC.update(execute)
-    compiled.define(evaluate)
 
 
 _PLANS_KEPT = 4096  # the state keys whose plan of forgetting a code cache keeps, for each number of players

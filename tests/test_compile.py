@@ -18,7 +18,7 @@ from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
 from rulecraft.language.values import CardRef, Player
-from rulecraft.runtime import compiled, core
+from rulecraft.runtime import codecache, compiled, core
 from rulecraft.runtime import game as game_module
 from rulecraft.runtime.basics import RuntimeFailure
 from rulecraft.syntax import ast as s
@@ -633,3 +633,30 @@ def test_nested_comprehensions_loop_as_written(monkeypatch: pytest.MonkeyPatch) 
     again = rb.new_game(players=2, trace=True)
     assert again.state.vars == game.state.vars and diff.compared > 5
     assert format_text(NESTED, "nested.rules") == NESTED
+
+
+EVERY_ROOT = """
+const P1 = players[0]
+zone slot[Player, int]: Chip public
+proc best(xs: list of int, k: int) { return max(xs) + k }
+play {
+  for c in slot[P1, 1] { set v = v + c.n }
+  let m = best([v, len(slot[P1, 1])], len(slot[P1, 2]))
+  set v = v + m
+}
+var v: int = 0 public
+setup { create 3 Chip { colour: red, n: 2 } in slot[P1, 1] }
+"""
+
+
+def test_every_expression_a_statement_reads_is_a_root_of_generated_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A procedure's arguments in `let x = proc(...)` and the keys of a zone a `for` goes over are read by
+    generated functions of their own (roots), never by the tree-walking definition."""
+    rb = load(EVERY_ROOT)
+
+    def walked(e: Any) -> Any:
+        raise AssertionError(f"tree-walked: {e!r}")
+
+    monkeypatch.setattr(codecache, "_slow", walked)
+    game = rb.new_game(players=1)
+    assert game.state.vars["v"] == 6 + (max(6, 3) + 0)

@@ -138,6 +138,11 @@ def expression_nodes(program: Program) -> tuple[list[Any], list[int]]:
             continue
         if not attrs.has(node.__class__):
             continue
+        if node.__class__ is s.Let and node.value.__class__ is s.Call and node.value.name in program.procs:
+            # `let x = proc(...)`: a procedure's call, not an expression; its code (compile/blocks.py)
+            # reads each argument, a root
+            stack.extend((a, False) for a in reversed(node.value.args))
+            continue
         is_expr = isinstance(node, _EXPRESSIONS)
         if is_expr:
             if id(node) in seen:

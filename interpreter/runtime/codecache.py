@@ -277,19 +277,18 @@ def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Conte
 
 
 def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
-    """For a list operand naming a keyed zone (`slot[p, 1, 2]`), a closure giving the zone's cards without
-    making a reference to the zone (via `as_list` when a key is none or a local hides the zone); None
-    for any other operand."""
+    """For a list operand naming a keyed zone (`slot[p, 1, 2]`), a closure giving the zone's cards from
+    the zone its function gives (a zone of one seat or number read from the module's table of them:
+    compile/body.py `_zone_ref`), as `Game.as_list` does; None for any other operand."""
     binding = cache.program.resolution.of(e)
     if binding is None or binding.kind != "zone" or e.__class__ is not s.Index:
         return None
-    name, keys = binding.name, tuple(cache.value(a) for a in e.args)
 
     def zone_cards(g: Context, env: dict[str, Any]) -> Any:
-        values = tuple([k(g, env) for k in keys])
-        if name in env or None in values:
-            return g.as_list(source(g, env), e)
-        return card_refs(g.state.zones.get(zone_key(name, values), ()))
+        ref = source(g, env)
+        if ref.__class__ is ZoneRef:
+            return card_refs(g.state.zones.get(ref.key, ()))
+        return g.as_list(ref, e)  # (a local hiding the zone)
 
     return zone_cards
 

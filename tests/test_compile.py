@@ -18,11 +18,12 @@ from rulecraft.compile.source import attribute
 from rulecraft.errors import RulebookError
 from rulecraft.language.builtins import BUILTINS
 from rulecraft.language.values import CardRef, Player
-from rulecraft.runtime import codecache, compiled, core
+from rulecraft.runtime import compiled, core
 from rulecraft.runtime import game as game_module
 from rulecraft.runtime.basics import RuntimeFailure
 from rulecraft.syntax import ast as s
 
+from .oracle import evaluate as _oracle
 from .test_generated import Differential
 from .test_runtime import load
 
@@ -379,6 +380,11 @@ SHORTCUTS = [
 ]
 
 
+def _walked(game: Any) -> Any:
+    """`evaluate(node, env)` by the tree-walking definition (tests/oracle/), for `_charged`."""
+    return lambda node, env: _oracle(game, node, env)
+
+
 def _charged(game: Any, evaluate: Any, node: Any, work: int) -> tuple[Any, int]:
     """What evaluating gives (a value or an error's message) and the work it charged, from `work` left.
     (Where a runaway query points differs: generated code charges its loop at the query, the definition
@@ -400,10 +406,10 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
     fast, charged = _charged(game, game._eval, node, 10_000)
-    assert (fast, charged) == _charged(game, game._eval_slow, node, 10_000)
+    assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
-        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
 
 
 # The unusual case of each operation (a value of another kind, an index out of range, two lists compared, a
@@ -433,9 +439,9 @@ def test_the_unusual_case_charges_its_operands_once_as_the_definition_does(expr:
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
     fast, charged = _charged(game, game._eval, node, 10_000)
-    assert (fast, charged) == _charged(game, game._eval_slow, node, 10_000)
+    assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
     for work in range(charged):
-        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
 
 
 REMEMBERED = """
@@ -524,7 +530,7 @@ def test_a_call_of_a_small_function_is_its_body_where_it_stands_charged_as_the_c
     fast, charged = _charged(game, game._eval, node, 10_000)
     assert fast == (2, 6, 3, 3)
     for work in range(charged + 1):
-        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
     with pytest.raises(RulebookError) as caught:
         load(INLINED + "play { set v = deep(200) }").new_game(players=1)
     assert str(caught.value).startswith("t.rules:15:41: error: functions called 100 deep (in small)")
@@ -651,12 +657,13 @@ setup { create 3 Chip { colour: red, n: 2 } in slot[P1, 1] }
 
 def test_every_expression_a_statement_reads_is_a_root_of_generated_code(monkeypatch: pytest.MonkeyPatch) -> None:
     """A procedure's arguments in `let x = proc(...)` and the keys of a zone a `for` goes over are read by
-    generated functions of their own (roots), never by the tree-walking definition."""
+    generated functions of their own (roots), never by code generated for an expression from outside the
+    program (`Compiled.fragment`), as the tree-walking definition once read them."""
     rb = load(EVERY_ROOT)
 
-    def walked(e: Any) -> Any:
-        raise AssertionError(f"tree-walked: {e!r}")
+    def outside(self: Any, e: Any) -> Any:
+        raise AssertionError(f"not a root: {e!r}")
 
-    monkeypatch.setattr(codecache, "_slow", walked)
+    monkeypatch.setattr(compiled.Compiled, "fragment", outside)
     game = rb.new_game(players=1)
     assert game.state.vars["v"] == 6 + (max(6, 3) + 0)

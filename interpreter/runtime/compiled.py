@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import cache
 from ..check.program import Program
-from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate
+from ..compile.generate import RUNTIME_NAMES, Generated, Generator, expression_nodes, fragment, generate
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
@@ -49,6 +49,15 @@ _MISSING = object()
 _BUILTINS_ALLOWED = {
     f.__name__: f for f in (len, tuple, range, getattr, any, all, bool, set, int, str, max, min, sum)
 } | {"TypeError": TypeError}
+
+
+def _call_fn(name: str, nodes: tuple[Any, ...]) -> Code:
+    """A `fn`'s call function `(game, k, *args)` for a fragment's code (`Compiled.fragment`): `Game.call_fn`."""
+
+    def call(g: Any, k: int, *args: Any) -> Any:
+        return g.call_fn(name, args, nodes[k].span)
+
+    return call
 
 
 def _unknown(g: Any, e: Any) -> Any:
@@ -156,6 +165,7 @@ class Compiled:
         if sorted(generated.roots) != roots or set(generated.fns) != set(program.fns):
             raise ValueError("generated code of another program")
         self.filename = filename
+        self._generator: Generator | None = None  # (made for the first fragment: `fragment`)
         self.names = names = namespace(self.nodes, program, probe)
         self._lines = lines = generated.source.splitlines(True)
         self._chunks: dict[str, tuple[int, int]] = {}  # function name -> its first line and the line after it
@@ -205,6 +215,21 @@ class Compiled:
         """The function `(game, env)` of a root expression of the program, None for any other node."""
         entry = self.roots.get(id(e))
         return self.function(entry[1]) if entry is not None and entry[0] is e else None
+
+    def fragment(self, e: Any) -> Code:
+        """The function `(game, env)` of an expression that is not a root of the program (one made outside
+        it: a scenario's `expect`, a test's), generated now (compile/generate.py `fragment`) and run in
+        a copy of the module's names, where a call of a `fn` is `Game.call_fn`."""
+        if self._generator is None:
+            self._generator = Generator(self.program, False)
+        source, nodes = fragment(self._generator, e)
+        names = dict(self.names)
+        names["_N"] = nodes
+        for name, call in self.generated.fns.items():
+            names[call] = _call_fn(name, nodes)
+        exec(compile(source, "<generated fragment>", "exec"), names)  # the generated source: generate.py
+        code: Code = names["r"]
+        return code
 
     def rulebook_span(self, tb: TracebackType | None) -> Span | None:
         """Where in the rulebook the innermost generated line of a traceback comes from (the line table)."""

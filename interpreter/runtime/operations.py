@@ -4,10 +4,10 @@ The generated code (compile/body.py, compile/calls.py) does the common case of e
 and hands anything unusual (a value of another kind, an index out of range, a number too large, a
 field of a card class not seen before) to the function here, with the operands' values it has
 already computed: the function gives the same value, or raises the same located error, and charges
-what the operation charges, never the operands again. definitions.py's tree-walk evaluates the
+what the operation charges, never the operands again. The tests' tree-walk (tests/oracle/) evaluates the
 operands and calls the same functions, so the two cannot disagree about an operation.
 
-Each function takes the game (the `Context` protocol, with `binding`: `Game` has it all), the node
+Each function takes the game (the `Context` protocol: `Game` has it all), the node
 (which locates its errors and names its operator) and the operands' values.
 """
 

@@ -1,25 +1,25 @@
-"""The meaning of each kind of expression, node by node: the definition that the generated code falls back
-on for the unusual case and its located error (`_slow`: runtime/codecache.py), and that the tests compare
-the generated code with (tests/test_generated.py, `Game._eval_slow`).
+"""The oracle: the meaning of each kind of expression, node by node, as a tree-walk, which the tests compare
+the generated code with (tests/test_generated.py, tests/test_compile.py). The runtime never reaches it:
+every expression runs as generated code (runtime/compiled.py), which hands the unusual case of an
+operation to runtime/operations.py, as this walk does once it has the operands' values.
 
 One function a kind of node, `eval_<kind>(g, e, env)`, over the game as the `Defining` protocol; an
-operand is evaluated by the definition again (`EVAL[node.__class__]`), a condition or a value that is a
-root of the program by its generated code (`g.holds`, `g.evaluate`). They are functions rather than
-methods of a layer of `Game`: nothing but `EVAL` reaches them.
+operand is evaluated by the walk again (`EVAL[node.__class__]`, `walk`, `holds`). What lies outside the
+expression is the game's: a `fn`'s body (`Game.call_fn`), a constant, a variable's initial value.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..check.resolve import Binding
-from ..language.builtins import BUILTINS, sort_work
-from ..language.values import CardRef, Record, ZoneRef, zone_key
-from ..syntax import ast as s
-from . import operations
-from .basics import VALUE_ERRORS, query_by_keys
-from .context import Context
-from .core import MISSING, restore_local
+from rulecraft.check.resolve import Binding
+from rulecraft.language.builtins import BUILTINS, sort_work
+from rulecraft.language.values import CardRef, Record, ZoneRef, zone_key
+from rulecraft.runtime import operations
+from rulecraft.runtime.basics import VALUE_ERRORS, query_by_keys
+from rulecraft.runtime.context import Context
+from rulecraft.runtime.core import MISSING, restore_local
+from rulecraft.syntax import ast as s
 
 
 class Defining(Context, Protocol):
@@ -47,7 +47,7 @@ def eval_literal(g: Defining, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str,
 def eval_template(g: Defining, e: s.Template, env: dict[str, Any]) -> str:
     """The text with each placeholder's value written as its label (each label bounded as it is
     written, the whole checked and charged before it is joined)."""
-    parts = [p if isinstance(p, str) else g.label(g.evaluate(p, env)) for p in e.parts]
+    parts = [p if isinstance(p, str) else g.label(walk(g, p, env)) for p in e.parts]
     return g.text(parts, e)
 
 
@@ -77,7 +77,7 @@ def eval_index(g: Defining, e: s.Index, env: dict[str, Any]) -> Any:
             key = zone_key(binding.name, tuple([EVAL[a.__class__](g, a, env) for a in args]))
             return g.variable(binding.name, key)
     seq = g.as_list(EVAL[obj.__class__](g, obj, env), obj)
-    return operations.index(g, e, seq, g.evaluate(args[0], env))
+    return operations.index(g, e, seq, walk(g, args[0], env))
 
 
 def eval_call(g: Defining, e: s.Call, env: dict[str, Any]) -> Any:
@@ -87,7 +87,7 @@ def eval_call(g: Defining, e: s.Call, env: dict[str, Any]) -> Any:
         return g.call_fn(name, tuple([EVAL[a.__class__](g, a, env) for a in e.args]), e.span)
     if name not in BUILTINS:
         raise operations.unknown_function(g, e)
-    return operations.builtin(g, e, [g.evaluate(a, env) for a in e.args])
+    return operations.builtin(g, e, [walk(g, a, env) for a in e.args])
 
 
 def eval_compare(g: Defining, e: s.Compare, env: dict[str, Any]) -> Any:
@@ -96,15 +96,15 @@ def eval_compare(g: Defining, e: s.Compare, env: dict[str, Any]) -> Any:
 
 
 def eval_and(g: Defining, e: s.And, env: dict[str, Any]) -> Any:
-    return g.holds(e.left, env) and g.holds(e.right, env)
+    return holds(g, e.left, env) and holds(g, e.right, env)
 
 
 def eval_or(g: Defining, e: s.Or, env: dict[str, Any]) -> Any:
-    return g.holds(e.left, env) or g.holds(e.right, env)
+    return holds(g, e.left, env) or holds(g, e.right, env)
 
 
 def eval_not(g: Defining, e: s.Not, env: dict[str, Any]) -> Any:
-    return not g.holds(e.operand, env)
+    return not holds(g, e.operand, env)
 
 
 def eval_binary(g: Defining, e: s.Binary, env: dict[str, Any]) -> Any:
@@ -139,7 +139,7 @@ def eval_comprehension(g: Defining, e: s.Comprehension, env: dict[str, Any]) -> 
     try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
         for v in items:
             env[var] = v
-            if cond is None or g.holds(cond, env):
+            if cond is None or holds(g, cond, env):
                 add(EVAL[element.__class__](g, element, env))
     finally:
         restore_local(env, var, saved)
@@ -156,7 +156,7 @@ def eval_neg(g: Defining, e: s.Neg, env: dict[str, Any]) -> Any:
 
 
 def eval_cond(g: Defining, e: s.CondExpr, env: dict[str, Any]) -> Any:
-    branch = e.then if g.holds(e.condition, env) else e.otherwise
+    branch = e.then if holds(g, e.condition, env) else e.otherwise
     return EVAL[branch.__class__](g, branch, env)
 
 
@@ -176,13 +176,13 @@ def _query(g: Defining, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[
             out = []
             for v in items:
                 env["it"] = v
-                if g.holds(key, env):
+                if holds(g, key, env):
                     out.append(v)
             return tuple(out)
         keys = []
         for v in items:
             env["it"] = v
-            keys.append(g.evaluate(key, env))
+            keys.append(walk(g, key, env))
     finally:
         restore_local(env, "it", saved)
     if op != "map":
@@ -190,7 +190,27 @@ def _query(g: Defining, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[
     return query_by_keys(op, items, keys)
 
 
-# The definition of each kind of expression (the generated code falls back on it: codecache.py `_slow`).
+def walk(g: Defining, e: s.Expr, env: dict[str, Any]) -> Any:
+    """The value of an expression by the walk."""
+    return EVAL[e.__class__](g, e, env)
+
+
+def holds(g: Defining, e: s.Expr, env: dict[str, Any]) -> bool:
+    """The value of a condition by the walk: true or false, else the located error (`Game.truth_of`)."""
+    v = EVAL[e.__class__](g, e, env)
+    return v if v.__class__ is bool else g.truth_of(v, e)
+
+
+def evaluate(g: Any, e: s.Expr, env: dict[str, Any]) -> Any:
+    """The value of an expression by the definition alone, without generated code (but for what lies
+    outside it: a `fn`'s body, a constant): what the tests compare the generated code with."""
+    method = EVAL.get(e.__class__)
+    if method is None:
+        raise TypeError(f"not an expression: {e!r}")
+    return method(g, e, env)
+
+
+# The definition of each kind of expression.
 EVAL: dict[type, Any] = {
     s.IntLit: eval_literal,
     s.StrLit: eval_literal,

@@ -220,8 +220,7 @@ class Body:
 
     def _name(self, e: s.Name, name: str, k: int) -> str:
         binding = self.gen.resolution.of(e)
-        kind = binding.kind if binding is not None else "local"
-        if kind == "local":
+        if binding is None or binding.kind == "local":
             if name in self.scope:
                 return self.scope[name]
             if not self.env:
@@ -230,31 +229,32 @@ class Body:
                 self.hoisted[name] = self.local()
             held = self.hoisted[name]
             return f"({held} if {held} is not _M else g.global_value({name!r}, _N[{k}]))"
+        kind, bound = binding.kind, binding.name  # (the global it is bound to: written `name` here)
         program = self.gen.program
         if kind == "const":
-            literal, v = literal_value(program.consts[name].value)
+            literal, v = literal_value(program.consts[bound].value)
             fast = (
                 repr(v)
                 if literal
-                else f"(g.consts[{name!r}] if {name!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
+                else f"(g.consts[{bound!r}] if {bound!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
             )
         elif kind == "builtin":
             fast = (
                 "g.players"
-                if name == "players"
+                if bound == "players"
                 else "len(g.players)"
-                if name == "player_count"
+                if bound == "player_count"
                 else f"g.global_value({name!r}, _N[{k}])"
             )
         elif kind == "member":
-            fast = self._constant_member(name)
+            fast = self._constant_member(bound)
         elif kind == "enum":
-            fast = self.gen.constant("enum", name, "", f"_program.enums[{name!r}]")
+            fast = self.gen.constant("enum", bound, "", f"_program.enums[{bound!r}]")
         elif kind == "zone":  # (a value never changed once made: one for every game, made when the module runs)
-            fast = self.gen.constant("zone", name, "", f"_ZoneRef({name!r}, ())")
+            fast = self.gen.constant("zone", bound, "", f"_ZoneRef({bound!r}, ())")
         elif kind == "var":
             t = self.tmp()
-            self.emit(f"{t} = g.state.vars.get({name!r}, _M)")
+            self.emit(f"{t} = g.state.vars.get({bound!r}, _M)")
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = g.global_value({name!r}, _N[{k}])")
             fast = t

@@ -24,7 +24,8 @@ from typing import Any
 
 from .. import cache
 from ..check.program import Program
-from ..compile.generate import RUNTIME_NAMES, Generated, Generator, expression_nodes, fragment, generate
+from ..compile.fragment import fragment
+from ..compile.generate import RUNTIME_NAMES, Generated, Generator, expression_nodes, generate
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key

@@ -23,6 +23,7 @@ from rulecraft.runtime import game as game_module
 from rulecraft.runtime.basics import RuntimeFailure
 from rulecraft.syntax import ast as s
 
+from .oracle import evaluate as _oracle
 from .test_generated import Differential
 from .test_runtime import load
 
@@ -379,6 +380,11 @@ SHORTCUTS = [
 ]
 
 
+def _walked(game: Any) -> Any:
+    """`evaluate(node, env)` by the tree-walking definition (tests/oracle/), for `_charged`."""
+    return lambda node, env: _oracle(game, node, env)
+
+
 def _charged(game: Any, evaluate: Any, node: Any, work: int) -> tuple[Any, int]:
     """What evaluating gives (a value or an error's message) and the work it charged, from `work` left.
     (Where a runaway query points differs: generated code charges its loop at the query, the definition
@@ -400,10 +406,42 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
     fast, charged = _charged(game, game._eval, node, 10_000)
-    assert (fast, charged) == _charged(game, game._eval_slow, node, 10_000)
+    assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
-        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
+
+
+# The unusual case of each operation (a value of another kind, an index out of range, two lists compared, a
+# built-in that cannot take its values), with operands that charge work: `V` is none, of type `any`.
+UNUSUAL = [
+    "[k * 2 for k in 1..3] + V",
+    "[k for k in 1..3][len([k for k in 1..3]) + 2]",
+    "[k for k in 1..3] == [k * 1 for k in 1..3]",
+    "[1] in [[k] for k in 1..2]",
+    'sum(V + [k for k in 1..3] + ["a"])',
+    'max(V + [k for k in 1..3] + ["a", 1])',
+    "len([k for k in 1..3]) < V",
+    "len([k for k in 1..3]) * V",
+    "len(V + [k for k in 1..3])",
+    "any([k for k in 1..3] + V)",
+    "first([c for c in hand[P1]] + V).n",
+]
+
+
+@pytest.mark.parametrize("expr", UNUSUAL)
+def test_the_unusual_case_charges_its_operands_once_as_the_definition_does(expr: str) -> None:
+    """Generated code hands the unusual case to the operation with the operands' values it computed
+    (runtime/operations.py), never evaluating an operand again: the same value or error as the
+    definition, and the same work charged, in full and wherever the budget runs out."""
+    setup = "setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }"
+    rb = load(f"const P1 = players[0]\nvar V: any = none public\nconst X = {expr}\n{setup}\nplay {{ }}\n")
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game._eval, node, 10_000)
+    assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
+    for work in range(charged):
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
 
 
 REMEMBERED = """
@@ -492,7 +530,7 @@ def test_a_call_of_a_small_function_is_its_body_where_it_stands_charged_as_the_c
     fast, charged = _charged(game, game._eval, node, 10_000)
     assert fast == (2, 6, 3, 3)
     for work in range(charged + 1):
-        assert _charged(game, game._eval, node, work) == _charged(game, game._eval_slow, node, work)
+        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
     with pytest.raises(RulebookError) as caught:
         load(INLINED + "play { set v = deep(200) }").new_game(players=1)
     assert str(caught.value).startswith("t.rules:15:41: error: functions called 100 deep (in small)")
@@ -601,3 +639,31 @@ def test_nested_comprehensions_loop_as_written(monkeypatch: pytest.MonkeyPatch) 
     again = rb.new_game(players=2, trace=True)
     assert again.state.vars == game.state.vars and diff.compared > 5
     assert format_text(NESTED, "nested.rules") == NESTED
+
+
+EVERY_ROOT = """
+const P1 = players[0]
+zone slot[Player, int]: Chip public
+proc best(xs: list of int, k: int) { return max(xs) + k }
+play {
+  for c in slot[P1, 1] { set v = v + c.n }
+  let m = best([v, len(slot[P1, 1])], len(slot[P1, 2]))
+  set v = v + m
+}
+var v: int = 0 public
+setup { create 3 Chip { colour: red, n: 2 } in slot[P1, 1] }
+"""
+
+
+def test_every_expression_a_statement_reads_is_a_root_of_generated_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A procedure's arguments in `let x = proc(...)` and the keys of a zone a `for` goes over are read by
+    generated functions of their own (roots), never by code generated for an expression from outside the
+    program (`Compiled.fragment`), as the tree-walking definition once read them."""
+    rb = load(EVERY_ROOT)
+
+    def outside(self: Any, e: Any) -> Any:
+        raise AssertionError(f"not a root: {e!r}")
+
+    monkeypatch.setattr(compiled.Compiled, "fragment", outside)
+    game = rb.new_game(players=1)
+    assert game.state.vars["v"] == 6 + (max(6, 3) + 0)

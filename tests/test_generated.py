@@ -9,10 +9,10 @@ import rulecraft
 from rulecraft.agents import RandomAgent
 from rulecraft.errors import RulebookError
 from rulecraft.runtime import codecache
-from rulecraft.runtime.evaluate import EVAL
 from rulecraft.runtime.game import Game, RuntimeFailure
 from rulecraft.syntax import ast as s
 
+from .oracle import EVAL, evaluate
 from .test_runtime import load
 
 # (rulebook, players, games, decisions per game): enough to reach every phase, small enough for CI
@@ -39,7 +39,7 @@ class Differential:
     """Runs the rulebook on code generated with probes, so that each expression is compared with the definition.
 
     Code generated with `probe` passes the value of every node it computes to `_probe`, with the
-    node's local names; the node's definition (runtime/definitions.py) is then run on the same locals
+    node's local names; the node's definition (tests/oracle/) is then run on the same locals
     and must give the same value. Each root expression's function (what a statement calls) is wrapped too,
     and must give the same value or the same error as the definition.
     """
@@ -190,7 +190,7 @@ def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, va
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
     assert game._eval(node, {}) == value
-    assert game._eval_slow(node, {}) == value
+    assert evaluate(game, node, {}) == value
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_a_value_of_a_known_kind_still_reaches_the_definition_s_error(expr: str)
     game = load("var b: any = true public\nplay { }\n").new_game(players=1)
     node = rb.program.play.stmts[0].value  # type: ignore[union-attr]
     with pytest.raises(RulebookError) as slow:
-        game._eval_slow(node, {})
+        evaluate(game, node, {})
     assert fast.value.messages == slow.value.messages
     assert len(fast.value.messages) == 1
 
@@ -312,8 +312,45 @@ def test_a_field_read_gives_what_the_definition_gives_whatever_holds_it(holder: 
     ):
         node = rb.program.consts[const].value
         generated = _outcome(lambda node=node: game._eval(node, {}))
-        assert generated == _outcome(lambda node=node: game._eval_slow(node, {}))
+        assert generated == _outcome(lambda node=node: evaluate(game, node, {}))
         assert generated[0] == ("value" if holder in holds else "error")
     source = rb.code_cache.compiled.generated.source
     assert ".h\n    except _NO_ATTRIBUTE:" in source  # h by the attribute first
     assert ".f\n    except _NO_ATTRIBUTE:" not in source  # f, which a record has, by the checks
+
+
+MAIN = """
+var tally[Player]: int = 4 public
+const P1 = players[0]
+fn double(x: int) = x * 2
+setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }
+play { }
+"""
+
+# Expressions from outside the program (as a scenario's `expect` is): each resolved by name at run time.
+OUTSIDE = [
+    "len(hand[P1])",
+    "double(tally[P1]) + len([c.n for c in hand[P1] if c.colour == Colour.red]) + score(P1)",
+    "hand[P1][0].n",
+    "[k for k in 1..3][5]",
+    "first(hand[P1]).colour == red",
+    '"ab" + "c" + tally[players[0]]',
+]
+
+
+@pytest.mark.parametrize("expr", OUTSIDE)
+@pytest.mark.parametrize("env", [{}, {"hand": (7, 8), "tally": (5,), "P1": 0, "Colour": None}], ids=["", "hidden"])
+def test_an_expression_from_outside_the_program_runs_as_generated_code(expr: str, env: dict[str, Any]) -> None:
+    """An expression the program does not have (made by a scenario or a test) runs as code generated for it
+    (`Compiled.fragment`), never a tree-walk: the value or located error and the work the definition gives,
+    its names resolved by name, a local of the caller's env hiding a global of the same name."""
+    game = load(MAIN).new_game(players=1)
+    outside = load(MAIN.replace("play { }", f"const X = {expr}\nplay {{ }}"))
+    node = outside.program.consts["X"].value
+    code = game.code.value(node)
+    assert code.__code__.co_filename == "<generated fragment>"
+    for work in (10_000, 5, 0):
+        game.work_left = work
+        generated = (_outcome(lambda: game.evaluate(node, dict(env))), game.work_left)
+        game.work_left = work
+        assert generated == (_outcome(lambda: evaluate(game, node, dict(env))), game.work_left)

@@ -145,15 +145,19 @@ def _reaches(graph: dict[str, set[str]], start: str) -> set[str]:
 
 def test_a_game_is_three_layers_and_its_statements_and_definitions_are_functions() -> None:
     """`Game` is the chain core <- evaluate <- store <- game (runtime/core.py says so): the statements a
-    block's code does not spell out (statements.py) and the definition of each kind of expression
-    (definitions.py) are functions over the game, which the generated code reaches through its tables."""
-    from rulecraft.runtime import definitions, statements
+    block's code does not spell out (statements.py) are functions over the game, which the generated code
+    reaches through its table; the tree-walking definition of each kind of expression is the tests'
+    oracle (tests/oracle/), functions over the game, and the runtime has no module of it."""
+    from rulecraft.runtime import statements
     from rulecraft.runtime.core import GameCore
     from rulecraft.runtime.evaluate import Evaluator
     from rulecraft.runtime.game import Game
     from rulecraft.runtime.store import Store
 
+    from .oracle import definitions
+
     assert Game.__mro__ == (Game, Store, Evaluator, GameCore, object)
+    assert not (ROOT / "runtime" / "definitions.py").exists()
     for module, table in ((statements, statements.EXEC), (definitions, definitions.EVAL)):
         for function in table.values():
             assert function.__module__ == module.__name__

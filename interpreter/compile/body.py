@@ -90,9 +90,6 @@ class Body:
             return f"{{**env, {held}}}" if held else "env"
         return f"{{{held}}}"
 
-    def slow(self, k: int) -> str:
-        return f"_slow(g, {k}, {self.env_dict()})"
-
     def shadowed(self, name: str) -> bool:
         """Whether a global name may be hidden at run time by a local of the statement (see resolve.py)."""
         return self.env and name in self.gen.resolution.locals
@@ -136,12 +133,13 @@ class Body:
         self.emit(f"    {t} = g.truth_of({t}, _N[{k}])")
         return t
 
-    def _guarded(self, name: str, k: int, fast: str) -> str:
-        """A global's value, unless a local of the same name hides it (then the definition's)."""
+    def _guarded(self, name: str, fast: str, hidden: str) -> str:
+        """A global's value, unless a local of the same name hides it at run time: then `hidden`, the
+        operation on the local's value (`env[name]`)."""
         if not self.shadowed(name):
             return fast
         t = self.tmp()
-        self.emit(f"{t} = {self.slow(k)} if {name!r} in env else {fast}")
+        self.emit(f"{t} = {hidden} if {name!r} in env else {fast}")
         return t
 
     def _value(self, e: Any, k: int) -> str:
@@ -197,8 +195,8 @@ class Body:
             case s.Neg(operand):
                 v, t = self.value(operand), self.tmp()
                 self.emit(f"{t} = {v}")
-                self.emit(f"{t} = -{t} if {self.ints(v)} else {self.slow(k)}")
-                self.known[t] = "int"  # (a number, or the definition's error)
+                self.emit(f"{t} = -{t} if {self.ints(v)} else _negate(g, _N[{k}], {t})")
+                self.known[t] = "int"  # (a number, or the operation's error)
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
@@ -208,7 +206,7 @@ class Body:
                 self.emit(f"{t} = tuple(range({lo}, {hi} + 1))")
                 self.indent -= 1
                 self.emit("else:")
-                self.emit(f"    {t} = {self.slow(k)}")
+                self.emit(f"    {t} = _span(g, _N[{k}], {lo}, {hi})")
                 return t
             case s.Template(parts):
                 pieces = [repr(p) if isinstance(p, str) else f"g.label({self.value(p)})" for p in parts]
@@ -222,47 +220,47 @@ class Body:
 
     def _name(self, e: s.Name, name: str, k: int) -> str:
         binding = self.gen.resolution.of(e)
-        kind = binding.kind if binding is not None else "local"
-        if kind == "local":
+        if binding is None or binding.kind == "local":
             if name in self.scope:
                 return self.scope[name]
             if not self.env:
-                return self.slow(k)  # not a local of this function: the definition's error
+                return f"g.global_value({name!r}, _N[{k}])"  # not a local of this function: its error
             if name not in self.hoisted:
                 self.hoisted[name] = self.local()
             held = self.hoisted[name]
             return f"({held} if {held} is not _M else g.global_value({name!r}, _N[{k}]))"
+        kind, bound = binding.kind, binding.name  # (the global it is bound to: written `name` here)
         program = self.gen.program
         if kind == "const":
-            literal, v = literal_value(program.consts[name].value)
+            literal, v = literal_value(program.consts[bound].value)
             fast = (
                 repr(v)
                 if literal
-                else f"(g.consts[{name!r}] if {name!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
+                else f"(g.consts[{bound!r}] if {bound!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
             )
         elif kind == "builtin":
             fast = (
                 "g.players"
-                if name == "players"
+                if bound == "players"
                 else "len(g.players)"
-                if name == "player_count"
+                if bound == "player_count"
                 else f"g.global_value({name!r}, _N[{k}])"
             )
         elif kind == "member":
-            fast = self._constant_member(name)
+            fast = self._constant_member(bound)
         elif kind == "enum":
-            fast = self.gen.constant("enum", name, "", f"_program.enums[{name!r}]")
+            fast = self.gen.constant("enum", bound, "", f"_program.enums[{bound!r}]")
         elif kind == "zone":  # (a value never changed once made: one for every game, made when the module runs)
-            fast = self.gen.constant("zone", name, "", f"_ZoneRef({name!r}, ())")
+            fast = self.gen.constant("zone", bound, "", f"_ZoneRef({bound!r}, ())")
         elif kind == "var":
             t = self.tmp()
-            self.emit(f"{t} = g.state.vars.get({name!r}, _M)")
+            self.emit(f"{t} = g.state.vars.get({bound!r}, _M)")
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = g.global_value({name!r}, _N[{k}])")
             fast = t
         else:
             fast = f"g.global_value({name!r}, _N[{k}])"
-        return self._guarded(name, k, fast)
+        return self._guarded(name, fast, f"env[{name!r}]")
 
     def _constant_member(self, name: str) -> str:
         return self.gen.constant("member", name, "", f"_program.members[{name!r}]")
@@ -271,7 +269,8 @@ class Body:
         binding = self.gen.resolution.of(e)
         if binding is not None and binding.kind == "zone":
             keys = [self.value(a) for a in e.args]
-            return self._guarded(binding.name, k, self._zone_ref(binding.name, keys))
+            hidden = f"_index(g, _N[{k}], env[{binding.name!r}], {keys[0]})"
+            return self._guarded(binding.name, self._zone_ref(binding.name, keys), hidden)
         if binding is not None and binding.kind == "keyed_var":
             name = binding.name
             keys = [self.value(a) for a in e.args]
@@ -280,7 +279,7 @@ class Body:
             literal, default = literal_value(self.gen.program.vars[name].init)
             if self.shadowed(name):
                 self.emit(f"if {name!r} in env:")
-                self.emit(f"    {t} = {self.slow(k)}")
+                self.emit(f"    {t} = _index(g, _N[{k}], env[{name!r}], {keys[0]})")
                 self.emit("else:")
                 self.indent += 1
             self._key(key, name, keys)
@@ -296,7 +295,7 @@ class Body:
         self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
-        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit(f"    {t} = _index(g, _N[{k}], {t}, {i})")
         return t
 
     def _field(self, e: s.FieldAccess, k: int) -> str:
@@ -304,7 +303,7 @@ class Body:
         if binding is not None and binding.kind == "enum_member":
             enum = binding.name
             member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
-            return self._guarded(enum, k, member)
+            return self._guarded(enum, member, f"_field_of(g, _N[{k}], env[{enum!r}])")
         cache = self._invariant(e)
         if cache is not None:  # read at its first use in the loop, then kept
             self.emit(f"if {cache} is _M:")
@@ -348,7 +347,7 @@ class Body:
             self.emit("try:")
             self.emit(f"    {t} = {attribute(f'{self._cards()}[{v}.id]', e.name)}")
             self.emit("except _NO_ATTRIBUTE:")
-            self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
+            self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, _N[{k}])")
             return
         # a card of a class seen to have the field: its attribute; a record with the field: its value;
         # anything else: `_field`
@@ -358,7 +357,7 @@ class Body:
         self.emit(f"elif {v}.__class__ is _Record and {e.name!r} in {v}._fields:")
         self.emit(f"    {t} = {v}._fields[{e.name!r}]")
         self.emit("else:")
-        self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, {k}, {self.env_dict()})")
+        self.emit(f"    {t} = _field(g, {v}, {e.name!r}, {having}, _N[{k}])")
 
     def _cards(self) -> str:
         """The state's cards, in a loop read once before the outermost loop: expressions change no
@@ -376,7 +375,7 @@ class Body:
         if binding is not None and binding.kind == "fn":
             return fn_call(self, name, k, [self.value(a) for a in e.args])
         if binding is None or binding.kind != "builtin_fn":
-            return self.slow(k)  # the definition names the unknown function
+            return f"_unknown(g, _N[{k}])"  # the error that names the unknown function
         if name in ("len", "count") and len(e.args) == 1:
             return self._length(e, k)
         return builtin_call(self, e, k)
@@ -387,7 +386,7 @@ class Body:
         self.emit("try:")
         self.emit(f"    {t} = {builtin}(g, _N[{k}], [{', '.join(args)}])")
         self.emit("except _VALUE_ERRORS:")
-        self.emit(f"    {t} = {self.slow(k)}  # evaluates again and names the values it could not take")
+        self.emit(f"    raise _not_taken(g, _N[{k}], [{', '.join(args)}]) from None  # names the values")
 
     def _zone_ref(self, name: str, keys: list[str]) -> str:
         """The zone `name[keys]` as a value: of one seat or number (of its declared kind), read from a table
@@ -461,14 +460,17 @@ class Body:
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone
             self._zone_lookup(
-                name, keys, lambda key: f"{t} = len(g.state.zones.get({key}, ()))", f"{t} = {self.slow(k)}"
+                name,
+                keys,
+                lambda key: f"{t} = len(g.state.zones.get({key}, ()))",
+                f"{t} = _builtin(g, _N[{k}], [_ZoneRef({name!r}, ({', '.join(keys)},))])",
             )
             return t
         q = e.args[0]
         if q.__class__ is s.Query and q.op == "where":
             return self._count(q, k)
         v = self.value(q)
-        self.known[t] = "int"  # (a number, or the definition's error)
+        self.known[t] = "int"  # (a number, or the built-in's error)
         if self.known.get(v) == "tuple":
             self.emit(f"{t} = len({v})")
             return t
@@ -478,7 +480,7 @@ class Body:
         self.emit(f"elif {t}.__class__ is _ZoneRef and None not in {t}.keys:")
         self.emit(f"    {t} = len(g.state.zones.get({t}.key, ()))")
         self.emit("else:")
-        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit(f"    {t} = _builtin(g, _N[{k}], [{t}])")
         return t
 
     def _count(self, q: s.Query, k: int) -> str:
@@ -498,7 +500,7 @@ class Body:
         self.at = outer
         self.indent -= 1
         self.emit("except _VALUE_ERRORS:")
-        self.emit(f"    {n} = {self.slow(k)}")
+        self.emit(f"    raise _query_error(g, _N[{self.gen.number[id(q)]}]) from None")
         return n
 
     def _compare(self, e: s.Compare, k: int) -> str:
@@ -511,10 +513,10 @@ class Body:
             elif op in ("==", "!="):  # a value of another kind is never equal to a number
                 self.emit(
                     f"{t} = {a} {op} {b} if {a}.__class__ is int else "
-                    f"{op == '!='} if {a}.__class__ is not bool else {self.slow(k)}"
+                    f"{op == '!='} if {a}.__class__ is not bool else _compare(g, _N[{k}], {a}, {b})"
                 )
             else:
-                self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else {self.slow(k)}")
+                self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else _compare(g, _N[{k}], {a}, {b})")
             return t
         b = self.value(e.right)
         plain = all(x == "None" or _NAME.fullmatch(x) for x in (a, b))  # names or none: no literal to warn of
@@ -530,17 +532,17 @@ class Body:
             no = "" if op == "==" else "not "
             if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
                 two = f"{a}.__class__ is tuple and {b}.__class__ is tuple"
-                self.emit(f"{t} = {self.slow(k)} if {two} else {no}_same({a}, {b})")
+                self.emit(f"{t} = _compare(g, _N[{k}], {a}, {b}) if {two} else {no}_same({a}, {b})")
                 return t
             self.emit(f"if {a}.__class__ in _INTERNED:")
             self.emit(f"    {t} = {a} is {no}{b}")
             self.emit(f"elif {a}.__class__ is tuple and {b}.__class__ is tuple:")
-            self.emit(f"    {t} = {self.slow(k)}")
+            self.emit(f"    {t} = _compare(g, _N[{k}], {a}, {b})")
             self.emit("else:")
             same = f"{a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b})"
             self.emit(f"    {t} = {no}({a} is {b} or ({same}))")
             return t
-        self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else {self.slow(k)}")
+        self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else _compare(g, _N[{k}], {a}, {b})")
         return t
 
     def _binary(self, e: s.Binary, k: int) -> str:
@@ -573,16 +575,16 @@ class Body:
                 self.emit(f"{t} = {x} + {y}")
                 self.indent -= 2
             self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = {self.slow(k)}")
-            if self.ints(a, b) == "True":  # two numbers: a number, or the definition's error
+            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
+            if self.ints(a, b) == "True":  # two numbers: a number, or the operation's error
                 self.known[t] = "int"
             return t
-        self.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the definition's error)
+        self.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the operation's error)
         if op == "*":
             test = f"{self.ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
         else:
             test = f"{self.ints(a, b)} and {b} != 0"
-        self.emit(f"{t} = {a} {op} {b} if {test} else {self.slow(k)}")
+        self.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
         return t
 
     def ints(self, *values: str) -> str:
@@ -601,7 +603,7 @@ class Body:
             self.emit("    else:")
             self.emit(f"        {t} = _M")
         self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
-        self.emit(f"    {t} = {self.slow(k)}")
+        self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
         self.emit("else:")
         self.indent += 1
         self.charge(f"len({t})", k)  # each element compared
@@ -695,5 +697,5 @@ class Body:
             self.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
         self.indent -= 1
         self.emit("except _VALUE_ERRORS:")
-        self.emit(f"    {out} = {self.slow(k)}  # its message names the query")
+        self.emit(f"    raise _query_error(g, _N[{k}]) from None  # its message names the query")
         return out

@@ -33,7 +33,6 @@ class Body(Protocol):
     def value(self, e: Any) -> str: ...
     def emit(self, text: str) -> None: ...
     def charge(self, work: str, k: int) -> None: ...
-    def slow(self, k: int) -> str: ...
     def builtin(self, t: str, name: str, args: list[str], k: int) -> None: ...
     def ints(self, *values: str) -> str: ...
 
@@ -176,7 +175,7 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
         body.emit(f"{t} = {name}({v})")
         body.indent -= 1
         body.emit("else:")
-        body.emit(f"    {t} = {body.slow(k)}")
+        body.emit(f"    {t} = _builtin(g, _N[{k}], [{v}])")
         return t
     if name in ("min", "max") and len(e.args) == 1 and e.args[0].__class__ is s.ListLit and e.args[0].items:
         return _min_max(body, t, name, [body.value(i) for i in e.args[0].items], k)
@@ -234,7 +233,7 @@ def _over_list(body: Body, t: str, name: str, v: str, k: int) -> str:
         body.emit(f"    {t} = g.number({t}, _N[{k}])  # the located error")
         body.indent -= 1
         body.emit("except _VALUE_ERRORS:")
-        body.emit(f"    {t} = {body.slow(k)}  # evaluates again and names the values it could not take")
+        body.emit(f"    raise _not_taken(g, _N[{k}], [{v}]) from None  # names the values it could not take")
         body.indent -= 1
         body.emit("else:")
     else:  # a list of lists: `_flatten` charges and bounds it as the built-in does; anything else: `_M`

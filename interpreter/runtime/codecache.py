@@ -1,13 +1,13 @@
 """Blocks of statements as generated code (compile/blocks.py); expressions as the rulebook's generated code
 (compile/generate.py); the code of a rulebook kept with it (`CodeCache`).
 
-`Game._eval(e, env)` is the meaning of an expression; the functions of definitions.py spell it out
-node by node. Each expression that a statement, a declaration or a rule reads (a root) runs as
-its function in the rulebook's generated module (runtime/compiled.py), which does the common case
-inline and hands anything unusual to the node's function in definitions.py, the definition, which
-reports the located error. An expression that is not a root of the program (one a scenario or a
-test makes) is evaluated by the definition. `tests/test_generated.py` checks the generated code
-against the definition, node by node.
+`Game._eval(e, env)` is the meaning of an expression. Each expression that a statement, a declaration
+or a rule reads (a root) runs as its function in the rulebook's generated module (runtime/compiled.py),
+which does the common case inline and hands anything unusual, with the operands' values, to the
+operation's one definition in operations.py, which reports the located error. An expression that is
+not a root of the program (one a scenario or a test makes) runs as a function generated for it
+(`Compiled.fragment`). `tests/test_generated.py` checks the generated code against the tree-walking
+definition of each kind of expression (tests/oracle/), node by node.
 
 Statements have one definition each. Each block of the rulebook becomes two generated functions
 (compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
@@ -88,19 +88,15 @@ ENDED = "ended"  # the game ended (its frames are gone)
 # Python's own recursion (two Python calls a level), well below its limit.
 INLINE_DEPTH = 100
 
-# The definitions generated code falls back on, one function per kind of node: definitions.py's for
-# each expression, a function of statements.py for each statement a block's code does not spell out
-# (and the draw's, which takes its operands evaluated). game.py fills
-# them when it defines `Game` (`define`), so that this module, below the game, does not import it.
-_EVAL: dict[type, Callable[..., Any]] = {}
+# The definitions a block's code falls back on: a function of statements.py for each statement it does
+# not spell out (and the draw's, which takes its operands evaluated). game.py fills them when it
+# defines `Game` (`define`), so that this module, below the game, does not import it.
 _EXEC: dict[type, Callable[..., Any]] = {}
 
 
-def define(evaluate: dict[type, Callable[..., Any]], execute: dict[type, Callable[..., Any]]) -> None:
-    """Take the game's definitions of expressions and statements (called once, by game.py)."""
-    _EVAL.update(evaluate)
+def define(execute: dict[type, Callable[..., Any]]) -> None:
+    """Take the game's definitions of statements (called once, by game.py)."""
     _EXEC.update(execute)
-    compiled.define(evaluate)
 
 
 _PLANS_KEPT = 4096  # the state keys whose plan of forgetting a code cache keeps, for each number of players
@@ -170,7 +166,7 @@ class CodeCache:
     def value(self, e: Any) -> Code:
         entry = self.values.get(id(e))
         if entry is None or entry[0] is not e:
-            entry = self.values[id(e)] = (e, self.compiled.root(e) or _slow(e))
+            entry = self.values[id(e)] = (e, self.compiled.root(e) or self.compiled.fragment(e))
         return entry[1]
 
     def truth(self, e: Any) -> Code:
@@ -238,15 +234,6 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
 # ---------------------------------------------------------------------------- compiling
 
 
-def _slow(e: Any) -> Code:
-    """The node's own function in definitions.py: the definition, and the way to its located errors."""
-
-    method = _EVAL.get(e.__class__)
-    if method is None:
-        raise TypeError(f"not an expression: {e!r}")
-    return lambda g, env: method(g, e, env)
-
-
 def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Context], dict[str, Any] | None] | None:
     """`CodeCache.matcher`, made."""
     bindings = rule.bindings
@@ -278,19 +265,18 @@ def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Conte
 
 
 def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
-    """For a list operand naming a keyed zone (`slot[p, 1, 2]`), a closure giving the zone's cards without
-    making a reference to the zone (via `as_list` when a key is none or a local hides the zone); None
-    for any other operand."""
+    """For a list operand naming a keyed zone (`slot[p, 1, 2]`), a closure giving the zone's cards from
+    the zone its function gives (a zone of one seat or number read from the module's table of them:
+    compile/body.py `_zone_ref`), as `Game.as_list` does; None for any other operand."""
     binding = cache.program.resolution.of(e)
     if binding is None or binding.kind != "zone" or e.__class__ is not s.Index:
         return None
-    name, keys = binding.name, tuple(cache.value(a) for a in e.args)
 
     def zone_cards(g: Context, env: dict[str, Any]) -> Any:
-        values = tuple([k(g, env) for k in keys])
-        if name in env or None in values:
-            return g.as_list(source(g, env), e)
-        return card_refs(g.state.zones.get(zone_key(name, values), ()))
+        ref = source(g, env)
+        if ref.__class__ is ZoneRef:
+            return card_refs(g.state.zones.get(ref.key, ()))
+        return g.as_list(ref, e)  # (a local hiding the zone)
 
     return zone_cards
 

@@ -2,7 +2,7 @@
 
 compile/generate.py writes the module's source from the checked program; this module gives the
 source the names it reads (`RUNTIME_NAMES`: the expression nodes by number, the value classes,
-the budgets, and `_slow`, the way back to the definition: definitions.py), compiles it and keeps
+the budgets, and the operations of operations.py for the unusual case), compiles it and keeps
 its functions. The generated source is cached on disk (cache.py), keyed by the rulebook's digest
 and a hash of the whole package's source (`cache.version`), so a rulebook seen before is not
 generated again, and a change to any module the generated code depends on makes it anew.
@@ -24,10 +24,12 @@ from typing import Any
 
 from .. import cache
 from ..check.program import Program
-from ..compile.generate import RUNTIME_NAMES, Generated, expression_nodes, generate
+from ..compile.fragment import fragment
+from ..compile.generate import RUNTIME_NAMES, Generated, Generator, expression_nodes, generate
 from ..errors import Span
 from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work
 from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef, contains, same, zone_key
+from . import operations
 from .basics import (
     EMPTY_MEMO,
     FN_DEPTH_BUDGET,
@@ -43,10 +45,6 @@ from .basics import (
 
 Code = Callable[..., Any]
 
-# The definition of each kind of expression (definitions.py `EVAL`), handed over by the game when it is
-# defined (`define`), so that this module, below the game, does not import it.
-EVAL: dict[type, Callable[..., Any]] = {}
-
 _MISSING = object()
 # The only built-in functions generated code may name: it cannot reach `open`, `__import__` or `eval`.
 _BUILTINS_ALLOWED = {
@@ -54,9 +52,18 @@ _BUILTINS_ALLOWED = {
 } | {"TypeError": TypeError}
 
 
-def define(evaluate: dict[type, Callable[..., Any]]) -> None:
-    """Take the game's definitions of expressions (called once, by game.py)."""
-    EVAL.update(evaluate)
+def _call_fn(name: str, nodes: tuple[Any, ...]) -> Code:
+    """A `fn`'s call function `(game, k, *args)` for a fragment's code (`Compiled.fragment`): `Game.call_fn`."""
+
+    def call(g: Any, k: int, *args: Any) -> Any:
+        return g.call_fn(name, args, nodes[k].span)
+
+    return call
+
+
+def _unknown(g: Any, e: Any) -> Any:
+    """A call of a function that is neither the rulebook's nor built in: its located error."""
+    raise operations.unknown_function(g, e)
 
 
 def _no_probe(g: Any, k: int, value: Any, env: dict[str, Any]) -> Any:
@@ -78,13 +85,9 @@ def flatten(g: Any, seqs: tuple[Any, ...], node: Any) -> Any:
 def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe) -> dict[str, Any]:
     """What the generated module reads (`RUNTIME_NAMES`), for a program whose expression nodes are `nodes`."""
 
-    def slow(g: Any, k: int, env: dict[str, Any]) -> Any:
-        node = nodes[k]
-        return EVAL[node.__class__](g, node, env)
-
-    def field(g: Any, v: Any, name: str, having: set[type], k: int, env: dict[str, Any]) -> Any:
+    def field(g: Any, v: Any, name: str, having: set[type], e: Any) -> Any:
         """A field read other than of a card whose class is known to have it: a card of a class not seen
-        before (remembered in `having` if it declares the field), a record, else the definition."""
+        before (remembered in `having` if it declares the field), a record, else the operation's error."""
         if v.__class__ is CardRef:
             card = g.state.cards[v.id]
             if name in attrs_fields(card.__class__):
@@ -92,14 +95,24 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
                 return getattr(card, name)
         elif v.__class__ is Record and v.has(name):
             return v.get(name)
-        return slow(g, k, env)
+        return operations.field(g, e, v)
 
     names = {
         "__builtins__": _BUILTINS_ALLOWED,
         "_N": nodes,
         "_program": program,
         "_M": _MISSING,
-        "_slow": slow,
+        "_index": operations.index,
+        "_field_of": operations.field,
+        "_compare": operations.compare,
+        "_binary": operations.binary,
+        "_member": operations.member,
+        "_negate": operations.negate,
+        "_span": operations.span,
+        "_builtin": operations.builtin,
+        "_not_taken": operations.not_taken,
+        "_query_error": operations.query_error,
+        "_unknown": _unknown,
         "_probe": probe,
         "_ZoneRef": ZoneRef,
         "_CardRef": CardRef,
@@ -153,6 +166,7 @@ class Compiled:
         if sorted(generated.roots) != roots or set(generated.fns) != set(program.fns):
             raise ValueError("generated code of another program")
         self.filename = filename
+        self._generator: Generator | None = None  # (made for the first fragment: `fragment`)
         self.names = names = namespace(self.nodes, program, probe)
         self._lines = lines = generated.source.splitlines(True)
         self._chunks: dict[str, tuple[int, int]] = {}  # function name -> its first line and the line after it
@@ -202,6 +216,21 @@ class Compiled:
         """The function `(game, env)` of a root expression of the program, None for any other node."""
         entry = self.roots.get(id(e))
         return self.function(entry[1]) if entry is not None and entry[0] is e else None
+
+    def fragment(self, e: Any) -> Code:
+        """The function `(game, env)` of an expression that is not a root of the program (one made outside
+        it: a scenario's `expect`, a test's), generated now (compile/generate.py `fragment`) and run in
+        a copy of the module's names, where a call of a `fn` is `Game.call_fn`."""
+        if self._generator is None:
+            self._generator = Generator(self.program, False)
+        source, nodes = fragment(self._generator, e)
+        names = dict(self.names)
+        names["_N"] = nodes
+        for name, call in self.generated.fns.items():
+            names[call] = _call_fn(name, nodes)
+        exec(compile(source, "<generated fragment>", "exec"), names)  # the generated source: generate.py
+        code: Code = names["r"]
+        return code
 
     def rulebook_span(self, tb: TracebackType | None) -> Span | None:
         """Where in the rulebook the innermost generated line of a traceback comes from (the line table)."""

@@ -1,4 +1,4 @@
-"""Expressions: what a node of the AST is worth in a state (the definition generated code falls back on)."""
+"""Expressions: what a node of the AST is worth in a state, by its generated code, and the values' labels."""
 
 from __future__ import annotations
 
@@ -43,7 +43,6 @@ from .core import (
     span_of,
     without,
 )
-from .definitions import EVAL
 
 
 class Evaluator(GameCore):
@@ -87,12 +86,9 @@ class Evaluator(GameCore):
         return bool(v)
 
     def _eval(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression, by its generated function (see codecache.py).
-
-        The functions of definitions.py define each kind of expression; they evaluate their operands
-        with `EVAL[node.__class__]`, the definition again, and are what generated code falls back on
-        for the unusual case and its located error.
-        """
+        """The value of an expression, by its generated function (see codecache.py): a root's, or for an
+        expression made outside the program (a scenario's `expect`) one generated for it. The unusual case
+        of an operation and its located error are runtime/operations.py's."""
         # (CodeCache.value's entry read here: a statement's operands, a decision's chooser and prompt come
         # this way, and the call of `value` was a third of the cost of a constant's)
         entry = self.code.values.get(id(e))
@@ -103,13 +99,6 @@ class Evaluator(GameCore):
     # Their public names (a scenario's edits, the parts, the frames): the same functions, one call.
     evaluate = _eval
     holds = _truth
-
-    def _eval_slow(self, e: s.Expr, env: dict[str, Any]) -> Any:
-        """The value of an expression by the definition alone, without generated code (tests compare the two)."""
-        method = EVAL.get(e.__class__)
-        if method is None:
-            raise TypeError(f"not an expression: {e!r}")
-        return method(self, e, env)
 
     def binding(self, e: s.Expr, checked: s.Expr | None = None) -> Binding | None:
         """What the checker resolved the node to (check/resolve.py): a `Name`, a `Call`, an `Index` of a zone

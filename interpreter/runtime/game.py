@@ -6,9 +6,9 @@ How the language maps onto Python here:
   (machine.py; plain data: the statements left, a loop position, the local names) instead of recursing, so
   a game paused at a decision is only data: it can be cloned, and resumed, at any decision; a
   block runs its statements one after another within one step until one starts other work;
-- an expression's meaning is spelled out by the functions of definitions.py, but it is run by a
-  function generated once per node (`runtime/codecache.py`), which falls back on those methods for anything
-  unusual; a built-in function is a row of the table in `language/builtins.py`;
+- an expression is run by a function generated once per node (`runtime/codecache.py`), which hands
+  anything unusual to the operation's definition (runtime/operations.py); a built-in function is a
+  row of the table in `language/builtins.py`;
 - every choice (a player's or the table's) is a `Decision` with a list of labelled options
   (`runtime/asks.py`); the frame that asked stays on top of the stack until `apply` answers it, and
   `pending_ask` describes it to the tools without showing them the frame;
@@ -56,7 +56,6 @@ from .core import (
     seats,
 )
 from .decisions import Decisions
-from .definitions import EVAL
 from .determinize import determinize
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
@@ -580,7 +579,7 @@ class Game(Store):
         return broken
 
 
-codecache.define(EVAL, EXEC)
+codecache.define(EXEC)
 
 
 __all__ = ["Decision", "Event", "Game", "Option", "State", "make_converter"]

@@ -1,24 +1,25 @@
-"""The meaning of each kind of expression, node by node: the definition that the generated code falls back
-on for the unusual case and its located error (`_slow`: runtime/codecache.py), and that the tests compare
-the generated code with (tests/test_generated.py, `Game._eval_slow`).
+"""The oracle: the meaning of each kind of expression, node by node, as a tree-walk, which the tests compare
+the generated code with (tests/test_generated.py, tests/test_compile.py). The runtime never reaches it:
+every expression runs as generated code (runtime/compiled.py), which hands the unusual case of an
+operation to runtime/operations.py, as this walk does once it has the operands' values.
 
 One function a kind of node, `eval_<kind>(g, e, env)`, over the game as the `Defining` protocol; an
-operand is evaluated by the definition again (`EVAL[node.__class__]`), a condition or a value that is a
-root of the program by its generated code (`g.holds`, `g.evaluate`). They are functions rather than
-methods of a layer of `Game`: nothing but `EVAL` reaches them.
+operand is evaluated by the walk again (`EVAL[node.__class__]`, `walk`, `holds`). What lies outside the
+expression is the game's: a `fn`'s body (`Game.call_fn`), a constant, a variable's initial value.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..check.resolve import Binding
-from ..language.builtins import BUILTINS, LIST_BUDGET, sort_work, weight
-from ..language.values import CardRef, Record, ZoneRef, contains, same, zone_key
-from ..syntax import ast as s
-from .basics import VALUE_ERRORS, attrs_fields, query_by_keys
-from .context import Context
-from .core import MISSING, restore_local
+from rulecraft.check.resolve import Binding
+from rulecraft.language.builtins import BUILTINS, sort_work
+from rulecraft.language.values import CardRef, Record, ZoneRef, zone_key
+from rulecraft.runtime import operations
+from rulecraft.runtime.basics import VALUE_ERRORS, query_by_keys
+from rulecraft.runtime.context import Context
+from rulecraft.runtime.core import MISSING, restore_local
+from rulecraft.syntax import ast as s
 
 
 class Defining(Context, Protocol):
@@ -46,7 +47,7 @@ def eval_literal(g: Defining, e: s.IntLit | s.StrLit | s.BoolLit, env: dict[str,
 def eval_template(g: Defining, e: s.Template, env: dict[str, Any]) -> str:
     """The text with each placeholder's value written as its label (each label bounded as it is
     written, the whole checked and charged before it is joined)."""
-    parts = [p if isinstance(p, str) else g.label(g.evaluate(p, env)) for p in e.parts]
+    parts = [p if isinstance(p, str) else g.label(walk(g, p, env)) for p in e.parts]
     return g.text(parts, e)
 
 
@@ -63,18 +64,7 @@ def eval_field(g: Defining, e: s.FieldAccess, env: dict[str, Any]) -> Any:
             v = g.global_value(id, obj)
     else:
         v = EVAL[obj.__class__](g, obj, env)
-    if v.__class__ is CardRef:
-        card = g.state.cards[v.id]
-        if name not in attrs_fields(card.__class__):
-            raise g.runtime_error(e.span, f"{g.label(v)} has no field '{name}'")
-        return getattr(card, name)
-    if isinstance(v, Record):
-        if not v.has(name):
-            raise g.runtime_error(e.span, f"the record has no field '{name}'")
-        return v.get(name)
-    if v is None:
-        raise g.failure(e.span, f"no card to read {name} of")
-    raise g.runtime_error(e.span, f"{g.label(v)} has no field '{name}'")
+    return operations.field(g, e, v)
 
 
 def eval_index(g: Defining, e: s.Index, env: dict[str, Any]) -> Any:
@@ -87,10 +77,7 @@ def eval_index(g: Defining, e: s.Index, env: dict[str, Any]) -> Any:
             key = zone_key(binding.name, tuple([EVAL[a.__class__](g, a, env) for a in args]))
             return g.variable(binding.name, key)
     seq = g.as_list(EVAL[obj.__class__](g, obj, env), obj)
-    i = g.evaluate(args[0], env)
-    if not isinstance(i, int) or not -len(seq) <= i < len(seq):
-        raise g.failure(e.span, f"index {i} is outside a list of {len(seq)}")
-    return seq[i]
+    return operations.index(g, e, seq, walk(g, args[0], env))
 
 
 def eval_call(g: Defining, e: s.Call, env: dict[str, Any]) -> Any:
@@ -98,50 +85,36 @@ def eval_call(g: Defining, e: s.Call, env: dict[str, Any]) -> Any:
     binding = g.binding(e)
     if binding is not None and binding.kind == "fn":
         return g.call_fn(name, tuple([EVAL[a.__class__](g, a, env) for a in e.args]), e.span)
-    try:
-        return _builtin_call(g, name, e.args, env, e)
-    except VALUE_ERRORS:
-        # The arguments are pure expressions: evaluating them again only names them.
-        shown = ", ".join(g.label(g.evaluate(a, env)) for a in e.args)
-        raise g.runtime_error(e.span, f"{name}({shown}): not values {name} can take") from None
+    if name not in BUILTINS:
+        raise operations.unknown_function(g, e)
+    return operations.builtin(g, e, [walk(g, a, env) for a in e.args])
 
 
 def eval_compare(g: Defining, e: s.Compare, env: dict[str, Any]) -> Any:
-    op = e.op
     a, b = EVAL[e.left.__class__](g, e.left, env), EVAL[e.right.__class__](g, e.right, env)
-    if op in ("==", "!="):
-        if a.__class__ is tuple and b.__class__ is tuple:
-            g.charge(min(weight(a), weight(b)), e)
-        return same(a, b) is (op == "==")
-    if not isinstance(a, int) or not isinstance(b, int):
-        raise g.runtime_error(e.span, f"cannot compare {g.label(a)} {op} {g.label(b)}")
-    return a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
+    return operations.compare(g, e, a, b)
 
 
 def eval_and(g: Defining, e: s.And, env: dict[str, Any]) -> Any:
-    return g.holds(e.left, env) and g.holds(e.right, env)
+    return holds(g, e.left, env) and holds(g, e.right, env)
 
 
 def eval_or(g: Defining, e: s.Or, env: dict[str, Any]) -> Any:
-    return g.holds(e.left, env) or g.holds(e.right, env)
+    return holds(g, e.left, env) or holds(g, e.right, env)
 
 
 def eval_not(g: Defining, e: s.Not, env: dict[str, Any]) -> Any:
-    return not g.holds(e.operand, env)
+    return not holds(g, e.operand, env)
 
 
 def eval_binary(g: Defining, e: s.Binary, env: dict[str, Any]) -> Any:
-    op, left, right = e.op, e.left, e.right
-    a, b = EVAL[left.__class__](g, left, env), EVAL[right.__class__](g, right, env)
-    return g.arith(op, a, b, left, right, e)
+    left, right = e.left, e.right
+    return operations.binary(g, e, EVAL[left.__class__](g, left, env), EVAL[right.__class__](g, right, env))
 
 
 def eval_in(g: Defining, e: s.In, env: dict[str, Any]) -> Any:
     v = EVAL[e.item.__class__](g, e.item, env)
-    items = g.as_list(EVAL[e.collection.__class__](g, e.collection, env), e.collection)
-    g.charge(len(items) * weight(v), e)
-    found = contains(items, v)
-    return not found if e.negated else found
+    return operations.member(g, e, v, EVAL[e.collection.__class__](g, e.collection, env))
 
 
 def eval_query(g: Defining, e: s.Query, env: dict[str, Any]) -> Any:
@@ -149,11 +122,7 @@ def eval_query(g: Defining, e: s.Query, env: dict[str, Any]) -> Any:
     try:
         return _query(g, e.op, items, e.key, env)
     except VALUE_ERRORS:
-        raise g.runtime_error(
-            e.span,
-            f"cannot order by these keys: {e.op} by needs keys of one kind "
-            "(numbers, or values of one enumeration, ...)",
-        ) from None
+        raise operations.query_error(g, e) from None
 
 
 def eval_list(g: Defining, e: s.ListLit, env: dict[str, Any]) -> Any:
@@ -170,7 +139,7 @@ def eval_comprehension(g: Defining, e: s.Comprehension, env: dict[str, Any]) -> 
     try:  # a failure inside leaves the locals as they were: an attempt's `else` runs with them
         for v in items:
             env[var] = v
-            if cond is None or g.holds(cond, env):
+            if cond is None or holds(g, cond, env):
                 add(EVAL[element.__class__](g, element, env))
     finally:
         restore_local(env, var, saved)
@@ -179,22 +148,15 @@ def eval_comprehension(g: Defining, e: s.Comprehension, env: dict[str, Any]) -> 
 
 def eval_range(g: Defining, e: s.RangeOp, env: dict[str, Any]) -> Any:
     lo, hi = EVAL[e.low.__class__](g, e.low, env), EVAL[e.high.__class__](g, e.high, env)
-    if not isinstance(lo, int) or not isinstance(hi, int):
-        raise g.runtime_error(e.span, f"a range needs numbers, not {g.label(lo)}..{g.label(hi)}")
-    if hi - lo < LIST_BUDGET:
-        g.charge(max(hi - lo + 1, 0), e)
-    return g.bounded(tuple(range(lo, hi + 1)) if hi - lo < LIST_BUDGET else None, e, hi - lo + 1)
+    return operations.span(g, e, lo, hi)
 
 
 def eval_neg(g: Defining, e: s.Neg, env: dict[str, Any]) -> Any:
-    v = EVAL[e.operand.__class__](g, e.operand, env)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise g.runtime_error(e.span, f"cannot negate {g.label(v)}")
-    return -v
+    return operations.negate(g, e, EVAL[e.operand.__class__](g, e.operand, env))
 
 
 def eval_cond(g: Defining, e: s.CondExpr, env: dict[str, Any]) -> Any:
-    branch = e.then if g.holds(e.condition, env) else e.otherwise
+    branch = e.then if holds(g, e.condition, env) else e.otherwise
     return EVAL[branch.__class__](g, branch, env)
 
 
@@ -214,13 +176,13 @@ def _query(g: Defining, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[
             out = []
             for v in items:
                 env["it"] = v
-                if g.holds(key, env):
+                if holds(g, key, env):
                     out.append(v)
             return tuple(out)
         keys = []
         for v in items:
             env["it"] = v
-            keys.append(g.evaluate(key, env))
+            keys.append(walk(g, key, env))
     finally:
         restore_local(env, "it", saved)
     if op != "map":
@@ -228,15 +190,27 @@ def _query(g: Defining, op: str, items: tuple[Any, ...], key: s.Expr, env: dict[
     return query_by_keys(op, items, keys)
 
 
-def _builtin_call(g: Defining, name: str, args: tuple[s.Expr, ...], env: dict[str, Any], e: s.Call) -> Any:
-    """A built-in function (docs/LANGUAGE.md; the table in builtins.py) applied to its arguments."""
-    builtin = BUILTINS.get(name)
-    if builtin is None:
-        raise g.runtime_error(e.span, f"unknown function '{name}'")
-    return builtin.run(g, e, [g.evaluate(a, env) for a in args])
+def walk(g: Defining, e: s.Expr, env: dict[str, Any]) -> Any:
+    """The value of an expression by the walk."""
+    return EVAL[e.__class__](g, e, env)
 
 
-# The definition of each kind of expression (the generated code falls back on it: codecache.py `_slow`).
+def holds(g: Defining, e: s.Expr, env: dict[str, Any]) -> bool:
+    """The value of a condition by the walk: true or false, else the located error (`Game.truth_of`)."""
+    v = EVAL[e.__class__](g, e, env)
+    return v if v.__class__ is bool else g.truth_of(v, e)
+
+
+def evaluate(g: Any, e: s.Expr, env: dict[str, Any]) -> Any:
+    """The value of an expression by the definition alone, without generated code (but for what lies
+    outside it: a `fn`'s body, a constant): what the tests compare the generated code with."""
+    method = EVAL.get(e.__class__)
+    if method is None:
+        raise TypeError(f"not an expression: {e!r}")
+    return method(g, e, env)
+
+
+# The definition of each kind of expression.
 EVAL: dict[type, Any] = {
     s.IntLit: eval_literal,
     s.StrLit: eval_literal,

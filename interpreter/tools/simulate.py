@@ -293,8 +293,8 @@ FREEZE_AFTER_LOAD = False
 
 # Allocations between two collections of the youngest generation while the command runs (Python's default
 # is 700): a search makes and drops clones by the thousand, and each young collection walks them. 5,000
-# made the collector 1.7 % of a greedy Guildhall game instead of 5 % (+4 % games per CPU second; random
-# games and greedy Renaissance Man unchanged within the noise: examples/benchmarks/RESULTS.md).
+# made the collector 1.7 % of a bundled card game's greedy games instead of 5 % (+4 % games per CPU
+# second; random games unchanged within the noise: examples/benchmarks/RESULTS.md).
 YOUNG_COLLECTION_AT = 5_000
 
 

@@ -82,47 +82,48 @@ class _Lines:
         self.lines.extend("    " * indent + line for line in lines)
 
 
-def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> tuple[str, str]:
-    """The sources of the block's `run` and of its `step` (see the module's docstring), each compiled when
-    first needed; `costs` is what each statement charges the budget of work when it starts (`node_count`)."""
+def block_source(
+    stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts, counted: bool = False
+) -> tuple[str, tuple[int, ...]]:
+    """The source of the block's one function, `run(g, env, i=0, frame=None)` (see the module's docstring),
+    and for each of its lines the statement it belongs to (-1: none), which `BlockFrame.position` reads;
+    `costs` is what each statement charges the budget of work when it starts (`node_count`).
+
+    `i` is where the block resumes: 0 when it starts, else the statement after one that ended a step
+    (a resume point). The statements from one resume point to the next are one `if i <= k` arm; a block
+    with no resume point but its start has no arm (a frame left at its end never runs it: `_stop`).
+    `counted` (rule coverage's build, tools/coverage.py) keeps the frame's position before each
+    statement, as coverage counts it (`frame.i`); it runs only as a frame's step."""
     body, me = parts.const(stmts), parts.body(stmts)
     codes = [_statement(st, program, parts) for st in stmts]
     computes = [_computes_only(st, program) for st in stmts]
+    # A statement after which the step may end, the block going on later: the next one is a resume point.
+    resumes = [k + 1 for k, st in enumerate(stmts[:-1]) if not computes[k] and not isinstance(st, s.Return)]
 
-    # run(g, env): the block at once, from its first statement
     run = _Lines()
-    run.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
+    run.add(0, "def run(g, env, i=0, frame=None):", "    frames = g.frames", "    depth = len(frames)", "    at = 0")
+    run.add(1, "try:")
+    owners = [-1] * len(run.lines)
+    indent = 3 if resumes else 2
     for k, (code, sets_r) in enumerate(codes):
+        if resumes and (k == 0 or k in resumes):
+            run.add(2, f"if i <= {k}:")
         if not computes[k]:
-            run.add(2, f"at = {k}")
-        _charge(run, 2, body, k, costs[k])
+            run.add(indent, f"at = {k}")
+        _charge(run, indent, body, k, costs[k])
+        if counted:
+            run.add(indent, f"frame.i = {k + 1}")
         test = "len(frames) != depth or g.pending is not None or g.state.over"
-        stop = f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1})"
-        _code(run, 2, code, sets_r, test, stop, not computes[k])
+        stop = f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1}, frame)"
+        _code(run, indent, code, sets_r, test, stop, not computes[k])
+        owners += [k] * (len(run.lines) - len(owners))
     if not codes:
         run.add(2, "pass")
     run.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
     run.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
     run.add(1, "return None")
-
-    # step(g, frame): BlockFrame.step, from the frame's position (kept in the frame before each statement)
-    step = _Lines()
-    step.add(0, "def step(g, frame):")
-    step.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
-    step.add(1, "try:")
-    for k, (code, sets_r) in enumerate(codes):
-        step.add(2, f"if i <= {k}:")
-        step.add(3, f"at = {k}")
-        _charge(step, 3, body, k, costs[k])
-        step.add(3, f"frame.i = {k + 1}")
-        test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-        _code(step, 3, code, sets_r, test, "_frame_stop(g, r)" if sets_r else "None", not computes[k])
-    if not codes:
-        step.add(2, "pass")
-    step.add(1, "except _TooDeep:")
-    step.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
-    step.add(1, "frames.pop()")
-    return "\n".join(run.lines) + "\n", "\n".join(step.lines) + "\n"
+    owners += [-1] * (len(run.lines) - len(owners))
+    return "\n".join(run.lines) + "\n", tuple(owners)
 
 
 def _computes_only(st: s.Stmt, program: Program) -> bool:

@@ -76,7 +76,7 @@ from .basics import (
     node_count,
 )
 from .context import Context
-from .machine import BlockFrame, CallFrame, ForFrame, Running, return_from_call
+from .machine import STATEMENT_LINES, BlockFrame, CallFrame, ForFrame
 
 Code = Callable[[Context, dict[str, Any]], Any]
 
@@ -130,6 +130,7 @@ class CodeCache:
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its generated code.
         self.blocks: dict[int, tuple[Any, Body]] = {}
+        self.counted_blocks: dict[int, tuple[Any, Body]] = {}  # the same, as rule coverage runs them
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once, then its prompt's and chooser's code (`operand`;
@@ -224,6 +225,14 @@ class CodeCache:
             entry = self.blocks[id(stmts)] = (stmts, Body(stmts, self))
         return entry[1]
 
+    def counted(self, stmts: tuple[Any, ...]) -> Body:
+        """A block's code as rule coverage runs it (tools/coverage.py): the same code, which keeps its frame's
+        position before each statement (`BlockFrame.i`), as coverage counts the statements that started."""
+        entry = self.counted_blocks.get(id(stmts))
+        if entry is None or entry[0] is not stmts:
+            entry = self.counted_blocks[id(stmts)] = (stmts, Body(stmts, self, counted=True))
+        return entry[1]
+
 
 def code_cache(rulebook: Any, program: Program) -> CodeCache:
     """The rulebook's code, made on first use (a rulebook-like object without one gets a new one)."""
@@ -299,56 +308,62 @@ def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
 
 
 class Body:
-    """A block's generated code (compile/blocks.py): `run(g, env)` runs it inline, `step(g, frame)` is its
-    `BlockFrame`'s step. Each is made on first use (a procedure's body calls procedures, itself among
-    them; a game runs a part of its rules, and many blocks only ever run inline), then the attribute is
-    the generated function."""
+    """A block's generated code (compile/blocks.py): `run(g, env, i=0, frame=None)` runs it from statement
+    `i`, inline (from its start) or as its frame's step (`BlockFrame.step`, from where the frame is). It is
+    made on first use (a procedure's body calls procedures, itself among them; a game runs a part of its
+    rules), then the attribute is the generated function. `counted` is rule coverage's build of it
+    (`CodeCache.counted`), which keeps its frame's position statement by statement."""
 
-    __slots__ = ("cache", "run", "sources", "step", "stmts")
+    __slots__ = ("cache", "counted", "run", "stmts")
 
-    def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache):
-        self.stmts, self.cache = stmts, cache
-        self.run: Callable[[Context, dict[str, Any]], Any] = self._first_run
-        self.step: Callable[[Context, BlockFrame], None] = self._first_step
-        self.sources: tuple[str, str, dict[str, Any]] | None = None
+    def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache, counted: bool = False):
+        self.stmts, self.cache, self.counted = stmts, cache, counted
+        self.run: Callable[..., Any] = self._first_run
 
-    def _made(self, which: int) -> Any:
-        if self.sources is None:
-            self.sources = generated_block(self.stmts, self.cache)
-        run, step, namespace = self.sources
-        _run_source(run if which == 0 else step, namespace)
-        return namespace["run" if which == 0 else "step"]
-
-    def _first_run(self, g: Context, env: dict[str, Any]) -> Any:
-        self.run = self._made(0)
-        return self.run(g, env)
-
-    def _first_step(self, g: Context, frame: BlockFrame) -> None:
-        self.step = self._made(1)
-        self.step(g, frame)
+    def _first_run(self, g: Context, env: dict[str, Any], i: int = 0, frame: BlockFrame | None = None) -> Any:
+        source, namespace, owners = generated_block(self.stmts, self.cache, counted=self.counted)
+        _run_source(source, namespace, owners)
+        self.run = namespace["run"]
+        return self.run(g, env, i, frame)
 
 
-def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
-    """A block running inline ends the step after its statement `i - 1`: that statement returned `r`, or
-    started work that must wait (the rest of the block becomes a frame below it) or ended the game."""
+class _Done:
+    """The code of a frame left at the end of its block (`_stop`): its step only ends it."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def run(g: Context, env: dict[str, Any], i: int, frame: BlockFrame) -> None:
+        return None
+
+
+DONE = _Done()
+
+
+def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int, frame: BlockFrame | None) -> Any:
+    """A block ends the step after its statement `i - 1`: that statement returned `r`, or started work that
+    must wait or ended the game. Running inline (`frame` None), the rest of the block becomes a frame below
+    that work; as its frame's step, the frame (below that work already) keeps where the block goes on."""
     if r is None:
         r = ENDED if g.state.over else SUSPENDED
     if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-        g.frames.insert(depth, BlockFrame(body.stmts, env, i, body))
+        stmts = body.stmts
+        if i == len(stmts):  # (at its end: its next step only ends it, whatever its code)
+            if frame is None:
+                g.frames.insert(depth, BlockFrame(stmts, env, i, DONE))
+            else:  # (a new frame in its place: `Keep` puts back the one it saved)
+                g.frames[depth - 1] = BlockFrame(stmts, env, i, DONE)
+        elif frame is None:
+            g.frames.insert(depth, BlockFrame(stmts, env, i, body))
+        else:
+            frame.i = i
     return r
-
-
-def _frame_stop(g: Running, r: Any) -> None:
-    """A block's frame ends its step: a `return` unwinds to its call's frame (other work is above it)."""
-    if r.__class__ is Returned:
-        return_from_call(g, r.value, r.span)
 
 
 # What every block's generated code reads besides its own constants, and the only built-ins it may call.
 _BASE: dict[str, Any] = {
     "__builtins__": {"len": len, "enumerate": enumerate, "int": int, "bool": bool},
     "_stop": _stop,
-    "_frame_stop": _frame_stop,
     "_TooDeep": TooDeep,
     "_DEPTH_MESSAGE": DEPTH_MESSAGE,
     "_DEPTH_BUDGET": DEPTH_BUDGET,
@@ -415,24 +430,29 @@ class _Parts:
 
 
 def generated_block(
-    stmts: tuple[s.Stmt, ...], cache: CodeCache, asked: dict[str, tuple[str, Any]] | None = None
-) -> tuple[str, str, dict[str, Any]]:
-    """A block's generated sources, of its `run` and its `step` (compile/blocks.py), and the namespace they
-    run in (their constants); `asked`, if given, gets what each constant was made of (`_Parts.asked`)."""
+    stmts: tuple[s.Stmt, ...],
+    cache: CodeCache,
+    asked: dict[str, tuple[str, Any]] | None = None,
+    counted: bool = False,
+) -> tuple[str, dict[str, Any], tuple[int, ...]]:
+    """A block's generated source, of its `run` (compile/blocks.py), the namespace it runs in (its
+    constants) and the statement each of its lines belongs to; `asked`, if given, gets what each constant
+    was made of (`_Parts.asked`); `counted`: rule coverage's build (`Body.counted`)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
-    run, step = block_source(stmts, costs, cache.program, parts)
+    run, owners = block_source(stmts, costs, cache.program, parts, counted)
     if asked is not None:
         asked.update(parts.asked)
-    return run, step, parts.namespace
+    return run, parts.namespace, owners
 
 
-def _run_source(source: str, namespace: dict[str, Any]) -> None:
+def _run_source(source: str, namespace: dict[str, Any], owners: tuple[int, ...] | None = None) -> None:
     code = _COMPILED.get(source)
     if code is None:
         if len(_COMPILED) >= _COMPILED_MAX:
             for old in _COMPILED.values():
                 linecache.cache.pop(old.co_filename, None)
+                STATEMENT_LINES.pop(old.co_filename, None)
             _COMPILED.clear()
         # Named by its shape, so that a profile or a traceback tells the shapes apart (a profiler keys
         # functions by file, line and name: one name for them all would merge them); a traceback
@@ -440,6 +460,8 @@ def _run_source(source: str, namespace: dict[str, Any]) -> None:
         name = f"<generated block {hashlib.sha1(source.encode()).hexdigest()[:12]}>"
         code = _COMPILED[source] = compile(source, name, "exec")
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        if owners is not None:
+            STATEMENT_LINES[name] = owners
     exec(code, namespace)
 
 

@@ -98,7 +98,7 @@ def block_source(
     codes = [_statement(st, program, parts) for st in stmts]
     computes = [_computes_only(st, program) for st in stmts]
     # A statement after which the step may end, the block going on later: the next one is a resume point.
-    resumes = [k + 1 for k, st in enumerate(stmts[:-1]) if not computes[k] and not isinstance(st, s.Return)]
+    resumes = [k + 1 for k, st in enumerate(stmts[:-1]) if not computes[k] and not isinstance(st, _ENDS)]
 
     run = _Lines()
     run.add(0, "def run(g, env, i=0, frame=None):", "    frames = g.frames", "    depth = len(frames)", "    at = 0")
@@ -127,10 +127,16 @@ def block_source(
 
 
 def _computes_only(st: s.Stmt, program: Program) -> bool:
-    """Whether a statement only computes a value into a local (`let` of an expression, an assignment):
-    expressions cannot change the state, push a frame or end the game, so after it the block goes on
-    for sure (no test of the frames needed) and no frame can go too deep in it (`at` need not name it)."""
-    return (isinstance(st, s.Let) and not _calls_procedure(st, program)) or isinstance(st, s.Assign)
+    """Whether a statement only computes (a value into a local: `let` of an expression, an assignment; a
+    condition: `require`; a text: `say`) or fails (`fail`): expressions cannot change the state, push a
+    frame or end the game, so after it the block goes on for sure (no test of the frames needed, and
+    its frame never waits there) and no frame can go too deep in it (`at` need not name it)."""
+    return (isinstance(st, s.Let) and not _calls_procedure(st, program)) or isinstance(st, _COMPUTES)
+
+
+_COMPUTES = (s.Assign, s.Say, s.Require, s.Fail)
+# The statements after which a block never goes on: a `return`, and the ends of the game.
+_ENDS = (s.Return, s.EndGame, s.EndUnfinished, s.EndTogether)
 
 
 def _calls_procedure(st: s.Let, program: Program) -> bool:
@@ -237,17 +243,16 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             | s.Attempt()
             | s.Together()
             | s.Secret()
-            | s.Fail()
-            | s.Require()
             | s.Choose()
             | s.Menu()
             | s.Use()
             | s.EndGame()
             | s.EndUnfinished()
             | s.EndTogether()
-            | s.Say()
         ):
             return [f"r = {parts.method(st)}(g, {parts.const(st)}, env)"], True
+        case s.Say() | s.Require() | s.Fail():  # (they compute, or fail: the block goes on after them)
+            return [f"{parts.method(st)}(g, {parts.const(st)}, env)"], False
         case _:
             assert_never(st)
 

@@ -312,13 +312,15 @@ class Body:
     `i`, inline (from its start) or as its frame's step (`BlockFrame.step`, from where the frame is). It is
     made on first use (a procedure's body calls procedures, itself among them; a game runs a part of its
     rules), then the attribute is the generated function. `counted` is rule coverage's build of it
-    (`CodeCache.counted`), which keeps its frame's position statement by statement."""
+    (`CodeCache.counted`), which keeps its frame's position statement by statement; `end` is the code of
+    its frame once at its end (`_stop`)."""
 
-    __slots__ = ("cache", "counted", "run", "stmts")
+    __slots__ = ("cache", "counted", "end", "run", "stmts")
 
     def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache, counted: bool = False):
         self.stmts, self.cache, self.counted = stmts, cache, counted
         self.run: Callable[..., Any] = self._first_run
+        self.end = _End(self)
 
     def _first_run(self, g: Context, env: dict[str, Any], i: int = 0, frame: BlockFrame | None = None) -> Any:
         source, namespace, owners = generated_block(self.stmts, self.cache, counted=self.counted)
@@ -327,17 +329,20 @@ class Body:
         return self.run(g, env, i, frame)
 
 
-class _Done:
-    """The code of a frame left at the end of its block (`_stop`): its step only ends it."""
+class _End:
+    """The code of a block's frame at the block's end (`_stop`): its step only ends it. (A block with no
+    resume point but its start has no arm to skip, so its own code would run it again from there.)"""
 
-    __slots__ = ()
+    __slots__ = ("body", "end")
 
-    @staticmethod
-    def run(g: Context, env: dict[str, Any], i: int, frame: BlockFrame) -> None:
-        return None
+    def __init__(self, body: Body):
+        self.body, self.end = body, self
 
-
-DONE = _Done()
+    def run(self, g: Context, env: dict[str, Any], i: int, frame: BlockFrame) -> Any:
+        if i == len(self.body.stmts):
+            return None
+        # (`apply` put back where the frame was before: `Keep` keeps a frame's position, not its code)
+        return self.body.run(g, env, i, frame)
 
 
 def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int, frame: BlockFrame | None) -> Any:
@@ -347,16 +352,12 @@ def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: in
     if r is None:
         r = ENDED if g.state.over else SUSPENDED
     if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-        stmts = body.stmts
-        if i == len(stmts):  # (at its end: its next step only ends it, whatever its code)
-            if frame is None:
-                g.frames.insert(depth, BlockFrame(stmts, env, i, DONE))
-            else:  # (a new frame in its place: `Keep` puts back the one it saved)
-                g.frames[depth - 1] = BlockFrame(stmts, env, i, DONE)
-        elif frame is None:
-            g.frames.insert(depth, BlockFrame(stmts, env, i, body))
+        if frame is None:
+            g.frames.insert(depth, BlockFrame(body.stmts, env, i, body if i < len(body.stmts) else body.end))
         else:
             frame.i = i
+            if i == len(body.stmts):
+                frame.code = frame.code.end  # (its own code's: a counted block's is counted)
     return r
 
 

@@ -114,8 +114,7 @@ def block_source(
         if counted:
             run.add(indent, f"frame.i = {k + 1}")
         test = "len(frames) != depth or g.pending is not None or g.state.over"
-        stop = f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1}, frame)"
-        _code(run, indent, code, sets_r, test, stop, not computes[k])
+        _code(run, indent, code, sets_r, test, _stop_lines(k + 1, len(stmts), sets_r, me, counted), not computes[k])
         owners += [k] * (len(run.lines) - len(owners))
     if not codes:
         run.add(2, "pass")
@@ -155,10 +154,24 @@ def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: 
 ENDS_STEP = "# (ends the step?)"
 
 
-def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: str, tested: bool) -> None:
+def _stop_lines(i: int, n: int, sets_r: bool, me: str, counted: bool) -> list[str]:
+    """The step ends before statement `i` of `n` (the one before returned `r`, or started work that must
+    wait, or ended the game). Inline, the rest of the block becomes a frame below the new work (`_stop`);
+    as its frame's step, the frame (below it already) keeps where the block goes on, or at the block's
+    end takes the code that only ends it (`Body.end`), and the step gives what ended it, never None
+    (None: the block is done, `BlockFrame.step`)."""
+    keep = [] if counted else [f"frame.i = {i}"]  # (a counted frame keeps it at every statement)
+    if i == n:
+        keep.append("frame.code = frame.code.end")
+    r = "r" if sets_r else "None"
+    gives = "r if r is not None else _SUSPENDED" if sets_r else "_SUSPENDED"
+    return ["if frame is None:", f"    return _stop(g, {r}, depth, {me}, env, {i})", *keep, f"return {gives}"]
+
+
+def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: list[str], tested: bool) -> None:
     """A statement's code, then the test of whether the step ends after it (it gave `r` or changed the
     frames: `test`, which `stop` ends), where `ENDS_STEP` says, else after it unless it only computes."""
-    ends = [f"if {'r is not None or ' if sets_r else ''}{test}:", f"    return {stop}"]
+    ends = [f"if {'r is not None or ' if sets_r else ''}{test}:", *("    " + line for line in stop)]
     marked = False
     for line in code:
         if line.strip() == ENDS_STEP:

@@ -345,19 +345,15 @@ class _End:
         return self.body.run(g, env, i, frame)
 
 
-def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int, frame: BlockFrame | None) -> Any:
-    """A block ends the step after its statement `i - 1`: that statement returned `r`, or started work that
-    must wait or ended the game. Running inline (`frame` None), the rest of the block becomes a frame below
-    that work; as its frame's step, the frame (below that work already) keeps where the block goes on."""
+def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
+    """A block running inline ends the step after its statement `i - 1`: that statement returned `r`, or
+    started work that must wait (the rest of the block becomes a frame below it, which at the block's end
+    only ends: `Body.end`) or ended the game. (As its frame's step, the frame keeps where it goes on.)"""
     if r is None:
         r = ENDED if g.state.over else SUSPENDED
     if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-        if frame is None:
-            g.frames.insert(depth, BlockFrame(body.stmts, env, i, body if i < len(body.stmts) else body.end))
-        else:
-            frame.i = i
-            if i == len(body.stmts):
-                frame.code = frame.code.end  # (its own code's: a counted block's is counted)
+        stmts = body.stmts
+        g.frames.insert(depth, BlockFrame(stmts, env, i, body if i < len(stmts) else body.end))
     return r
 
 

@@ -1,16 +1,25 @@
-"""The Python source of a block of statements: one function that runs it inline, one that steps its frame.
+"""The Python source of a block of statements: one function that runs it, from its start or from where it waited.
 
-A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes two
-generated functions, made when the block first runs (runtime/codecache.py, `Body`):
+A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes one
+generated function, made when the block first runs (runtime/codecache.py, `Body`),
+`run(g, env, i=0, frame=None)`, which runs the block from statement `i` in the step that reached it:
 
-- `run(g, env)` runs the block at once, inline, in the step that reached it, as `BlockFrame.step`
-  would: when a statement starts work that must wait (it pushed a frame), the rest of the block
-  becomes a `BlockFrame` below that work (`_stop`), and the call running it learns that the step
-  ends (SUSPENDED, ENDED, or a `return`'s value);
-- `step(g, frame)` is `BlockFrame.step` for this block: it goes on from the frame's position,
-  statement by statement, until one starts other work, asks, or ends the game.
+- inline (`run(g, env)`, from its start): when a statement starts work that must wait (it pushed a
+  frame), the rest of the block becomes a `BlockFrame` below that work (`_stop`), and the call
+  running it learns that the step ends (SUSPENDED, ENDED, or a `return`'s value);
+- as its frame's step (`BlockFrame.step`: from the frame's position, with the frame): it goes on
+  until a statement starts other work, asks, or ends the game; the frame, on the stack below that
+  work, keeps where the block goes on (`i`), set only where the step ends.
 
-In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
+The statements from one resume point (the statement after one that may end the step) to the next
+are one `if i <= k` arm; a block with no resume point but its start has no arm (its frame, once at
+the block's end, takes code that only ends it: `Body.end`). While a frame's step runs, its position
+is where its code is: the statement each generated line belongs to is kept (`block_source`), which a
+located error raised inside the step reads (`machine.positions_now`). Rule coverage, which counts
+the statements a frame started by its position, runs the counted build (`counted`), which keeps
+the frame's position before each statement.
+
+In it, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
 spelled out as Python (their one definition, moved here from the closures that did them), with
 their expressions called as the rulebook's generated functions (a literal or a local name read in
 place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
@@ -60,7 +69,7 @@ class Parts(Protocol):
         (`slot[p, 1, 2]`) without making the zone's reference; None for any other operand."""
 
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
-        """The name of the block's `Body` (its `run` and `step`, made on first use)."""
+        """The name of the block's `Body` (its `run`, made on first use)."""
 
     def method(self, st: s.Stmt) -> str:
         """The name of the statement's function (runtime/statements.py): `f(g, st, env)`; a draw's

@@ -9,9 +9,10 @@ reports the located error. An expression that is not a root of the program (one 
 test makes) is evaluated by the definition. `tests/test_generated.py` checks the generated code
 against the definition, node by node.
 
-Statements have one definition each. Each block of the rulebook becomes two generated functions
-(compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
-and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
+Statements have one definition each. Each block of the rulebook becomes one generated function
+(compile/blocks.py, made on the block's first run: `Body`): `run(g, env, i=0, frame=None)`, which
+does the block inline from its start, or from its frame's position as the frame's step
+(`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
 `for`, a procedure call and `return` are spelled out in that code; the others (those that ask, push
 a frame of their own or end the game) are their function in statements.py, which the code calls. The
 generator is one `match` over every kind of statement, so a forgotten one is a type error.

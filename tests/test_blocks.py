@@ -13,8 +13,10 @@ import linecache
 import re
 from typing import Any
 
+import pytest
 import rulecraft
 from rulecraft.cli import main
+from rulecraft.errors import RulebookError
 from rulecraft.runtime import codecache
 from rulecraft.tools.coverage import Structure
 
@@ -180,3 +182,28 @@ def test_a_let_of_a_value_proved_shallow_skips_the_depth_check(tmp_path: Any, ca
     lets = [line.strip() for line in out.splitlines() if line.strip().startswith("env[c")]
     assert len(lets) == 4  # each once, in the block's one function
     assert ["nested" in line for line in lets] == [False, False, False, True]
+
+
+def test_a_frame_put_back_by_a_failed_answer_goes_on_from_where_it_was() -> None:
+    """A block's frame whose step reached the block's end takes the code that only ends it; when the answer
+    fails afterwards (a rule's `fail`) and `apply` puts the game back, the frame is where it was before
+    the answer, and the next answer runs the rest of its block: the game is the one answered right."""
+    rb = rulecraft.load_text(
+        """game T players 1..1
+var v: int = 0 public
+rule boom() when v == 2 { fail "two is refused" }
+play {
+  let n = choose one from [1, 2] by players[0]
+  set v = n
+}
+""",
+        "t.rules",
+    )
+    game, right = rb.new_game(players=1, seed=0), rb.new_game(players=1, seed=0)
+    with pytest.raises(RulebookError, match="'two is refused' failed outside any attempt"):
+        game.apply("2")
+    assert game.state.vars["v"] == 0 and game.pending is not None
+    game.apply("1")
+    right.apply("1")
+    assert game.state.vars["v"] == right.state.vars["v"] == 1
+    assert game.state.over and right.state.over and game.steps == right.steps

@@ -13,8 +13,8 @@ call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resu
 
 from __future__ import annotations
 
+import inspect
 import operator
-import sys
 from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, Protocol, cast
@@ -66,7 +66,7 @@ def positions_now() -> dict[int, int]:
     table names: `STATEMENT_LINES`), so a located error raised inside it (the depth budget, a text too
     long, ...: `Context.current_span`) names the statement running. Only error paths ask."""
     found: dict[int, int] = {}
-    python: FrameType | None = sys._getframe(1)
+    python: FrameType | None = inspect.currentframe()
     while python is not None:
         owners = STATEMENT_LINES.get(python.f_code.co_filename)
         if owners is not None:

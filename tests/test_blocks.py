@@ -13,8 +13,10 @@ import linecache
 import re
 from typing import Any
 
+import pytest
 import rulecraft
 from rulecraft.cli import main
+from rulecraft.errors import RulebookError
 from rulecraft.runtime import codecache
 from rulecraft.tools.coverage import Structure
 
@@ -54,22 +56,22 @@ play {
 # The names a block's code may hold: its locals and arguments, its constants (c0, c1, ...), the runtime's
 # helpers (leading underscore, from codecache._BASE) and the functions it defines.
 LOCALS = {"g", "env", "frame", "frames", "state", "depth", "at", "i", "r", "v", "w", "old", "d", "k", "key", "n"}
-LOCALS |= {"body", "items", "item", "j", "new", "cards", "to", "src", "run", "step", "do"}
+LOCALS |= {"body", "items", "item", "j", "new", "cards", "to", "src", "run", "do"}
 LOCALS |= {"len", "enumerate", "int", "bool"}  # the built-ins it may call
 CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
 ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
-ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards"}
+ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards", "code", "end"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
-    """The source (its `run` and `step`) and namespace of every block a game of `rb` ran."""
+    """The source (its one function, `run`) and namespace of every block a game of `rb` ran."""
     rb.new_game(players=1, trace=True)
     cache = rb.code_cache
     assert cache is not None
     made = [codecache.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()]
-    return [(run + step, namespace) for run, step, namespace in made]
+    return [(run, namespace) for run, namespace, _owners in made]
 
 
 def test_no_name_or_text_of_a_rulebook_reaches_a_blocks_source() -> None:
@@ -119,14 +121,13 @@ play {
         sources.setdefault(source, []).append(namespace)
     shapes = sorted(len(namespaces) for namespaces in sources.values())
     assert shapes == [1, 2]  # the play block; the two branches, one shape
-    # Each function is compiled when first needed: the play block is stepped as a frame, never run
-    # inline; the branches run inline, never stepped; the two branches share their compiled `run`.
+    # Each block is one function, whether it runs as a frame's step (the play block) or inline (the
+    # branches): the two branches share their compiled `run`, and nothing else was compiled.
     cache = rb.code_cache
     assert cache is not None
     made = {len(stmts): codecache.generated_block(stmts, cache) for stmts, _body in cache.blocks.values()}
-    (play_run, play_step, _), (branch_run, branch_step, _) = made[3], made[1]
-    assert play_step in codecache._COMPILED and branch_run in codecache._COMPILED
-    assert play_run not in codecache._COMPILED and branch_step not in codecache._COMPILED
+    (play_run, _, _), (branch_run, _, _) = made[3], made[1]
+    assert set(codecache._COMPILED) == {play_run, branch_run}
 
 
 def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys: Any) -> None:
@@ -139,7 +140,8 @@ def test_compile_blocks_shows_the_code_of_every_block_with_its_constants(capsys:
     headers = [line for line in out.splitlines() if line.startswith("# ---- ")]
     assert len(headers) == len(blocks) > 50
     assert headers[0] == "# ---- setup (valdora.rules:335)"
-    assert out.count("\ndef run(g, env):\n") == out.count("\ndef step(g, frame):\n") == len(blocks)
+    assert out.count("\ndef run(g, env, i=0, frame=None):\n") == len(blocks)
+    assert "def step" not in out
     assert "#   c1 = this block's code (the frame of what is left)" in out
     assert "#   c5 = the node `GEMS` (line 337), which its errors name" in out
     assert "#   c6 = the value of `GEMS` (line 337)" in out
@@ -151,10 +153,10 @@ def test_a_traceback_through_a_blocks_code_shows_its_generated_lines() -> None:
     rb = rulecraft.load_text(HOSTILE, "evil.rules")
     rb.new_game(players=1)
     assert rb.code_cache is not None and rb.program.play is not None
-    step = rb.code_cache.block(rb.program.play.stmts).step
-    filename = step.__code__.co_filename
+    run = rb.code_cache.block(rb.program.play.stmts).run
+    filename = run.__code__.co_filename
     assert re.fullmatch(r"<generated block [0-9a-f]{12}>", filename)
-    assert linecache.getline(filename, 1) == "def step(g, frame):\n"
+    assert linecache.getline(filename, 1) == "def run(g, env, i=0, frame=None):\n"
 
 
 def test_a_let_of_a_value_proved_shallow_skips_the_depth_check(tmp_path: Any, capsys: Any) -> None:
@@ -178,5 +180,30 @@ def test_a_let_of_a_value_proved_shallow_skips_the_depth_check(tmp_path: Any, ca
     assert main(["compile", str(path), "--blocks"]) == 0
     out = capsys.readouterr().out
     lets = [line.strip() for line in out.splitlines() if line.strip().startswith("env[c")]
-    assert len(lets) == 8  # each in the block's `run` and in its `step`
-    assert ["nested" in line for line in lets] == [False, False, False, True] * 2
+    assert len(lets) == 4  # each once, in the block's one function
+    assert ["nested" in line for line in lets] == [False, False, False, True]
+
+
+def test_a_frame_put_back_by_a_failed_answer_goes_on_from_where_it_was() -> None:
+    """A block's frame whose step reached the block's end takes the code that only ends it; when the answer
+    fails afterwards (a rule's `fail`) and `apply` puts the game back, the frame is where it was before
+    the answer, and the next answer runs the rest of its block: the game is the one answered right."""
+    rb = rulecraft.load_text(
+        """game T players 1..1
+var v: int = 0 public
+rule boom() when v == 2 { fail "two is refused" }
+play {
+  let n = choose one from [1, 2] by players[0]
+  set v = n
+}
+""",
+        "t.rules",
+    )
+    game, right = rb.new_game(players=1, seed=0), rb.new_game(players=1, seed=0)
+    with pytest.raises(RulebookError, match="'two is refused' failed outside any attempt"):
+        game.apply("2")
+    assert game.state.vars["v"] == 0 and game.pending is not None
+    game.apply("1")
+    right.apply("1")
+    assert game.state.vars["v"] == right.state.vars["v"] == 1
+    assert game.state.over and right.state.over and game.steps == right.steps

@@ -1,16 +1,25 @@
-"""The Python source of a block of statements: one function that runs it inline, one that steps its frame.
+"""The Python source of a block of statements: one function that runs it, from its start or from where it waited.
 
-A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes two
-generated functions, made when the block first runs (runtime/codecache.py, `Body`):
+A block (the statements of a procedure, a rule, an `if` branch, a loop's body, ...) becomes one
+generated function, made when the block first runs (runtime/codecache.py, `Body`),
+`run(g, env, i=0, frame=None)`, which runs the block from statement `i` in the step that reached it:
 
-- `run(g, env)` runs the block at once, inline, in the step that reached it, as `BlockFrame.step`
-  would: when a statement starts work that must wait (it pushed a frame), the rest of the block
-  becomes a `BlockFrame` below that work (`_stop`), and the call running it learns that the step
-  ends (SUSPENDED, ENDED, or a `return`'s value);
-- `step(g, frame)` is `BlockFrame.step` for this block: it goes on from the frame's position,
-  statement by statement, until one starts other work, asks, or ends the game.
+- inline (`run(g, env)`, from its start): when a statement starts work that must wait (it pushed a
+  frame), the rest of the block becomes a `BlockFrame` below that work (`_stop`), and the call
+  running it learns that the step ends (SUSPENDED, ENDED, or a `return`'s value);
+- as its frame's step (`BlockFrame.step`: from the frame's position, with the frame): it goes on
+  until a statement starts other work, asks, or ends the game; the frame, on the stack below that
+  work, keeps where the block goes on (`i`), set only where the step ends.
 
-In both, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
+The statements from one resume point (the statement after one that may end the step) to the next
+are one `if i <= k` arm; a block with no resume point but its start has no arm (its frame, once at
+the block's end, takes code that only ends it: `Body.end`). While a frame's step runs, its position
+is where its code is: the statement each generated line belongs to is kept (`block_source`), which a
+located error raised inside the step reads (`machine.positions_now`). Rule coverage, which counts
+the statements a frame started by its position, runs the counted build (`counted`), which keeps
+the frame's position before each statement.
+
+In it, `let`, `x = ...`, `set`, `move`, `create`, `if`, `for`, a procedure call and `return` are
 spelled out as Python (their one definition, moved here from the closures that did them), with
 their expressions called as the rulebook's generated functions (a literal or a local name read in
 place: `_read`); an `if`, a `for` or a call runs its block's `run` at once (its frames made only if
@@ -60,7 +69,7 @@ class Parts(Protocol):
         (`slot[p, 1, 2]`) without making the zone's reference; None for any other operand."""
 
     def body(self, stmts: tuple[s.Stmt, ...]) -> str:
-        """The name of the block's `Body` (its `run` and `step`, made on first use)."""
+        """The name of the block's `Body` (its `run`, made on first use)."""
 
     def method(self, st: s.Stmt) -> str:
         """The name of the statement's function (runtime/statements.py): `f(g, st, env)`; a draw's
@@ -82,54 +91,60 @@ class _Lines:
         self.lines.extend("    " * indent + line for line in lines)
 
 
-def block_source(stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts) -> tuple[str, str]:
-    """The sources of the block's `run` and of its `step` (see the module's docstring), each compiled when
-    first needed; `costs` is what each statement charges the budget of work when it starts (`node_count`)."""
+def block_source(
+    stmts: tuple[s.Stmt, ...], costs: tuple[int, ...], program: Program, parts: Parts, counted: bool = False
+) -> tuple[str, tuple[int, ...]]:
+    """The source of the block's one function, `run(g, env, i=0, frame=None)` (see the module's docstring),
+    and for each of its lines the statement it belongs to (-1: none), which `BlockFrame.position` reads;
+    `costs` is what each statement charges the budget of work when it starts (`node_count`).
+
+    `i` is where the block resumes: 0 when it starts, else the statement after one that ended a step
+    (a resume point). The statements from one resume point to the next are one `if i <= k` arm; a block
+    with no resume point but its start has no arm (a frame left at its end never runs it: `_stop`).
+    `counted` (rule coverage's build, tools/coverage.py) keeps the frame's position before each
+    statement, as coverage counts it (`frame.i`); it runs only as a frame's step."""
     body, me = parts.const(stmts), parts.body(stmts)
     codes = [_statement(st, program, parts) for st in stmts]
     computes = [_computes_only(st, program) for st in stmts]
+    # A statement after which the step may end, the block going on later: the next one is a resume point.
+    resumes = [k + 1 for k, st in enumerate(stmts[:-1]) if not computes[k] and not isinstance(st, _ENDS)]
 
-    # run(g, env): the block at once, from its first statement
     run = _Lines()
-    run.add(0, "def run(g, env):", "    frames = g.frames", "    depth = len(frames)", "    at = 0", "    try:")
+    run.add(0, "def run(g, env, i=0, frame=None):", "    frames = g.frames", "    depth = len(frames)", "    at = 0")
+    run.add(1, "try:")
+    owners = [-1] * len(run.lines)
+    indent = 3 if resumes else 2
     for k, (code, sets_r) in enumerate(codes):
+        if resumes and (k == 0 or k in resumes):
+            run.add(2, f"if i <= {k}:")
         if not computes[k]:
-            run.add(2, f"at = {k}")
-        _charge(run, 2, body, k, costs[k])
+            run.add(indent, f"at = {k}")
+        _charge(run, indent, body, k, costs[k])
+        if counted:
+            run.add(indent, f"frame.i = {k + 1}")
         test = "len(frames) != depth or g.pending is not None or g.state.over"
-        stop = f"_stop(g, {'r' if sets_r else 'None'}, depth, {me}, env, {k + 1})"
-        _code(run, 2, code, sets_r, test, stop, not computes[k])
+        _code(run, indent, code, sets_r, test, _stop_lines(k + 1, len(stmts), sets_r, me, counted), not computes[k])
+        owners += [k] * (len(run.lines) - len(owners))
     if not codes:
         run.add(2, "pass")
     run.add(1, "except _TooDeep:  # as the machine names it: the statement that went too deep")
     run.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
     run.add(1, "return None")
-
-    # step(g, frame): BlockFrame.step, from the frame's position (kept in the frame before each statement)
-    step = _Lines()
-    step.add(0, "def step(g, frame):")
-    step.add(1, "env = frame.env", "frames = g.frames", "state = g.state", "depth = len(frames)", "i = at = frame.i")
-    step.add(1, "try:")
-    for k, (code, sets_r) in enumerate(codes):
-        step.add(2, f"if i <= {k}:")
-        step.add(3, f"at = {k}")
-        _charge(step, 3, body, k, costs[k])
-        step.add(3, f"frame.i = {k + 1}")
-        test = "len(frames) != depth or frames[-1] is not frame or g.pending is not None or state.over"
-        _code(step, 3, code, sets_r, test, "_frame_stop(g, r)" if sets_r else "None", not computes[k])
-    if not codes:
-        step.add(2, "pass")
-    step.add(1, "except _TooDeep:")
-    step.add(2, f"raise g.runaway({body}[at].span, _DEPTH_MESSAGE) from None")
-    step.add(1, "frames.pop()")
-    return "\n".join(run.lines) + "\n", "\n".join(step.lines) + "\n"
+    owners += [-1] * (len(run.lines) - len(owners))
+    return "\n".join(run.lines) + "\n", tuple(owners)
 
 
 def _computes_only(st: s.Stmt, program: Program) -> bool:
-    """Whether a statement only computes a value into a local (`let` of an expression, an assignment):
-    expressions cannot change the state, push a frame or end the game, so after it the block goes on
-    for sure (no test of the frames needed) and no frame can go too deep in it (`at` need not name it)."""
-    return (isinstance(st, s.Let) and not _calls_procedure(st, program)) or isinstance(st, s.Assign)
+    """Whether a statement only computes (a value into a local: `let` of an expression, an assignment; a
+    condition: `require`; a text: `say`) or fails (`fail`): expressions cannot change the state, push a
+    frame or end the game, so after it the block goes on for sure (no test of the frames needed, and
+    its frame never waits there) and no frame can go too deep in it (`at` need not name it)."""
+    return (isinstance(st, s.Let) and not _calls_procedure(st, program)) or isinstance(st, _COMPUTES)
+
+
+_COMPUTES = (s.Assign, s.Say, s.Require, s.Fail)
+# The statements after which a block never goes on: a `return`, and the ends of the game.
+_ENDS = (s.Return, s.EndGame, s.EndUnfinished, s.EndTogether)
 
 
 def _calls_procedure(st: s.Let, program: Program) -> bool:
@@ -148,10 +163,24 @@ def statement_source(st: s.SetVar | s.Move | s.Create, program: Program, parts: 
 ENDS_STEP = "# (ends the step?)"
 
 
-def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: str, tested: bool) -> None:
+def _stop_lines(i: int, n: int, sets_r: bool, me: str, counted: bool) -> list[str]:
+    """The step ends before statement `i` of `n` (the one before returned `r`, or started work that must
+    wait, or ended the game). Inline, the rest of the block becomes a frame below the new work (`_stop`);
+    as its frame's step, the frame (below it already) keeps where the block goes on, or at the block's
+    end takes the code that only ends it (`Body.end`), and the step gives what ended it, never None
+    (None: the block is done, `BlockFrame.step`)."""
+    keep = [] if counted else [f"frame.i = {i}"]  # (a counted frame keeps it at every statement)
+    if i == n:
+        keep.append("frame.code = frame.code.end")
+    r = "r" if sets_r else "None"
+    gives = "r if r is not None else _SUSPENDED" if sets_r else "_SUSPENDED"
+    return ["if frame is None:", f"    return _stop(g, {r}, depth, {me}, env, {i})", *keep, f"return {gives}"]
+
+
+def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: list[str], tested: bool) -> None:
     """A statement's code, then the test of whether the step ends after it (it gave `r` or changed the
     frames: `test`, which `stop` ends), where `ENDS_STEP` says, else after it unless it only computes."""
-    ends = [f"if {'r is not None or ' if sets_r else ''}{test}:", f"    return {stop}"]
+    ends = [f"if {'r is not None or ' if sets_r else ''}{test}:", *("    " + line for line in stop)]
     marked = False
     for line in code:
         if line.strip() == ENDS_STEP:
@@ -236,17 +265,16 @@ def _statement(st: s.Stmt, program: Program, parts: Parts) -> tuple[list[str], b
             | s.Attempt()
             | s.Together()
             | s.Secret()
-            | s.Fail()
-            | s.Require()
             | s.Choose()
             | s.Menu()
             | s.Use()
             | s.EndGame()
             | s.EndUnfinished()
             | s.EndTogether()
-            | s.Say()
         ):
             return [f"r = {parts.method(st)}(g, {parts.const(st)}, env)"], True
+        case s.Say() | s.Require() | s.Fail():  # (they compute, or fail: the block goes on after them)
+            return [f"{parts.method(st)}(g, {parts.const(st)}, env)"], False
         case _:
             assert_never(st)
 

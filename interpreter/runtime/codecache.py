@@ -9,9 +9,10 @@ not a root of the program (one a scenario or a test makes) runs as a function ge
 (`Compiled.fragment`). `tests/test_generated.py` checks the generated code against the tree-walking
 definition of each kind of expression (tests/oracle/), node by node.
 
-Statements have one definition each. Each block of the rulebook becomes two generated functions
-(compile/blocks.py, made on the block's first run: `Body`): `run`, which does the block inline,
-and `step`, its frame's step (`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
+Statements have one definition each. Each block of the rulebook becomes one generated function
+(compile/blocks.py, made on the block's first run: `Body`): `run(g, env, i=0, frame=None)`, which
+does the block inline from its start, or from its frame's position as the frame's step
+(`BlockFrame.step`). `let`, `x = ...`, `set`, `move`, `create`, `if`,
 `for`, a procedure call and `return` are spelled out in that code; the others (those that ask, push
 a frame of their own or end the game) are their function in statements.py, which the code calls. The
 generator is one `match` over every kind of statement, so a forgotten one is a type error.
@@ -76,7 +77,7 @@ from .basics import (
     node_count,
 )
 from .context import Context
-from .machine import BlockFrame, CallFrame, ForFrame, Running, return_from_call
+from .machine import STATEMENT_LINES, BlockFrame, CallFrame, ForFrame
 
 Code = Callable[[Context, dict[str, Any]], Any]
 
@@ -126,6 +127,7 @@ class CodeCache:
         self.truths: dict[int, tuple[Any, Code]] = {}
         # By a block's identity (each entry holds its block): its generated code.
         self.blocks: dict[int, tuple[Any, Body]] = {}
+        self.counted_blocks: dict[int, tuple[Any, Body]] = {}  # the same, as rule coverage runs them
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once, then its prompt's and chooser's code (`operand`;
@@ -220,6 +222,14 @@ class CodeCache:
             entry = self.blocks[id(stmts)] = (stmts, Body(stmts, self))
         return entry[1]
 
+    def counted(self, stmts: tuple[Any, ...]) -> Body:
+        """A block's code as rule coverage runs it (tools/coverage.py): the same code, which keeps its frame's
+        position before each statement (`BlockFrame.i`), as coverage counts the statements that started."""
+        entry = self.counted_blocks.get(id(stmts))
+        if entry is None or entry[0] is not stmts:
+            entry = self.counted_blocks[id(stmts)] = (stmts, Body(stmts, self, counted=True))
+        return entry[1]
+
 
 def code_cache(rulebook: Any, program: Program) -> CodeCache:
     """The rulebook's code, made on first use (a rulebook-like object without one gets a new one)."""
@@ -285,56 +295,59 @@ def _zone_items(source: Code, e: Any, cache: CodeCache) -> Code | None:
 
 
 class Body:
-    """A block's generated code (compile/blocks.py): `run(g, env)` runs it inline, `step(g, frame)` is its
-    `BlockFrame`'s step. Each is made on first use (a procedure's body calls procedures, itself among
-    them; a game runs a part of its rules, and many blocks only ever run inline), then the attribute is
-    the generated function."""
+    """A block's generated code (compile/blocks.py): `run(g, env, i=0, frame=None)` runs it from statement
+    `i`, inline (from its start) or as its frame's step (`BlockFrame.step`, from where the frame is). It is
+    made on first use (a procedure's body calls procedures, itself among them; a game runs a part of its
+    rules), then the attribute is the generated function. `counted` is rule coverage's build of it
+    (`CodeCache.counted`), which keeps its frame's position statement by statement; `end` is the code of
+    its frame once at its end (`_stop`)."""
 
-    __slots__ = ("cache", "run", "sources", "step", "stmts")
+    __slots__ = ("cache", "counted", "end", "run", "stmts")
 
-    def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache):
-        self.stmts, self.cache = stmts, cache
-        self.run: Callable[[Context, dict[str, Any]], Any] = self._first_run
-        self.step: Callable[[Context, BlockFrame], None] = self._first_step
-        self.sources: tuple[str, str, dict[str, Any]] | None = None
+    def __init__(self, stmts: tuple[s.Stmt, ...], cache: CodeCache, counted: bool = False):
+        self.stmts, self.cache, self.counted = stmts, cache, counted
+        self.run: Callable[..., Any] = self._first_run
+        self.end = _End(self)
 
-    def _made(self, which: int) -> Any:
-        if self.sources is None:
-            self.sources = generated_block(self.stmts, self.cache)
-        run, step, namespace = self.sources
-        _run_source(run if which == 0 else step, namespace)
-        return namespace["run" if which == 0 else "step"]
+    def _first_run(self, g: Context, env: dict[str, Any], i: int = 0, frame: BlockFrame | None = None) -> Any:
+        source, namespace, owners = generated_block(self.stmts, self.cache, counted=self.counted)
+        _run_source(source, namespace, owners)
+        self.run = namespace["run"]
+        return self.run(g, env, i, frame)
 
-    def _first_run(self, g: Context, env: dict[str, Any]) -> Any:
-        self.run = self._made(0)
-        return self.run(g, env)
 
-    def _first_step(self, g: Context, frame: BlockFrame) -> None:
-        self.step = self._made(1)
-        self.step(g, frame)
+class _End:
+    """The code of a block's frame at the block's end (`_stop`): its step only ends it. (A block with no
+    resume point but its start has no arm to skip, so its own code would run it again from there.)"""
+
+    __slots__ = ("body", "end")
+
+    def __init__(self, body: Body):
+        self.body, self.end = body, self
+
+    def run(self, g: Context, env: dict[str, Any], i: int, frame: BlockFrame) -> Any:
+        if i == len(self.body.stmts):
+            return None
+        # (`apply` put back where the frame was before: `Keep` keeps a frame's position, not its code)
+        return self.body.run(g, env, i, frame)
 
 
 def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: int) -> Any:
     """A block running inline ends the step after its statement `i - 1`: that statement returned `r`, or
-    started work that must wait (the rest of the block becomes a frame below it) or ended the game."""
+    started work that must wait (the rest of the block becomes a frame below it, which at the block's end
+    only ends: `Body.end`) or ended the game. (As its frame's step, the frame keeps where it goes on.)"""
     if r is None:
         r = ENDED if g.state.over else SUSPENDED
     if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
-        g.frames.insert(depth, BlockFrame(body.stmts, env, i, body))
+        stmts = body.stmts
+        g.frames.insert(depth, BlockFrame(stmts, env, i, body if i < len(stmts) else body.end))
     return r
-
-
-def _frame_stop(g: Running, r: Any) -> None:
-    """A block's frame ends its step: a `return` unwinds to its call's frame (other work is above it)."""
-    if r.__class__ is Returned:
-        return_from_call(g, r.value, r.span)
 
 
 # What every block's generated code reads besides its own constants, and the only built-ins it may call.
 _BASE: dict[str, Any] = {
     "__builtins__": {"len": len, "enumerate": enumerate, "int": int, "bool": bool},
     "_stop": _stop,
-    "_frame_stop": _frame_stop,
     "_TooDeep": TooDeep,
     "_DEPTH_MESSAGE": DEPTH_MESSAGE,
     "_DEPTH_BUDGET": DEPTH_BUDGET,
@@ -401,24 +414,29 @@ class _Parts:
 
 
 def generated_block(
-    stmts: tuple[s.Stmt, ...], cache: CodeCache, asked: dict[str, tuple[str, Any]] | None = None
-) -> tuple[str, str, dict[str, Any]]:
-    """A block's generated sources, of its `run` and its `step` (compile/blocks.py), and the namespace they
-    run in (their constants); `asked`, if given, gets what each constant was made of (`_Parts.asked`)."""
+    stmts: tuple[s.Stmt, ...],
+    cache: CodeCache,
+    asked: dict[str, tuple[str, Any]] | None = None,
+    counted: bool = False,
+) -> tuple[str, dict[str, Any], tuple[int, ...]]:
+    """A block's generated source, of its `run` (compile/blocks.py), the namespace it runs in (its
+    constants) and the statement each of its lines belongs to; `asked`, if given, gets what each constant
+    was made of (`_Parts.asked`); `counted`: rule coverage's build (`Body.counted`)."""
     parts = _Parts(cache)
     costs = tuple(node_count(st) for st in stmts)
-    run, step = block_source(stmts, costs, cache.program, parts)
+    run, owners = block_source(stmts, costs, cache.program, parts, counted)
     if asked is not None:
         asked.update(parts.asked)
-    return run, step, parts.namespace
+    return run, parts.namespace, owners
 
 
-def _run_source(source: str, namespace: dict[str, Any]) -> None:
+def _run_source(source: str, namespace: dict[str, Any], owners: tuple[int, ...] | None = None) -> None:
     code = _COMPILED.get(source)
     if code is None:
         if len(_COMPILED) >= _COMPILED_MAX:
             for old in _COMPILED.values():
                 linecache.cache.pop(old.co_filename, None)
+                STATEMENT_LINES.pop(old.co_filename, None)
             _COMPILED.clear()
         # Named by its shape, so that a profile or a traceback tells the shapes apart (a profiler keys
         # functions by file, line and name: one name for them all would merge them); a traceback
@@ -426,6 +444,8 @@ def _run_source(source: str, namespace: dict[str, Any]) -> None:
         name = f"<generated block {hashlib.sha1(source.encode()).hexdigest()[:12]}>"
         code = _COMPILED[source] = compile(source, name, "exec")
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        if owners is not None:
+            STATEMENT_LINES[name] = owners
     exec(code, namespace)
 
 

@@ -29,7 +29,7 @@ class Blocks(Protocol):
     """The rulebook's code as the frames use it (`codecache.CodeCache`): a block's generated code."""
 
     def block(self, stmts: tuple[s.Stmt, ...]) -> Any:
-        """The generated code of a block (a `codecache.Body`: `run(g, env)`, `step(g, frame)`)."""
+        """The generated code of a block (a `codecache.Body`: `run(g, env, i=0, frame=None)`)."""
         ...
 
 

@@ -51,7 +51,7 @@ from .basics import (
 )
 from .codecache import CodeCache
 from .context import Frame
-from .machine import BlockFrame, Keep
+from .machine import BlockFrame, Keep, positions_now
 from .observe import Observer, Sinks, Trace
 from .state import State
 
@@ -151,9 +151,12 @@ class GameCore:
                 sink.on_push(self, frame)
 
     def current_span(self) -> Span:
+        now = positions_now()  # (a frame's step keeps its `i` only where the step ends)
         for frame in reversed(self.frames):
-            if isinstance(frame, BlockFrame) and frame.i > 0:
-                return span_of(frame.stmts[frame.i - 1])
+            if isinstance(frame, BlockFrame):
+                i = now.get(id(frame), frame.i)
+                if i > 0:
+                    return span_of(frame.stmts[i - 1])
         return NO_SPAN
 
     def _shallow(self, value: Any, span: Span) -> None:

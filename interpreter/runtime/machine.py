@@ -13,15 +13,17 @@ call stack, so a game paused at a decision can be cloned (`Frame.copy`) and resu
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from types import FrameType
+from typing import Any, Protocol, cast
 
 from ..errors import NO_SPAN, RulebookError, Span
 from ..language.values import Player, ordered
 from ..syntax import ast as s
 from .asks import Decision
-from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, RuntimeFailure
+from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, Returned, RuntimeFailure
 from .context import Context, Frame, copied_env
 from .state import State
 
@@ -37,13 +39,43 @@ class BlockFrame(Frame):
 
     def step(self, g: Context) -> None:
         # Statements run one after another in this one step until one of them starts other work
-        # (pushes or pops a frame), asks a decision or ends the game: the block's generated `step`
-        # (compile/blocks.py). A statement that ends the step itself leaves the work it did not do
-        # in frames above this one, or its frames are gone, or it returned a value.
+        # (pushes or pops a frame), asks a decision or ends the game: the block's code (compile/blocks.py),
+        # the same that runs it inline, from this frame's position. A statement that ends the step
+        # itself leaves the work it did not do in frames above this one (the frame keeps where the
+        # block goes on), or its frames are gone, or it returned a value; at the block's end, the
+        # frame is done.
         code = self.code
         if code is None:
             code = self.code = g.code.block(self.stmts)
-        code.step(g, self)
+        r = code.run(g, self.env, self.i, self)
+        if r is None:
+            g.frames.pop()
+        elif r.__class__ is Returned:  # a `return`: it unwinds to its call's frame (other work is above it)
+            return_from_call(cast(Running, g), r.value, r.span)  # (the game, which runs the machine)
+
+
+# The generated code of each shape of block, by its file name (codecache.py): the statement each of its
+# lines belongs to (-1: none), which `BlockFrame.position` reads.
+STATEMENT_LINES: dict[str, tuple[int, ...]] = {}
+
+
+def positions_now() -> dict[int, int]:
+    """Where the block frames whose step runs now are, by the frame's id: how many of the block's statements
+    have started (the statement running and those before it). A frame's step keeps its `i` only where the
+    step ends; while it runs, its code knows where it is (the line it runs, which the generated code's
+    table names: `STATEMENT_LINES`), so a located error raised inside it (the depth budget, a text too
+    long, ...: `Context.current_span`) names the statement running. Only error paths ask."""
+    found: dict[int, int] = {}
+    python: FrameType | None = inspect.currentframe()
+    while python is not None:
+        owners = STATEMENT_LINES.get(python.f_code.co_filename)
+        if owners is not None:
+            frame = python.f_locals.get("frame")
+            k = owners[python.f_lineno - 1] if 0 < python.f_lineno <= len(owners) else -1
+            if frame is not None and k >= 0:
+                found.setdefault(id(frame), k + 1)
+        python = python.f_back
+    return found
 
 
 class ForFrame(Frame):

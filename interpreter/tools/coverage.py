@@ -9,11 +9,13 @@ and, with `--html DIR`, each rulebook file annotated line by line.
 
 The recorder is a sink of the runtime's observer (runtime/observe.py) that hears every frame
 pushed: every block that starts to run (a rule's body, a tier, an option, an arm, a loop's body, a
-procedure) is pushed as a `BlockFrame`, and the frame's position `i` says how many of its
-statements have started. `observe()` adds the recorder to every game made while it lasts (not to
-the clones an agent's look-ahead makes), so the runtime carries no coverage code and pays one test
-of an empty tuple per frame when coverage is off. An empty block `{ }` is one shared empty tuple,
-so it is told apart only when the statement that runs it has a single empty arm.
+procedure) is pushed as a `BlockFrame`, which the recorder gives its block's counted code
+(`CodeCache.counted`: the same code, keeping the frame's position before each statement), so the
+frame's position `i` says how many of its statements have started. `observe()` adds the recorder
+to every game made while it lasts (not to the clones an agent's look-ahead makes), so the runtime
+carries no coverage code and pays one test of an empty tuple per frame when coverage is off. An
+empty block `{ }` is one shared empty tuple, so it is told apart only when the statement that runs
+it has a single empty arm.
 """
 
 from __future__ import annotations
@@ -198,6 +200,9 @@ class Recorder(Observer):
         if arm is not None:
             self.arm_runs[st.of(arm)] += 1
         if frame.stmts:
+            # The block's counted code: it keeps the frame's position before each statement, which
+            # `flush` reads (a block's own code keeps it only where its step ends).
+            frame.code = g.code.counted(frame.stmts)
             self.pending.append([st, frame, 0])
 
     KEEP = 100_000  # unfinished frames kept between partial flushes (a game left waiting is dropped first)

@@ -25,16 +25,17 @@ def blocks_source(program: Program) -> str:
     cache = CodeCache(program)
     structure = Structure(program)
     out = [
-        "# The blocks of statements, as generated (compile/blocks.py): `run` does the block inline, `step` is",
-        "# its frame's step. c0, c1, ... are the block's constants, listed above it; a block is generated",
-        "# and compiled when it first runs, and blocks of one shape share their compiled code.",
+        "# The blocks of statements, as generated (compile/blocks.py): `run` does the block from statement `i`,",
+        "# inline (0) or as its frame's step (from where the frame is). c0, c1, ... are the block's constants,",
+        "# listed above it; a block is generated and compiled when it first runs, and blocks of one shape share",
+        "# their compiled code.",
     ]
     for arm, stmts in structure.blocks:
         asked: dict[str, tuple[str, Any]] = {}
-        run, step, _namespace = generated_block(stmts, cache, asked)
+        run, _namespace, _owners = generated_block(stmts, cache, asked)
         out += ["", "", f"# ---- {arm.label} ({arm.file}:{arm.line})"]
         out += [f"#   {name} = {_describe(kind, of, stmts, structure)}" for name, (kind, of) in asked.items()]
-        out += [run.rstrip(), "", step.rstrip()]
+        out.append(run.rstrip())
     return "\n".join(out) + "\n"
 
 

@@ -237,28 +237,41 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     # (most places hold their card as it was created: nothing changed, without the call)
     changed = [None if now[c] is (before[c] if c < n else now[c]) else changes(state, c) for c in cids]
     cards = twin.state.cards
-    kept = _WITH_ID
+    get = _CONTENT_KEYS.get
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            copy = kept.get((id(card), cid))  # (with_id, written out: a search deals every hidden card)
-            card = copy[1] if copy is not None and copy[0] is card else with_id(card, cid)
+            # (`with_id`, written out: a search deals every hidden card at every decision it samples)
+            kept = get(id(card))
+            copies = kept[2] if kept is not None and kept[0] is card else _kept(card)[2]
+            copy = copies.get(cid)
+            card = copy if copy is not None else _copy_at(card, cid, copies)
         created[cid] = card
         cards[cid] = card_with(card, **change) if change else card
 
 
-_WITH_ID: dict[tuple[int, int], tuple[Any, Any]] = {}  # (id(card), new id) -> (the card, kept alive; its copy)
+# The copies of cards at new places, by what the card holds: (class, its fields but the id) -> new id ->
+# the copy. Cards never change (frozen), and a search deals the same cards as created to the same
+# places at every decision it samples; two cards that hold the same (a deck's copies of one card)
+# share their copies, so that a game's many places are soon all dealt to once.
+_WITH_ID: dict[tuple[type, tuple[Any, ...]], dict[int, Any]] = {}
+_COPIES_MADE = [0]  # copies kept since the caches were last emptied
 
 
 def with_id(card: Any, cid: int) -> Any:
-    """`card_with(card, id=cid)`, made once and kept: cards never change (frozen), and a search deals
-    the same cards as created to the same places at every decision it samples (half of `deal`)."""
-    kept = _WITH_ID.get((id(card), cid))
-    if kept is not None and kept[0] is card:
-        return kept[1]
-    new = card_with(card, id=cid)
-    if len(_WITH_ID) >= CONTENT_KEYS_KEPT:
-        _WITH_ID.clear()
-    _WITH_ID[id(card), cid] = (card, new)
+    """`card_with(card, id=cid)`, made once and kept (see `_WITH_ID`)."""
+    copies = _kept(card)[2]
+    copy = copies.get(cid)
+    return copy if copy is not None else _copy_at(card, cid, copies)
+
+
+def _copy_at(card: Any, cid: int, copies: dict[int, Any]) -> Any:
+    """The copy of `card` at id `cid`, made and kept among `copies` (those of the cards that hold the same)."""
+    if _COPIES_MADE[0] >= CONTENT_KEYS_KEPT:
+        _COPIES_MADE[0] = 0
+        _WITH_ID.clear()  # (the dicts still held by `_CONTENT_KEYS` fill on: bounded by the next clear)
+        _CONTENT_KEYS.clear()
+    _COPIES_MADE[0] += 1
+    new = copies[cid] = card_with(card, id=cid)
     return new
 
 
@@ -275,8 +288,9 @@ def changes(state: State, cid: int) -> dict[str, Any]:
     }
 
 
-_CONTENT_KEYS: dict[int, tuple[Any, str]] = {}  # id(card) -> (the card, kept alive so its id stays its own; its key)
-CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the cache starts again (a search deals new cards at every sample)
+_CONTENT_KEYS: dict[int, tuple[Any, str, dict[int, Any]]] = {}  # id(card) -> (the card, kept alive so its id
+# stays its own; its key; the copies of the cards that hold what it holds, `_WITH_ID`)
+CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the caches start again (a search deals new cards at every sample)
 
 
 def content_key(card: Any) -> str:
@@ -290,11 +304,26 @@ def content_key(card: Any) -> str:
     kept = _CONTENT_KEYS.get(id(card))
     if kept is not None and kept[0] is card:
         return kept[1]
-    key = _content_text(card)
-    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT:
+    return _kept(card)[1]
+
+
+def _kept(card: Any) -> tuple[Any, str, dict[int, Any]]:
+    """What is kept of a card (`_CONTENT_KEYS`), made if need be."""
+    kept = _CONTENT_KEYS.get(id(card))
+    if kept is not None and kept[0] is card:
+        return kept
+    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT or len(_WITH_ID) >= CONTENT_KEYS_KEPT:
         _CONTENT_KEYS.clear()
-    _CONTENT_KEYS[id(card)] = (card, key)
-    return key
+        _WITH_ID.clear()
+    holds = (card.__class__, tuple(getattr(card, f.name) for f in attrs.fields(card.__class__) if f.name != "id"))
+    try:
+        copies = _WITH_ID.get(holds)
+        if copies is None:
+            copies = _WITH_ID[holds] = {}
+    except TypeError:  # a field's value that has no hash: the card's copies its own
+        copies = {}
+    kept = _CONTENT_KEYS[id(card)] = (card, _content_text(card), copies)
+    return kept
 
 
 def _content_text(card: Any) -> str:

@@ -75,6 +75,19 @@ def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
     `top` pile shows the searcher what it offers; a choice among cards the viewer may not
     identify offers them by their places: `knowledge.offered_by_place`).
     """
+    shown = _shown(game, viewer)
+    zones = game.state.zones
+    out: list[tuple[str, int]] = []
+    for key, top in _unseen_zones(game, viewer):
+        ids = zones[key]
+        below = len(ids) - 1 if top else len(ids)
+        out.extend((key, i) for i in range(below) if ids[i] not in shown)
+    return out
+
+
+def _shown(game: Copyable, viewer: Player) -> set[int]:
+    """The cards `viewer` identifies wherever they lie (`hidden_positions`): offered by the pending
+    decision of `viewer` by their label, revealed, or named by a variable the viewer sees."""
     shown: set[int] = set()
     ask = game.pending_ask()
     if ask is not None and ask.decision.player == viewer:
@@ -82,15 +95,33 @@ def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
         by_place = offered_by_place(game, viewer, offered)
         shown = {v.id for v in offered if v.id not in by_place}
     shown |= seen_anyway(game, viewer)
-    out: list[tuple[str, int]] = []
-    for key in sorted(game.state.zones):
-        ids = game.state.zones[key]
-        decl = game.program.zones[key.split("[", 1)[0]]
-        if game.information.zone_seen_by(game, decl.visibility, key, viewer):
-            continue
-        below = len(ids) - 1 if decl.visibility == "top" else len(ids)
-        out.extend((key, i) for i in range(below) if ids[i] not in shown)
-    return out
+    return shown
+
+
+# By the program's identity, the viewer's seat and the zones' keys (as the state lists them): the
+# program, and the keys, in order, of the zones whose cards the viewer cannot all see, each with
+# whether only its top shows. Whether a seat sees a zone follows from the zone's key and declaration
+# alone (`Information.zone_seen_by`), and a search asks at every decision it samples.
+_UNSEEN: dict[tuple[int, int, tuple[str, ...]], tuple[Any, list[tuple[str, bool]]]] = {}
+
+
+def _unseen_zones(game: Copyable, viewer: Player) -> list[tuple[str, bool]]:
+    """The keys of the zones whose cards `viewer` cannot all see, in key order, each with whether it is
+    a `top` zone (its top card seen): the zones `hidden_positions` looks into."""
+    program, zones = game.program, game.state.zones
+    whose = (id(program), viewer.index, tuple(zones))
+    kept = _UNSEEN.get(whose)
+    if kept is not None and kept[0] is program:
+        return kept[1]
+    unseen = []
+    for key in sorted(zones):
+        decl = program.zones[key.split("[", 1)[0]]
+        if not game.information.zone_seen_by(game, decl.visibility, key, viewer):
+            unseen.append((key, decl.visibility == "top"))
+    if len(_UNSEEN) >= 1024:
+        _UNSEEN.clear()
+    _UNSEEN[whose] = (program, unseen)
+    return unseen
 
 
 def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
@@ -98,17 +129,29 @@ def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
     appear): the cards whose contents may be exchanged within a group without `viewer` noticing."""
     by_type: dict[type, list[int]] = {}
     zones, cards = game.state.zones, game.state.cards
-    ids: list[int] = []
-    last = None
-    for key, i in hidden_positions(game, viewer):
-        if key is not last:
-            ids, last = zones[key], key
-        cid = ids[i]
-        kind = cards[cid].__class__
-        group = by_type.get(kind)
-        if group is None:
-            group = by_type[kind] = []
-        group.append(cid)
+    shown = _shown(game, viewer)
+    for key, top in _unseen_zones(game, viewer):
+        ids = zones[key]
+        part = ids[:-1] if top else ids
+        if not part:
+            continue
+        if shown and not shown.isdisjoint(part):
+            part = [cid for cid in part if cid not in shown]
+        kinds = set(map(type, map(cards.__getitem__, part)))  # (a zone's cards are commonly of one type)
+        if len(kinds) == 1:
+            kind = kinds.pop()
+            group = by_type.get(kind)
+            if group is None:
+                by_type[kind] = list(part)
+            else:
+                group.extend(part)
+            continue
+        for cid in part:
+            kind = cards[cid].__class__
+            group = by_type.get(kind)
+            if group is None:
+                group = by_type[kind] = []
+            group.append(cid)
     return list(by_type.values())
 
 

@@ -66,3 +66,29 @@ def test_a_game_not_in_trial_makes_every_option() -> None:
     game = Game(rulecraft.load_text(RULES, "t.rules"), 2, seed=1)
     game.apply("by place")
     assert game.legal_answers() == [f"card {k} of hand[P1]" for k in (1, 2, 3, 4)]
+
+
+def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() -> None:
+    """A world dealt for a seat (`sample_hidden`) keeps its game's remembered values of the functions
+    that read which card is where, never what a card is (`MemoLayout.by_place`): the world deals
+    identities and leaves every id at its place, so they are right in it; it forgets the others."""
+    from rulecraft.agents import RandomAgent
+    from rulecraft.language.values import Player
+    from rulecraft.runtime.basics import EMPTY_MEMO
+    from rulecraft.runtime.information import sample_hidden
+
+    game = Game(rulecraft.load("guildhall"), 2, seed=3, trace=False)
+    agent = RandomAgent(3)
+    for _ in range(12):
+        game.apply(agent.choose(game, game.current_decision()), atomic=False)
+    for p in game.players:
+        game.heuristic(p)
+    layout = game.code.memo_layout
+    world = sample_hidden(game, Player(0), 5)
+    kept = [i for i in range(layout.size) if world.memo[i] is not EMPTY_MEMO]
+    assert kept and all(i in layout.by_place and world.memo[i] is game.memo[i] for i in kept)
+    assert any(game.memo[i] is not EMPTY_MEMO for i in range(layout.size) if i not in layout.by_place)
+    fresh = world.clone()
+    fresh.state_changed()  # (everything forgotten: computed anew)
+    for p in game.players:
+        assert world.heuristic(p) == fresh.heuristic(p)

@@ -15,6 +15,7 @@ import attrs
 from ..language.values import CardRef, Player
 from ..syntax import ast as s
 from .asks import Ask
+from .basics import EMPTY_MEMO
 from .context import Context
 from .knowledge import cards_in as cards_in  # (re-exported: determinize and tests read it here)
 from .knowledge import facts_of, fits, offered_by_place, seen_anyway
@@ -202,8 +203,24 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
             rng.shuffle(made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
-    twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
+    _forget_contents(twin)  # changed outside the rules: the clone must not reuse values derived from what was dealt
     return twin
+
+
+_BY_PLACE: dict[int, tuple[Any, list[bool]]] = {}  # id(code) -> (the code, which dicts of its memo a world keeps)
+
+
+def _forget_contents(twin: Any) -> None:
+    """Forget what `twin`, a world just dealt, derived from what its cards are: its memo keeps only the
+    dicts of the functions whose values depend on which card is where, never on what a card is
+    (`MemoLayout.by_place`, as a determinized world keeps them): a world deals identities and leaves
+    every card id where it was, so those values are right in it (and in the game it shares them with)."""
+    code = twin.code
+    kept = _BY_PLACE.get(id(code))
+    if kept is None or kept[0] is not code:
+        layout = code.memo_layout
+        kept = _BY_PLACE[id(code)] = (code, [i in layout.by_place for i in range(layout.size)])
+    twin.memo = [part if keep else EMPTY_MEMO for part, keep in zip(twin.memo, kept[1], strict=True)]
 
 
 def allowed_at(

@@ -188,6 +188,9 @@ class Frame:
     # The slots that stepping or answering changes after the frame is made (what `Keep` saves), each
     # given a new value, never changed in place: a clone's frames share the values (`copy`).
     changing: tuple[str, ...] = ()
+    # The slots besides `env` that hold an env of the stack or None (a call's caller's): a clone's
+    # frame holds the clone's copy of it (`copy`).
+    env_slots: tuple[str, ...] = ()
 
     def step(self, g: Context) -> None:
         raise NotImplementedError
@@ -224,7 +227,17 @@ def _copier(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
     was left. (The text is made of the class's own slot names, which are Python identifiers.)"""
     copier = _COPIERS.get(cls)
     if copier is None:
-        body = "".join(f"    new.{slot} = old.{slot}\n" for slot in _slots_of(cls) if slot != "env")
+        held = cls.env_slots  # type: ignore[attr-defined]
+        plain = [slot for slot in _slots_of(cls) if slot != "env" and slot not in held]
+        body = "".join(f"    new.{slot} = old.{slot}\n" for slot in plain)
+        for slot in held:  # (copied_env, inline, of an env that may be None)
+            body += (
+                f"    held = old.{slot}\n"
+                "    if held is not None:\n"
+                "        copy = envs.get(id(held))\n"
+                "        held = copy if copy is not None else envs.setdefault(id(held), dict(held))\n"
+                f"    new.{slot} = held\n"
+            )
         namespace: dict[str, Any] = {"new_frame": object.__new__, "cls": cls}
         exec(
             "def copier(old, envs):\n"

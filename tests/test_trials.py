@@ -92,3 +92,21 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     fresh.state_changed()  # (everything forgotten: computed anew)
     for p in game.players:
         assert world.heuristic(p) == fresh.heuristic(p)
+
+
+def test_a_worlds_shuffle_is_the_generators_own() -> None:
+    """`information.shuffle` (CPython's `Random.shuffle` written out) gives the order `Random.shuffle`
+    gives, from the same state, and leaves the generator where it leaves it: if a Python changes its
+    shuffle, this fails, and sampled worlds must go back to `rng.shuffle`."""
+    import random
+
+    from rulecraft.runtime.information import shuffle
+
+    for seed in range(40):
+        for n in (0, 1, 2, 3, 7, 64, 65, 101, 257):
+            mine, its = random.Random(seed), random.Random(seed)
+            a, b = list(range(n)), list(range(n))
+            shuffle(a, mine)
+            its.shuffle(b)
+            assert a == b
+            assert mine.getstate() == its.getstate()

@@ -71,7 +71,8 @@ def test_a_game_not_in_trial_makes_every_option() -> None:
 def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() -> None:
     """A world dealt for a seat (`sample_hidden`) keeps its game's remembered values of the functions
     that read which card is where, never what a card is (`MemoLayout.by_place`): the world deals
-    identities and leaves every id at its place, so they are right in it; it forgets the others."""
+    identities and leaves every id at its place, so they are right in it; it forgets the others, into
+    empty dicts of its own that its clones share."""
     from rulecraft.agents import RandomAgent
     from rulecraft.language.values import Player
     from rulecraft.runtime.basics import EMPTY_MEMO
@@ -85,9 +86,15 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
         game.heuristic(p)
     layout = game.code.memo_layout
     world = sample_hidden(game, Player(0), 5)
-    kept = [i for i in range(layout.size) if world.memo[i] is not EMPTY_MEMO]
-    assert kept and all(i in layout.by_place and world.memo[i] is game.memo[i] for i in kept)
-    assert any(game.memo[i] is not EMPTY_MEMO for i in range(layout.size) if i not in layout.by_place)
+    kept = [i for i in range(layout.size) if world.memo[i] is game.memo[i] and game.memo[i] is not EMPTY_MEMO]
+    assert kept and all(i in layout.by_place for i in kept)
+    others = [i for i in range(layout.size) if i not in layout.by_place]
+    assert any(game.memo[i] is not EMPTY_MEMO for i in others)
+    assert all(world.memo[i] is not game.memo[i] and not world.memo[i] for i in others)
+    # What a trial finds before it changes anything goes into the world's own dicts, which the trials
+    # cloned after it share.
+    world.clone().heuristic(Player(1))
+    assert any(world.memo[i] for i in others)
     fresh = world.clone()
     fresh.state_changed()  # (everything forgotten: computed anew)
     for p in game.players:

@@ -15,7 +15,6 @@ import attrs
 from ..language.values import CardRef, Player
 from ..syntax import ast as s
 from .asks import Ask
-from .basics import EMPTY_MEMO
 from .context import Context
 from .knowledge import cards_in as cards_in  # (re-exported: determinize and tests read it here)
 from .knowledge import facts_of, fits, offered_by_place, seen_anyway
@@ -214,13 +213,16 @@ def _forget_contents(twin: Any) -> None:
     """Forget what `twin`, a world just dealt, derived from what its cards are: its memo keeps only the
     dicts of the functions whose values depend on which card is where, never on what a card is
     (`MemoLayout.by_place`, as a determinized world keeps them): a world deals identities and leaves
-    every card id where it was, so those values are right in it (and in the game it shares them with)."""
+    every card id where it was, so those values are right in it (and in the game it shares them with).
+    The others start from an empty dict of the world's own, not from none: a clone shares it, as it
+    shares every dict (`Game.clone`), so that what one trial finds before it changes what the value
+    reads is found by the trials cloned after it (a change replaces a dict, never empties it)."""
     code = twin.code
     kept = _BY_PLACE.get(id(code))
     if kept is None or kept[0] is not code:
         layout = code.memo_layout
         kept = _BY_PLACE[id(code)] = (code, [i in layout.by_place for i in range(layout.size)])
-    twin.memo = [part if keep else EMPTY_MEMO for part, keep in zip(twin.memo, kept[1], strict=True)]
+    twin.memo = [part if keep else {} for part, keep in zip(twin.memo, kept[1], strict=True)]
 
 
 def allowed_at(

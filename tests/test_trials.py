@@ -74,6 +74,7 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     identities and leaves every id at its place, so they are right in it; it forgets the others, into
     empty dicts of its own that its clones share."""
     from rulecraft.agents import RandomAgent
+    from rulecraft.errors import NO_SPAN
     from rulecraft.language.values import Player
     from rulecraft.runtime.basics import EMPTY_MEMO
     from rulecraft.runtime.information import sample_hidden
@@ -93,8 +94,11 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     assert all(world.memo[i] is not game.memo[i] and not world.memo[i] for i in others)
     # What a trial finds before it changes anything goes into the world's own dicts, which the trials
     # cloned after it share.
-    world.clone().heuristic(Player(1))
-    assert any(world.memo[i] for i in others)
+    found = sum(map(len, world.memo))
+    trial = world.clone()
+    trial.call_fn("moves", (Player(1),), NO_SPAN)  # (it calls `playable`, remembered by seat, not by place)
+    trial.heuristic(Player(1))  # (its functions by place, not remembered by the game yet)
+    assert any(world.memo[i] for i in others) and sum(map(len, world.memo)) > found + 2
     fresh = world.clone()
     fresh.state_changed()  # (everything forgotten: computed anew)
     for p in game.players:

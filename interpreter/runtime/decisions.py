@@ -482,38 +482,20 @@ class Decisions:
                 return value
         return g.players[0]
 
-    def _options(self, g: Asking, values: Iterable[Any], who: Player | None = None) -> list[Option]:
+    def _options(
+        self, g: Asking, values: Iterable[Any], who: Player | None = None, every: bool = False
+    ) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same).
 
         A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
         `knowledge.offered_by_place`), never merged with another: no option names, or tells by
-        their number, cards its chooser cannot see."""
+        their number, cards its chooser cannot see. In a trial's game (`trial`) a player's choice
+        of several values may be made of the first few (`_some_options`), unless `every`."""
         if who is None:
             return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
-        if self.trial and 2 < len(values) <= OPTION_BUDGET and _labels_cannot_fail(g.program, values):
+        if self.trial and not every and 2 < len(values) <= OPTION_BUDGET and _labels_cannot_fail(g.program, values):
             return self._some_options(g, values, who)
-        return self._all_options(g, values, who)
-
-    def _some_options(self, g: Asking, values: Sequence[Any], who: Player) -> list[Option]:
-        """For a trial (`trial`): the options of the shortest prefix of `values` (2, 4, 8, ... values)
-        that has two, if neither names a zone, else all of them. Either way the decision has one
-        option exactly when all of them would: two options whose labels are not made of ' in '
-        stay two among all the values (a label that names its card's zone, 'X in Z', is the only
-        way more values make two options one), and a decision of one option is made of all. (The
-        values left unlabelled are of kinds whose label cannot fail: `_labels_cannot_fail`.)"""
-        k = 2
-        while k < len(values):
-            options = self._all_options(g, values[:k], who)
-            if len(options) > 1:
-                if all(" in " not in o.label for o in options):
-                    return options
-                break
-            k *= 2
-        return self._all_options(g, values, who)
-
-    def _all_options(self, g: Asking, values: Sequence[Any], who: Player) -> list[Option]:
-        """`_options` of a player's decision, every value labelled."""
         cards = [v for v in values if v.__class__ is CardRef]
         by_place = knowledge.offered_by_place(g, who, cards) if cards else None
         options = self._labelled_options(g, values, by_place)[0]
@@ -526,6 +508,23 @@ class Decisions:
             else o
             for o in options
         ]
+
+    def _some_options(self, g: Asking, values: Sequence[Any], who: Player) -> list[Option]:
+        """For a trial (`trial`): the options of the shortest prefix of `values` (2, 4, 8, ... values)
+        that has two, if neither names a zone, else all of them. Either way the decision has one
+        option exactly when all of them would: two options whose labels are not made of ' in '
+        stay two among all the values (a label that names its card's zone, 'X in Z', is the only
+        way more values make two options one), and a decision of one option is made of all. (The
+        values left unlabelled are of kinds whose label cannot fail: `_labels_cannot_fail`.)"""
+        k = 2
+        while k < len(values):
+            options = self._options(g, values[:k], who, every=True)
+            if len(options) > 1:
+                if all(" in " not in o.label for o in options):
+                    return options
+                break
+            k *= 2
+        return self._options(g, values, who, every=True)
 
     def _labelled_options(
         self, g: Asking, values: Iterable[Any], by_place: dict[int, str] | None = None

@@ -109,8 +109,7 @@ class GreedyAgent(RandomAgent):
             try:
                 # By index, as the label would (the world is a clone at this decision: the same
                 # options), without a scan of the labels; a clone, thrown away: need not be kept whole.
-                # Judged, never played on: its next decision need not have all its options (`trial`).
-                trial.apply(firsts.setdefault(option.label, i), atomic=False, trial=True)
+                trial.apply(firsts.setdefault(option.label, i), atomic=False)
             except RulebookError:
                 # The sampled world may be one the rules cannot go on from (a card dealt where the
                 # real one would have fitted): the answer is judged unknown, below any other.

@@ -36,7 +36,6 @@ from .core import (
     DONE,
     MANY,
     MISSING,
-    PLAIN_KINDS,
     Switches,
     span_of,
 )
@@ -77,14 +76,11 @@ class Decisions:
     and the next draws of shuffled zones named from outside (`next_draws`: zone key -> (label,
     span), in order; `Game.draw_next`)."""
 
-    __slots__ = ("auto_chance", "next_draws", "trial")
+    __slots__ = ("auto_chance", "next_draws")
 
     def __init__(self, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None):
         self.auto_chance = auto_chance
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = next_draws if next_draws is not None else {}
-        # A trial's game (`Game.apply(trial=True)`): judged, never asked what a decision offers, so a
-        # player's choice of several values is made of the first options that tell it has several.
-        self.trial = False
 
     def ask(self, g: Asking, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
@@ -482,20 +478,15 @@ class Decisions:
                 return value
         return g.players[0]
 
-    def _options(
-        self, g: Asking, values: Iterable[Any], who: Player | None = None, every: bool = False
-    ) -> list[Option]:
+    def _options(self, g: Asking, values: Iterable[Any], who: Player | None = None) -> list[Option]:
         """Label the values; identical cards in one zone are one option (choosing either is the same).
 
         A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
         `knowledge.offered_by_place`), never merged with another: no option names, or tells by
-        their number, cards its chooser cannot see. In a trial's game (`trial`) a player's choice
-        of several values may be made of the first few (`_some_options`), unless `every`."""
+        their number, cards its chooser cannot see."""
         if who is None:
             return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
-        if self.trial and not every and 2 < len(values) <= OPTION_BUDGET and _labels_cannot_fail(g.program, values):
-            return self._some_options(g, values, who)
         cards = [v for v in values if v.__class__ is CardRef]
         by_place = knowledge.offered_by_place(g, who, cards) if cards else None
         options = self._labelled_options(g, values, by_place)[0]
@@ -508,23 +499,6 @@ class Decisions:
             else o
             for o in options
         ]
-
-    def _some_options(self, g: Asking, values: Sequence[Any], who: Player) -> list[Option]:
-        """For a trial (`trial`): the options of the shortest prefix of `values` (2, 4, 8, ... values)
-        that has two, if neither names a zone, else all of them. Either way the decision has one
-        option exactly when all of them would: two options whose labels are not made of ' in '
-        stay two among all the values (a label that names its card's zone, 'X in Z', is the only
-        way more values make two options one), and a decision of one option is made of all. (The
-        values left unlabelled are of kinds whose label cannot fail: `_labels_cannot_fail`.)"""
-        k = 2
-        while k < len(values):
-            options = self._options(g, values[:k], who, every=True)
-            if len(options) > 1:
-                if all(" in " not in o.label for o in options):
-                    return options
-                break
-            k *= 2
-        return self._options(g, values, who, every=True)
 
     def _labelled_options(
         self, g: Asking, values: Iterable[Any], by_place: dict[int, str] | None = None
@@ -598,23 +572,6 @@ class Decisions:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
-
-
-_NEVER_FAIL = frozenset((str, int, bool, EnumValue, Player, CardRef))  # values whose label cannot fail
-_PLAIN_CARDS: dict[int, tuple[Any, bool]] = {}  # id(program) -> (the program, whether all its cards are plain)
-
-
-def _labels_cannot_fail(program: Any, values: Sequence[Any]) -> bool:
-    """Whether no value's label can fail (a list's or record's label may pass the budget of a label):
-    texts, numbers, flags, enumeration values, players, and cards of a program whose cards hold
-    only plain values (`core.plain_card`)."""
-    if not {v.__class__ for v in values} <= _NEVER_FAIL:
-        return False
-    kept = _PLAIN_CARDS.get(id(program))
-    if kept is None or kept[0] is not program:
-        plain = all(ft.kind in PLAIN_KINDS for card in program.cards.values() for _, ft in card.fields)
-        kept = _PLAIN_CARDS[id(program)] = (program, plain)
-    return kept[1]
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

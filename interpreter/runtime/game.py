@@ -256,14 +256,7 @@ class Game(Store):
         """Whether `who` sees the cards of zone `key`, of that visibility, in order (`Information.zone_seen_by`)."""
         return self.information.zone_seen_by(self, visibility, key, who)
 
-    def apply(
-        self,
-        answer: str | int | Option,
-        *,
-        atomic: bool = True,
-        by: Player | int | str | None = None,
-        trial: bool = False,
-    ) -> None:
+    def apply(self, answer: str | int | Option, *, atomic: bool = True, by: Player | int | str | None = None) -> None:
         """Answer the pending decision with a label, an option, or an option's index.
 
         All or nothing: if the rules stop with an error on the way to the next decision, the game
@@ -276,14 +269,7 @@ class Game(Store):
         that is not that seat's is refused, and an error then says no more than that seat may
         see (not the legal answers: they may name the chooser's cards). Without `by`, the error
         of an answer that is not legal lists the legal answers (the caller sees everything).
-
-        `trial=True` says the game is only judged from now on (its state, its heuristic, whether it
-        is over), never played on nor asked what a decision offers: a player's decision of several
-        options is then made with only the first few (enough to know it has several), a search's
-        trial on a clone thrown away after (`GreedyAgent`). The rules run as they would.
         """
-        if trial:
-            self.decisions.trial = True
         decision = self.pending
         if decision is None:
             raise GameError("the game is over: no decision is pending")

@@ -199,7 +199,7 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
         else:
-            shuffle(made, rng)
+            rng.shuffle(made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
     _forget_contents(twin)  # changed outside the rules: the clone must not reuse values derived from what was dealt
@@ -257,7 +257,7 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
     """
     order = list(range(n))
     for _ in range(SHUFFLE_TRIES):
-        shuffle(order, rng)
+        rng.shuffle(order)
         if all(order[p] in ks for p, ks in allowed.items()):
             return order
     places = list(allowed)
@@ -283,25 +283,6 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
     rng.shuffle(rest)
     it = iter(rest)
     return [k if k >= 0 else next(it) for k in order]
-
-
-def shuffle(x: list[Any], rng: random.Random) -> None:
-    """`rng.shuffle(x)`, the same order from the same generator, a third cheaper: CPython's algorithm
-    (`Random.shuffle` and `_randbelow_with_getrandbits`, 3.8 on) written out with the public
-    `getrandbits`, without a call a card (a search shuffles every hidden card at every decision it
-    samples). tests/test_trials.py holds it to `Random.shuffle` of the Python that runs; a generator of
-    another class shuffles by its own method."""
-    if rng.__class__ is not random.Random:
-        rng.shuffle(x)
-        return
-    getrandbits = rng.getrandbits
-    for i in reversed(range(1, len(x))):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        x[i], x[j] = x[j], x[i]
 
 
 def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], made: list[Any]) -> None:

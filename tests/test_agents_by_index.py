@@ -105,3 +105,20 @@ def test_a_kept_card_copy_is_the_copy_made_anew() -> None:
         information._CONTENT_KEYS.clear()
         fresh = information.content_key(card)
         assert information.content_key(card) == fresh == information._content_text(card)
+
+
+def test_cards_that_hold_the_same_share_their_copy_at_a_place() -> None:
+    """A sampled world deals a card to a new place by a copy kept for what the card holds: two cards
+    alike (a deck's copies of one card) share one copy at each place, equal to the one made anew,
+    while a card that holds something else has its own."""
+    game = rulecraft.load("guildhall").new_game(players=2, seed=4, trace=False)
+    cards = game.state.cards
+    alike = next((a, b) for a in cards for b in cards if a.id < b.id and card_with(a, id=0) == card_with(b, id=0))
+    other = next(c for c in cards if card_with(c, id=0) != card_with(alike[0], id=0))
+    a, b = alike
+    information._WITH_ID.clear()
+    information._CONTENT_KEYS.clear()
+    copy = information.with_id(a, 3)
+    assert copy == card_with(a, id=3) and copy.id == 3
+    assert information.with_id(b, 3) is copy  # (kept for what the card holds, not for the card)
+    assert information.with_id(other, 3) == card_with(other, id=3) != copy

@@ -188,6 +188,9 @@ class Frame:
     # The slots that stepping or answering changes after the frame is made (what `Keep` saves), each
     # given a new value, never changed in place: a clone's frames share the values (`copy`).
     changing: tuple[str, ...] = ()
+    # The slots besides `env` that hold an env of the stack or None (a call's caller's): a clone's
+    # frame holds the clone's copy of it (`copy`).
+    env_slots: tuple[str, ...] = ()
 
     def step(self, g: Context) -> None:
         raise NotImplementedError
@@ -199,11 +202,9 @@ class Frame:
         """Called when a failure pops this frame without finishing it."""
 
     def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        cls = type(self)
-        new = object.__new__(cls)
-        _copier(cls)(self, new)  # (every frame sets all its slots when made)
-        new.env = copied_env(self.env, envs)
-        return new
+        """This frame's copy in a clone: every slot the same value, its env the clone's copy of it
+        (`copied_env`: `envs` maps each env of the stack to its copy, made once)."""
+        return _copier(type(self))(self, envs)
 
 
 def _slots_of(cls: type) -> tuple[str, ...]:
@@ -214,20 +215,59 @@ def _slots_of(cls: type) -> tuple[str, ...]:
     return slots
 
 
-_COPIERS: dict[type, Callable[[Any, Any], None]] = {}  # by frame class: what sets a copy's slots (Frame.copy)
+_COPIERS: dict[type, Callable[[Any, dict[int, dict[str, Any]]], Any]] = {}  # by frame class: `Frame.copy`'s work
+_FRAME_COPIES: dict[type, Callable[[Any, dict[int, dict[str, Any]]], Any]] = {}  # by frame class: its `copy`
 
 
-def _copier(cls: type) -> Callable[[Any, Any], None]:
-    """A function `(old, new)` that sets every slot of `new` to `old`'s, written out for the class: a clone
-    copies every frame of the stack, and a loop over the slots asking `hasattr` and `getattr` of each was
-    most of a clone. (The text is made of the class's own slot names, which are Python identifiers.)"""
+def _copier(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
+    """A function `(old, envs)` that makes `Frame.copy`'s copy of a frame of the class, written out for
+    it: a new frame with every slot set to `old`'s and the env copied once per clone (`copied_env`,
+    inline). A clone copies every frame of the stack, and a loop over the slots asking `hasattr` and
+    `getattr` of each was most of a clone; the calls of a copy through its parts, a third of what
+    was left. (The text is made of the class's own slot names, which are Python identifiers.)"""
     copier = _COPIERS.get(cls)
     if copier is None:
-        body = "".join(f"    new.{slot} = old.{slot}\n" for slot in _slots_of(cls)) or "    pass\n"
-        namespace: dict[str, Any] = {}
-        exec(f"def copier(old, new):\n{body}", namespace)
+        held = cls.env_slots  # type: ignore[attr-defined]
+        plain = [slot for slot in _slots_of(cls) if slot != "env" and slot not in held]
+        body = "".join(f"    new.{slot} = old.{slot}\n" for slot in plain)
+        for slot in held:  # (copied_env, inline, of an env that may be None)
+            body += (
+                f"    held = old.{slot}\n"
+                "    if held is not None:\n"
+                "        copy = envs.get(id(held))\n"
+                "        held = copy if copy is not None else envs.setdefault(id(held), dict(held))\n"
+                f"    new.{slot} = held\n"
+            )
+        namespace: dict[str, Any] = {"new_frame": object.__new__, "cls": cls}
+        exec(
+            "def copier(old, envs):\n"
+            "    new = new_frame(cls)\n"
+            f"{body}"
+            "    env = old.env\n"
+            "    copy = envs.get(id(env))\n"
+            "    if copy is None:\n"
+            "        copy = envs[id(env)] = dict(env)\n"
+            "    new.env = copy\n"
+            "    return new\n",
+            namespace,
+        )
         copier = _COPIERS[cls] = namespace["copier"]
     return copier
+
+
+def copy_frames(frames: Sequence[Frame]) -> list[Frame]:
+    """The stack of a clone: each frame's `copy`, the envs the frames share copied once and shared alike."""
+    envs: dict[int, dict[str, Any]] = {}
+    copies = _FRAME_COPIES
+    return [(copies.get(f.__class__) or _frame_copy(f.__class__))(f, envs) for f in frames]
+
+
+def _frame_copy(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
+    """What copies a frame of the class: its own `copy` where it has one (a frame that holds other
+    envs), else `Frame.copy`'s copier, called without the method between."""
+    own = cls.copy  # type: ignore[attr-defined]
+    copy = _FRAME_COPIES[cls] = _copier(cls) if own is Frame.copy else own
+    return copy
 
 
 def copied_env(env: dict[str, Any], envs: dict[int, dict[str, Any]]) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from . import codecache, knowledge, machine
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
-from .context import Frame
+from .context import Frame, copy_frames
 from .core import (
     Switches,
     as_player,
@@ -428,8 +428,7 @@ class Game(Store):
         new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events)) if trace else None)
         new.answers = list(self.answers)
-        envs: dict[int, dict[str, Any]] = {}
-        new.frames = [f.copy(envs) for f in self.frames]
+        new.frames = copy_frames(self.frames)
         # (made while an answer is applied all or nothing, by a sink: without the answer's own attempt)
         new.attempts = self.attempts - (self.keep is not None)
         new.journal = list(self.journal) if new.attempts else []

@@ -75,6 +75,19 @@ def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
     `top` pile shows the searcher what it offers; a choice among cards the viewer may not
     identify offers them by their places: `knowledge.offered_by_place`).
     """
+    shown = _shown(game, viewer)
+    zones = game.state.zones
+    out: list[tuple[str, int]] = []
+    for key, top in _unseen_zones(game, viewer):
+        ids = zones[key]
+        below = len(ids) - 1 if top else len(ids)
+        out.extend((key, i) for i in range(below) if ids[i] not in shown)
+    return out
+
+
+def _shown(game: Copyable, viewer: Player) -> set[int]:
+    """The cards `viewer` identifies wherever they lie (`hidden_positions`): offered by the pending
+    decision of `viewer` by their label, revealed, or named by a variable the viewer sees."""
     shown: set[int] = set()
     ask = game.pending_ask()
     if ask is not None and ask.decision.player == viewer:
@@ -82,15 +95,33 @@ def hidden_positions(game: Copyable, viewer: Player) -> list[tuple[str, int]]:
         by_place = offered_by_place(game, viewer, offered)
         shown = {v.id for v in offered if v.id not in by_place}
     shown |= seen_anyway(game, viewer)
-    out: list[tuple[str, int]] = []
-    for key in sorted(game.state.zones):
-        ids = game.state.zones[key]
-        decl = game.program.zones[key.split("[", 1)[0]]
-        if game.information.zone_seen_by(game, decl.visibility, key, viewer):
-            continue
-        below = len(ids) - 1 if decl.visibility == "top" else len(ids)
-        out.extend((key, i) for i in range(below) if ids[i] not in shown)
-    return out
+    return shown
+
+
+# By the program's identity, the viewer's seat and the zones' keys (as the state lists them): the
+# program, and the keys, in order, of the zones whose cards the viewer cannot all see, each with
+# whether only its top shows. Whether a seat sees a zone follows from the zone's key and declaration
+# alone (`Information.zone_seen_by`), and a search asks at every decision it samples.
+_UNSEEN: dict[tuple[int, int, tuple[str, ...]], tuple[Any, list[tuple[str, bool]]]] = {}
+
+
+def _unseen_zones(game: Copyable, viewer: Player) -> list[tuple[str, bool]]:
+    """The keys of the zones whose cards `viewer` cannot all see, in key order, each with whether it is
+    a `top` zone (its top card seen): the zones `hidden_positions` looks into."""
+    program, zones = game.program, game.state.zones
+    whose = (id(program), viewer.index, tuple(zones))
+    kept = _UNSEEN.get(whose)
+    if kept is not None and kept[0] is program:
+        return kept[1]
+    unseen = []
+    for key in sorted(zones):
+        decl = program.zones[key.split("[", 1)[0]]
+        if not game.information.zone_seen_by(game, decl.visibility, key, viewer):
+            unseen.append((key, decl.visibility == "top"))
+    if len(_UNSEEN) >= 1024:
+        _UNSEEN.clear()
+    _UNSEEN[whose] = (program, unseen)
+    return unseen
 
 
 def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
@@ -98,17 +129,29 @@ def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
     appear): the cards whose contents may be exchanged within a group without `viewer` noticing."""
     by_type: dict[type, list[int]] = {}
     zones, cards = game.state.zones, game.state.cards
-    ids: list[int] = []
-    last = None
-    for key, i in hidden_positions(game, viewer):
-        if key is not last:
-            ids, last = zones[key], key
-        cid = ids[i]
-        kind = cards[cid].__class__
-        group = by_type.get(kind)
-        if group is None:
-            group = by_type[kind] = []
-        group.append(cid)
+    shown = _shown(game, viewer)
+    for key, top in _unseen_zones(game, viewer):
+        ids = zones[key]
+        part = ids[:-1] if top else ids
+        if not part:
+            continue
+        if shown and not shown.isdisjoint(part):
+            part = [cid for cid in part if cid not in shown]
+        kinds = set(map(type, map(cards.__getitem__, part)))  # (a zone's cards are commonly of one type)
+        if len(kinds) == 1:
+            kind = kinds.pop()
+            group = by_type.get(kind)
+            if group is None:
+                by_type[kind] = list(part)
+            else:
+                group.extend(part)
+            continue
+        for cid in part:
+            kind = cards[cid].__class__
+            group = by_type.get(kind)
+            if group is None:
+                group = by_type[kind] = []
+            group.append(cid)
     return list(by_type.values())
 
 
@@ -159,8 +202,27 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
             rng.shuffle(made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
-    twin.state_changed()  # changed outside the rules: the clone must not reuse values derived before
+    _forget_contents(twin)  # changed outside the rules: the clone must not reuse values derived from what was dealt
     return twin
+
+
+_BY_PLACE: dict[int, tuple[Any, list[bool]]] = {}  # id(code) -> (the code, which dicts of its memo a world keeps)
+
+
+def _forget_contents(twin: Any) -> None:
+    """Forget what `twin`, a world just dealt, derived from what its cards are: its memo keeps only the
+    dicts of the functions whose values depend on which card is where, never on what a card is
+    (`MemoLayout.by_place`, as a determinized world keeps them): a world deals identities and leaves
+    every card id where it was, so those values are right in it (and in the game it shares them with).
+    The others start from an empty dict of the world's own, not from none: a clone shares it, as it
+    shares every dict (`Game.clone`), so that what one trial finds before it changes what the value
+    reads is found by the trials cloned after it (a change replaces a dict, never empties it)."""
+    code = twin.code
+    kept = _BY_PLACE.get(id(code))
+    if kept is None or kept[0] is not code:
+        layout = code.memo_layout
+        kept = _BY_PLACE[id(code)] = (code, [i in layout.by_place for i in range(layout.size)])
+    twin.memo = [part if keep else {} for part, keep in zip(twin.memo, kept[1], strict=True)]
 
 
 def allowed_at(
@@ -237,28 +299,41 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     # (most places hold their card as it was created: nothing changed, without the call)
     changed = [None if now[c] is (before[c] if c < n else now[c]) else changes(state, c) for c in cids]
     cards = twin.state.cards
-    kept = _WITH_ID
+    get = _CONTENT_KEYS.get
     for cid, card, change in zip(cids, made, changed, strict=True):
         if card.id != cid:
-            copy = kept.get((id(card), cid))  # (with_id, written out: a search deals every hidden card)
-            card = copy[1] if copy is not None and copy[0] is card else with_id(card, cid)
+            # (`with_id`, written out: a search deals every hidden card at every decision it samples)
+            kept = get(id(card))
+            copies = kept[2] if kept is not None and kept[0] is card else _kept(card)[2]
+            copy = copies.get(cid)
+            card = copy if copy is not None else _copy_at(card, cid, copies)
         created[cid] = card
         cards[cid] = card_with(card, **change) if change else card
 
 
-_WITH_ID: dict[tuple[int, int], tuple[Any, Any]] = {}  # (id(card), new id) -> (the card, kept alive; its copy)
+# The copies of cards at new places, by what the card holds: (class, its fields but the id) -> new id ->
+# the copy. Cards never change (frozen), and a search deals the same cards as created to the same
+# places at every decision it samples; two cards that hold the same (a deck's copies of one card)
+# share their copies, so that a game's many places are soon all dealt to once.
+_WITH_ID: dict[tuple[type, tuple[Any, ...]], dict[int, Any]] = {}
+_COPIES_MADE = [0]  # copies kept since the caches were last emptied
 
 
 def with_id(card: Any, cid: int) -> Any:
-    """`card_with(card, id=cid)`, made once and kept: cards never change (frozen), and a search deals
-    the same cards as created to the same places at every decision it samples (half of `deal`)."""
-    kept = _WITH_ID.get((id(card), cid))
-    if kept is not None and kept[0] is card:
-        return kept[1]
-    new = card_with(card, id=cid)
-    if len(_WITH_ID) >= CONTENT_KEYS_KEPT:
-        _WITH_ID.clear()
-    _WITH_ID[id(card), cid] = (card, new)
+    """`card_with(card, id=cid)`, made once and kept (see `_WITH_ID`)."""
+    copies = _kept(card)[2]
+    copy = copies.get(cid)
+    return copy if copy is not None else _copy_at(card, cid, copies)
+
+
+def _copy_at(card: Any, cid: int, copies: dict[int, Any]) -> Any:
+    """The copy of `card` at id `cid`, made and kept among `copies` (those of the cards that hold the same)."""
+    if _COPIES_MADE[0] >= CONTENT_KEYS_KEPT:
+        _COPIES_MADE[0] = 0
+        _WITH_ID.clear()  # (the dicts still held by `_CONTENT_KEYS` fill on: bounded by the next clear)
+        _CONTENT_KEYS.clear()
+    _COPIES_MADE[0] += 1
+    new = copies[cid] = card_with(card, id=cid)
     return new
 
 
@@ -275,8 +350,9 @@ def changes(state: State, cid: int) -> dict[str, Any]:
     }
 
 
-_CONTENT_KEYS: dict[int, tuple[Any, str]] = {}  # id(card) -> (the card, kept alive so its id stays its own; its key)
-CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the cache starts again (a search deals new cards at every sample)
+_CONTENT_KEYS: dict[int, tuple[Any, str, dict[int, Any]]] = {}  # id(card) -> (the card, kept alive so its id
+# stays its own; its key; the copies of the cards that hold what it holds, `_WITH_ID`)
+CONTENT_KEYS_KEPT = 1 << 16  # entries kept before the caches start again (a search deals new cards at every sample)
 
 
 def content_key(card: Any) -> str:
@@ -290,11 +366,26 @@ def content_key(card: Any) -> str:
     kept = _CONTENT_KEYS.get(id(card))
     if kept is not None and kept[0] is card:
         return kept[1]
-    key = _content_text(card)
-    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT:
+    return _kept(card)[1]
+
+
+def _kept(card: Any) -> tuple[Any, str, dict[int, Any]]:
+    """What is kept of a card (`_CONTENT_KEYS`), made if need be."""
+    kept = _CONTENT_KEYS.get(id(card))
+    if kept is not None and kept[0] is card:
+        return kept
+    if len(_CONTENT_KEYS) >= CONTENT_KEYS_KEPT or len(_WITH_ID) >= CONTENT_KEYS_KEPT:
         _CONTENT_KEYS.clear()
-    _CONTENT_KEYS[id(card)] = (card, key)
-    return key
+        _WITH_ID.clear()
+    holds = (card.__class__, tuple(getattr(card, f.name) for f in attrs.fields(card.__class__) if f.name != "id"))
+    try:
+        copies = _WITH_ID.get(holds)
+        if copies is None:
+            copies = _WITH_ID[holds] = {}
+    except TypeError:  # a field's value that has no hash: the card's copies its own
+        copies = {}
+    kept = _CONTENT_KEYS[id(card)] = (card, _content_text(card), copies)
+    return kept
 
 
 def _content_text(card: Any) -> str:

@@ -126,6 +126,7 @@ class CallFrame(Frame):
     """The boundary of a procedure call; `return` unwinds to it."""
 
     __slots__ = ("caller_env", "name", "target")
+    env_slots = ("caller_env",)  # (copied by a clone as the frame's env is: `Frame.copy`)
 
     def __init__(self, name: str, env: dict[str, Any], caller_env: dict[str, Any] | None, target: str | None):
         self.name, self.env, self.caller_env, self.target = name, env, caller_env, target
@@ -140,13 +141,6 @@ class CallFrame(Frame):
             if keep is not None and keep.kept(len(g.frames), self):
                 keep.touch_env(self.caller_env)
             self.caller_env[self.target] = value
-
-    def copy(self, envs: dict[int, dict[str, Any]]) -> Frame:
-        new = super().copy(envs)
-        assert isinstance(new, CallFrame)
-        if self.caller_env is not None:
-            new.caller_env = copied_env(self.caller_env, envs)
-        return new
 
 
 class AttemptFrame(Frame):

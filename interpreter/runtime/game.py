@@ -59,6 +59,7 @@ from .decisions import Decisions
 from .determinize import determinize
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
+from .prefix import prefix_for
 from .state import State, make_converter
 from .statements import EXEC
 from .store import Store
@@ -108,7 +109,55 @@ class Game(Store):
                 f"{self.program.name} is played by {self.program.min_players} to "
                 f"{self.program.max_players} players, not {players}"
             )
-        self.state = State(players=players, rng=fold_seed(seed or 0))
+        self._begin(players, seed, trace, auto_chance, check_invariants, ask_forced, observers)
+        sinks = self.sinks
+        prefix = None
+        if not trace and not (sinks.events or sinks.pushes or sinks.moves) and not self.code.probed:
+            # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py).
+            key = (players, before_play is not None, self.switches, self.decisions.auto_chance)
+            prefix = prefix_for(self, key, lambda: self._unrun(players, key))
+        if prefix is None:
+            self._fresh(players, seed)
+            self._init_vars()
+            self._push_frames(before_play)
+            self._run()
+            return
+        self.state = state = prefix.state.copy()
+        state.rng = fold_seed(seed or 0)
+        self.memo = list(prefix.memo)
+        consts = self.code.const_values.get(players)
+        self.consts = {**consts, **prefix.consts} if prefix.consts else dict(consts) if consts else {}
+        self.players = prefix.players
+        self._push_frames(before_play)
+        if prefix.i:  # the setup block goes on from the statement after the prefix, with its local names
+            first = self.frames[-1]
+            assert isinstance(first, BlockFrame)
+            first.i, first.env = prefix.i, dict(prefix.env)
+        self._run(prefix.work_left)
+
+    def _unrun(self, players: int, key: tuple[Any, ...]) -> Game:
+        """A game of these players and switches (`key`, as `__init__` makes it), its frames pushed but not
+        run: the one that runs the setup's settled prefix (prefix.py)."""
+        _, before, switches, auto_chance = key
+        t = Game(self.rulebook, players, _blank=True)
+        Game._begin(t, players, 0, False, auto_chance, switches.check_invariants, switches.ask_forced, ())
+        Game._fresh(t, players, 0)
+        Game._init_vars(t)
+        Game._push_frames(t, _no_edits if before else None)
+        return t
+
+    def _begin(
+        self,
+        players: int,
+        seed: int | None,
+        trace: bool,
+        auto_chance: bool,
+        check_invariants: bool,
+        ask_forced: bool,
+        observers: Sequence[Observer],
+    ) -> None:
+        """Everything of a new game but its state, its memo, its constants and seats (`_fresh`), its frames
+        and its setup's run."""
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
@@ -130,20 +179,25 @@ class Game(Store):
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
         self.inline_depth = 0
+        self.switches = Switches(check_invariants, ask_forced)
+
+    def _fresh(self, players: int, seed: int | None) -> None:
+        """A new game's state, memo, constants and seats, before its variables take their values."""
+        self.state = State(players=players, rng=fold_seed(seed or 0))
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
-        self.switches = Switches(check_invariants, ask_forced)
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
-        self._init_vars()
+
+    def _push_frames(self, before_play: Callable[[Game], None] | None) -> None:
+        """The frames of a new game: its play, the edits before play, and its setup's blocks on top."""
         if self.program.play is not None:
             self.push(BlockFrame(self.program.play.stmts, {}))
             if before_play is not None:
                 self.push(BeforePlayFrame(before_play))
         for block in reversed(self.program.setup):
             self.push(BlockFrame(block.stmts, {}))
-        self._run()
 
     def current_decision(self) -> Decision | None:
         """The decision the game waits on, or None when it is over."""
@@ -551,10 +605,10 @@ class Game(Store):
         self.pending = None
         self._run()
 
-    def _run(self) -> None:
-        """Run to the next decision or the end (`machine.run`), then hold the views a secret run
-        holds and check the invariants (`Game(check_invariants=True)`)."""
-        machine.run(self)
+    def _run(self, work: int = WORK_BUDGET) -> None:
+        """Run to the next decision or the end (`machine.run`, with `work` left of the budget of work),
+        then hold the views a secret run holds and check the invariants (`Game(check_invariants=True)`)."""
+        machine.run(self, work)
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
             self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (
@@ -577,6 +631,10 @@ class Game(Store):
                 where = ", ".join(f"{b.name} = {self.label(env[b.name])}" for b in decl.bindings)
                 broken.append((decl, f" ({where})" if where else ""))
         return broken
+
+
+def _no_edits(g: Game) -> None:
+    """The edits before play of the game that runs a setup's prefix for games that have some (never called)."""
 
 
 codecache.define(EXEC)

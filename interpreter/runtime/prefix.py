@@ -1,0 +1,120 @@
+"""A game's setup up to its first chance, run once for a rulebook and copied by every game that nobody hears.
+
+Every new game of a rulebook begins the same way: its variables take their initial values, and
+the first statements of its setup create the same cards in the same zones and set the same
+variables (`create 1 Card { rank: r } in deck` for each rank), before the first draw or question
+makes the games differ. That *settled* prefix (`settled_count`: the leading `create`, `set`, `let`,
+assignment, `for` and `if` statements of the first setup block, whose bodies are the same) is run
+once for each number of players and way of running (`Prefix`), and a game that no sink hears (no
+trace, no observer: nobody is told of the prefix's events) starts as a copy of its end: the state
+(a copy, with the game's own generator), the memo, the setup block's local names, what is left of
+the budget of work. Its first step goes on from the setup block's next statement (the block's
+generated `step` resumes at a position, as after a decision), so the game has the same state,
+steps, answers and budgets as one that ran the prefix itself.
+
+The prefix is taken only when its run proves it settled: it ran within the first step without
+asking, drawing, touching the generator, firing a rule or starting other work (the frames are as
+they were, but the setup block's), and raised nothing; otherwise no game of that kind uses a
+prefix, and each runs its setup from the start (its errors its own, as before).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..check.program import Program
+from ..syntax import ast as s
+from .basics import WORK_BUDGET
+from .core import MISSING, shared_dict
+from .machine import BlockFrame
+from .state import State
+
+
+class Prefix:
+    """The end of a setup's settled prefix (see the module), shared by the games that copy it (never changed)."""
+
+    __slots__ = ("code", "consts", "env", "i", "memo", "players", "state", "work_left")
+
+    def __init__(self, g: Any, i: int, env: dict[str, Any]):
+        self.code = g.code  # (the code it was run by: a game of another code cache runs its own setup)
+        self.i = i  # the setup block's statements run
+        self.env = env  # the setup block's local names then
+        self.state: State = g.state
+        self.memo = list(g.memo)
+        pure = g.code.pure_consts  # (the pure ones are the code cache's for every game: `Evaluator.global_value`)
+        self.consts = {k: v for k, v in g.consts.items() if k not in pure}
+        self.work_left = g.work_left
+        self.players = g.players
+
+
+def settled_count(stmts: tuple[s.Stmt, ...], program: Program) -> int:
+    """How many statements at the start of a block are settled: the same work in every game, never
+    asking, drawing or starting a frame of their own (a rule they fire is seen when the prefix runs)."""
+    n = 0
+    for st in stmts:
+        if not _settled(st, program):
+            break
+        n += 1
+    return n
+
+
+def _settled(st: s.Stmt, program: Program) -> bool:
+    match st:
+        case s.Create() | s.SetVar() | s.Assign():
+            return True
+        case s.Let(value=value):
+            return not (isinstance(value, s.Call) and value.name in program.procs)
+        case s.For(body=body):
+            return settled_count(body.stmts, program) == len(body.stmts)
+        case s.If(then=then, elifs=elifs, otherwise=otherwise):
+            blocks = (then, *(e.body for e in elifs), *((otherwise,) if otherwise is not None else ()))
+            return all(settled_count(b.stmts, program) == len(b.stmts) for b in blocks)
+    return False
+
+
+def prefix_for(g: Any, key: tuple[Any, ...], made: Any) -> Prefix | None:
+    """The rulebook's prefix for games of this `key` (players and switches), run on first use by the
+    game `made()` returns (set up as a game of that key, its frames pushed, not run); None: none
+    proved settled."""
+    prefixes = shared_dict(g.rulebook, "setup_prefixes")
+    found = prefixes.get(key, MISSING)
+    if found is MISSING or (found is not None and found.code is not g.code):
+        found = prefixes[key] = _run_prefix(made(), g.program)
+    return found
+
+
+def _run_prefix(t: Any, program: Program) -> Prefix | None:
+    """Run the settled prefix of the setup in game `t` (its frames pushed, as `Game.__init__` pushes
+    them), as the first step of `machine.run` would run it; its end, if it proves settled."""
+    frames = t.frames
+    below = list(frames[:-1])
+    top = frames[-1] if frames else None
+    k = settled_count(program.setup[0].stmts, program) if program.setup else 0
+    env: dict[str, Any] = {}
+    rng = t.state.rng
+    t.work_left = WORK_BUDGET  # as `machine.run` begins
+    if k:
+        if not isinstance(top, BlockFrame) or top.stmts is not program.setup[0].stmts:
+            return None
+        frames[-1] = BlockFrame(top.stmts[:k], env)  # (its generated code does the same statements as the block's)
+        try:
+            frames[-1].step(t)
+        except Exception:  # a prefix that fails is not taken: each game meets its error itself
+            return None
+        settled = (
+            len(frames) == len(below)
+            and all(a is b for a, b in zip(frames, below, strict=True))
+            and t.pending is None
+            and not t.state.over
+            and t.state.rng == rng
+            and not t.answers
+            and not t.journal
+            and not (t.attempts or t.together or t.secret or t.rule_frames or t.steps or t.fn_depth or t.inline_depth)
+            and t.secret_run is None
+            and not t.dirty
+            and not t.information.held_views
+            and not t.decisions.next_draws
+        )
+        if not settled:
+            return None
+    return Prefix(t, k, env)

@@ -122,17 +122,9 @@ class Game(Store):
             self._push_frames(before_play)
             self._run()
             return
-        self.state = state = prefix.state.copy()
-        state.rng = fold_seed(seed or 0)
-        self.memo = list(prefix.memo)
-        consts = self.code.const_values.get(players)
-        self.consts = {**consts, **prefix.consts} if prefix.consts else dict(consts) if consts else {}
-        self.players = prefix.players
+        prefix.start(self, players, seed)
         self._push_frames(before_play)
-        if prefix.i:  # the setup block goes on from the statement after the prefix, with its local names
-            first = self.frames[-1]
-            assert isinstance(first, BlockFrame)
-            first.i, first.env = prefix.i, dict(prefix.env)
+        prefix.resume(self)
         self._run(prefix.work_left)
 
     def _unrun(self, players: int, key: tuple[Any, ...]) -> Game:

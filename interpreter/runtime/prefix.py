@@ -9,8 +9,17 @@ once for each number of players and way of running (`Prefix`), and a game that n
 trace, no observer: nobody is told of the prefix's events) starts as a copy of its end: the state
 (a copy, with the game's own generator), the memo, the setup block's local names, what is left of
 the budget of work. Its first step goes on from the setup block's next statement (the block's
-generated `step` resumes at a position, as after a decision), so the game has the same state,
-steps, answers and budgets as one that ran the prefix itself.
+generated code resumes at a position, as after a decision), so the game has the same state,
+steps, answers and budgets as one that ran the prefix itself. The block's code resumes only at its
+resume points (compile/blocks.py, `resume_points`: the statement after one that may end a step),
+so the prefix ends at the last of them within the settled statements (a `let` or an assignment at
+its end is left to each game), or at the block's end.
+
+Nothing of the prefix is shared mutable with a game: its state is copied (`State.copy`), as are its
+local names and each dict of its memo that holds values (a game adds its own values to a dict).
+It depends on the rulebook (the cache is the rulebook's: a rulebook edited and loaded again is
+another, with prefixes of its own), the players and the switches (`prefix_for`'s key), never on the
+seed: a prefix that touched the generator is not taken.
 
 The prefix is taken only when its run proves it settled: it ran within the first step without
 asking, drawing, touching the generator, firing a rule or starting other work (the frames are as
@@ -23,9 +32,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..check.program import Program
+from ..compile.blocks import resume_points
 from ..syntax import ast as s
-from .basics import WORK_BUDGET
-from .core import MISSING, shared_dict
+from .basics import EMPTY_MEMO, WORK_BUDGET
+from .core import MISSING, fold_seed, shared_dict
 from .machine import BlockFrame
 from .state import State
 
@@ -33,18 +43,45 @@ from .state import State
 class Prefix:
     """The end of a setup's settled prefix (see the module), shared by the games that copy it (never changed)."""
 
-    __slots__ = ("code", "consts", "env", "i", "memo", "players", "state", "work_left")
+    __slots__ = ("body", "code", "consts", "env", "filled", "i", "memo", "players", "state", "work_left")
 
     def __init__(self, g: Any, i: int, env: dict[str, Any]):
         self.code = g.code  # (the code it was run by: a game of another code cache runs its own setup)
-        self.i = i  # the setup block's statements run
+        self.i = i  # the setup block's statements run: 0, a resume point of its code, or all of them
         self.env = env  # the setup block's local names then
         self.state: State = g.state
-        self.memo = list(g.memo)
+        self.memo = tuple(g.memo)
+        self.filled = tuple(k for k, m in enumerate(self.memo) if m is not EMPTY_MEMO)  # (each game's own copy)
         pure = g.code.pure_consts  # (the pure ones are the code cache's for every game: `Evaluator.global_value`)
         self.consts = {k: v for k, v in g.consts.items() if k not in pure}
         self.work_left = g.work_left
         self.players = g.players
+        # The setup block's frame's code from there: the block's, or at its end the code that only ends it.
+        self.body: Any = None
+        if i:
+            stmts = g.program.setup[0].stmts
+            body = g.code.block(stmts)
+            self.body = body.end if i == len(stmts) else body
+
+    def start(self, g: Any, players: int, seed: int | None) -> None:
+        """Give a new game (`Game.__init__`'s, no frames yet) the prefix's state, with its own generator,
+        memo, constants and seats."""
+        g.state = state = self.state.copy()
+        state.rng = fold_seed(seed or 0)
+        g.memo = memo = list(self.memo)
+        for k in self.filled:
+            memo[k] = dict(memo[k])
+        consts = g.code.const_values.get(players)
+        g.consts = {**consts, **self.consts} if self.consts else dict(consts) if consts else {}
+        g.players = self.players
+
+    def resume(self, g: Any) -> None:
+        """The game's setup block goes on from the statement after the prefix, with its local names (its
+        frames pushed: the setup block's on top)."""
+        if self.i:
+            first = g.frames[-1]
+            assert isinstance(first, BlockFrame)
+            first.i, first.env, first.code = self.i, dict(self.env), self.body
 
 
 def settled_count(stmts: tuple[s.Stmt, ...], program: Program) -> int:
@@ -90,6 +127,8 @@ def _run_prefix(t: Any, program: Program) -> Prefix | None:
     below = list(frames[:-1])
     top = frames[-1] if frames else None
     k = settled_count(program.setup[0].stmts, program) if program.setup else 0
+    if k and k < len(program.setup[0].stmts):  # (its code resumes only at a resume point: the last one in it)
+        k = max((r for r in resume_points(program.setup[0].stmts, program) if r <= k), default=0)
     env: dict[str, Any] = {}
     rng = t.state.rng
     t.work_left = WORK_BUDGET  # as `machine.run` begins

@@ -12,6 +12,7 @@ from rulecraft.agents import RandomAgent, play
 from rulecraft.errors import RulebookError
 from rulecraft.runtime import game as game_module
 from rulecraft.runtime.game import Game
+from rulecraft.runtime.prefix import settled_end
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples/games").glob("*.rules"))
@@ -60,7 +61,8 @@ def test_a_game_from_the_prefix_is_the_game_that_runs_its_whole_setup(name: str)
         _warm(rb, players)
         for seed in range(2):
             assert _played(rb, players, seed, True) == _played(rb, players, seed, False)
-    assert _prefixes(rb) and all(p is not None for p in _prefixes(rb).values())  # (each was copied)
+    made = [p is not None for p in _prefixes(rb).values()]
+    assert made == [settled_end(program) > 0] * len(made)  # (each game copied one where its setup begins settled)
 
 
 # The settled prefix ends with a `let` (it only computes: the block's code has no arm after it); a draw,

@@ -114,7 +114,7 @@ class Game(Store):
         prefix = None
         if not trace and not (sinks.events or sinks.pushes or sinks.moves) and not self.code.probed:
             # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py).
-            key = (players, before_play is not None, self.switches, self.decisions.auto_chance)
+            key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
             prefix = prefix_for(self, key, lambda: self._unrun(players, key))
         if prefix is None:
             self._fresh(players, seed)
@@ -130,9 +130,9 @@ class Game(Store):
     def _unrun(self, players: int, key: tuple[Any, ...]) -> Game:
         """A game of these players and switches (`key`, as `__init__` makes it), its frames pushed but not
         run: the one that runs the setup's settled prefix (prefix.py)."""
-        _, before, switches, auto_chance = key
+        _, before, check_invariants, ask_forced, auto_chance = key
         t = Game(self.rulebook, players, _blank=True)
-        Game._begin(t, players, 0, False, auto_chance, switches.check_invariants, switches.ask_forced, ())
+        Game._begin(t, players, 0, False, auto_chance, check_invariants, ask_forced, ())
         Game._fresh(t, players, 0)
         Game._init_vars(t)
         Game._push_frames(t, _no_edits if before else None)

@@ -116,44 +116,51 @@ def prefix_for(g: Any, key: tuple[Any, ...], made: Any) -> Prefix | None:
     prefixes = shared_dict(g.rulebook, "setup_prefixes")
     found = prefixes.get(key, MISSING)
     if found is MISSING or (found is not None and found.code is not g.code):
-        found = prefixes[key] = _run_prefix(made(), g.program)
+        k = settled_end(g.program)
+        found = prefixes[key] = _run_prefix(made, g.program, k) if k else None
     return found
 
 
-def _run_prefix(t: Any, program: Program) -> Prefix | None:
-    """Run the settled prefix of the setup in game `t` (its frames pushed, as `Game.__init__` pushes
-    them), as the first step of `machine.run` would run it; its end, if it proves settled."""
-    frames = t.frames
-    below = list(frames[:-1])
-    top = frames[-1] if frames else None
-    k = settled_count(program.setup[0].stmts, program) if program.setup else 0
-    if k and k < len(program.setup[0].stmts):  # (its code resumes only at a resume point: the last one in it)
-        k = max((r for r in resume_points(program.setup[0].stmts, program) if r <= k), default=0)
+def settled_end(program: Program) -> int:
+    """Where the settled prefix of the setup's first block ends: the last resume point of the block's code
+    within its settled statements (compile/blocks.py `resume_points`), or the block's end. None settled
+    (0): no prefix, the variables' initial values alone cost a game less to set than to copy."""
+    stmts = program.setup[0].stmts if program.setup else ()
+    k = settled_count(stmts, program)
+    if k and k < len(stmts):  # (its code resumes only at a resume point: the last one in it)
+        k = max((r for r in resume_points(stmts, program) if r <= k), default=0)
+    return k
+
+
+def _run_prefix(made: Any, program: Program, k: int) -> Prefix | None:
+    """Run the first `k` statements of the setup in the game `made()` returns (its variables set, its frames
+    pushed, as `Game.__init__` pushes them), as the first step of `machine.run` would run them; their end,
+    if it proves settled. One that fails (its variables' values too) is not taken: each game meets its error
+    itself, at its own place."""
     env: dict[str, Any] = {}
-    rng = t.state.rng
-    t.work_left = WORK_BUDGET  # as `machine.run` begins
-    if k:
+    try:
+        t = made()
+        frames = t.frames
+        below, top, rng = list(frames[:-1]), frames[-1] if frames else None, t.state.rng
         if not isinstance(top, BlockFrame) or top.stmts is not program.setup[0].stmts:
             return None
         frames[-1] = BlockFrame(top.stmts[:k], env)  # (its generated code does the same statements as the block's)
-        try:
-            frames[-1].step(t)
-        except Exception:  # a prefix that fails is not taken: each game meets its error itself
-            return None
-        settled = (
-            len(frames) == len(below)
-            and all(a is b for a, b in zip(frames, below, strict=True))
-            and t.pending is None
-            and not t.state.over
-            and t.state.rng == rng
-            and not t.answers
-            and not t.journal
-            and not (t.attempts or t.together or t.secret or t.rule_frames or t.steps or t.fn_depth or t.inline_depth)
-            and t.secret_run is None
-            and not t.dirty
-            and not t.information.held_views
-            and not t.decisions.next_draws
-        )
-        if not settled:
-            return None
-    return Prefix(t, k, env)
+        t.work_left = WORK_BUDGET  # as `machine.run` begins
+        frames[-1].step(t)
+    except Exception:
+        return None
+    settled = (
+        len(frames) == len(below)
+        and all(a is b for a, b in zip(frames, below, strict=True))
+        and t.pending is None
+        and not t.state.over
+        and t.state.rng == rng
+        and not t.answers
+        and not t.journal
+        and not (t.attempts or t.together or t.secret or t.rule_frames or t.steps or t.fn_depth or t.inline_depth)
+        and t.secret_run is None
+        and not t.dirty
+        and not t.information.held_views
+        and not t.decisions.next_draws
+    )
+    return Prefix(t, k, env) if settled else None

@@ -112,7 +112,8 @@ class Game(Store):
         self._begin(players, seed, trace, auto_chance, check_invariants, ask_forced, observers)
         sinks = self.sinks
         prefix = None
-        if not trace and not (sinks.events or sinks.pushes or sinks.moves) and not self.code.probed:
+        heard = trace or sinks.events or sinks.pushes or sinks.moves or self.code.probed
+        if not heard and self.program.setup:
             # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py).
             key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
             prefix = prefix_for(self, key, lambda: self._unrun(players, key))

@@ -82,6 +82,7 @@ class Game(Store):
         before_play: Callable[[Game], None] | None = None,
         observers: Sequence[Observer] = (),
         _blank: bool = False,
+        _unrun: bool = False,
     ):
         """A new game, set up and run to its first decision.
 
@@ -109,52 +110,10 @@ class Game(Store):
                 f"{self.program.name} is played by {self.program.min_players} to "
                 f"{self.program.max_players} players, not {players}"
             )
-        self._begin(players, seed, trace, auto_chance, check_invariants, ask_forced, observers)
-        sinks = self.sinks
-        prefix = None
-        heard = trace or sinks.events or sinks.pushes or sinks.moves or self.code.probed
-        if not heard and self.program.setup:
-            # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py).
-            key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
-            prefix = prefix_for(self, key, lambda: self._unrun(players, key))
-        if prefix is None:
-            self._fresh(players, seed)
-            self._init_vars()
-            self._push_frames(before_play)
-            self._run()
-            return
-        prefix.start(self, players, seed)
-        self._push_frames(before_play)
-        prefix.resume(self)
-        self._run(prefix.work_left)
-
-    def _unrun(self, players: int, key: tuple[Any, ...]) -> Game:
-        """A game of these players and switches (`key`, as `__init__` makes it), its frames pushed but not
-        run: the one that runs the setup's settled prefix (prefix.py)."""
-        _, before, check_invariants, ask_forced, auto_chance = key
-        t = Game(self.rulebook, players, _blank=True)
-        Game._begin(t, players, 0, False, auto_chance, check_invariants, ask_forced, ())
-        Game._fresh(t, players, 0)
-        Game._init_vars(t)
-        Game._push_frames(t, _no_edits if before else None)
-        return t
-
-    def _begin(
-        self,
-        players: int,
-        seed: int | None,
-        trace: bool,
-        auto_chance: bool,
-        check_invariants: bool,
-        ask_forced: bool,
-        observers: Sequence[Observer],
-    ) -> None:
-        """Everything of a new game but its state, its memo, its constants and seats (`_fresh`), its frames
-        and its setup's run."""
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
-        self.sinks = Sinks(Trace() if trace else None)
+        self.sinks = sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
         self.answers: list[tuple[str, str]] = []
@@ -173,15 +132,28 @@ class Game(Store):
         self.fn_depth = 0
         self.inline_depth = 0
         self.switches = Switches(check_invariants, ask_forced)
-
-    def _fresh(self, players: int, seed: int | None) -> None:
-        """A new game's state, memo, constants and seats, before its variables take their values."""
+        heard = trace or sinks.events or sinks.pushes or sinks.moves or self.code.probed or _unrun
+        if not heard and self.program.setup:
+            # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py), by a
+            # game of the same key set up but not run (`_unrun`).
+            key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
+            prefix = prefix_for(self, key, lambda: _unrun_game(rulebook, key))
+            if prefix is not None:
+                prefix.start(self, players, seed)
+                self._push_frames(before_play)
+                prefix.resume(self)
+                self._run(prefix.work_left)
+                return
         self.state = State(players=players, rng=fold_seed(seed or 0))
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
+        self._init_vars()
+        self._push_frames(before_play)
+        if not _unrun:
+            self._run()
 
     def _push_frames(self, before_play: Callable[[Game], None] | None) -> None:
         """The frames of a new game: its play, the edits before play, and its setup's blocks on top."""
@@ -624,6 +596,16 @@ class Game(Store):
                 where = ", ".join(f"{b.name} = {self.label(env[b.name])}" for b in decl.bindings)
                 broken.append((decl, f" ({where})" if where else ""))
         return broken
+
+
+def _unrun_game(rulebook: Any, key: tuple[Any, ...]) -> Game:
+    """A game of the prefix's `key` (players, edits before play or not, switches, chance answered by the
+    seed), set up as `Game.__init__` sets it up, its frames pushed but not run: the one that runs a setup's
+    settled prefix (prefix.py)."""
+    players, before, check_invariants, ask_forced, auto_chance = key
+    edits = _no_edits if before else None
+    switches = {"check_invariants": check_invariants, "ask_forced": ask_forced, "auto_chance": auto_chance}
+    return Game(rulebook, players, 0, trace=False, before_play=edits, _unrun=True, **switches)
 
 
 def _no_edits(g: Game) -> None:

@@ -13,7 +13,8 @@ generated code resumes at a position, as after a decision), so the game has the 
 steps, answers and budgets as one that ran the prefix itself. The block's code resumes only at its
 resume points (compile/blocks.py, `resume_points`: the statement after one that may end a step),
 so the prefix ends at the last of them within the settled statements (a `let` or an assignment at
-its end is left to each game), or at the block's end.
+its end is left to each game), or at the block's end. A setup whose first statement is not settled
+has no prefix (`settled_end`): copying the variables' initial values costs more than setting them.
 
 Nothing of the prefix is shared mutable with a game: its state is copied (`State.copy`), as are its
 local names and each dict of its memo that holds values (a game adds its own values to a dict).

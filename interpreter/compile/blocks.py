@@ -106,8 +106,7 @@ def block_source(
     body, me = parts.const(stmts), parts.body(stmts)
     codes = [_statement(st, program, parts) for st in stmts]
     computes = [_computes_only(st, program) for st in stmts]
-    # A statement after which the step may end, the block going on later: the next one is a resume point.
-    resumes = [k + 1 for k, st in enumerate(stmts[:-1]) if not computes[k] and not isinstance(st, _ENDS)]
+    resumes = resume_points(stmts, program)
 
     run = _Lines()
     run.add(0, "def run(g, env, i=0, frame=None):", "    frames = g.frames", "    depth = len(frames)", "    at = 0")
@@ -132,6 +131,12 @@ def block_source(
     run.add(1, "return None")
     owners += [-1] * (len(run.lines) - len(owners))
     return "\n".join(run.lines) + "\n", tuple(owners)
+
+
+def resume_points(stmts: tuple[s.Stmt, ...], program: Program) -> list[int]:
+    """Where the block's code may resume (`i` of `run`) besides its start and its end: the statement after
+    one after which the step may end, the block going on later (not one that only computes, nor an end)."""
+    return [k + 1 for k, st in enumerate(stmts[:-1]) if not _computes_only(st, program) and not isinstance(st, _ENDS)]
 
 
 def _computes_only(st: s.Stmt, program: Program) -> bool:

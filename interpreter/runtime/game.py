@@ -59,6 +59,7 @@ from .decisions import Decisions
 from .determinize import determinize
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
+from .prefix import prefix_for
 from .state import State, make_converter
 from .statements import EXEC
 from .store import Store
@@ -81,6 +82,7 @@ class Game(Store):
         before_play: Callable[[Game], None] | None = None,
         observers: Sequence[Observer] = (),
         _blank: bool = False,
+        _unrun: bool = False,
     ):
         """A new game, set up and run to its first decision.
 
@@ -108,11 +110,10 @@ class Game(Store):
                 f"{self.program.name} is played by {self.program.min_players} to "
                 f"{self.program.max_players} players, not {players}"
             )
-        self.state = State(players=players, rng=fold_seed(seed or 0))
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
-        self.sinks = Sinks(Trace() if trace else None)
+        self.sinks = sinks = Sinks(Trace() if trace else None)
         for sink in (*every_game(), *observers):
             self.observe(sink)
         self.answers: list[tuple[str, str]] = []
@@ -130,20 +131,38 @@ class Game(Store):
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
         self.inline_depth = 0
+        self.switches = Switches(check_invariants, ask_forced)
+        heard = trace or sinks.events or sinks.pushes or sinks.moves or self.code.probed or _unrun
+        if not heard and self.program.setup:
+            # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py), by a
+            # game of the same key set up but not run (`_unrun`).
+            key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
+            prefix = prefix_for(self, key, lambda: _unrun_game(rulebook, key))
+            if prefix is not None:
+                prefix.start(self, players, seed)
+                self._push_frames(before_play)
+                prefix.resume(self)
+                self._run(prefix.work_left)
+                return
+        self.state = State(players=players, rng=fold_seed(seed or 0))
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
         # in parts that a change empties when it changes what they were derived from (Store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
-        self.switches = Switches(check_invariants, ask_forced)
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
         self._init_vars()
+        self._push_frames(before_play)
+        if not _unrun:
+            self._run()
+
+    def _push_frames(self, before_play: Callable[[Game], None] | None) -> None:
+        """The frames of a new game: its play, the edits before play, and its setup's blocks on top."""
         if self.program.play is not None:
             self.push(BlockFrame(self.program.play.stmts, {}))
             if before_play is not None:
                 self.push(BeforePlayFrame(before_play))
         for block in reversed(self.program.setup):
             self.push(BlockFrame(block.stmts, {}))
-        self._run()
 
     def current_decision(self) -> Decision | None:
         """The decision the game waits on, or None when it is over."""
@@ -550,10 +569,10 @@ class Game(Store):
         self.pending = None
         self._run()
 
-    def _run(self) -> None:
-        """Run to the next decision or the end (`machine.run`), then hold the views a secret run
-        holds and check the invariants (`Game(check_invariants=True)`)."""
-        machine.run(self)
+    def _run(self, work: int = WORK_BUDGET) -> None:
+        """Run to the next decision or the end (`machine.run`, with `work` left of the budget of work),
+        then hold the views a secret run holds and check the invariants (`Game(check_invariants=True)`)."""
+        machine.run(self, work)
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
             self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (
@@ -576,6 +595,20 @@ class Game(Store):
                 where = ", ".join(f"{b.name} = {self.label(env[b.name])}" for b in decl.bindings)
                 broken.append((decl, f" ({where})" if where else ""))
         return broken
+
+
+def _unrun_game(rulebook: Any, key: tuple[Any, ...]) -> Game:
+    """A game of the prefix's `key` (players, edits before play or not, switches, chance answered by the
+    seed), set up as `Game.__init__` sets it up, its frames pushed but not run: the one that runs a setup's
+    settled prefix (prefix.py)."""
+    players, before, check_invariants, ask_forced, auto_chance = key
+    edits = _no_edits if before else None
+    switches = {"check_invariants": check_invariants, "ask_forced": ask_forced, "auto_chance": auto_chance}
+    return Game(rulebook, players, 0, trace=False, before_play=edits, _unrun=True, **switches)
+
+
+def _no_edits(g: Game) -> None:
+    """The edits before play of the game that runs a setup's prefix for games that have some (never called)."""
 
 
 codecache.define(EXEC)

@@ -411,12 +411,13 @@ class Running(Context, Protocol):
     def located(self, span: Span, message: str) -> RulebookError: ...
 
 
-def run(g: Running) -> None:
+def run(g: Running, work: int = WORK_BUDGET) -> None:
     """Step the top frame until a decision is pending or the game is over: the step budget counted
     (afresh, as the budget of work), each frame `apply` keeps saved as it is first touched (`Keep.reach`), and a
-    failure unwound (`unwind`); an empty stack ends the game (`finish`)."""
+    failure unwound (`unwind`); an empty stack ends the game (`finish`). (`work`: what is left of the budget of
+    work, less than all of it for a game whose first step goes on from its setup's prefix: prefix.py.)"""
     budget = g.steps + STEP_BUDGET
-    g.work_left = WORK_BUDGET
+    g.work_left = work
     frames = g.frames
     keep = g.keep
     try:

@@ -1,9 +1,11 @@
 """The data of a game and the errors every layer raises: the lowest layer of `Game`.
 
-`Game` is a chain of three layers, each a class in its own module that may call only the layers
-below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Game` (game.py: the
-public API). The statements a block's code does not spell out are functions over the game
-(statements.py), as the machine's step loop, unwinding, attempts and returns are (machine.py).
+`Game` is a chain of two layers, each a class in its own module that may call only the layers
+below it: `GameCore` (here) <- `Store` (store.py) <- `Game` (game.py: the public API). The values (an
+expression's, a name's, a label: evaluate.py) are functions over the game, which `Game` also has as
+methods (the functions themselves, its class attributes: `g.label(v)` is one attribute read); so are
+the statements a block's code does not spell out (statements.py) and the machine's step loop,
+unwinding, attempts and returns (machine.py).
 Besides, `Game` owns parts, objects with one job each that `Game.__init__` makes, whose methods it
 gives the game (a part holds no reference to it: no cycle): `Decisions` (decisions.py),
 `Information` (views.py) and the sinks (`Sinks`, observe.py). A layer is never instantiated alone:
@@ -88,7 +90,7 @@ class GameCore:
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
     switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
-    _labels: dict[Any, Any]
+    card_labels: dict[Any, Any]
     code: CodeCache
     keep: Keep | None
     fn_depth: int

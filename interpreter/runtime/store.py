@@ -15,14 +15,15 @@ from ..language.values import (
 from . import knowledge
 from .basics import CARD_BUDGET, EMPTY_MEMO, LABEL_CACHE_SIZE, Event
 from .core import (
+    GameCore,
     plain_card,
 )
-from .evaluate import Evaluator
+from .evaluate import card_label, label
 from .machine import RuleFrame
 from .state import card_with
 
 
-class Store(Evaluator):
+class Store(GameCore):
     """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
 
     def forget(self, name: str, key: str) -> None:
@@ -156,11 +157,11 @@ class Store(Evaluator):
         if st.known or st.told:
             knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
-            labels = ", ".join(self.label(c) for c in cards)
+            labels = ", ".join(label(self, c) for c in cards)  # type: ignore[arg-type]  # a layer of Game
             where = "bottom of " if bottom else ""
             text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
             hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
-            top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
+            top = None if bottom else f"{hidden} (top: {label(self, cards[-1])})"  # type: ignore[arg-type]  # a layer of Game
             self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
         if changed is not None:
             for name in sorted(changed):
@@ -177,7 +178,7 @@ class Store(Evaluator):
         st.vars[key] = value
         if self.sinks.events and old != value:
             # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
-            self.emit(Event("set", f"{key} = {self.label(value)}", span, "", (key,), None, None, self.secret_run))
+            self.emit(Event("set", f"{key} = {label(self, value)}", span, "", (key,), None, None, self.secret_run))  # type: ignore[arg-type]  # a layer of Game
         self._changed(name)
 
     def set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
@@ -191,14 +192,14 @@ class Store(Evaluator):
         if self.attempts:
             self.journal.append(("field", card.id, old))
         # The trace names the card as it was, since the change may alter its label.
-        before = self.label(card) if self.sinks.events else ""
+        before = label(self, card) if self.sinks.events else ""  # type: ignore[arg-type]  # a layer of Game
         if value.__class__ is tuple or value.__class__ is Record:
             self._shallow(value, span)
         st.cards[card.id] = card_with(old, **{field: value})
         if st.told:
             knowledge.forget_field(self, card.id, field)  # type: ignore[arg-type]  # a layer of Game (see core.py)
         if self.sinks.events:
-            self.note_event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
+            self.note_event("set", f"{before}.{field} = {label(self, value)}", span, zones=(st.location[card.id],))  # type: ignore[arg-type]  # a layer of Game
         self._changed(st.location[card.id].split("[", 1)[0])
 
     def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
@@ -237,14 +238,14 @@ class Store(Evaluator):
                 dst.append(cid)
                 if journal is not None:
                     journal.append(("create", cid, key))
-            labels = self._labels
+            labels = self.card_labels
             plain = labels.get(cls)  # (`plain_card`'s answer, kept under the class: its call only the first time)
             if plain is None:
                 plain = plain_card(cls, self.program, labels)
             if plain:
                 self._label_new_cards(cards[-n:] if n > 1 else [card], cls, values)
         if self.sinks.events and n:
-            text = f"{n} x {self.label(CardRef(len(cards) - 1))} in {key}"
+            text = f"{n} x {label(self, CardRef(len(cards) - 1))} in {key}"  # type: ignore[arg-type]  # a layer of Game
             self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
         if self.program.rules:  # else `_changed` does nothing
             self._changed(zone.name)
@@ -255,7 +256,7 @@ class Store(Evaluator):
         (The label of a plain card depends on its fields alone, so the same fields in a later game
         find it without rendering the template again.)
         """
-        labels = self._labels
+        labels = self.card_labels
         by_fields = (cls, tuple(values.items()))
         try:
             text = labels.get(by_fields)
@@ -263,7 +264,7 @@ class Store(Evaluator):
             return
         kept = text is not None
         if not kept:
-            text = self._card_label(cards[0])
+            text = card_label(self, cards[0])  # type: ignore[arg-type]  # a layer of Game
         # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
         # would otherwise grow the cache (and the collector's work) without end.
         if len(labels) + len(cards) > LABEL_CACHE_SIZE:

@@ -44,13 +44,14 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import codecache, knowledge, machine
+from . import codecache, knowledge, machine, store
 from . import evaluate as ev
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
 from .context import Frame
 from .core import (
+    GameCore,
     Switches,
     as_player,
     fold_seed,
@@ -63,11 +64,10 @@ from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
 from .observe import Observer, Sinks, Trace, every_game
 from .state import State, make_converter
 from .statements import EXEC
-from .store import Store
 from .views import Information
 
 
-class Game(Store):
+class Game(GameCore):
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
 
     # The values (evaluate.py's functions, the game their first argument) as methods of the game: the
@@ -97,6 +97,16 @@ class Game(Store):
     zone_labels = ev.zone_labels
     keep_zone_labels = ev.keep_zone_labels
     labels_of = ev.labels_of
+    # The changes (store.py's functions), likewise.
+    forget = store.forget
+    forget_all = store.forget_all
+    undo = store.undo
+    note_event = store.note_event
+    check_rules = store.check_rules
+    move = store.move
+    set_var = store.set_var
+    set_field = store.set_field
+    create = store.create
 
     def __init__(
         self,
@@ -161,7 +171,7 @@ class Game(Store):
         self.fn_depth = 0
         self.inline_depth = 0
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
-        # in parts that a change empties when it changes what they were derived from (Store.forget).
+        # in parts that a change empties when it changes what they were derived from (store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.switches = Switches(check_invariants, ask_forced)
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
@@ -346,7 +356,7 @@ class Game(Store):
         answers, events, counts, dirty, pending, steps, next_draws = saved
         keep = self.keep
         assert keep is not None
-        if keep.state is not None:  # an attempt older than the answer undid past its mark (Store.undo)
+        if keep.state is not None:  # an attempt older than the answer undid past its mark (store.undo)
             assert keep.journal is not None
             self.state = keep.state
             self.journal[:] = keep.journal
@@ -473,7 +483,7 @@ class Game(Store):
         new.fn_depth = 0
         new.inline_depth = 0
         # The functions' values, each dict shared until one of the two games changes what it
-        # derives from (a change replaces the dict, never empties it in place: Store.forget), so
+        # derives from (a change replaces the dict, never empties it in place: store.forget), so
         # that a value either game finds is right for both while they share it.
         new.memo = list(self.memo)
         new.switches = self.switches

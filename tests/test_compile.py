@@ -21,6 +21,7 @@ from rulecraft.language.values import CardRef, Player
 from rulecraft.runtime import compiled, core
 from rulecraft.runtime import game as game_module
 from rulecraft.runtime.basics import RuntimeFailure
+from rulecraft.runtime.evaluate import first_binding
 from rulecraft.syntax import ast as s
 
 from .oracle import evaluate as _oracle
@@ -405,11 +406,11 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     rb = load(f"const P1 = players[0]\nconst X = {expr}\n{setup}\nplay {{ }}\n")
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
-    fast, charged = _charged(game, game._eval, node, 10_000)
+    fast, charged = _charged(game, game.evaluate, node, 10_000)
     assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
     assert charged > 0 or expr == "ord(blue)"
     for work in range(charged):  # every place the budget can run out
-        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
+        assert _charged(game, game.evaluate, node, work) == _charged(game, _walked(game), node, work)
 
 
 # The unusual case of each operation (a value of another kind, an index out of range, two lists compared, a
@@ -438,10 +439,10 @@ def test_the_unusual_case_charges_its_operands_once_as_the_definition_does(expr:
     rb = load(f"const P1 = players[0]\nvar V: any = none public\nconst X = {expr}\n{setup}\nplay {{ }}\n")
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
-    fast, charged = _charged(game, game._eval, node, 10_000)
+    fast, charged = _charged(game, game.evaluate, node, 10_000)
     assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
     for work in range(charged):
-        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
+        assert _charged(game, game.evaluate, node, work) == _charged(game, _walked(game), node, work)
 
 
 REMEMBERED = """
@@ -495,13 +496,13 @@ def test_a_call_of_a_remembered_function_charges_each_call_found_or_not_and_runs
     rb = load(REMEMBERED)
     node = rb.program.consts["X"].value
     warm = rb.new_game(players=1)
-    assert _charged(warm, warm._eval, node, 10_000) == ((3, 3, 30, 30, 6, 2), 529)
+    assert _charged(warm, warm.evaluate, node, 10_000) == ((3, 3, 30, 30, 6, 2), 529)
     found: dict[tuple[str, str], tuple[int, int]] = {}
     for work in range(530):
         for tag, game in (("cold", rb.new_game(players=1)), ("warm", warm)):
             game.work_left, where = work, "ok"
             try:
-                assert game._eval(node, {}) == (3, 3, 30, 30, 6, 2)
+                assert game.evaluate(node, {}) == (3, 3, 30, 30, 6, 2)
             except RulebookError as error:
                 where = str(error).partition(": error: more than ")[0]
             found.setdefault((tag, where), (work, work - game.work_left))
@@ -527,10 +528,10 @@ def test_a_call_of_a_small_function_is_its_body_where_it_stands_charged_as_the_c
     assert {"small", "alike"} <= Generator(rb.program, False).inlined
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
-    fast, charged = _charged(game, game._eval, node, 10_000)
+    fast, charged = _charged(game, game.evaluate, node, 10_000)
     assert fast == (2, 6, 3, 3)
     for work in range(charged + 1):
-        assert _charged(game, game._eval, node, work) == _charged(game, _walked(game), node, work)
+        assert _charged(game, game.evaluate, node, work) == _charged(game, _walked(game), node, work)
     with pytest.raises(RulebookError) as caught:
         load(INLINED + "play { set v = deep(200) }").new_game(players=1)
     assert str(caught.value).startswith("t.rules:15:41: error: functions called 100 deep (in small)")
@@ -577,7 +578,7 @@ play { }
 
 def test_a_rules_search_for_its_binding_is_the_general_search() -> None:
     """The search made for each rule (`CodeCache.matcher`) finds the binding the general search finds
-    (`Evaluator._first_binding`), charges the same work, and fails with the same located error."""
+    (`evaluate.first_binding`), charges the same work, and fails with the same located error."""
     rb = load(RULES)
     game = rb.new_game(players=3)
     game.state.vars["points[P2]"] = 3
@@ -591,7 +592,7 @@ def test_a_rules_search_for_its_binding_is_the_general_search() -> None:
         found = []
         for search in (
             lambda: game.rule_match(rule),
-            lambda: game._first_binding(rule.bindings, lambda env: game._truth(rule.when, env)),
+            lambda: first_binding(game, rule.bindings, lambda env: game.holds(rule.when, env)),
         ):
             game.work_left = 1000
             try:

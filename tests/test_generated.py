@@ -189,7 +189,7 @@ def test_each_kind_of_expression_gives_the_value_of_its_definition(expr: str, va
     rb = load(f"const P1 = players[0]\nconst X = {expr}\nplay {{ }}\n")
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
-    assert game._eval(node, {}) == value
+    assert game.evaluate(node, {}) == value
     assert evaluate(game, node, {}) == value
 
 
@@ -228,16 +228,16 @@ play {
 """)
     game = rb.new_game(players=1)
     count = rulecraft.syntax.ast.Call("reds", (rulecraft.syntax.ast.Name("P1"),))
-    assert game._eval(count, {}) == 0
+    assert game.evaluate(count, {}) == 0
     game.apply("take")
-    assert game._eval(count, {}) == 1
+    assert game.evaluate(count, {}) == 1
     game.apply("try")  # moved, then undone
-    assert game._eval(count, {}) == 1
+    assert game.evaluate(count, {}) == 1
     card = game.state.zones["row"].pop()  # from outside the rules
     game.state.zones["hand[P1]"].append(card)
     game.state.location[card] = "hand[P1]"
     game.state_changed()
-    assert game._eval(count, {}) == 2
+    assert game.evaluate(count, {}) == 2
 
 
 KEPT_ZONES = """
@@ -311,7 +311,7 @@ def test_a_field_read_gives_what_the_definition_gives_whatever_holds_it(holder: 
         ("READ_H", ("card with both", "record with h")),
     ):
         node = rb.program.consts[const].value
-        generated = _outcome(lambda node=node: game._eval(node, {}))
+        generated = _outcome(lambda node=node: game.evaluate(node, {}))
         assert generated == _outcome(lambda node=node: evaluate(game, node, {}))
         assert generated[0] == ("value" if holder in holds else "error")
     source = rb.code_cache.compiled.generated.source

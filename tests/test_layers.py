@@ -143,20 +143,22 @@ def _reaches(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def test_a_game_is_three_layers_and_its_statements_and_definitions_are_functions() -> None:
-    """`Game` is the chain core <- evaluate <- store <- game (runtime/core.py says so): the statements a
+def test_a_game_is_its_core_and_its_values_changes_statements_and_definitions_are_functions() -> None:
+    """`Game`'s only base is `GameCore`, no chain of layers (runtime/core.py says so): the values
+    (evaluate.py) and the changes (store.py) are functions over the game, which `Game` has as methods
+    (its facade: the functions themselves); the statements a
     block's code does not spell out (statements.py) are functions over the game, which the generated code
     reaches through its table; the tree-walking definition of each kind of expression is the tests'
     oracle (tests/oracle/), functions over the game, and the runtime has no module of it."""
-    from rulecraft.runtime import statements
+    from rulecraft.runtime import evaluate, statements, store
     from rulecraft.runtime.core import GameCore
-    from rulecraft.runtime.evaluate import Evaluator
     from rulecraft.runtime.game import Game
-    from rulecraft.runtime.store import Store
 
     from .oracle import definitions
 
-    assert Game.__mro__ == (Game, Store, Evaluator, GameCore, object)
+    assert Game.__mro__ == (Game, GameCore, object)
+    assert Game.label is evaluate.label and Game.evaluate is evaluate.evaluate  # the facade: the functions themselves
+    assert Game.move is store.move and Game.set_var is store.set_var
     assert not (ROOT / "runtime" / "definitions.py").exists()
     for module, table in ((statements, statements.EXEC), (definitions, definitions.EVAL)):
         for function in table.values():

@@ -27,7 +27,7 @@ def _load(name: str) -> rulecraft.Rulebook:
 
 def _warm(rb: rulecraft.Rulebook, players: int) -> None:
     """One game's setup run, so that each game compared after it finds the pure constants computed (the first
-    game of a rulebook computes them, and charges their work: `Evaluator.global_value`)."""
+    game of a rulebook computes them, and charges their work: `evaluate.global_value`)."""
     _whole(rb, players, 0)
 
 

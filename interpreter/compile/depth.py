@@ -155,7 +155,7 @@ class Depths:
                 return None
 
     def _var(self, name: str) -> int | None:
-        """A variable's value: one a `set` gave it, checked (`Store.set_var`), or its initial value,
+        """A variable's value: one a `set` gave it, checked (`store.set_var`), or its initial value,
         which is not (evaluated as it is written, with no local names)."""
         if name not in self._vars:
             self._vars[name] = None  # (while it is worked out: a cycle proves nothing)

@@ -261,7 +261,7 @@ class MemoLayout:
     seat_readers: dict[str, tuple[int, ...]]  # zone or variable name -> the first dicts by seat of its readers by seat
     seats: int  # dicts by seat of each such function: the rulebook's most players
     size: int  # dicts in all
-    # zone name -> the dict of its zones' labels by key (`Evaluator.zone_labels`), emptied by a change to it
+    # zone name -> the dict of its zones' labels by key (`evaluate.zone_labels`), emptied by a change to it
     label_slots: dict[str, int] = attrs.field(factory=dict)
     # the dicts of functions whose values depend on which card is where, never on what a card is
     # (`content_readers`): right still in a world of the same game with hidden cards dealt anew

@@ -328,7 +328,7 @@ FLAT = 64  # a list or record of at most this many elements, none a list or reco
 
 def flat_label(value: tuple[Any, ...] | Record, label: Callable[[Any], str]) -> str | None:
     """The label of a short list or record holding no list or record (most values a trace writes), written
-    at once, as `Evaluator._label_of_value` writes it piece by piece; None for any other value."""
+    at once, as evaluate.py (`_label_of_value`) writes it piece by piece; None for any other value."""
     if isinstance(value, tuple):
         if len(value) > FLAT:
             return None

@@ -1,7 +1,7 @@
 """Blocks of statements as generated code (compile/blocks.py); expressions as the rulebook's generated code
 (compile/generate.py); the code of a rulebook kept with it (`CodeCache`).
 
-`Game._eval(e, env)` is the meaning of an expression. Each expression that a statement, a declaration
+`Game.evaluate(e, env)` is the meaning of an expression. Each expression that a statement, a declaration
 or a rule reads (a root) runs as its function in the rulebook's generated module (runtime/compiled.py),
 which does the common case inline and hands anything unusual, with the operands' values, to the
 operation's one definition in operations.py, which reports the located error. An expression that is
@@ -193,7 +193,7 @@ class CodeCache:
 
     def matcher(self, rule: s.RuleDecl) -> Callable[[Context], dict[str, Any] | None] | None:
         """The rule's search for its first binding (in declaration order) whose condition holds
-        (`Evaluator.rule_match`), for a rule of no binding or one: a loop over the source's values with
+        (`evaluate.rule_match`), for a rule of no binding or one: a loop over the source's values with
         the condition's function called directly, doing what the general search does (the same
         charges, values and errors) without its calls per value. None for a rule of several bindings
         (the general search's)."""

@@ -1,16 +1,17 @@
-"""The data of a game and the errors every layer raises: the lowest layer of `Game`.
+"""The data of a game and the errors raised while it runs: `GameCore`, the only base of `Game`.
 
-`Game` is a chain of three layers, each a class in its own module that may call only the layers
-below it: `GameCore` (here) <- `Evaluator` (evaluate.py) <- `Store` (store.py) <- `Game` (game.py: the
-public API). The statements a block's code does not spell out are functions over the game
-(statements.py), as the machine's step loop, unwinding, attempts and returns are (machine.py).
-Besides, `Game` owns parts, objects with one job each that `Game.__init__` makes, whose methods it
-gives the game (a part holds no reference to it: no cycle): `Decisions` (decisions.py),
-`Information` (views.py) and the sinks (`Sinks`, observe.py). A layer is never instantiated alone:
-every object is a whole `Game`. The frames (machine.py), the generated code (codecache.py) and the
-parts take the game as a protocol (`Context`, context.py, or a part's extension of it), never as a
-class of runtime/'s, so a layer that hands them `self` says so to the type checker (`# type:
-ignore[arg-type]`: mypy cannot know that a layer is always part of a `Game`).
+`Game` (game.py: the public API) is `GameCore` (here) and methods; no chain of layers. The values (an
+expression's, a name's, a label: evaluate.py) and the changes (a move, a `set`, a creation, undo:
+store.py) are functions over the game, which `Game` also has as methods (the functions themselves,
+its class attributes: `g.move(...)` is one attribute read, as a method's); so are the statements a
+block's code does not spell out (statements.py) and the machine's step loop, unwinding, attempts and
+returns (machine.py). Besides, `Game` owns parts, objects with one job each that `Game.__init__`
+makes, whose methods it gives the game (a part holds no reference to it: no cycle): `Decisions`
+(decisions.py), `Information` (views.py) and the sinks (`Sinks`, observe.py). `GameCore` is never
+instantiated alone: every object is a whole `Game`. The frames (machine.py), the generated code
+(codecache.py), the functions and the parts take the game as a protocol (`Context`, context.py, or
+an extension of it: evaluate.py's `Valued`, store.py's `Stored`, a part's), never as a class of
+runtime/'s.
 
 The frames and the generated code reach the game through public members only (tests/test_interfaces.py):
 the members `Context` lists (context.py), besides the public API of `Game`, are that interface.
@@ -88,7 +89,7 @@ class GameCore:
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
     switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
-    _labels: dict[Any, Any]
+    card_labels: dict[Any, Any]
     code: CodeCache
     keep: Keep | None
     fn_depth: int
@@ -159,7 +160,7 @@ class GameCore:
                     return span_of(frame.stmts[i - 1])
         return NO_SPAN
 
-    def _shallow(self, value: Any, span: Span) -> None:
+    def shallow(self, value: Any, span: Span) -> None:
         """Refuse a value nested deeper than VALUE_DEPTH, or of more than VALUE_SIZE elements (a
         shared part counted each time it appears), before the state holds it (looked at level by
         level, without recursion, and never past VALUE_SIZE elements). The elements looked at are
@@ -187,7 +188,7 @@ class GameCore:
 
     def nested(self, value: Any, at: Any, depth: int = 1) -> Any:
         """`value` (a list or a record), refused if nested deeper than VALUE_DEPTH (the state's limit,
-        `_shallow`) where a local name, a procedure's parameter, a `return` or a decision's options
+        `shallow`) where a local name, a procedure's parameter, a `return` or a decision's options
         take it: views, labels, records and agents go into values, so a value deeper than the state
         may hold would otherwise reach them from a local (`v = [v]` in a loop). `depth` is the depth
         `value` itself is at (0: a list whose elements are the values, as a decision's options). Each

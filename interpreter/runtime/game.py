@@ -21,7 +21,8 @@ How the language maps onto Python here:
   innermost attempt or tier, else out of the game as a located error. A budget is not a failure;
 - `apply` is all or nothing: it keeps what it needs to put the game back (see `Keep`).
 
-`Game` is the top of a chain of layers (see core.py) and the owner of the parts: `Decisions` (asking,
+`Game` is the top of a chain of layers (see core.py), the facade of evaluate.py's functions (its
+methods of the values) and the owner of the parts: `Decisions` (asking,
 decisions.py), `Information` (what each seat sees, views.py) and the sinks (observe.py), each made
 here, given the game at each call (never kept: no cycle); this module holds the public API, which
 hands questions of visibility and the frames' questions to those parts, and the step loop.
@@ -43,12 +44,14 @@ from ..language.values import (
     zone_key,
 )
 from ..syntax import ast as s
-from . import codecache, knowledge, machine
+from . import codecache, knowledge, machine, store
+from . import evaluate as ev
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
 from .context import Frame, copy_frames
 from .core import (
+    GameCore,
     Switches,
     as_player,
     fold_seed,
@@ -62,12 +65,49 @@ from .observe import Observer, Sinks, Trace, every_game
 from .prefix import prefix_for
 from .state import State, make_converter
 from .statements import EXEC
-from .store import Store
 from .views import Information
 
 
-class Game(Store):
+class Game(GameCore):
     """A game in progress: the OpenSpiel shape (pending / legal_answers / apply / view / over / result)."""
+
+    # The values (evaluate.py's functions, the game their first argument) as methods of the game: the
+    # public API, and what the frames, the generated code and the built-ins call (`Context`).
+    rule_match = ev.rule_match
+    holds = ev.holds
+    evaluate = ev.evaluate
+    truth_of = ev.truth_of
+    binding = ev.binding
+    text = ev.text
+    arith = ev.arith
+    number_of = ev.number_of
+    bounded = ev.bounded
+    number = ev.number
+    global_value = ev.global_value
+    variable = ev.variable
+    call_fn = ev.call_fn
+    zone_of_card = ev.zone_of_card
+    split_key = ev.split_key
+    held = ev.held
+    argument = ev.argument
+    as_list = ev.as_list
+    cards_of = ev.cards_of
+    zone_value = ev.zone_value
+    label = ev.label
+    share_label = ev.share_label
+    zone_labels = ev.zone_labels
+    keep_zone_labels = ev.keep_zone_labels
+    labels_of = ev.labels_of
+    # The changes (store.py's functions), likewise.
+    forget = store.forget
+    forget_all = store.forget_all
+    undo = store.undo
+    note_event = store.note_event
+    check_rules = store.check_rules
+    move = store.move
+    set_var = store.set_var
+    set_field = store.set_field
+    create = store.create
 
     def __init__(
         self,
@@ -99,7 +139,7 @@ class Game(Store):
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
         # shared by every game of the rulebook (see `label`).
-        self._labels: dict[Any, Any] = label_cache(rulebook)
+        self.card_labels: dict[Any, Any] = label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
         self.code: CodeCache = code_cache(rulebook, self.program)
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
@@ -146,11 +186,11 @@ class Game(Store):
                 return
         self.state = State(players=players, rng=fold_seed(seed or 0))
         # What was derived from the state: functions' values (codecache.py) and zones' labels (views),
-        # in parts that a change empties when it changes what they were derived from (Store.forget).
+        # in parts that a change empties when it changes what they were derived from (store.forget).
         self.memo: list[Mapping[tuple[Any, ...], Any]] = list(self.code.empty_memo)
         self.consts: dict[str, Any] = dict(self.code.const_values.get(players, {}))
         self.players = seats(players)
-        self._init_vars()
+        ev.init_vars(self)
         self._push_frames(before_play)
         if not _unrun:
             self._run()
@@ -335,7 +375,7 @@ class Game(Store):
         answers, events, counts, dirty, pending, steps, next_draws = saved
         keep = self.keep
         assert keep is not None
-        if keep.state is not None:  # an attempt older than the answer undid past its mark (Store.undo)
+        if keep.state is not None:  # an attempt older than the answer undid past its mark (store.undo)
             assert keep.journal is not None
             self.state = keep.state
             self.journal[:] = keep.journal
@@ -461,7 +501,7 @@ class Game(Store):
         new.fn_depth = 0
         new.inline_depth = 0
         # The functions' values, each dict shared until one of the two games changes what it
-        # derives from (a change replaces the dict, never empties it in place: Store.forget), so
+        # derives from (a change replaces the dict, never empties it in place: store.forget), so
         # that a value either game finds is right for both while they share it.
         new.memo = list(self.memo)
         new.switches = self.switches
@@ -590,7 +630,7 @@ class Game(Store):
         """The declared invariants that do not hold now, each with the binding that breaks it."""
         broken = []
         for decl in self.program.invariants:
-            env = self._first_binding(decl.bindings, lambda env, d=decl: not self._truth(d.condition, env))
+            env = ev.first_binding(self, decl.bindings, lambda env, d=decl: not self.holds(d.condition, env))
             if env is not None:
                 where = ", ".join(f"{b.name} = {self.label(env[b.name])}" for b in decl.bindings)
                 broken.append((decl, f" ({where})" if where else ""))

@@ -311,7 +311,7 @@ class Keep:
     game (`ends`) and the knowledge of the seats (`known`, `told`, copied when there is some: the
     journal puts back its facts, not always the order of its seats). An attempt open before the
     answer that fails during it undoes past `mark`, which the answer must put back too: the state
-    as it was is then copied once (`Store.undo`: `state`, `journal`).
+    as it was is then copied once (`store.undo`: `state`, `journal`).
     """
 
     __slots__ = ("ends", "envs", "frames", "journal", "known", "low", "mark", "rng", "saved_frames", "state", "told")

@@ -58,7 +58,7 @@ def builtin(g: Context, e: s.Call, values: list[Any]) -> Any:
     if found is None:
         raise unknown_function(g, e)
     try:
-        return found.run(g, e, values)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+        return found.run(g, e, values)  # type: ignore[arg-type]  # the game, which builtins.py knows as its `Machine` protocol
     except VALUE_ERRORS:
         raise not_taken(g, e, values) from None
 

@@ -53,7 +53,7 @@ class Prefix:
         self.state: State = g.state
         self.memo = tuple(g.memo)
         self.filled = tuple(k for k, m in enumerate(self.memo) if m is not EMPTY_MEMO)  # (each game's own copy)
-        pure = g.code.pure_consts  # (the pure ones are the code cache's for every game: `Evaluator.global_value`)
+        pure = g.code.pure_consts  # (the pure ones are the code cache's for every game: `evaluate.global_value`)
         self.consts = {k: v for k, v in g.consts.items() if k not in pure}
         self.work_left = g.work_left
         self.players = g.players

@@ -1,10 +1,11 @@
 """Changes of the state: every move, assignment and creation goes through here, traced and journalled
-(while an attempt, or an `apply`, is open)."""
+(while an attempt, or an `apply`, is open). Functions over the game (a `Stored`), not a layer of it:
+`Game` has each public one as a method too (game.py, its facade), the function itself."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import Span
 from ..language.values import (
@@ -17,259 +18,276 @@ from .basics import CARD_BUDGET, EMPTY_MEMO, LABEL_CACHE_SIZE, Event
 from .core import (
     plain_card,
 )
-from .evaluate import Evaluator
+from .evaluate import Valued, card_label, label
 from .machine import RuleFrame
 from .state import card_with
 
 
-class Store(Evaluator):
-    """The only way the state changes: each change is traced and, inside an attempt, journalled for undo."""
+class Stored(Valued, Protocol):
+    """A game as the functions of this module change it (`Game` has it all): the values' `Valued`, and
+    what undoing needs of `apply`'s `Keep` (machine.py)."""
 
-    def forget(self, name: str, key: str) -> None:
-        """Forget what was derived from zone or variable `name`, changed at `key` (the memo:
-        compile/generate.py, MemoLayout): of a function that reads it only at its player's keys,
-        the values of that player alone, when the key is a player's."""
-        plan = self.code.forgetting[len(self.players)].get(key)
-        if plan is None:  # (the dicts to empty, found once for each key: changes come again and again)
-            plan = self.code.forget_plan(len(self.players), name, key)
-        memo = self.memo
-        for i in plan:
-            memo[i] = EMPTY_MEMO
+    @property
+    def keep(self) -> Any: ...
 
-    def forget_all(self) -> None:
-        """Forget everything derived from the state."""
-        self.memo[:] = self.code.empty_memo
+    def shallow(self, value: Any, span: Span) -> None: ...
 
-    def undo(self, mark: int) -> None:
-        """Undo the journal entries back to `mark` (an attempt: `machine.unwind`; a failed `apply`), the last first.
 
-        An attempt opened before the pending answer that fails during it undoes past the mark of
-        `apply` (`Keep.mark`): the state and journal as they were before the answer are copied
-        first, once, for `apply` to put back if the answer fails after all."""
-        keep = self.keep
-        if keep is not None and mark < keep.mark and keep.state is None:
-            self.undo(keep.mark)
-            keep.state, keep.journal = self.state.copy(), list(self.journal)
-        self.forget_all()
-        st = self.state
-        zones = st.zones
-        while len(self.journal) > mark:
-            entry = self.journal.pop()
-            kind = entry[0]
-            if kind == "move":
-                _, cid, src, index, dst = entry
-                zones[dst].remove(cid)
-                (zones[src] if src in zones else zones.setdefault(src, [])).insert(index, cid)
-                st.location[cid] = src
-            elif kind == "var":
-                _, key, old, existed = entry
-                if existed:
-                    st.vars[key] = old
-                else:
-                    st.vars.pop(key, None)
-            elif kind == "field":
-                _, cid, old_card = entry
-                st.cards[cid] = old_card
-            elif kind == "create":
-                _, cid, zone = entry
-                zones[zone].remove(cid)
-                st.cards.pop()
-                st.location.pop()
-            elif kind == "zone":
-                _, key = entry
-                del zones[key]
-            else:  # "known", "forgot", "told", "untold"
-                knowledge.undo(self, entry)  # type: ignore[arg-type]  # a layer of Game (see core.py)
+def forget(g: Stored, name: str, key: str) -> None:
+    """Forget what was derived from zone or variable `name`, changed at `key` (the memo:
+    compile/generate.py, MemoLayout): of a function that reads it only at its player's keys,
+    the values of that player alone, when the key is a player's."""
+    plan = g.code.forgetting[len(g.players)].get(key)
+    if plan is None:  # (the dicts to empty, found once for each key: changes come again and again)
+        plan = g.code.forget_plan(len(g.players), name, key)
+    memo = g.memo
+    for i in plan:
+        memo[i] = EMPTY_MEMO
 
-    def note_event(
-        self,
-        verb: str,
-        text: str,
-        span: Span,
-        zones: tuple[str, ...] = (),
-        hidden_text: str | None = None,
-        top_text: str | None = None,
-    ) -> None:
-        """Tell the sinks of an event made here, in the secret run open now (only when `sinks.events`)."""
-        self.emit(Event(verb, text, span, "", zones, hidden_text, top_text, self.secret_run))  # (positional: cheaper)
 
-    def _changed(self, name: str) -> None:
-        watched = self.code.rule_reads
-        if watched is not None and name not in watched:
-            return  # no rule reads it: checking the rules would find what it found before
-        if self.together or self.rule_frames:
-            self.dirty.add(name)
-        else:
-            self.check_rules({name})
+def forget_all(g: Stored) -> None:
+    """Forget everything derived from the state."""
+    g.memo[:] = g.code.empty_memo
 
-    def check_rules(self, names: set[str]) -> None:
-        names |= self.dirty
-        self.dirty = set()
-        self.rule_frames += 1
-        self.push(RuleFrame(names))
 
-    def move(self, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
-        if not cards:
-            return
-        if self.sinks.moves:
-            for sink in self.sinks.moves:
-                sink.on_move(self, cards, zone)
-        st = self.state
-        dst_key = zone.key
-        zones = st.zones
-        if dst_key in zones:
-            dst = zones[dst_key]
-        else:
-            dst = zones[dst_key] = []
-            if self.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
-                self.journal.append(("zone", dst_key))
-        sources: list[str] = []
-        location = st.location
-        journal = self.journal if self.attempts else None
-        # The zone the last card came from and its list, read again only when a card's differs.
-        src_key: str | None = None
-        src = dst  # (a list never used: the first card reads its own)
-        for card in cards:
-            cid = card.id
-            if location[cid] != src_key:
-                src_key = location[cid]
-                src = zones[src_key]
-                if src_key not in sources:
-                    sources.append(src_key)
-            index = src.index(cid)
-            del src[index]
-            if bottom:
-                dst.insert(0, cid)
+def undo(g: Stored, mark: int) -> None:
+    """Undo the journal entries back to `mark` (an attempt: `machine.unwind`; a failed `apply`), the last first.
+
+    An attempt opened before the pending answer that fails during it undoes past the mark of
+    `apply` (`Keep.mark`): the state and journal as they were before the answer are copied
+    first, once, for `apply` to put back if the answer fails after all."""
+    keep = g.keep
+    if keep is not None and mark < keep.mark and keep.state is None:
+        undo(g, keep.mark)
+        keep.state, keep.journal = g.state.copy(), list(g.journal)
+    forget_all(g)
+    st = g.state
+    zones = st.zones
+    while len(g.journal) > mark:
+        entry = g.journal.pop()
+        kind = entry[0]
+        if kind == "move":
+            _, cid, src, index, dst = entry
+            zones[dst].remove(cid)
+            (zones[src] if src in zones else zones.setdefault(src, [])).insert(index, cid)
+            st.location[cid] = src
+        elif kind == "var":
+            _, key, old, existed = entry
+            if existed:
+                st.vars[key] = old
             else:
-                dst.append(cid)
-            location[cid] = dst_key
-            if journal is not None:
-                journal.append(("move", cid, src_key, index, dst_key))
-        changed = {zone.name} if self.program.rules else None  # (no rule: `_changed` does nothing)
-        self.forget(zone.name, dst_key)
-        for key in sources:
-            if key != dst_key:
-                name = key.split("[", 1)[0]
-                if changed is not None:
-                    changed.add(name)
-                self.forget(name, key)
-        if st.known or st.told:
-            knowledge.forget(self, [c.id for c in cards])  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        if self.sinks.events:
-            labels = ", ".join(self.label(c) for c in cards)
-            where = "bottom of " if bottom else ""
-            text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
-            hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
-            top = None if bottom else f"{hidden} (top: {self.label(cards[-1])})"
-            self.note_event("move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
-        if changed is not None:
-            for name in sorted(changed):
-                self._changed(name)
+                st.vars.pop(key, None)
+        elif kind == "field":
+            _, cid, old_card = entry
+            st.cards[cid] = old_card
+        elif kind == "create":
+            _, cid, zone = entry
+            zones[zone].remove(cid)
+            st.cards.pop()
+            st.location.pop()
+        elif kind == "zone":
+            _, key = entry
+            del zones[key]
+        else:  # "known", "forgot", "told", "untold"
+            knowledge.undo(g, entry)
 
-    def set_var(self, name: str, key: str, value: Any, span: Span) -> None:
-        self.forget(name, key)
-        st = self.state
-        if self.attempts:
-            self.journal.append(("var", key, st.vars.get(key), key in st.vars))
-        old = st.vars.get(key)
-        if value.__class__ is tuple or value.__class__ is Record:
-            self._shallow(value, span)
-        st.vars[key] = value
-        if self.sinks.events and old != value:
-            # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
-            self.emit(Event("set", f"{key} = {self.label(value)}", span, "", (key,), None, None, self.secret_run))
-        self._changed(name)
 
-    def set_field(self, card: CardRef, field: str, value: Any, span: Span) -> None:
-        # A card's field is read wherever the card is: forgotten is all but the values of the functions
-        # that read no card's field or label (MemoLayout.field_free), which stay right.
-        memo = self.memo
-        for i in self.code.field_dicts:
-            memo[i] = EMPTY_MEMO
-        st = self.state
-        old = st.cards[card.id]
-        if self.attempts:
-            self.journal.append(("field", card.id, old))
-        # The trace names the card as it was, since the change may alter its label.
-        before = self.label(card) if self.sinks.events else ""
-        if value.__class__ is tuple or value.__class__ is Record:
-            self._shallow(value, span)
-        st.cards[card.id] = card_with(old, **{field: value})
-        if st.told:
-            knowledge.forget_field(self, card.id, field)  # type: ignore[arg-type]  # a layer of Game (see core.py)
-        if self.sinks.events:
-            self.note_event("set", f"{before}.{field} = {self.label(value)}", span, zones=(st.location[card.id],))
-        self._changed(st.location[card.id].split("[", 1)[0])
+def note_event(
+    g: Stored,
+    verb: str,
+    text: str,
+    span: Span,
+    zones: tuple[str, ...] = (),
+    hidden_text: str | None = None,
+    top_text: str | None = None,
+) -> None:
+    """Tell the sinks of an event made here, in the secret run open now (only when `sinks.events`)."""
+    g.emit(Event(verb, text, span, "", zones, hidden_text, top_text, g.secret_run))  # (positional: cheaper)
 
-    def create(self, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
-        # What was derived from the zone it goes into: nothing else saw the new cards (no expression
-        # reads every card; one that may read any zone keeps its values in the dict every change empties).
-        key = zone.key
-        self.forget(zone.name, key)
-        st = self.state
-        cards = st.cards
-        if len(cards) + max(n, 0) > CARD_BUDGET:
-            raise self.runaway(
-                span, f"{len(cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
-            )
-        for value in values.values():
-            if value.__class__ is tuple or value.__class__ is Record:
-                self._shallow(value, span)
-        cls = self.rulebook.card_classes[card_type]  # (`classes`, without the property's call)
-        if key in st.zones:
-            dst = st.zones[key]
+
+def _changed(g: Stored, name: str) -> None:
+    watched = g.code.rule_reads
+    if watched is not None and name not in watched:
+        return  # no rule reads it: checking the rules would find what it found before
+    if g.together or g.rule_frames:
+        g.dirty.add(name)
+    else:
+        check_rules(g, {name})
+
+
+def check_rules(g: Stored, names: set[str]) -> None:
+    names |= g.dirty
+    g.dirty = set()
+    g.rule_frames += 1
+    g.push(RuleFrame(names))
+
+
+def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span: Span) -> None:
+    if not cards:
+        return
+    if g.sinks.moves:
+        for sink in g.sinks.moves:
+            sink.on_move(g, cards, zone)
+    st = g.state
+    dst_key = zone.key
+    zones = st.zones
+    if dst_key in zones:
+        dst = zones[dst_key]
+    else:
+        dst = zones[dst_key] = []
+        if g.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
+            g.journal.append(("zone", dst_key))
+    sources: list[str] = []
+    location = st.location
+    journal = g.journal if g.attempts else None
+    # The zone the last card came from and its list, read again only when a card's differs.
+    src_key: str | None = None
+    src = dst  # (a list never used: the first card reads its own)
+    for card in cards:
+        cid = card.id
+        if location[cid] != src_key:
+            src_key = location[cid]
+            src = zones[src_key]
+            if src_key not in sources:
+                sources.append(src_key)
+        index = src.index(cid)
+        del src[index]
+        if bottom:
+            dst.insert(0, cid)
         else:
-            dst = st.zones[key] = []
-            if self.attempts:
-                self.journal.append(("zone", key))
-        if n > 0:
-            location, created = st.location, st.created
-            journal = self.journal if self.attempts else None
-            for cid in range(len(cards), len(cards) + n):
-                card = cls(id=cid, **values)
-                cards.append(card)
-                if len(created) == cid:  # (`add_created`'s common case, without its call)
-                    created.append(card)
-                else:
-                    st.add_created(card)
-                    created = st.created
-                location.append(key)
-                dst.append(cid)
-                if journal is not None:
-                    journal.append(("create", cid, key))
-            labels = self._labels
-            plain = labels.get(cls)  # (`plain_card`'s answer, kept under the class: its call only the first time)
-            if plain is None:
-                plain = plain_card(cls, self.program, labels)
-            if plain:
-                self._label_new_cards(cards[-n:] if n > 1 else [card], cls, values)
-        if self.sinks.events and n:
-            text = f"{n} x {self.label(CardRef(len(cards) - 1))} in {key}"
-            self.note_event("create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
-        if self.program.rules:  # else `_changed` does nothing
-            self._changed(zone.name)
+            dst.append(cid)
+        location[cid] = dst_key
+        if journal is not None:
+            journal.append(("move", cid, src_key, index, dst_key))
+    changed = {zone.name} if g.program.rules else None  # (no rule: `_changed` does nothing)
+    forget(g, zone.name, dst_key)
+    for key in sources:
+        if key != dst_key:
+            name = key.split("[", 1)[0]
+            if changed is not None:
+                changed.add(name)
+            forget(g, name, key)
+    if st.known or st.told:
+        knowledge.forget(g, [c.id for c in cards])
+    if g.sinks.events:
+        labels = ", ".join(label(g, c) for c in cards)
+        where = "bottom of " if bottom else ""
+        text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
+        hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
+        top = None if bottom else f"{hidden} (top: {label(g, cards[-1])})"
+        note_event(g, "move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
+    if changed is not None:
+        for name in sorted(changed):
+            _changed(g, name)
 
-    def _label_new_cards(self, cards: list[Any], cls: type, values: dict[str, Any]) -> None:
-        """Put new cards of a plain class in the label cache: one label for them all, known from their fields.
 
-        (The label of a plain card depends on its fields alone, so the same fields in a later game
-        find it without rendering the template again.)
-        """
-        labels = self._labels
-        by_fields = (cls, tuple(values.items()))
-        try:
-            text = labels.get(by_fields)
-        except TypeError:  # a value that cannot be a key (a checker-approved `any`): label as usual
-            return
-        kept = text is not None
-        if not kept:
-            text = self._card_label(cards[0])
-        # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
-        # would otherwise grow the cache (and the collector's work) without end.
-        if len(labels) + len(cards) > LABEL_CACHE_SIZE:
-            labels.clear()
-            kept = False
-        if not kept:
-            labels[by_fields] = text
-        for card in cards:
-            labels[id(card)] = (card, text)
+def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:
+    forget(g, name, key)
+    st = g.state
+    if g.attempts:
+        g.journal.append(("var", key, st.vars.get(key), key in st.vars))
+    old = st.vars.get(key)
+    if value.__class__ is tuple or value.__class__ is Record:
+        g.shallow(value, span)
+    st.vars[key] = value
+    if g.sinks.events and old != value:
+        # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
+        g.emit(Event("set", f"{key} = {label(g, value)}", span, "", (key,), None, None, g.secret_run))
+    _changed(g, name)
+
+
+def set_field(g: Stored, card: CardRef, field: str, value: Any, span: Span) -> None:
+    # A card's field is read wherever the card is: forgotten is all but the values of the functions
+    # that read no card's field or label (MemoLayout.field_free), which stay right.
+    memo = g.memo
+    for i in g.code.field_dicts:
+        memo[i] = EMPTY_MEMO
+    st = g.state
+    old = st.cards[card.id]
+    if g.attempts:
+        g.journal.append(("field", card.id, old))
+    # The trace names the card as it was, since the change may alter its label.
+    before = label(g, card) if g.sinks.events else ""
+    if value.__class__ is tuple or value.__class__ is Record:
+        g.shallow(value, span)
+    st.cards[card.id] = card_with(old, **{field: value})
+    if st.told:
+        knowledge.forget_field(g, card.id, field)
+    if g.sinks.events:
+        note_event(g, "set", f"{before}.{field} = {label(g, value)}", span, zones=(st.location[card.id],))
+    _changed(g, st.location[card.id].split("[", 1)[0])
+
+
+def create(g: Stored, card_type: str, n: int, values: dict[str, Any], zone: ZoneRef, span: Span) -> None:
+    # What was derived from the zone it goes into: nothing else saw the new cards (no expression
+    # reads every card; one that may read any zone keeps its values in the dict every change empties).
+    key = zone.key
+    forget(g, zone.name, key)
+    st = g.state
+    cards = st.cards
+    if len(cards) + max(n, 0) > CARD_BUDGET:
+        raise g.runaway(
+            span, f"{len(cards) + n} cards is more than a game may hold ({CARD_BUDGET}): a runaway computation?"
+        )
+    for value in values.values():
+        if value.__class__ is tuple or value.__class__ is Record:
+            g.shallow(value, span)
+    cls = g.rulebook.card_classes[card_type]  # (`classes`, without the property's call)
+    if key in st.zones:
+        dst = st.zones[key]
+    else:
+        dst = st.zones[key] = []
+        if g.attempts:
+            g.journal.append(("zone", key))
+    if n > 0:
+        location, created = st.location, st.created
+        journal = g.journal if g.attempts else None
+        for cid in range(len(cards), len(cards) + n):
+            card = cls(id=cid, **values)
+            cards.append(card)
+            if len(created) == cid:  # (`add_created`'s common case, without its call)
+                created.append(card)
+            else:
+                st.add_created(card)
+                created = st.created
+            location.append(key)
+            dst.append(cid)
+            if journal is not None:
+                journal.append(("create", cid, key))
+        labels = g.card_labels
+        plain = labels.get(cls)  # (`plain_card`'s answer, kept under the class: its call only the first time)
+        if plain is None:
+            plain = plain_card(cls, g.program, labels)
+        if plain:
+            _label_new_cards(g, cards[-n:] if n > 1 else [card], cls, values)
+    if g.sinks.events and n:
+        text = f"{n} x {label(g, CardRef(len(cards) - 1))} in {key}"
+        note_event(g, "create", text, span, zones=(key,), hidden_text=f"{n} x {card_type} in {key}")
+    if g.program.rules:  # else `_changed` does nothing
+        _changed(g, zone.name)
+
+
+def _label_new_cards(g: Stored, cards: list[Any], cls: type, values: dict[str, Any]) -> None:
+    """Put new cards of a plain class in the label cache: one label for them all, known from their fields.
+
+    (The label of a plain card depends on its fields alone, so the same fields in a later game
+    find it without rendering the template again.)
+    """
+    labels = g.card_labels
+    by_fields = (cls, tuple(values.items()))
+    try:
+        text = labels.get(by_fields)
+    except TypeError:  # a value that cannot be a key (a checker-approved `any`): label as usual
+        return
+    kept = text is not None
+    if not kept:
+        text = card_label(g, cards[0])
+    # Bounded at every insertion: each game's new cards add entries, and a simulation of many games
+    # would otherwise grow the cache (and the collector's work) without end.
+    if len(labels) + len(cards) > LABEL_CACHE_SIZE:
+        labels.clear()
+        kept = False
+    if not kept:
+        labels[by_fields] = text
+    for card in cards:
+        labels[id(card)] = (card, text)

@@ -1,0 +1,112 @@
+"""The anchor games side by side in calls: how many Python functions and C functions a game calls on each side.
+
+    pip install -e '.[bench]'        # open_spiel and pyminion (the reference engines)
+    python examples/benchmarks/calls.py [--games N] [--top K] [--json] [GAME ...]
+
+`compare_instructions.py` counts instructions; this script counts what the instructions are made of
+at Python's level: the calls of Python functions (each a frame pushed, its locals set up, its
+bytecodes run by the interpreter's loop) and of C functions (built-ins and methods), per game, over
+the seeded games of `compare.py` (seeds 0 .. N-1, its policies), counted with `sys.setprofile`. A
+Python call and the bytecodes around it are the dear part of an instruction count: under valgrind's
+cachegrind (`--cache-sim=yes --branch-sim=yes`) half of a rulecraft game's instructions are the
+interpreter's loop, which takes most of its mispredicted branches and about half of its data misses
+(examples/benchmarks/RESULTS.md, "Why time moves less than instructions"). So a change that removes
+calls moves the clock more than one that removes as many instructions in C: count both.
+
+The counts are exact (no timing is involved): two runs give the same figures. As
+`compare_instructions.py` counts a second pass over the games, so does this script: the first pass
+(imports, the code made when a block is first reached, the caches the games fill) is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from compare import ANCHORS, available, make_runner  # noqa: E402 -- the anchors are compare.py's
+
+# Games counted per side by default: the short games vary in length, the long ones are long enough.
+GAMES = {"tic_tac_toe": 200, "kuhn_poker": 200, "dominion_first_game": 4, "guildhall": 4}
+
+
+def count_calls(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
+    """The calls made by `games` seeded games of an anchor on one side (`rulecraft` or `reference`),
+    each as (file name or "C", function name) -> count; and the number of games."""
+    run = make_runner(game, side)
+    for seed in range(games):  # a first pass: imports, code made on first use, caches filled fall out
+        run(seed)
+    counts: Counter[tuple[str, str]] = Counter()
+
+    def hear(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            counts[(Path(frame.f_code.co_filename).name, frame.f_code.co_name)] += 1
+        elif event == "c_call":
+            counts[("C", getattr(arg, "__qualname__", repr(arg)))] += 1
+
+    sys.setprofile(hear)
+    try:
+        for seed in range(games):
+            run(seed)
+    finally:
+        sys.setprofile(None)
+    return counts, games
+
+
+def summary(counts: Counter[tuple[str, str]], games: int, top: int) -> dict[str, Any]:
+    """Calls a game, Python and C, and the `top` functions called most, a game each."""
+    python = sum(n for (where, _), n in counts.items() if where != "C")
+    c = sum(n for (where, _), n in counts.items() if where == "C")
+    return {
+        "games": games,
+        "python_calls": python / games,
+        "c_calls": c / games,
+        "most_called": [[where, name, n / games] for (where, name), n in counts.most_common(top)],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=list(ANCHORS), help=f"anchors (default: {', '.join(ANCHORS)})")
+    parser.add_argument("--games", dest="count", type=int, help="seeded games per side (default: per anchor)")
+    parser.add_argument("--top", type=int, default=12, help="functions listed per side (default 12)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    unknown = [g for g in args.games if g not in ANCHORS]
+    if unknown:
+        parser.error(f"unknown anchor {', '.join(unknown)}: one of {', '.join(ANCHORS)}")
+    out: dict[str, Any] = {}
+    for game in args.games:
+        why = available(game)
+        if why is not None:
+            out[game] = {"skipped": why}
+            continue
+        n = args.count or GAMES.get(game, 20)
+        out[game] = {side: summary(*count_calls(game, side, n), args.top) for side in ("rulecraft", "reference")}
+        out[game]["reference_name"] = ANCHORS[game]["reference"]
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    for game, figures in out.items():
+        if "skipped" in figures:
+            print(f"{game}: skipped ({figures['skipped']})")
+            continue
+        mine, theirs = figures["rulecraft"], figures["reference"]
+        print(f"{game} against {figures['reference_name']} ({mine['games']} games each), calls a game:")
+        print(f"  Python  rulecraft {mine['python_calls']:10.1f}   reference {theirs['python_calls']:10.1f}")
+        print(f"  C       rulecraft {mine['c_calls']:10.1f}   reference {theirs['c_calls']:10.1f}")
+        for side in ("rulecraft", "reference"):
+            print(f"  most called, {side}:")
+            for where, name, n in figures[side]["most_called"]:
+                print(f"    {n:10.1f}  {where}: {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

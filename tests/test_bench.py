@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import rulecraft
 from rulecraft import rulebook as rulebook_mod
 from rulecraft.cli import main
+
+from tests.scripts import BENCHMARKS, load_script
 
 from .conftest import run_script
 
@@ -144,12 +146,8 @@ def test_bench_says_so_where_no_player_decides(capsys: pytest.CaptureFixture[str
     assert "MCTS decision (CPU)     -  (no player decides in the game)" in capsys.readouterr().out
 
 
-def _instructions_module():  # type: ignore[no-untyped-def]
-    path = ROOT / "examples" / "benchmarks" / "instructions.py"
-    spec = importlib.util.spec_from_file_location("instructions", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+def _instructions_module() -> Any:
+    return load_script(BENCHMARKS / "instructions.py", "instructions")
 
 
 def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
@@ -174,12 +172,8 @@ def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
         counter.collected("valgrind: not found")
 
 
-def _compare_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("compare", ROOT / "examples" / "benchmarks" / "compare.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _compare_module() -> Any:
+    return load_script(BENCHMARKS / "compare.py", "compare")
 
 
 def test_comparison_script_plays_the_rulecraft_side_and_compares_statistics() -> None:
@@ -218,12 +212,7 @@ def test_the_anchors_counted_in_instructions_play_each_side_the_given_times() ->
     no reference engine installed)."""
     import subprocess
 
-    spec = importlib.util.spec_from_file_location(
-        "compare_instructions", ROOT / "examples" / "benchmarks" / "compare_instructions.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(BENCHMARKS / "compare_instructions.py", "compare_instructions")
     cmd = module.command("kuhn_poker", "rulecraft", 3, 2)
     assert cmd[:3] == ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     played = subprocess.run(

@@ -4,25 +4,13 @@ and it counts the games' own calls, not the first pass's imports and code made o
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "examples" / "benchmarks" / "calls.py"
+from tests.scripts import BENCHMARKS, load_script
 
-
-def _calls() -> Any:
-    spec = importlib.util.spec_from_file_location("benchmark_calls", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-calls = _calls()
+calls = load_script(BENCHMARKS / "calls.py", "benchmark_calls")
 
 
 def test_a_seeds_calls_are_counted_exactly() -> None:

@@ -5,7 +5,6 @@ in its quickest mode (OpenSpiel used where installed, left out where not)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -17,19 +16,13 @@ import rulecraft
 from rulecraft.agents import RandomAgent, play
 from rulecraft.runtime.basics import splitmix
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "benchmarks" / "ceiling_kuhn.py"
 
 
-def _ceiling() -> Any:
-    spec = importlib.util.spec_from_file_location("ceiling_kuhn", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ceiling = _ceiling()
+ceiling = load_script(SCRIPT, "ceiling_kuhn")
 SEEDS = range(60)
 
 

@@ -9,13 +9,14 @@ the same options in the same order, and the games must end alike. A big run is a
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import rulecraft
+
+from tests.scripts import BENCHMARKS, load_script
 
 HERE = Path(__file__).resolve().parent
 SEEDS = range(8)
@@ -24,11 +25,7 @@ GAMES = [(players, seed) for players in (2, 3, 4) for seed in SEEDS]
 
 @functools.cache
 def _differential() -> Any:
-    spec = importlib.util.spec_from_file_location("differential", HERE / "reference" / "differential.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(HERE / "reference" / "differential.py", "differential")
 
 
 @functools.cache
@@ -143,10 +140,7 @@ def test_a_difference_names_its_step_and_both_sides() -> None:
 def test_the_comparison_script_plays_guildhall_on_both_engines_with_the_same_statistics() -> None:
     """examples/benchmarks/compare.py plays Guildhall on rulecraft and on the reference, and both
     sides give the same statistics: the sole winner, the players' decisions, rounds, winning score."""
-    spec = importlib.util.spec_from_file_location("compare", HERE.parent / "examples" / "benchmarks" / "compare.py")
-    assert spec is not None and spec.loader is not None
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    compare = load_script(BENCHMARKS / "compare.py", "compare")
     stats = {}
     for side in ("rulecraft", "reference"):
         outcomes = [compare.make_runner("guildhall", side)(seed) for seed in range(3)]

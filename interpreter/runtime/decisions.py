@@ -354,7 +354,7 @@ class Decisions:
             if g.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
                 g.emit(self.choice_event(g, frame, decision, options[0], forced=True))
-            frame.answer(g, options[0].value)
+            self.answered(g, frame, options[0].value)
             return
         if who is None and self.auto_chance:
             g.state.rng, bits = splitmix(g.state.rng)
@@ -378,7 +378,7 @@ class Decisions:
                         secret=g.secret_run,
                     )
                 )
-            frame.answer(g, option.value)
+            self.answered(g, frame, option.value)
             return
         g.pending = decision
 

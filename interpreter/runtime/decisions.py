@@ -93,14 +93,24 @@ class Decisions:
                     (Option(o.label, o), None if o.when is None else cache.truth(o.when)) for o in menu.options
                 )
                 by = cache.value(menu.by) if menu.by is not None else None
-                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by)
-            options = [option for option, when in entry[1] if when is None or when(g, env)]
-            if not options:
-                raise g.failure(menu.span, "no option of this choice is possible")
+                # (every option, when none has a condition: offered as they are, not filtered at each ask)
+                always = None if any(when for _, when in offered) else tuple(option for option, _ in offered)
+                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by, always)
+            options = entry[4]
+            if options is None:
+                options = [option for option, when in entry[1] if when is None or when(g, env)]
+                if not options:
+                    raise g.failure(menu.span, "no option of this choice is possible")
             prompt = entry[2]
             if prompt.__class__ is not str:
                 prompt = prompt(g, env) or "Choose"
-            self._decide(g, frame, self._who(g, entry[3], menu.by, env), prompt, options, menu.span)
+            if menu.by is None:
+                who = self._first_player(g, env)
+            else:  # (`_who`, written out for the commonest chooser: a player)
+                who = entry[3](g, env)
+                if who.__class__ is not Player:
+                    who = self._who(g, entry[3], menu.by, env)
+            self._decide(g, frame, who, prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = g.program.abilities[use.ability]
@@ -338,7 +348,7 @@ class Decisions:
         frame: AskFrame,
         who: Player | None,
         prompt: str,
-        options: list[Option],
+        options: Sequence[Option],
         span: Span,
         weights: tuple[int, ...] | None = None,
     ) -> None:
@@ -410,9 +420,12 @@ class Decisions:
     def answered(self, g: Asking, frame: AskFrame, value: Any) -> None:
         env = frame.env
         if frame.kind == "menu":
-            g.frames.pop()
             option: s.Option = value
-            g.push(BlockFrame(option.body.stmts, env))
+            if g.sinks.pushes:
+                g.frames.pop()
+                g.push(BlockFrame(option.body.stmts, env))
+            else:  # (the option's block in the frame's place: no deeper, and nobody hears a push)
+                g.frames[-1] = BlockFrame(option.body.stmts, env)
         elif frame.kind == "use":
             g.frames.pop()
             if value is None:

@@ -45,8 +45,10 @@ class BlockFrame(Frame):
         # block goes on), or its frames are gone, or it returned a value; at the block's end, the
         # frame is done.
         code = self.code
-        if code is None:
-            code = self.code = g.code.block(self.stmts)
+        if code is None:  # (`CodeCache.block`, its common case written out: a block seen before)
+            stmts = self.stmts
+            entry = g.code.blocks.get(id(stmts))
+            code = self.code = entry[1] if entry is not None and entry[0] is stmts else g.code.block(stmts)
         r = code.run(g, self.env, self.i, self)
         if r is None:
             g.frames.pop()

@@ -500,6 +500,21 @@ class Decisions:
         if who is None:
             return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
+        # Distinct numbers (a cell, an amount: the commonest values offered besides cards): each one's
+        # option (its label its digits), made once and shared, as a menu's are; the general way otherwise.
+        numbers, options = _NUMBER_OPTIONS, []
+        for v in values:
+            if v.__class__ is not int:
+                break
+            option = numbers.get(v)
+            if option is None:
+                if len(numbers) >= _NUMBERS_KEPT:
+                    break
+                option = numbers[v] = Option(str(v), v)
+            options.append(option)
+        else:
+            if len(set(values)) == len(values):
+                return options
         cards = [v for v in values if v.__class__ is CardRef]
         by_place = knowledge.offered_by_place(g, who, cards) if cards else None
         options = self._labelled_options(g, values, by_place)[0]
@@ -585,6 +600,10 @@ class Decisions:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
+
+
+_NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
+_NUMBERS_KEPT = 4096
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

@@ -107,9 +107,10 @@ class Decisions:
             if menu.by is None:
                 who = self._first_player(g, env)
             else:  # (`_who`, written out for the commonest chooser: a player)
-                who = entry[3](g, env)
+                by_code: Any = entry[3]
+                who = by_code(g, env)
                 if who.__class__ is not Player:
-                    who = self._who(g, entry[3], menu.by, env)
+                    who = self._who(g, by_code, menu.by, env)
             self._decide(g, frame, who, prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node

@@ -103,7 +103,9 @@ class WhileFrame(Frame):
         self.node, self.env = node, env
 
     def step(self, g: Context) -> None:
-        if g.holds(self.node.condition, self.env):
+        condition = self.node.condition
+        entry = g.code.truths.get(id(condition))  # (`holds`, its common case written out: a condition seen before)
+        if entry[1](g, self.env) if entry is not None and entry[0] is condition else g.holds(condition, self.env):
             g.push(BlockFrame(self.node.body.stmts, self.env))
         else:
             g.frames.pop()

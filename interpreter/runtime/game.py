@@ -424,7 +424,11 @@ class Game(GameCore):
                 frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
             machine.unwind(self, failure)
-        self._run()
+        machine.run(self, WORK_BUDGET)  # (`_run`, without its call in the common case: nothing to do after)
+        if self.switches.check_invariants or (
+            self.pending is not None and (self.secret_run is not None or self.information.held_views)
+        ):
+            self._after_run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
         if isinstance(answer, Option):
@@ -624,6 +628,13 @@ class Game(GameCore):
         """Run to the next decision or the end (`machine.run`, with `work` left of the budget of work),
         then hold the views a secret run holds and check the invariants (`Game(check_invariants=True)`)."""
         machine.run(self, work)
+        if self.switches.check_invariants or (
+            self.pending is not None and (self.secret_run is not None or self.information.held_views)
+        ):
+            self._after_run()
+
+    def _after_run(self) -> None:
+        """What `_run` does after the step loop: hold the views while a secret asks, check the invariants."""
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
             self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (

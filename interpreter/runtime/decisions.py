@@ -240,7 +240,12 @@ class Decisions:
             g.frames.pop()
             env[choose.target] = None
             return
-        who = self._who(g, ops[3], choose.by, env)
+        if choose.by is None:
+            who = self._first_player(g, env)
+        else:  # (`_who`, written out for the commonest chooser: a player)
+            who = ops[3](g, env)
+            if who.__class__ is not Player:
+                who = self._who(g, ops[3], choose.by, env)
         # (the options labelled before the prompt is computed, as the general branch does)
         options, weights = (
             self._chance_options(g, remaining) if who is None else (self._options(g, remaining, who), None)

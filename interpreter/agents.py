@@ -43,7 +43,9 @@ class RandomAgent:
         return bits % n
 
     def choose(self, game: Game, decision: Decision) -> str:
-        return decision.options[self._below(len(decision.options))].label
+        options = decision.options
+        self.rng, bits = splitmix(self.rng)  # (`_below`, written out)
+        return options[bits % len(options)].label
 
 
 class GreedyAgent(RandomAgent):
@@ -346,8 +348,8 @@ def play(
     7 to 11 % of a game's instructions).
     """
     count = 0
-    while not game.over:
-        decision = game.current_decision()
+    while not game.state.over:  # (`game.over` and `current_decision()`, read without their calls)
+        decision = game.pending
         if decision is None:
             break
         if decision.player is None and table is None:

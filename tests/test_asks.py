@@ -143,3 +143,28 @@ def test_a_choice_of_one_asks_draws_and_fails_as_before(
     assert game.state.vars["got"] == got
     undo = "attempt fails: cannot choose one: only 0 to choose from; nothing it did stands"
     assert [e.text for e in game.events if e.verb in ("choose", "reveal", "undo")] == [*lines, undo]
+
+
+NUMBERS = """game N players 2..2
+var picked: int = 0 public
+play {
+  let a = choose one from [3, 1, 3, 2] by players[0] prompt "Which?"
+  let bs = choose upto 2 from [1, 2, 3] by players[1] prompt "Some?"
+  let c = choose one from [2, 1, 3] by players[0] prompt "Again?"
+  set picked = a + c
+}
+"""
+
+
+def test_numbers_offered_to_a_player_are_labelled_by_their_digits_alike_numbers_one_option() -> None:
+    # Distinct numbers share their options between decisions (decisions.py, `_options`): a choice's
+    # own "done" and the merging of alike numbers stay the choice's own, in the order offered.
+    game = rulecraft.load_text(NUMBERS, "n.rules").new_game(players=2, seed=1)
+    assert game.legal_answers() == ["3", "1", "2"]
+    game.apply("1")
+    assert game.legal_answers() == ["1", "2", "3", "done"]
+    game.apply("done")
+    assert game.legal_answers() == ["2", "1", "3"]
+    assert [o.value for o in game.current_decision().options] == [2, 1, 3]
+    game.apply("3")
+    assert game.over and game.state.vars["picked"] == 4

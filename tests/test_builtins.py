@@ -6,6 +6,9 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+import rulecraft
+from rulecraft.language import builtins
 from rulecraft.language.builtins import BUILTIN_NAMES, BUILTINS, call_words
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,3 +65,35 @@ def test_every_builtin_reads_in_english() -> None:
         for n in range(builtin.min_args, min(builtin.max_args, 2) + 1):
             text = call_words(name, [f"<{i}>" for i in range(n)])
             assert text is not None and all(f"<{i}>" in text for i in range(n)), (name, n, text)
+
+
+MIN_MAX = """game M players 2..2
+var a: int = 0 public
+var b: int = 0 public
+var c: int = 0 public
+var d: int = 0 public
+play {
+  set a = min(3, 1 + 1, 7)
+  set b = max([4, 9, 2])
+  set c = min([n for n in [1, 2] if n > 5]) + max(a, b)
+  set d = seat(max(players))
+  choose by players[0] prompt "Go?" { option "go" { set a = max(a, b, c, d) } option "stay" { } }
+}
+"""
+
+
+def test_min_and_max_of_whole_numbers_give_and_charge_what_the_general_path_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Whole numbers take a shorter way (builtins.py, `_min_max`): the same values and the same work
+    # charged as the general one (weights, charge, ordered), which the test forces by emptying `_INTS`.
+    def played() -> tuple[dict[str, object], int, int]:
+        game = rulecraft.load_text(MIN_MAX, "m.rules").new_game(players=2, seed=0)
+        left = game.work_left
+        game.apply("go")
+        return dict(game.state.vars), left, game.work_left
+
+    short = played()
+    monkeypatch.setattr(builtins, "_INTS", frozenset())
+    assert played() == short
+    assert short[0] == {"a": 9, "b": 9, "c": 9, "d": 2}

@@ -131,8 +131,9 @@ class CodeCache:
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once, then its prompt's and chooser's code (`operand`;
-        # runtime/decisions.py, `ask`); by a choose's: its operands' code, its pool's first.
-        self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...], Any, Any]] = {}
+        # runtime/decisions.py, `ask`) and its options when none has a `when` (else None); by a choose's:
+        # its operands' code, its pool's first.
+        self.menus: dict[int, tuple[Any, tuple[tuple[Any, Code | None], ...], Any, Any, Any]] = {}
         self.chooses: dict[int, tuple[Any, Code, Any, Any, Any]] = {}
         # By a rule's identity (each entry holds its rule): the search for its first binding that holds.
         self.matchers: dict[int, tuple[Any, Callable[[Context], dict[str, Any] | None] | None]] = {}

@@ -28,6 +28,10 @@ from .state import State
 class Blocks(Protocol):
     """The rulebook's code as the frames use it (`codecache.CodeCache`): a block's generated code."""
 
+    # By a block's (a condition's) identity, the entry holding it and its code: what `block` (`truth`) reads.
+    blocks: dict[int, tuple[Any, Any]]
+    truths: dict[int, tuple[Any, Any]]
+
     def block(self, stmts: tuple[s.Stmt, ...]) -> Any:
         """The generated code of a block (a `codecache.Body`: `run(g, env, i=0, frame=None)`)."""
         ...

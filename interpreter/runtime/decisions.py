@@ -93,14 +93,25 @@ class Decisions:
                     (Option(o.label, o), None if o.when is None else cache.truth(o.when)) for o in menu.options
                 )
                 by = cache.value(menu.by) if menu.by is not None else None
-                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by)
-            options = [option for option, when in entry[1] if when is None or when(g, env)]
-            if not options:
-                raise g.failure(menu.span, "no option of this choice is possible")
+                # (every option, when none has a condition: offered as they are, not filtered at each ask)
+                always = None if any(when for _, when in offered) else tuple(option for option, _ in offered)
+                entry = cache.menus[id(menu)] = (menu, offered, _prompt_code(cache, menu.prompt), by, always)
+            options = entry[4]
+            if options is None:
+                options = [option for option, when in entry[1] if when is None or when(g, env)]
+                if not options:
+                    raise g.failure(menu.span, "no option of this choice is possible")
             prompt = entry[2]
             if prompt.__class__ is not str:
                 prompt = prompt(g, env) or "Choose"
-            self._decide(g, frame, self._who(g, entry[3], menu.by, env), prompt, options, menu.span)
+            if menu.by is None:
+                who = self._first_player(g, env)
+            else:  # (`_who`, written out for the commonest chooser: a player)
+                by_code: Any = entry[3]
+                who = by_code(g, env)
+                if who.__class__ is not Player:
+                    who = self._who(g, by_code, menu.by, env)
+            self._decide(g, frame, who, prompt, options, menu.span)
         elif frame.kind == "use":
             use: s.Use = node
             ability = g.program.abilities[use.ability]
@@ -229,7 +240,12 @@ class Decisions:
             g.frames.pop()
             env[choose.target] = None
             return
-        who = self._who(g, ops[3], choose.by, env)
+        if choose.by is None:
+            who = self._first_player(g, env)
+        else:  # (`_who`, written out for the commonest chooser: a player)
+            who = ops[3](g, env)
+            if who.__class__ is not Player:
+                who = self._who(g, ops[3], choose.by, env)
         # (the options labelled before the prompt is computed, as the general branch does)
         options, weights = (
             self._chance_options(g, remaining) if who is None else (self._options(g, remaining, who), None)
@@ -338,7 +354,7 @@ class Decisions:
         frame: AskFrame,
         who: Player | None,
         prompt: str,
-        options: list[Option],
+        options: Sequence[Option],
         span: Span,
         weights: tuple[int, ...] | None = None,
     ) -> None:
@@ -354,7 +370,7 @@ class Decisions:
             if g.sinks.events and frame.kind != "draw":
                 # Taken at once, unrecorded; its line is shown only to those it is hidden from.
                 g.emit(self.choice_event(g, frame, decision, options[0], forced=True))
-            frame.answer(g, options[0].value)
+            self.answered(g, frame, options[0].value)
             return
         if who is None and self.auto_chance:
             g.state.rng, bits = splitmix(g.state.rng)
@@ -378,7 +394,7 @@ class Decisions:
                         secret=g.secret_run,
                     )
                 )
-            frame.answer(g, option.value)
+            self.answered(g, frame, option.value)
             return
         g.pending = decision
 
@@ -410,9 +426,12 @@ class Decisions:
     def answered(self, g: Asking, frame: AskFrame, value: Any) -> None:
         env = frame.env
         if frame.kind == "menu":
-            g.frames.pop()
             option: s.Option = value
-            g.push(BlockFrame(option.body.stmts, env))
+            if g.sinks.pushes:
+                g.frames.pop()
+                g.push(BlockFrame(option.body.stmts, env))
+            else:  # (the option's block in the frame's place: no deeper, and nobody hears a push)
+                g.frames[-1] = BlockFrame(option.body.stmts, env)
         elif frame.kind == "use":
             g.frames.pop()
             if value is None:
@@ -487,6 +506,21 @@ class Decisions:
         if who is None:
             return self._labelled_options(g, values)[0]
         values = values if isinstance(values, list | tuple) else list(values)
+        # Distinct numbers (a cell, an amount: the commonest values offered besides cards): each one's
+        # option (its label its digits), made once and shared, as a menu's are; the general way otherwise.
+        numbers, options = _NUMBER_OPTIONS, []
+        for v in values:
+            if v.__class__ is not int:
+                break
+            option = numbers.get(v)
+            if option is None:
+                if len(numbers) >= _NUMBERS_KEPT:
+                    break
+                option = numbers[v] = Option(str(v), v)
+            options.append(option)
+        else:
+            if len(set(values)) == len(values):
+                return options
         cards = [v for v in values if v.__class__ is CardRef]
         by_place = knowledge.offered_by_place(g, who, cards) if cards else None
         options = self._labelled_options(g, values, by_place)[0]
@@ -572,6 +606,10 @@ class Decisions:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1
         return options, tuple(weights)
+
+
+_NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
+_NUMBERS_KEPT = 4096
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

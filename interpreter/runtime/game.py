@@ -338,7 +338,14 @@ class Game(GameCore):
                 raise GameError(f"there is no {sender} in a game of {self.state.players} players")
             if decision.player != sender:
                 raise GameError(f"{sender} may not answer: the pending decision is {decision.by}'s")
-        option = self._find_option(decision, answer)
+        if answer.__class__ is str:  # (the commonest answer, a label: found without a call)
+            for option in decision.options:
+                if option.label == answer:
+                    break
+            else:
+                option = self._find_option(decision, answer)
+        else:
+            option = self._find_option(decision, answer)
         if not atomic:
             self._apply(decision, option)
             return
@@ -402,7 +409,8 @@ class Game(GameCore):
         if decision.player is None:
             # Keep the generator where a live game would have it, so a replayed game resumes alike.
             self.state.rng, _ = splitmix(self.state.rng)
-        self.answers.append((decision.by, option.label))
+        player = decision.player
+        self.answers.append(("table" if player is None else f"P{player.index + 1}", option.label))  # (`decision.by`)
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             self.emit(self.decisions.choice_event(self, frame, decision, option))
@@ -410,10 +418,17 @@ class Game(GameCore):
         if self.keep is not None:
             self.keep.reach(self.frames)
         try:
-            frame.answer(self, value)
+            if frame.__class__ is AskFrame:  # (`AskFrame.answer`, without its call)
+                self.decisions.answered(self, frame, value)
+            else:
+                frame.answer(self, value)
         except RuntimeFailure as failure:  # an answer's first step failed: undone as in `_run`
             machine.unwind(self, failure)
-        self._run()
+        machine.run(self, WORK_BUDGET)  # (`_run`, without its call in the common case: nothing to do after)
+        if self.switches.check_invariants or (
+            self.pending is not None and (self.secret_run is not None or self.information.held_views)
+        ):
+            self._after_run()
 
     def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
         if isinstance(answer, Option):
@@ -613,10 +628,17 @@ class Game(GameCore):
         """Run to the next decision or the end (`machine.run`, with `work` left of the budget of work),
         then hold the views a secret run holds and check the invariants (`Game(check_invariants=True)`)."""
         machine.run(self, work)
+        if self.switches.check_invariants or (
+            self.pending is not None and (self.secret_run is not None or self.information.held_views)
+        ):
+            self._after_run()
+
+    def _after_run(self) -> None:
+        """What `_run` does after the step loop: hold the views while a secret asks, check the invariants."""
         if self.pending is not None and (self.secret_run is not None or self.information.held_views):
             self.information.hold_views(self, self.pending)  # what the others see holds still while a secret asks
         if (
-            self.check_invariants
+            self.switches.check_invariants  # (not the property: read after every answer)
             and self.program.invariants
             # (an answer applied all or nothing counts as an attempt of its own: see `_snapshot`)
             and (self.state.over or not (self.rule_frames or self.attempts > (self.keep is not None) or self.together))

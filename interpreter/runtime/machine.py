@@ -45,8 +45,10 @@ class BlockFrame(Frame):
         # block goes on), or its frames are gone, or it returned a value; at the block's end, the
         # frame is done.
         code = self.code
-        if code is None:
-            code = self.code = g.code.block(self.stmts)
+        if code is None:  # (`CodeCache.block`, its common case written out: a block seen before)
+            stmts = self.stmts
+            entry = g.code.blocks.get(id(stmts))
+            code = self.code = entry[1] if entry is not None and entry[0] is stmts else g.code.block(stmts)
         r = code.run(g, self.env, self.i, self)
         if r is None:
             g.frames.pop()
@@ -101,7 +103,9 @@ class WhileFrame(Frame):
         self.node, self.env = node, env
 
     def step(self, g: Context) -> None:
-        if g.holds(self.node.condition, self.env):
+        condition = self.node.condition
+        entry = g.code.truths.get(id(condition))  # (`holds`, its common case written out: a condition seen before)
+        if entry[1](g, self.env) if entry is not None and entry[0] is condition else g.holds(condition, self.env):
             g.push(BlockFrame(self.node.body.stmts, self.env))
         else:
             g.frames.pop()
@@ -514,7 +518,7 @@ def finish(g: Context, winners: Sequence[Player] | None, span: Span) -> None:
     if winners is None:
         winners = default_winners(g)
     g.state.over = True
-    g.state.winners = sorted(p.index for p in winners)
+    g.state.winners = sorted([p.index for p in winners])
     g.frames.clear()
     g.pending = None
     if g.sinks.events:

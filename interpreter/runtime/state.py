@@ -77,15 +77,16 @@ class State:
         new.players = self.players
         new.cards = list(self.cards)
         new.location = list(self.location)
-        new.zones = {k: list(v) for k, v in self.zones.items()}
+        zones = self.zones  # (each list copied by C's map, not a comprehension: a copy is made at every clone)
+        new.zones = dict(zip(zones, map(list, zones.values()), strict=True))
         new.vars = dict(self.vars)
         new.rng = self.rng
         new.over = self.over
         new.winners = None if self.winners is None else list(self.winners)
         new.unfinished = self.unfinished
         new.together = self.together
-        new.known = {k: list(v) for k, v in self.known.items()}
-        new.told = {k: list(v) for k, v in self.told.items()}
+        new.known = {k: list(v) for k, v in self.known.items()} if self.known else {}
+        new.told = {k: list(v) for k, v in self.told.items()} if self.told else {}
         new.created = self.created  # only ever appended to: shared (see `created`)
         return new
 

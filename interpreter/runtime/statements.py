@@ -157,11 +157,21 @@ def exec_require(g: Doing, st: s.Require, env: dict[str, Any]) -> None:
 
 
 def exec_choose(g: Doing, st: s.Choose, env: dict[str, Any]) -> None:
-    g.push(AskFrame("choose", st, env))
+    frame = AskFrame("choose", st, env)
+    frames = g.frames
+    if g.sinks.pushes or len(frames) + g.inline_depth >= DEPTH_BUDGET:
+        g.push(frame)
+    else:  # (`push`, its common case written out: within the depth budget, nobody hears a push)
+        frames.append(frame)
 
 
 def exec_menu(g: Doing, st: s.Menu, env: dict[str, Any]) -> None:
-    g.push(AskFrame("menu", st, env))
+    frame = AskFrame("menu", st, env)
+    frames = g.frames
+    if g.sinks.pushes or len(frames) + g.inline_depth >= DEPTH_BUDGET:
+        g.push(frame)
+    else:  # (`push`, its common case written out, as `exec_choose`)
+        frames.append(frame)
 
 
 def exec_use(g: Doing, st: s.Use, env: dict[str, Any]) -> None:

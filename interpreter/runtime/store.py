@@ -160,13 +160,24 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         if journal is not None:
             journal.append(("move", cid, src_key, index, dst_key))
     changed = {zone.name} if g.program.rules else None  # (no rule: `_changed` does nothing)
-    forget(g, zone.name, dst_key)
+    # (`forget` of the destination and each source, written out: a move is among the commonest changes)
+    code, players, memo = g.code, len(g.players), g.memo
+    plans = code.forgetting[players]
+    plan = plans.get(dst_key)
+    if plan is None:
+        plan = code.forget_plan(players, zone.name, dst_key)
+    for i in plan:
+        memo[i] = EMPTY_MEMO
     for key in sources:
         if key != dst_key:
             name = key.split("[", 1)[0]
             if changed is not None:
                 changed.add(name)
-            forget(g, name, key)
+            plan = plans.get(key)
+            if plan is None:
+                plan = code.forget_plan(players, name, key)
+            for i in plan:
+                memo[i] = EMPTY_MEMO
     if st.known or st.told:
         knowledge.forget(g, [c.id for c in cards])
     if g.sinks.events:
@@ -182,7 +193,13 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
 
 
 def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:
-    forget(g, name, key)
+    code = g.code
+    plan = code.forgetting[len(g.players)].get(key)  # (`forget`, written out: the commonest change)
+    if plan is None:
+        plan = code.forget_plan(len(g.players), name, key)
+    memo = g.memo
+    for i in plan:
+        memo[i] = EMPTY_MEMO
     st = g.state
     if g.attempts:
         g.journal.append(("var", key, st.vars.get(key), key in st.vars))
@@ -193,7 +210,12 @@ def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:
     if g.sinks.events and old != value:
         # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
         g.emit(Event("set", f"{key} = {label(g, value)}", span, "", (key,), None, None, g.secret_run))
-    _changed(g, name)
+    watched = code.rule_reads  # (`_changed`, written out)
+    if watched is None or name in watched:
+        if g.together or g.rule_frames:
+            g.dirty.add(name)
+        else:
+            check_rules(g, {name})
 
 
 def set_field(g: Stored, card: CardRef, field: str, value: Any, span: Span) -> None:

@@ -28,7 +28,7 @@ from ..language.values import (
 )
 from ..syntax import ast as s
 from . import knowledge
-from .asks import Decision, Option, PlacedOption, tier_label
+from .asks import Decision, Option, PlacedOption, tier_label, two_options
 from .basics import OPTION_BUDGET, Event, splitmix
 from .codecache import CodeCache
 from .context import Context, Frame
@@ -218,7 +218,7 @@ class Decisions:
                 and (
                     0 < len(remaining) < OPTION_BUDGET  # (`upto` and `any`: its options and "done")
                     if choose.quantity in ("upto", "any")
-                    else _two_options(g, remaining)
+                    else two_options(g, remaining)
                 )
             ):
                 self._stop_trial(g, frame, who, choose.span)
@@ -260,7 +260,7 @@ class Decisions:
             who = ops[3](g, env)
             if who.__class__ is not Player:
                 who = self._who(g, ops[3], choose.by, env)
-        if self.trial and who is not None and _two_options(g, remaining):
+        if self.trial and who is not None and two_options(g, remaining):
             self._stop_trial(g, frame, who, choose.span)
             return
         # (the options labelled before the prompt is computed, as the general branch does)
@@ -632,33 +632,6 @@ class Decisions:
 
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
-
-
-def _two_options(g: Asking, values: Sequence[Any]) -> bool:
-    """Whether a player's choice among `values` surely offers two options or more (not more than a
-    decision may), told without labelling them all: the first value and another that no labelling
-    merges with it (two values but cards of different labels; two cards of different labels or places,
-    their labels such that no option's text of one can be the other's: no " in ", no "card ..."). False
-    when that is not sure: the options are then made as usual."""
-    if len(values) < 2 or len(values) > OPTION_BUDGET:
-        return False
-    first = values[0]
-    cls = first.__class__
-    if cls is str or cls is int:
-        return any(v.__class__ is cls and v != first for v in values)
-    label, location = g.label, g.state.location
-    if cls is not CardRef:  # (any other value's option is its label, as it is)
-        text = label(first)
-        return any(v.__class__ is not CardRef and label(v) != text for v in values)
-    text, where = label(first), location[first.id]
-    if " in " in text or text.startswith("card "):
-        return False
-    for v in values:
-        if v.__class__ is CardRef:
-            other = label(v)
-            if (other != text or location[v.id] != where) and " in " not in other and not other.startswith("card "):
-                return True
-    return False
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

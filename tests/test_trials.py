@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 import rulecraft
 from rulecraft.agents import GreedyAgent
+from rulecraft.runtime import information
 from rulecraft.runtime.game import Game
+from rulecraft.runtime.information import sample_hidden
 
 
 def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() -> None:
@@ -114,4 +116,27 @@ def test_a_real_game_labels_every_decision() -> None:
         assert decision is not None and len(decision.options) >= 2
         assert not game.decisions.trial and not game.clone().decisions.trial
         assert decision.player is not None
+        game.apply(agents[decision.player.index].choose(game, decision))
+
+
+def test_a_world_deals_alike_whether_its_sorted_cards_were_kept_or_not() -> None:
+    """The cards of a group of hidden places, as created and sorted by content, are kept by the places
+    (`information._SORTED`) and sorted once while the game's list of cards as created holds them all: a
+    world sampled with them kept, made anew, or from a copy of that list is the same world."""
+    rb = rulecraft.load("guildhall")
+    game = rb.new_game(players=2, seed=6, trace=False)
+    agents = [GreedyAgent(3), GreedyAgent(4)]
+    for n in range(12):
+        decision = game.current_decision()
+        assert decision is not None and decision.player is not None
+        for p in game.players:
+            information._SORTED.clear()
+            cold = sample_hidden(game, p, 40 + n)
+            assert information._SORTED  # kept
+            warm = sample_hidden(game, p, 40 + n)
+            apart = game.clone()
+            apart.state.created = list(game.state.created)  # (another list: nothing kept for it)
+            other = sample_hidden(apart, p, 40 + n)
+            assert cold.state == warm.state == other.state
+            assert cold.state.created == warm.state.created == other.state.created
         game.apply(agents[decision.player.index].choose(game, decision))

@@ -254,6 +254,8 @@ def allowed_at(
     `made` (as created) that agree with them once dealt there (with what the rules changed at the
     place on top, as `deal` deals them); empty when the viewer holds no fact of these places."""
     out: dict[int, set[int]] = {}
+    if not facts:  # (the common case: nothing told, no place to look up)
+        return out
     for place, cid in enumerate(cids):
         held = facts.get(cid)
         if held:

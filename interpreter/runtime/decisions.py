@@ -28,7 +28,7 @@ from ..language.values import (
 )
 from ..syntax import ast as s
 from . import knowledge
-from .asks import Decision, Option, PlacedOption, tier_label, two_options
+from .asks import Decision, Option, PlacedOption, tier_label
 from .basics import OPTION_BUDGET, Event, splitmix
 from .codecache import CodeCache
 from .context import Context, Frame
@@ -218,7 +218,7 @@ class Decisions:
                 and (
                     0 < len(remaining) < OPTION_BUDGET  # (`upto` and `any`: its options and "done")
                     if choose.quantity in ("upto", "any")
-                    else two_options(g, remaining)
+                    else knowledge.two_options(g, remaining)
                 )
             ):
                 self._stop_trial(g, frame, who, choose.span)
@@ -260,7 +260,7 @@ class Decisions:
             who = ops[3](g, env)
             if who.__class__ is not Player:
                 who = self._who(g, ops[3], choose.by, env)
-        if self.trial and who is not None and two_options(g, remaining):
+        if self.trial and who is not None and knowledge.two_options(g, remaining):
             self._stop_trial(g, frame, who, choose.span)
             return
         # (the options labelled before the prompt is computed, as the general branch does)

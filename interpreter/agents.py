@@ -108,6 +108,7 @@ class GreedyAgent(RandomAgent):
             # The last answer is tried on the world itself: it is thrown away after, as a clone would be.
             trial = world.clone() if i < last else world
             trial.reseed(salt)
+            trial.decisions.trial = True  # (its next decision need not be labelled: it is judged, then thrown away)
             try:
                 # By index, as the label would (the world is a clone at this decision: the same
                 # options), without a scan of the labels; a clone, thrown away: need not be kept whole.

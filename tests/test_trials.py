@@ -1,10 +1,14 @@
 """A search's sampled worlds and their trials: what a world keeps of its game's remembered values,
-and what its trials share."""
+what its trials share, and where a trial stops."""
 
 from __future__ import annotations
 
+import pytest
 import rulecraft
+from rulecraft.agents import GreedyAgent
+from rulecraft.runtime import information
 from rulecraft.runtime.game import Game
+from rulecraft.runtime.information import sample_hidden
 
 
 def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() -> None:
@@ -42,3 +46,97 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     fresh.state_changed()  # (everything forgotten: computed anew)
     for p in game.players:
         assert world.heuristic(p) == fresh.heuristic(p)
+
+
+# A greedy agent's trials (`Decisions.trial`, set on the clones the agent alone makes) stop at a decision
+# of two options or more without labelling its options: they reach the same position, in the same steps,
+# as a trial that labels them, and a decision of one option is still taken at once.
+RULEBOOKS = {
+    "guildhall": 2,
+    "renaissance_man": 3,
+    "valdora": 3,
+    "examples/games/clues.rules": 3,
+}
+
+
+def _tried(world: Game, i: int, salt: int, trial: bool) -> Game | str:
+    game = world.clone()
+    game.reseed(salt)
+    game.decisions.trial = trial
+    try:
+        game.apply(i, atomic=False)
+    except rulecraft.RulebookError as error:
+        return str(error)
+    return game
+
+
+@pytest.mark.parametrize("name", RULEBOOKS)
+def test_a_trial_stops_where_a_labelled_trial_stops(name: str) -> None:
+    """Each answer tried at a seeded game's first decisions, by a trial and by a clone that labels its
+    decisions: the same steps, answers, state and value to the agent, the same error; some trials stop
+    at a decision left unlabelled (its options are two or more where labelled)."""
+    rb = rulecraft.load(name)
+    n = RULEBOOKS[name]
+    game = rb.new_game(players=n, seed=5, trace=False)
+    agents = [GreedyAgent(11 + i) for i in range(n)]
+    unlabelled = 0
+    for _ in range(14):
+        decision = game.current_decision()
+        if decision is None:
+            break
+        for i in range(len(decision.options)):
+            quick, full = _tried(game, i, 77, True), _tried(game, i, 77, False)
+            if isinstance(full, str):
+                assert quick == full
+                continue
+            assert isinstance(quick, Game)
+            assert (quick.steps, quick.answers, quick.state) == (full.steps, full.answers, full.state)
+            if full.pending is None or full.pending.player is None:
+                assert quick.pending == full.pending
+            elif quick.pending is not None and not quick.pending.options:  # stopped, unlabelled
+                assert len(full.pending.options) >= 2 and quick.pending.player == full.pending.player
+                unlabelled += 1
+            else:
+                assert quick.pending == full.pending
+            # The agent's judgement of the position is the same.
+            me = decision.player or game.players[0]
+            assert agents[0]._value(quick, me) == agents[0]._value(full, me)
+        player = decision.player
+        game.apply(agents[player.index].choose(game, decision) if player else decision.options[0].label)
+    assert unlabelled > 0
+
+
+def test_a_real_game_labels_every_decision() -> None:
+    """A game (and its clone) is no trial: each decision it waits on has its options, a greedy game's too."""
+    rb = rulecraft.load("guildhall")
+    game = rb.new_game(players=2, seed=3, trace=False)
+    agents = [GreedyAgent(1), GreedyAgent(2)]
+    for _ in range(20):
+        decision = game.current_decision()
+        assert decision is not None and len(decision.options) >= 2
+        assert not game.decisions.trial and not game.clone().decisions.trial
+        assert decision.player is not None
+        game.apply(agents[decision.player.index].choose(game, decision))
+
+
+def test_a_world_deals_alike_whether_its_sorted_cards_were_kept_or_not() -> None:
+    """The cards of a group of hidden places, as created and sorted by content, are kept by the places
+    (`information._SORTED`) and sorted once while the game's list of cards as created holds them all: a
+    world sampled with them kept, made anew, or from a copy of that list is the same world."""
+    rb = rulecraft.load("guildhall")
+    game = rb.new_game(players=2, seed=6, trace=False)
+    agents = [GreedyAgent(3), GreedyAgent(4)]
+    for n in range(12):
+        decision = game.current_decision()
+        assert decision is not None and decision.player is not None
+        for p in game.players:
+            information._SORTED.clear()
+            cold = sample_hidden(game, p, 40 + n)
+            assert information._SORTED  # kept
+            warm = sample_hidden(game, p, 40 + n)
+            apart = game.clone()
+            apart.state.created = list(game.state.created)  # (another list: nothing kept for it)
+            other = sample_hidden(apart, p, 40 + n)
+            assert cold.state == warm.state == other.state
+            assert cold.state.created == warm.state.created == other.state.created
+        game.apply(agents[decision.player.index].choose(game, decision))

@@ -76,11 +76,14 @@ class Decisions:
     and the next draws of shuffled zones named from outside (`next_draws`: zone key -> (label,
     span), in order; `Game.draw_next`)."""
 
-    __slots__ = ("auto_chance", "next_draws")
+    __slots__ = ("auto_chance", "next_draws", "trial")
 
     def __init__(self, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None):
         self.auto_chance = auto_chance
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = next_draws if next_draws is not None else {}
+        # A trial's (set by a greedy agent on the clones it alone makes, played once and thrown away): a
+        # player's decision that surely has two options or more is left unlabelled (`_stop_trial`).
+        self.trial = False
 
     def ask(self, g: Asking, frame: AskFrame) -> None:
         node, env = frame.node, frame.env
@@ -209,6 +212,17 @@ class Decisions:
                 )
                 return
             who = self._who(g, ops[3], choose.by, env)
+            if (
+                self.trial
+                and who is not None
+                and (
+                    0 < len(remaining) < OPTION_BUDGET  # (`upto` and `any`: its options and "done")
+                    if choose.quantity in ("upto", "any")
+                    else knowledge.two_options(g, remaining)
+                )
+            ):
+                self._stop_trial(g, frame, who, choose.span)
+                return
             options = self._options(g, remaining, who)
             if choose.quantity in ("upto", "any"):
                 options.append(Option("done", DONE))
@@ -246,6 +260,9 @@ class Decisions:
             who = ops[3](g, env)
             if who.__class__ is not Player:
                 who = self._who(g, ops[3], choose.by, env)
+        if self.trial and who is not None and knowledge.two_options(g, remaining):
+            self._stop_trial(g, frame, who, choose.span)
+            return
         # (the options labelled before the prompt is computed, as the general branch does)
         options, weights = (
             self._chance_options(g, remaining) if who is None else (self._options(g, remaining, who), None)
@@ -397,6 +414,11 @@ class Decisions:
             self.answered(g, frame, option.value)
             return
         g.pending = decision
+
+    def _stop_trial(self, g: Asking, frame: AskFrame, who: Player, span: Span) -> None:
+        """A trial's decision of two options or more: asked, without its options (a trial only needs to
+        know that play stops here, not what it would offer: it is judged, then thrown away)."""
+        frame.decision = g.pending = Decision(who, "", (), span)
 
     def choice_event(self, g: Asking, frame: Frame, decision: Decision, option: Option, forced: bool = False) -> Event:
         """The trace's line for a player's answer (`choose`) or the table's (`reveal`).

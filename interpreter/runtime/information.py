@@ -194,7 +194,7 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
     created = twin.state.created_list()
     facts = facts_of(game, viewer)
     for cids in hidden_groups(game, viewer):
-        made = sorted((created[c] for c in cids), key=content_key)
+        made = _sorted_as_created(game.state.created, created, cids)
         allowed = allowed_at(game.state, cids, made, facts)
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
@@ -204,6 +204,28 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
     twin.state.created = created
     _forget_contents(twin)  # changed outside the rules: the clone must not reuse values derived from what was dealt
     return twin
+
+
+# By the places of a group of hidden cards (`hidden_groups`): the game's list of cards as created and the
+# cards created at those places, sorted by content. A search samples a world at every decision, and the
+# places hidden from a seat are most often those of its decision before: their cards as created are the
+# same (a state's `created` is only ever appended to, else replaced: `State.created`), sorted once.
+_SORTED: dict[tuple[int, ...], tuple[list[Any], list[Any]]] = {}
+
+
+def _sorted_as_created(base: list[Any], created: list[Any], cids: list[int]) -> list[Any]:
+    """`sorted((created[c] for c in cids), key=content_key)`, `created` a copy of `base` (a state's
+    `created`) with the cards as they are after its end: kept while `base` holds every card sorted."""
+    key = tuple(cids)
+    kept = _SORTED.get(key)
+    if kept is not None and kept[0] is base:
+        return list(kept[1])
+    made = sorted((created[c] for c in cids), key=content_key)
+    if cids and max(cids) < len(base):  # (none read from the cards as they are: they may change)
+        if len(_SORTED) >= 256:
+            _SORTED.clear()
+        _SORTED[key] = (base, list(made))
+    return made
 
 
 _BY_PLACE: dict[int, tuple[Any, list[bool]]] = {}  # id(code) -> (the code, which dicts of its memo a world keeps)
@@ -232,6 +254,8 @@ def allowed_at(
     `made` (as created) that agree with them once dealt there (with what the rules changed at the
     place on top, as `deal` deals them); empty when the viewer holds no fact of these places."""
     out: dict[int, set[int]] = {}
+    if not facts:  # (the common case: nothing told, no place to look up)
+        return out
     for place, cid in enumerate(cids):
         held = facts.get(cid)
         if held:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import Span
 from ..language.values import CardRef, Player, Record
-from .basics import Event
+from .basics import OPTION_BUDGET, Event
 from .context import Context
 
 VERB = "show"  # the trace's verb for a reveal (`reveal` is the table's answer to chance)
@@ -285,3 +285,30 @@ def visible_text(game: Context, event: Event, who: Player | None) -> str:
     if who is None or str(who) in event.to or all(game.information.sees_cards_of(game, k, who) for k in event.zones):
         return event.text
     return event.hidden_text or event.text
+
+
+def two_options(g: Context, values: Sequence[Any]) -> bool:
+    """Whether a player's choice among `values` surely offers two options or more (not more than a
+    decision may), told without labelling them all: the first value and another that no labelling
+    merges with it (two values but cards of different labels; two cards of different labels or places,
+    their labels such that no option's text of one can be the other's: no " in ", no "card ..."). False
+    when that is not sure: the options are then made as usual."""
+    if len(values) < 2 or len(values) > OPTION_BUDGET:
+        return False
+    first = values[0]
+    cls = first.__class__
+    if cls is str or cls is int:
+        return any(v.__class__ is cls and v != first for v in values)
+    label, location = g.label, g.state.location
+    if cls is not CardRef:  # (any other value's option is its label, as it is)
+        text = label(first)
+        return any(v.__class__ is not CardRef and label(v) != text for v in values)
+    text, where = label(first), location[first.id]
+    if " in " in text or text.startswith("card "):
+        return False
+    for v in values:
+        if v.__class__ is CardRef:
+            other = label(v)
+            if (other != text or location[v.id] != where) and " in " not in other and not other.startswith("card "):
+                return True
+    return False

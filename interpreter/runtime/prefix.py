@@ -65,8 +65,9 @@ class Prefix:
             self.body = body.end if i == len(stmts) else body
 
     def start(self, g: Any, players: int, seed: int | None) -> None:
-        """Give a new game (`Game.__init__`'s, no frames yet) the prefix's state, with its own generator,
-        memo, constants and seats."""
+        """Give a new game (`Game.__init__`'s, its frames pushed: the setup block's on top) the prefix's state,
+        with its own generator, memo, constants and seats; its setup block goes on from the statement after
+        the prefix, with its local names."""
         g.state = state = self.state.copy()
         state.rng = fold_seed(seed or 0)
         g.memo = memo = list(self.memo)
@@ -75,10 +76,6 @@ class Prefix:
         consts = g.code.const_values.get(players)
         g.consts = {**consts, **self.consts} if self.consts else dict(consts) if consts else {}
         g.players = self.players
-
-    def resume(self, g: Any) -> None:
-        """The game's setup block goes on from the statement after the prefix, with its local names (its
-        frames pushed: the setup block's on top)."""
         if self.i:
             first = g.frames[-1]
             assert isinstance(first, BlockFrame)

@@ -283,16 +283,24 @@ class Body:
                 self.emit("else:")
                 self.indent += 1
             self._key(key, name, keys)
-            self.emit(f"{t} = g.state.vars.get({key}, _M)")
-            self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = {repr(default) if literal else f'g.variable({name!r}, {key})'}")
+            if literal:  # (read with its initial value as the default: no test of the value read)
+                self.emit(f"{t} = g.state.vars.get({key}, {default!r})")
+            else:
+                self.emit(f"{t} = g.state.vars.get({key}, _M)")
+                self.emit(f"if {t} is _M:")
+                self.emit(f"    {t} = g.variable({name!r}, {key})")
             if self.shadowed(name):
                 self.indent -= 1
             return t
         seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
         self.emit(f"{t} = {seq}")
         tuple_ = "" if self.known.get(seq) == "tuple" else f"{t}.__class__ is tuple and "
-        self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
+        if _INT.fullmatch(i):  # an index written in the text: one bound to test, one `len` at most
+            n = int(i[1:-1])
+            bound = t if n == 0 else f"{i} < len({t})" if n > 0 else f"-len({t}) <= {i}"
+            self.emit(f"if {tuple_}{bound}:")
+        else:
+            self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
         self.emit(f"    {t} = _index(g, _N[{k}], {t}, {i})")

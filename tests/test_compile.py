@@ -376,6 +376,7 @@ SHORTCUTS = [
     "max([blue, red])",
     "min(first(hand[P1]).n, len(row), 3) + max(2, len(hand[P1]))",
     "[k for k in 1..3][0] + [k for k in 1..3][2] + [k for k in 1..3][-1] + [k for k in 1..3][-3]",
+    "[k for k in 0..8 if k > 3] + [k for k in 5..2] + [k for k in -2..-1] + [len(0..299)]",
     "[first(hand[P1]), last(hand[P1]), first(row), last(row), first(hand[P1] where it.n > 1)]",
     "[c == first(hand[P1]) for c in hand[P1]] + [blue == red, {a: 1} == {a: 1}, players[0] != players[0], red != none]",
     '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',

@@ -35,6 +35,7 @@ class Generator(Protocol):
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
 _NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
+_KEPT_RANGE = 256  # a range of numbers written in the text up to this long is a constant of the module
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
 # Expressions whose generated code gives a tuple in every branch: its fast path builds one, and its
@@ -200,6 +201,12 @@ class Body:
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
+                if _INT.fullmatch(lo) and _INT.fullmatch(hi) and int(hi[1:-1]) - int(lo[1:-1]) < _KEPT_RANGE:
+                    # (a short one of numbers written in the text: charged as any range, its tuple made once)
+                    self.charge(str(max(int(hi[1:-1]) - int(lo[1:-1]) + 1, 0)), k)
+                    self.emit(f"{t} = {self.gen.constant('range', lo, hi, f'tuple(range({lo}, {hi} + 1))')}")
+                    self.known[t] = "tuple"
+                    return t
                 self.emit(f"if {self.ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
                 self.indent += 1
                 self.charge(f"max({hi} - {lo} + 1, 0)", k)  # a range is charged before it is built

@@ -212,7 +212,9 @@ play {
 COUNTS = """game T players 1..1
 var n[int]: int = 5 public
 var m[Player]: int = 1 public
+var q[int]: int = 2 + 3 public
 play {
+  set q[1] += 1
   set n[3] = 1
   set n[3] += 2
   set n[64] += 1
@@ -228,13 +230,14 @@ play {
 @pytest.mark.parametrize("last", ["set n[2] += 9223372036854775804", "t += 1", "set n[2] += 0 - 9223372036854775808"])
 def test_a_count_keeps_its_key_and_its_bound_as_the_definitions_do(last: str) -> None:
     """`set x[k] += v` and `t += v` in a block's code: the key of a small number, of a larger or a negative
-    one and of a seat as `zone_key` spells it, the value read before it is set its initial value, and a
+    one and of a seat as `zone_key` spells it, the value read before it is set its initial value (written as
+    a literal or not), and a
     count past the bound of numbers the located runaway error of `Game.number`."""
     rb = rulecraft.load_text(COUNTS.replace("LAST", last), "t.rules")
     beyond = last != "set n[2] += 0 - 9223372036854775808"
     if beyond:
-        with pytest.raises(RulebookError, match=r"t.rules:12:3: .*a number beyond \d+ in size"):
+        with pytest.raises(RulebookError, match=r"t.rules:14:3: .*a number beyond \d+ in size"):
             rb.new_game(players=1)
         return
     v = rb.new_game(players=1).state.vars
-    assert (v["n[3]"], v["n[64]"], v["n[-1]"], v["m[P1]"], v["n[2]"]) == (3, 6, 9, 7, 5 - (1 << 63))
+    assert (v["n[3]"], v["n[64]"], v["n[-1]"], v["m[P1]"], v["q[1]"], v["n[2]"]) == (3, 6, 9, 7, 6, 5 - (1 << 63))

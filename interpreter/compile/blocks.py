@@ -310,8 +310,12 @@ def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
         lines += ["if v.__class__ is _ZoneRef:", f"    v = g.as_list(v, {node})"]
     if op != "=":
         arith = f"v = g.arith({parts.const(op[0])}, old, v, {node}, {node}, {parts.const(st)})"
-        # (`g.variable`, its common case written out: a value set before)
-        lines += ["old = g.state.vars.get(key, _M)", "if old is _M:", f"    old = g.variable({name}, key)"]
+        # (`g.variable`, its common case written out: a value set before, or a literal initial value)
+        literal, init = literal_value(program.vars[st.name].init)
+        if literal:
+            lines.append(f"old = g.state.vars.get(key, {parts.const(init)})")
+        else:
+            lines += ["old = g.state.vars.get(key, _M)", "if old is _M:", f"    old = g.variable({name}, key)"]
         if op == "+=":  # a count, as `arith` adds (`g.number`, its common case written out)
             count = f"v = v if -_INT_BUDGET <= v <= _INT_BUDGET else g.number(v, {parts.const(st)})"
             lines += [

@@ -375,7 +375,10 @@ class Decisions:
                 f"a decision of {len(options)} options is more than a decision may offer "
                 f"({OPTION_BUDGET}): choose in steps instead",
             )
-        decision = Decision(who, prompt, tuple(options), span, weights)
+        # (`Decision(who, prompt, tuple(options), span, weights)`, its initializer written out: one a decision)
+        decision = _new_decision(Decision)
+        decision.player, decision.prompt, decision.options = who, prompt, tuple(options)
+        decision.span, decision.chance_weights = span, weights
         frame.decision = decision
         if len(options) == 1 and not g.switches.ask_forced:
             if g.sinks.events and frame.kind != "draw":
@@ -621,6 +624,7 @@ class Decisions:
 
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
+_new_decision = object.__new__
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

@@ -62,7 +62,7 @@ from .core import (
 from .decisions import Decisions
 from .determinize import determinize
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
-from .observe import EVERY_GAME, Observer, Sinks, Trace
+from .observe import EVERY_GAME, NO_SINKS, Observer, Sinks, Trace
 from .prefix import prefix_for
 from .state import State, make_converter
 from .statements import EXEC
@@ -161,10 +161,11 @@ class Game(GameCore):
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
-        self.sinks = sinks = Sinks(Trace() if trace else None)
+        self.sinks = sinks = Sinks(Trace()) if trace else NO_SINKS
         if EVERY_GAME or observers:  # (`every_game`, without its call when there are none)
             for sink in (*EVERY_GAME, *observers):
                 self.observe(sink)
+            sinks = self.sinks
         self.answers: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
         self.journal: list[tuple[Any, ...]] = []
@@ -520,7 +521,7 @@ class Game(GameCore):
         new.state = self.state.copy()
         new.seed = self.seed
         new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
-        new.sinks = Sinks(Trace(list(self.events)) if trace else None)
+        new.sinks = Sinks(Trace(list(self.events))) if trace else NO_SINKS
         new.answers = list(self.answers)
         new.frames = copy_frames(self.frames)
         # (made while an answer is applied all or nothing, by a sink: without the answer's own attempt)
@@ -550,7 +551,7 @@ class Game(GameCore):
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.code = self.code
         new.state = self.state.copy()
-        new.sinks = Sinks(None)
+        new.sinks = NO_SINKS
         new.frames = []
         new.secret, new.secret_run = self.secret, self.secret_run
         new.information = Information()

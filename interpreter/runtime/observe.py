@@ -101,6 +101,10 @@ class Sinks:
         return tuple(dict.fromkeys((*self.events, *self.pushes, *self.moves)))
 
 
+# The sinks of a game that nobody hears (no trace, no observer), shared by every such game and never changed:
+# `GameCore.observe` gives a game sinks of its own before it adds one.
+NO_SINKS = Sinks()
+
 # The sinks of `observing`, outermost first (read, never changed, by `Game.__init__`: a new game tests it
 # without a call).
 EVERY_GAME: list[Observer] = []

@@ -62,7 +62,7 @@ CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
 ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
-ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards", "code", "end", "vars"}
+ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards", "code", "end", "vars", "truth_of"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from ..language.values import Player, zone_key
 from ..syntax import ast as s
+from .body import BOOLEAN
 from .depth import depths
 from .source import KEY_TABLE, literal_value
 
@@ -357,13 +358,17 @@ def _zone(name: str, e: s.Expr, parts: Parts) -> list[str]:
 
 
 def _holds(e: s.Expr, parts: Parts) -> str:
-    """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call."""
+    """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call; a
+    condition not a boolean by construction its value's function, its kind tested in place."""
     if parts.reads_in_place:
         if isinstance(e, s.BoolLit):
             return parts.const(e.value)
         if isinstance(e, s.Name) and parts.local(e):
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read}.__class__ is bool else {parts.truth(e)}(g, env))"
+        if not isinstance(e, BOOLEAN):  # (the condition's `truth`, written out: its value, tested here)
+            read = f"(w := {parts.value(e)}(g, env))"
+            return f"(w if {read}.__class__ is bool else g.truth_of(w, {parts.const(e)}))"
     return f"{parts.truth(e)}(g, env)"
 
 

@@ -44,8 +44,11 @@ class RandomAgent:
 
     def choose(self, game: Game, decision: Decision) -> str:
         options = decision.options
-        self.rng, bits = splitmix(self.rng)  # (`_below`, written out)
-        return options[bits % len(options)].label
+        # (`_below` and its `splitmix`, written out: a random game's commonest call)
+        rng = self.rng = (self.rng + 0x9E3779B97F4A7C15) & MASK64
+        z = ((rng ^ (rng >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return options[(z ^ (z >> 31)) % len(options)].label
 
 
 class GreedyAgent(RandomAgent):

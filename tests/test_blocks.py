@@ -62,7 +62,7 @@ CONSTANT = re.compile(r"c[0-9]+")
 ATTRIBUTES = {"frames", "state", "over", "pending", "work_left", "charge", "runaway", "span", "inline_depth"}
 ATTRIBUTES |= {"sinks", "pushes", "push", "insert", "pop", "run", "stmts", "held", "env", "i", "value"}
 ATTRIBUTES |= {"number", "arith", "as_list", "__class__", "index", "variable", "set_var", "cards_of", "zone_value"}
-ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards", "code", "end"}
+ATTRIBUTES |= {"move", "create", "number_of", "get", "nested", "keys", "draw_cards", "code", "end", "vars", "truth_of"}
 
 
 def _blocks_run(rb: rulecraft.Rulebook) -> list[tuple[str, dict[str, object]]]:
@@ -207,3 +207,37 @@ play {
     right.apply("1")
     assert game.state.vars["v"] == right.state.vars["v"] == 1
     assert game.state.over and right.state.over and game.steps == right.steps
+
+
+COUNTS = """game T players 1..1
+var n[int]: int = 5 public
+var m[Player]: int = 1 public
+var q[int]: int = 2 + 3 public
+play {
+  set q[1] += 1
+  set n[3] = 1
+  set n[3] += 2
+  set n[64] += 1
+  set n[0 - 1] += 4
+  set m[players[0]] += 6
+  let t = 9223372036854775800
+  t += 8
+  LAST
+}
+"""
+
+
+@pytest.mark.parametrize("last", ["set n[2] += 9223372036854775804", "t += 1", "set n[2] += 0 - 9223372036854775808"])
+def test_a_count_keeps_its_key_and_its_bound_as_the_definitions_do(last: str) -> None:
+    """`set x[k] += v` and `t += v` in a block's code: the key of a small number, of a larger or a negative
+    one and of a seat as `zone_key` spells it, the value read before it is set its initial value (written as
+    a literal or not), and a
+    count past the bound of numbers the located runaway error of `Game.number`."""
+    rb = rulecraft.load_text(COUNTS.replace("LAST", last), "t.rules")
+    beyond = last != "set n[2] += 0 - 9223372036854775808"
+    if beyond:
+        with pytest.raises(RulebookError, match=r"t.rules:14:3: .*a number beyond \d+ in size"):
+            rb.new_game(players=1)
+        return
+    v = rb.new_game(players=1).state.vars
+    assert (v["n[3]"], v["n[64]"], v["n[-1]"], v["m[P1]"], v["q[1]"], v["n[2]"]) == (3, 6, 9, 7, 6, 5 - (1 << 63))

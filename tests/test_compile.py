@@ -374,6 +374,10 @@ SHORTCUTS = [
     "[[x + c.n for x in 1..2] for c in [first(hand[P1]), first(row)]]",
     "max([first(hand[P1]).n, 1, 3]) - min([len(row), 2]) + max([5])",
     "max([blue, red])",
+    "min(first(hand[P1]).n, len(row), 3) + max(2, len(hand[P1]))",
+    "[k for k in 1..3][0] + [k for k in 1..3][2] + [k for k in 1..3][-1] + [k for k in 1..3][-3]",
+    "[k for k in 0..8 if k > 3] + [k for k in 5..2] + [k for k in -2..-1] + [len(0..299)]",
+    "[first(hand[P1]), last(hand[P1]), first(row), last(row), first(hand[P1] where it.n > 1)]",
     "[c == first(hand[P1]) for c in hand[P1]] + [blue == red, {a: 1} == {a: 1}, players[0] != players[0], red != none]",
     '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',
     "[[c == d, c != d, c.colour == d.colour, c.colour != red] for c in hand[P1] for d in hand[P1]]",
@@ -427,6 +431,12 @@ UNUSUAL = [
     "len(V + [k for k in 1..3])",
     "any([k for k in 1..3] + V)",
     "first([c for c in hand[P1]] + V).n",
+    "min(len([k for k in 1..3]), V)",
+    "max(V, len([k for k in 1..3]), 2)",
+    "[k for k in 1..3][3]",
+    "[k for k in 1..0][0]",
+    "[k for k in 1..3][-4]",
+    "V[0]",
 ]
 
 

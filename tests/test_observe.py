@@ -60,6 +60,21 @@ def test_a_game_that_does_not_trace_makes_no_events() -> None:
     assert quiet.answers == game.answers
 
 
+def test_a_sink_added_to_a_game_nobody_heard_hears_that_game_alone() -> None:
+    """Games that nobody hears (no trace, no observer) and their clones are heard by nobody; a sink added
+    to one of them later (`observe`) hears that game from then on, and no other of them."""
+    games = [rulecraft.Game(TUTORIAL, 2, seed=3, trace=False) for _ in range(2)]
+    clone = games[0].clone()
+    sink = Everything()
+    games[1].observe(sink)
+    for game in (*games, clone):
+        play_out(game)
+    assert sink.events and sink.moves and sink.events[-1].verb == "end"
+    for quiet in (games[0], clone):
+        assert (quiet.sinks.events, quiet.sinks.pushes, quiet.sinks.moves) == ((), (), ())
+    assert games[0].answers == games[1].answers == clone.answers
+
+
 def test_a_move_is_heard_before_it_happens() -> None:
     """`on_move` hears the cards while they are still where they were, and the zone they go to."""
     sink = Everything()

@@ -45,8 +45,9 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from ..language.values import Player, zone_key
 from ..syntax import ast as s
+from .body import BOOLEAN
 from .depth import depths
-from .source import literal_value
+from .source import KEY_TABLE, literal_value
 
 if TYPE_CHECKING:
     from ..check.program import Program
@@ -289,12 +290,15 @@ def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
     name = parts.const(st.name)
     if not st.keys:
         lines = [f"key = {name}"]
-    elif len(st.keys) == 1:  # one key, the common case; a seat's key text made once for each seat
+    elif len(st.keys) == 1:  # one key, the common case; a seat's or small number's key text made once for each
         seats = tuple(zone_key(st.name, (Player(i),)) for i in range(max(program.max_players, 1)))
+        numbers = tuple(zone_key(st.name, (i,)) for i in range(KEY_TABLE))
         lines = [
             f"k = {_read(st.keys[0], parts)}",
             f"if k.__class__ is _Player and -1 < k.index < {len(seats)}:",
             f"    key = {parts.const(seats)}[k.index]",
+            f"elif k.__class__ is int and -1 < k < {len(numbers)}:",
+            f"    key = {parts.const(numbers)}[k]",
             "else:",
             f"    key = _zone_key({name}, (k,))",
         ]
@@ -307,10 +311,21 @@ def _set_var(st: s.SetVar, program: Program, parts: Parts) -> list[str]:
         lines += ["if v.__class__ is _ZoneRef:", f"    v = g.as_list(v, {node})"]
     if op != "=":
         arith = f"v = g.arith({parts.const(op[0])}, old, v, {node}, {node}, {parts.const(st)})"
-        lines.append(f"old = g.variable({name}, key)")
-        if op == "+=":  # a count, as `arith` adds
-            count = f"v = g.number(old + v, {parts.const(st)})"
-            lines += ["if v.__class__ is int and old.__class__ is int:", f"    {count}", "else:", f"    {arith}"]
+        # (`g.variable`, its common case written out: a value set before, or a literal initial value)
+        literal, init = literal_value(program.vars[st.name].init)
+        if literal:
+            lines.append(f"old = g.state.vars.get(key, {parts.const(init)})")
+        else:
+            lines += ["old = g.state.vars.get(key, _M)", "if old is _M:", f"    old = g.variable({name}, key)"]
+        if op == "+=":  # a count, as `arith` adds (`g.number`, its common case written out)
+            count = f"v = v if -_INT_BUDGET <= v <= _INT_BUDGET else g.number(v, {parts.const(st)})"
+            lines += [
+                "if v.__class__ is int and old.__class__ is int:",
+                "    v += old",
+                f"    {count}",
+                "else:",
+                f"    {arith}",
+            ]
         else:
             lines.append(arith)
     lines.append(f"g.set_var({name}, key, v, {parts.const(st.span)})")
@@ -343,13 +358,17 @@ def _zone(name: str, e: s.Expr, parts: Parts) -> list[str]:
 
 
 def _holds(e: s.Expr, parts: Parts) -> str:
-    """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call."""
+    """Python computing a condition, a boolean: as `_read`, a local that is a boolean read without the call; a
+    condition not a boolean by construction its value's function, its kind tested in place."""
     if parts.reads_in_place:
         if isinstance(e, s.BoolLit):
             return parts.const(e.value)
         if isinstance(e, s.Name) and parts.local(e):
             read = f"(w := env.get({parts.const(e.id)}, _M))"
             return f"(w if {read}.__class__ is bool else {parts.truth(e)}(g, env))"
+        if not isinstance(e, BOOLEAN):  # (the condition's `truth`, written out: its value, tested here)
+            read = f"(w := {parts.value(e)}(g, env))"
+            return f"(w if {read}.__class__ is bool else g.truth_of(w, {parts.const(e)}))"
     return f"{parts.truth(e)}(g, env)"
 
 
@@ -388,7 +407,8 @@ def _assign(name: str, op: str, sign: str, value: str, node: str, st: str) -> li
     return [  # a count, as `arith` adds
         f"v = {value}",
         f"if v.__class__ is int and (old := env[{name}]).__class__ is int:",
-        f"    env[{name}] = g.number(old + v, {st})",
+        "    v += old",  # (`g.number`, its common case written out: a number within bounds)
+        f"    env[{name}] = v if -_INT_BUDGET <= v <= _INT_BUDGET else g.number(v, {st})",
         "else:",
         f"    {arith}",
         *("    " + line for line in deep),

@@ -35,6 +35,7 @@ class Generator(Protocol):
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
 _NAME = re.compile(r"[a-z][0-9]+")  # a generated name
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
+_KEPT_RANGE = 256  # a range of numbers written in the text up to this long is a constant of the module
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
 # Expressions whose generated code gives a tuple in every branch: its fast path builds one, and its
@@ -200,6 +201,12 @@ class Body:
                 return t
             case s.RangeOp(low, high):
                 lo, hi, t = self.value(low), self.value(high), self.tmp()
+                if _INT.fullmatch(lo) and _INT.fullmatch(hi) and int(hi[1:-1]) - int(lo[1:-1]) < _KEPT_RANGE:
+                    # (a short one of numbers written in the text: charged as any range, its tuple made once)
+                    self.charge(str(max(int(hi[1:-1]) - int(lo[1:-1]) + 1, 0)), k)
+                    self.emit(f"{t} = {self.gen.constant('range', lo, hi, f'tuple(range({lo}, {hi} + 1))')}")
+                    self.known[t] = "tuple"
+                    return t
                 self.emit(f"if {self.ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
                 self.indent += 1
                 self.charge(f"max({hi} - {lo} + 1, 0)", k)  # a range is charged before it is built
@@ -283,16 +290,24 @@ class Body:
                 self.emit("else:")
                 self.indent += 1
             self._key(key, name, keys)
-            self.emit(f"{t} = g.state.vars.get({key}, _M)")
-            self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = {repr(default) if literal else f'g.variable({name!r}, {key})'}")
+            if literal:  # (read with its initial value as the default: no test of the value read)
+                self.emit(f"{t} = g.state.vars.get({key}, {default!r})")
+            else:
+                self.emit(f"{t} = g.state.vars.get({key}, _M)")
+                self.emit(f"if {t} is _M:")
+                self.emit(f"    {t} = g.variable({name!r}, {key})")
             if self.shadowed(name):
                 self.indent -= 1
             return t
         seq, i, t = self.value(e.obj), self.value(e.args[0]), self.tmp()
         self.emit(f"{t} = {seq}")
         tuple_ = "" if self.known.get(seq) == "tuple" else f"{t}.__class__ is tuple and "
-        self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
+        if _INT.fullmatch(i):  # an index written in the text: one bound to test, one `len` at most
+            n = int(i[1:-1])
+            bound = t if n == 0 else f"{i} < len({t})" if n > 0 else f"-len({t}) <= {i}"
+            self.emit(f"if {tuple_}{bound}:")
+        else:
+            self.emit(f"if {tuple_}{self.ints(i)} and -len({t}) <= {i} < len({t}):")
         self.emit(f"    {t} = {t}[{i}]")
         self.emit("else:")
         self.emit(f"    {t} = _index(g, _N[{k}], {t}, {i})")

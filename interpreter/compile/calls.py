@@ -2,9 +2,9 @@
 of a remembered `fn`, its budgets and its memo's look-up inline (`MemoCall`); of a small `fn` that is not
 remembered and calls none, its budgets and its body inline (`inlined_call`).
 
-`any` and `all` of a list, `sum` and `flatten` of a list, `min` and `max` of a list written out of
-numbers (`max([0, n - k])`), `ord` of an enumeration value, `first` and `last` of a list are spelled
-out in generated code; anything else, and any value of another kind, is the built-in itself
+`any` and `all` of a list, `sum` and `flatten` of a list, `min` and `max` of numbers (a list written
+out, `max([0, n - k])`, or arguments, `min(a, b)`), `ord` of an enumeration value, `first` and `last` of
+a list or a zone are spelled out in generated code; anything else, and any value of another kind, is the built-in itself
 (language/builtins.py), whose errors, when it cannot take the values, are the definition's.
 """
 
@@ -178,7 +178,11 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
         body.emit(f"    {t} = _builtin(g, _N[{k}], [{v}])")
         return t
     if name in ("min", "max") and len(e.args) == 1 and e.args[0].__class__ is s.ListLit and e.args[0].items:
-        return _min_max(body, t, name, [body.value(i) for i in e.args[0].items], k)
+        items = [body.value(i) for i in e.args[0].items]
+        return _min_max(body, t, name, items, k, [f"({', '.join(items)},)"])
+    if name in ("min", "max") and len(e.args) > 1:  # `min(a, b)`: the built-in's values are the arguments
+        items = [body.value(a) for a in e.args]
+        return _min_max(body, t, name, items, k, items)
     args = [body.value(a) for a in e.args]
     if name in ("sum", "flatten") and len(args) == 1:
         return _over_list(body, t, name, args[0], k)
@@ -196,6 +200,12 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
     if fast is not None:
         body.emit(f"if {fast[0]}:")
         body.emit(f"    {t} = {fast[1]}")
+        if name in ("first", "last"):  # a zone's first or last card, as `as_list` lists the zone's cards
+            a, ids = args[0], body.tmp()
+            end = "[:1]" if name == "first" else "[-1:]"
+            body.emit(f"elif {a}.__class__ is _ZoneRef:")
+            body.emit(f"    {ids} = g.state.zones.get({a}.key)")
+            body.emit(f"    {t} = _card_refs({ids}{end})[0] if {ids} else None")
         body.emit("else:")
         body.indent += 1
     body.builtin(t, name, args, k)
@@ -204,9 +214,9 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
     return t
 
 
-def _min_max(body: Body, t: str, name: str, items: list[str], k: int) -> str:
-    """`t = max([a, b])` of numbers, inline, charged as the built-in charges (two units an element); the
-    built-in itself for anything else."""
+def _min_max(body: Body, t: str, name: str, items: list[str], k: int, values: list[str]) -> str:
+    """`t = max([a, b])` (or `max(a, b)`) of numbers, inline, charged as the built-in charges (two units an
+    element); the built-in itself, given `values` (the call's argument values), for anything else."""
     body.emit(f"if {body.ints(*items)}:")
     body.indent += 1
     body.charge(str(2 * len(items)), k)
@@ -214,7 +224,7 @@ def _min_max(body: Body, t: str, name: str, items: list[str], k: int) -> str:
     body.indent -= 1
     body.emit("else:")
     body.indent += 1
-    body.builtin(t, name, [f"({', '.join(items)},)"], k)
+    body.builtin(t, name, values, k)
     body.indent -= 1
     return t
 

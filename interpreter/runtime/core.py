@@ -53,7 +53,7 @@ from .basics import (
 from .codecache import CodeCache
 from .context import Frame
 from .machine import BlockFrame, Keep, positions_now
-from .observe import Observer, Sinks, Trace
+from .observe import NO_SINKS, Observer, Sinks, Trace
 from .state import State
 
 
@@ -130,6 +130,8 @@ class GameCore:
 
     def observe(self, sink: Observer) -> None:
         """Let `sink` hear this game from now on (see observe.py)."""
+        if self.sinks is NO_SINKS:  # (shared by the games nobody hears: this one's own from now on)
+            self.sinks = Sinks()
         self.sinks.add(sink)
 
     def emit(self, event: Event) -> None:

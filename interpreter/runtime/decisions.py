@@ -29,7 +29,7 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision, Option, PlacedOption, tier_label
-from .basics import OPTION_BUDGET, Event, splitmix
+from .basics import EMPTY_MEMO, MASK64, MEMO_BUDGET, OPTION_BUDGET, Event, splitmix
 from .codecache import CodeCache
 from .context import Context, Frame
 from .core import (
@@ -321,16 +321,22 @@ class Decisions:
         # The labels of the source's cards, kept in step with it between draws (nothing else runs
         # between two: a move that starts other work ends the drawing), so the options' count, checked
         # here, never grows.
-        labels = list(g.zone_labels(src.name, key, ids))
+        # (`zone_labels`, written out: labels not found are kept below, after the first card is drawn)
+        part = g.code.memo_layout.label_slots.get(src.name, 0)
+        labels_key = ("#labels", key)
+        found = g.memo[part].get(labels_key)
+        labels = list(found) if found is not None else g.labels_of(ids)
         distinct = len(set(labels)) == len(labels)  # whether no two are alike (drawing one keeps them so)
         if len(labels) > OPTION_BUDGET and (distinct or len(set(labels)) > OPTION_BUDGET):
             return False
         while True:
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
                 drawn = 0
-                if len(labels) > 1:
-                    st.rng, bits = splitmix(st.rng)
-                    drawn = bits % len(ids)
+                if len(labels) > 1:  # (`splitmix`, written out)
+                    rng = st.rng = (st.rng + 0x9E3779B97F4A7C15) & MASK64
+                    z = ((rng ^ (rng >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                    drawn = (z ^ (z >> 31)) % len(ids)
                     g.answers.append(("table", labels[drawn]))
             else:
                 counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
@@ -353,7 +359,12 @@ class Decisions:
                 labels.append(labels.pop(drawn))  # the card went back into the source, on top
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-            g.keep_zone_labels(src.name, key, tuple(labels))  # (the move forgot them)
+            memo: Any = g.memo[part]  # (the move forgot them: `keep_zone_labels`, written out)
+            if memo is EMPTY_MEMO:
+                memo = g.memo[part] = {}
+            elif len(memo) >= MEMO_BUDGET:
+                memo.clear()
+            memo[labels_key] = tuple(labels)
             if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
                     if frame is None:
@@ -381,7 +392,10 @@ class Decisions:
                 f"a decision of {len(options)} options is more than a decision may offer "
                 f"({OPTION_BUDGET}): choose in steps instead",
             )
-        decision = Decision(who, prompt, tuple(options), span, weights)
+        # (`Decision(who, prompt, tuple(options), span, weights)`, its initializer written out: one a decision)
+        decision = _new_decision(Decision)
+        decision.player, decision.prompt, decision.options = who, prompt, tuple(options)
+        decision.span, decision.chance_weights = span, weights
         frame.decision = decision
         if len(options) == 1 and not g.switches.ask_forced:
             if g.sinks.events and frame.kind != "draw":
@@ -632,6 +646,7 @@ class Decisions:
 
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
+_new_decision = object.__new__
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

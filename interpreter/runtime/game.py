@@ -51,6 +51,7 @@ from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, split
 from .codecache import CodeCache, code_cache
 from .context import Frame, copy_frames
 from .core import (
+    MISSING,
     GameCore,
     Switches,
     as_player,
@@ -61,11 +62,13 @@ from .core import (
 from .decisions import Decisions
 from .determinize import determinize
 from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
-from .observe import Observer, Sinks, Trace, every_game
+from .observe import EVERY_GAME, NO_SINKS, Observer, Sinks, Trace
 from .prefix import prefix_for
 from .state import State, make_converter
 from .statements import EXEC
 from .views import Information
+
+_PLAIN_SWITCHES = Switches(False, False)
 
 
 class Game(GameCore):
@@ -139,9 +142,14 @@ class Game(GameCore):
         self.program: Program = rulebook.program
         # Labels of cards whose fields are plain values depend on the card alone: computed once,
         # shared by every game of the rulebook (see `label`).
-        self.card_labels: dict[Any, Any] = label_cache(rulebook)
+        # (`label_cache` and `code_cache`, their common case written out: the rulebook's own, made before)
+        labels = getattr(rulebook, "label_cache", None)
+        self.card_labels: dict[Any, Any] = labels if labels is not None else label_cache(rulebook)
         # Each expression is compiled once into a closure, shared by every game of the rulebook.
-        self.code: CodeCache = code_cache(rulebook, self.program)
+        code = getattr(rulebook, "code_cache", None)
+        self.code: CodeCache = (
+            code if code is not None and code.program is self.program else code_cache(rulebook, self.program)
+        )
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
@@ -153,9 +161,11 @@ class Game(GameCore):
         self.seed = seed
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
-        self.sinks = sinks = Sinks(Trace() if trace else None)
-        for sink in (*every_game(), *observers):
-            self.observe(sink)
+        self.sinks = sinks = Sinks(Trace()) if trace else NO_SINKS
+        if EVERY_GAME or observers:  # (`every_game`, without its call when there are none)
+            for sink in (*EVERY_GAME, *observers):
+                self.observe(sink)
+            sinks = self.sinks
         self.answers: list[tuple[str, str]] = []
         self.frames: list[Frame] = []
         self.journal: list[tuple[Any, ...]] = []
@@ -171,17 +181,25 @@ class Game(GameCore):
         self.keep: Keep | None = None  # while `apply` runs: what it needs to undo itself
         self.fn_depth = 0
         self.inline_depth = 0
-        self.switches = Switches(check_invariants, ask_forced)
+        # (the commonest switches one value that games share, as clones share theirs: frozen)
+        self.switches = (
+            _PLAIN_SWITCHES
+            if check_invariants is False and ask_forced is False
+            else Switches(check_invariants, ask_forced)
+        )
         heard = trace or sinks.events or sinks.pushes or sinks.moves or self.code.probed or _unrun
         if not heard and self.program.setup:
             # Nobody hears the setup: a copy of the end of its settled prefix, run once (prefix.py), by a
             # game of the same key set up but not run (`_unrun`).
             key = (players, before_play is not None, check_invariants, ask_forced, self.decisions.auto_chance)
-            prefix = prefix_for(self, key, lambda: _unrun_game(rulebook, key))
+            # (`prefix_for`, its common case written out: the rulebook's prefix for the key, run before)
+            prefixes = getattr(rulebook, "setup_prefixes", None)
+            prefix: Any = prefixes.get(key, MISSING) if prefixes is not None else MISSING
+            if prefix is MISSING or (prefix is not None and prefix.code is not self.code):
+                prefix = prefix_for(self, key, lambda: _unrun_game(rulebook, key))
             if prefix is not None:
-                prefix.start(self, players, seed)
                 self._push_frames(before_play)
-                prefix.resume(self)
+                prefix.start(self, players, seed)
                 self._run(prefix.work_left)
                 return
         self.state = State(players=players, rng=fold_seed(seed or 0))
@@ -197,12 +215,15 @@ class Game(GameCore):
 
     def _push_frames(self, before_play: Callable[[Game], None] | None) -> None:
         """The frames of a new game: its play, the edits before play, and its setup's blocks on top."""
-        if self.program.play is not None:
-            self.push(BlockFrame(self.program.play.stmts, {}))
+        program = self.program
+        # (a new game's few frames cannot reach the depth budget: `push` only when a sink hears them)
+        push = self.push if self.sinks.pushes else self.frames.append
+        if program.play is not None:
+            push(BlockFrame(program.play.stmts, {}))
             if before_play is not None:
-                self.push(BeforePlayFrame(before_play))
-        for block in reversed(self.program.setup):
-            self.push(BlockFrame(block.stmts, {}))
+                push(BeforePlayFrame(before_play))
+        for block in reversed(program.setup):
+            push(BlockFrame(block.stmts, {}))
 
     def current_decision(self) -> Decision | None:
         """The decision the game waits on, or None when it is over."""
@@ -500,7 +521,7 @@ class Game(GameCore):
         new.state = self.state.copy()
         new.seed = self.seed
         new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
-        new.sinks = Sinks(Trace(list(self.events)) if trace else None)
+        new.sinks = Sinks(Trace(list(self.events))) if trace else NO_SINKS
         new.answers = list(self.answers)
         new.frames = copy_frames(self.frames)
         # (made while an answer is applied all or nothing, by a sink: without the answer's own attempt)
@@ -530,7 +551,7 @@ class Game(GameCore):
         new = Game(self.rulebook, self.state.players, _blank=True)
         new.code = self.code
         new.state = self.state.copy()
-        new.sinks = Sinks(None)
+        new.sinks = NO_SINKS
         new.frames = []
         new.secret, new.secret_run = self.secret, self.secret_run
         new.information = Information()

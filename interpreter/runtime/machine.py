@@ -518,7 +518,7 @@ def finish(g: Context, winners: Sequence[Player] | None, span: Span) -> None:
     if winners is None:
         winners = default_winners(g)
     g.state.over = True
-    g.state.winners = sorted([p.index for p in winners])
+    g.state.winners = [winners[0].index] if len(winners) == 1 else sorted([p.index for p in winners])
     g.frames.clear()
     g.pending = None
     if g.sinks.events:

@@ -101,19 +101,25 @@ class Sinks:
         return tuple(dict.fromkeys((*self.events, *self.pushes, *self.moves)))
 
 
-_EVERY_GAME: list[Observer] = []  # the sinks of `observing`, outermost first
+# The sinks of a game that nobody hears (no trace, no observer), shared by every such game and never changed:
+# `GameCore.observe` gives a game sinks of its own before it adds one.
+NO_SINKS = Sinks()
+
+# The sinks of `observing`, outermost first (read, never changed, by `Game.__init__`: a new game tests it
+# without a call).
+EVERY_GAME: list[Observer] = []
 
 
 def every_game() -> tuple[Observer, ...]:
     """The sinks that every new game gets (see `observing`)."""
-    return tuple(_EVERY_GAME)
+    return tuple(EVERY_GAME)
 
 
 @contextlib.contextmanager
 def observing(sink: Observer) -> Iterator[Observer]:
     """Add `sink` to every game made while the context lasts, from its setup on (not to clones)."""
-    _EVERY_GAME.append(sink)
+    EVERY_GAME.append(sink)
     try:
         yield sink
     finally:
-        _EVERY_GAME.remove(sink)
+        EVERY_GAME.remove(sink)

@@ -35,7 +35,7 @@ from typing import Any
 from ..check.program import Program
 from ..compile.blocks import resume_points
 from ..syntax import ast as s
-from .basics import EMPTY_MEMO, WORK_BUDGET
+from .basics import EMPTY_MEMO, MASK64, WORK_BUDGET
 from .core import MISSING, fold_seed, shared_dict
 from .machine import BlockFrame
 from .state import State
@@ -65,20 +65,17 @@ class Prefix:
             self.body = body.end if i == len(stmts) else body
 
     def start(self, g: Any, players: int, seed: int | None) -> None:
-        """Give a new game (`Game.__init__`'s, no frames yet) the prefix's state, with its own generator,
-        memo, constants and seats."""
+        """Give a new game (`Game.__init__`'s, its frames pushed: the setup block's on top) the prefix's state,
+        with its own generator, memo, constants and seats; its setup block goes on from the statement after
+        the prefix, with its local names."""
         g.state = state = self.state.copy()
-        state.rng = fold_seed(seed or 0)
+        state.rng = seed if seed is not None and 0 <= seed <= MASK64 else fold_seed(seed or 0)  # (its own state)
         g.memo = memo = list(self.memo)
         for k in self.filled:
             memo[k] = dict(memo[k])
         consts = g.code.const_values.get(players)
         g.consts = {**consts, **self.consts} if self.consts else dict(consts) if consts else {}
         g.players = self.players
-
-    def resume(self, g: Any) -> None:
-        """The game's setup block goes on from the statement after the prefix, with its local names (its
-        frames pushed: the setup block's on top)."""
         if self.i:
             first = g.frames[-1]
             assert isinstance(first, BlockFrame)

@@ -182,7 +182,11 @@ def exec_end_game(g: Doing, st: s.EndGame, env: dict[str, Any]) -> None:
     winners = st.winners
     chosen = None
     if winners is not None:
-        chosen = [p for p in g.as_list(g.evaluate(winners, env), winners) if isinstance(p, Player)]
+        named = g.evaluate(winners, env)
+        if named.__class__ is tuple and len(named) == 1 and named[0].__class__ is Player:  # (one winner)
+            chosen = [named[0]]
+        else:
+            chosen = [p for p in g.as_list(named, winners) if isinstance(p, Player)]
     finish(g, chosen, st.span)
 
 

@@ -162,7 +162,7 @@ class Game(GameCore):
         # Asking and answering (decisions.py); the table answered by the seed unless `auto_chance` is off.
         self.decisions = Decisions(auto_chance and seed is not None)
         self.sinks = sinks = Sinks(Trace()) if trace else NO_SINKS
-        if EVERY_GAME or observers:  # (`every_game`, without its call when there are none)
+        if EVERY_GAME or observers:  # (the sinks of `observing`, and the game's own)
             for sink in (*EVERY_GAME, *observers):
                 self.observe(sink)
             sinks = self.sinks

@@ -105,14 +105,9 @@ class Sinks:
 # `GameCore.observe` gives a game sinks of its own before it adds one.
 NO_SINKS = Sinks()
 
-# The sinks of `observing`, outermost first (read, never changed, by `Game.__init__`: a new game tests it
-# without a call).
+# The sinks that every new game gets (`observing`), outermost first: `Game.__init__` reads the list itself,
+# so that a new game tests it without a call; only `observing` changes it.
 EVERY_GAME: list[Observer] = []
-
-
-def every_game() -> tuple[Observer, ...]:
-    """The sinks that every new game gets (see `observing`)."""
-    return tuple(EVERY_GAME)
 
 
 @contextlib.contextmanager

@@ -210,9 +210,16 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
             return ()
         best = ordered(max if op == "max" else min, keys)
         return tuple(v for v, k in zip(items, keys, strict=True) if k == best)
+    # (a group for each distinct key, in the order the keys first come: all distinct in most groupings of
+    # a game (one item a group) made by one C call, the others with a C call for each repeated key only)
+    if len(dict.fromkeys(keys)) == len(items):
+        return tuple(zip(items))
     groups: dict[Any, list[Any]] = {}
     for v, k in zip(items, keys, strict=True):
-        groups.setdefault(k, []).append(v)
+        if k in groups:
+            groups[k].append(v)
+        else:
+            groups[k] = [v]
     return tuple(tuple(g) for g in groups.values())
 
 

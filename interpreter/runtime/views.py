@@ -183,11 +183,13 @@ class Information:
 
     def owned_by(self, g: Viewed, key: str, who: Player) -> bool:
         """Whether `who` is the player named by the first Player key of a zone or variable key (`slot[2,P1]`)."""
-        name = key.split("[", 1)[0]
-        if name not in g.program.zones and name not in g.program.vars:
-            return False
-        _, owner = g.key_info[key] if key in g.key_info else self._info_of(g, key)
-        return owner == str(who)
+        info = g.key_info.get(key)  # (a key kept there names a declared zone or variable)
+        if info is None:
+            name = key.split("[", 1)[0]
+            if name not in g.program.zones and name not in g.program.vars:
+                return False
+            info = self._info_of(g, key)
+        return info[1] == str(who)
 
     def choice_public_to(self, g: Viewed, who: Player) -> bool:
         """Whether `who` will see the answer to the pending decision, as a trace's `choose` line

@@ -339,13 +339,15 @@ class Decisions:
                     drawn = (z ^ (z >> 31)) % len(ids)
                     g.answers.append(("table", labels[drawn]))
             else:
-                counts = Counter(labels)  # how many cards carry each label, in the order the labels first come
-                if len(counts) == 1:  # one option: taken at once, unrecorded, as `_decide` does
-                    chosen = next(iter(counts))
-                else:
+                # Each label an option weighted by how many cards carry it, in the order the labels first
+                # come (as `_zone_chance_options` counts them), counted by C calls alone: a deck holds few
+                # labels, and a Counter made at every card drawn was most of a draw's Python calls.
+                chosen = labels[0]
+                if labels.count(chosen) != len(labels):  # (else one option: taken at once, unrecorded)
                     st.rng, bits = splitmix(st.rng)
                     r = bits % len(ids)
-                    for chosen, w in counts.items():  # noqa: B007 -- the loop finds `chosen`
+                    for chosen in dict.fromkeys(labels):  # (the loop finds `chosen`)
+                        w = labels.count(chosen)
                         if r < w:
                             break
                         r -= w

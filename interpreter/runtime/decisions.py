@@ -340,14 +340,16 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 # Each label an option weighted by how many cards carry it, in the order the labels first
-                # come (as `_zone_chance_options` counts them), counted by C calls alone: a deck holds few
-                # labels, and a Counter made at every card drawn was most of a draw's Python calls.
+                # come (as `_zone_chance_options` counts them). A small zone's labels (a deck of coins) are
+                # counted by C calls alone as the walk reaches each; a larger zone's, once, by a Counter.
+                scan = len(labels) <= _FEW_CARDS
+                counts: dict[str, Any] = dict.fromkeys(labels) if scan else Counter(labels)
                 chosen = labels[0]
-                if labels.count(chosen) != len(labels):  # (else one option: taken at once, unrecorded)
+                if len(counts) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
                     st.rng, bits = splitmix(st.rng)
                     r = bits % len(ids)
-                    for chosen in dict.fromkeys(labels):  # (the loop finds `chosen`)
-                        w = labels.count(chosen)
+                    for chosen in counts:  # (the loop finds `chosen`)
+                        w = labels.count(chosen) if scan else counts[chosen]
                         if r < w:
                             break
                         r -= w
@@ -646,6 +648,10 @@ class Decisions:
         return options, tuple(weights)
 
 
+# A draw from a zone of at most this many cards whose labels repeat counts each label with `list.count` (a
+# scan in C) as its walk reaches it, without a Counter's Python calls; a larger zone's scans, or a first pass
+# to find its labels, would cost more than the Counter does.
+_FEW_CARDS = 16
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
 _new_decision = object.__new__

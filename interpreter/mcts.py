@@ -389,6 +389,7 @@ class _Search:
         firsts: dict[str, int] = {}  # each label -> its first option: the one its label answers
         for i, option in enumerate(decision.options):
             trial = world.clone()
+            trial.decisions.trial = True  # (judged, then thrown away: its next decision need not be labelled)
             trial.apply(firsts.setdefault(option.label, i), atomic=False)  # by index, as by its label
             if trial.over and trial.state.unfinished is None:
                 value = math.inf if who.index in (trial.state.winners or []) else -math.inf

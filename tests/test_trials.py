@@ -140,3 +140,32 @@ def test_a_world_deals_alike_whether_its_sorted_cards_were_kept_or_not() -> None
             assert cold.state == warm.state == other.state
             assert cold.state.created == warm.state.created == other.state.created
         game.apply(agents[decision.player.index].choose(game, decision))
+
+
+def test_a_search_with_greedy_playouts_plays_alike_with_its_trials_unlabelled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCTS agent's greedy playouts judge each answer on a trial (a clone thrown away once judged, as the
+    greedy agent's), which stops at its next decision of two options or more unlabelled: the seeded game is
+    the one its trials play when every decision of theirs is labelled, and some of them did stop."""
+    from rulecraft.agents import make_agents, play
+    from rulecraft.runtime.decisions import Decisions
+
+    stopped = [0]
+    stop = Decisions._stop_trial
+
+    def counted(self: Decisions, *args: object) -> None:
+        stopped[0] += 1
+        stop(self, *args)  # type: ignore[arg-type]
+
+    def played(rb: rulecraft.Rulebook) -> tuple[object, ...]:
+        game = rb.new_game(players=3, seed=4, trace=True)
+        play(game, make_agents(["mcts:iterations=4:playout=greedy"], 3, 4), atomic=False)
+        return game.answers, [repr(e) for e in game.events], game.steps, game.state
+
+    rb = rulecraft.load("examples/games/clues.rules")
+    monkeypatch.setattr(Decisions, "_stop_trial", counted)
+    quick = played(rb)
+    assert stopped[0] > 0
+    monkeypatch.setattr("rulecraft.runtime.knowledge.two_options", lambda g, values: False)
+    stopped[0] = 0
+    assert played(rb) == quick
+    assert stopped[0] == 0

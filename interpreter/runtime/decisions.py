@@ -81,7 +81,7 @@ class Decisions:
     def __init__(self, auto_chance: bool, next_draws: dict[str, tuple[tuple[str, Span], ...]] | None = None):
         self.auto_chance = auto_chance
         self.next_draws: dict[str, tuple[tuple[str, Span], ...]] = next_draws if next_draws is not None else {}
-        # A trial's (set by a greedy agent on the clones it alone makes, played once and thrown away): a
+        # A trial's (set by a greedy agent or MCTS playout on the clones it alone makes, thrown away): a
         # player's decision that surely has two options or more is left unlabelled (`_stop_trial`).
         self.trial = False
 

@@ -25,20 +25,14 @@ def _load(name: str) -> rulecraft.Rulebook:
     return rulecraft.load(str(ROOT / name) if name.endswith(".rules") else name)
 
 
-def _warm(rb: rulecraft.Rulebook, players: int) -> None:
-    """One game's setup run, so that each game compared after it finds the pure constants computed (the first
-    game of a rulebook computes them, and charges their work: `evaluate.global_value`)."""
-    _whole(rb, players, 0)
-
-
 def _now(rb: rulecraft.Rulebook, game: Game) -> tuple[Any, ...]:
     """What a game is at this moment: steps, answers, state, the budget of work left, the generator."""
     return game.steps, list(game.answers), rb.converter.unstructure(game.state), game.work_left, game.state.rng
 
 
 def _whole(rb: rulecraft.Rulebook, players: int, seed: int | None, **options: Any) -> Game:
-    """A game of no trace that runs its whole setup, as before prefixes (the reference: a traced game's
-    budget of work differs, its trace's labels charged)."""
+    """A game of no trace that runs its whole setup, as before prefixes: the reference. (Each is compared
+    from a rulebook's first game on: the first game computes the pure constants, apart: `context.apart`.)"""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(game_module, "prefix_for", lambda *_: None)
         return rb.new_game(players=players, seed=seed, trace=False, **options)
@@ -60,7 +54,6 @@ def test_a_game_from_the_prefix_is_the_game_that_runs_its_whole_setup(name: str)
     rb = _load(name)
     program = rb.program
     for players, seeds in {program.max_players: 1, program.min_players: 2}.items():
-        _warm(rb, players)
         for seed in range(seeds):
             assert _played(rb, players, seed, True) == _played(rb, players, seed, False)
     made = [p is not None for p in _prefixes(rb).values()]

@@ -12,7 +12,8 @@ from generated code is made millions of times a game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..check.program import Program
@@ -20,7 +21,7 @@ from ..errors import GameError, RulebookError, Span
 from ..language.values import CardRef, Player, ZoneRef
 from ..syntax import ast as s
 from .asks import Decision
-from .basics import Event, RuntimeFailure, SecretRun
+from .basics import EMPTY_MEMO, WORK_BUDGET, Event, RuntimeFailure, SecretRun
 from .observe import Sinks
 from .state import State
 
@@ -182,6 +183,23 @@ class Context(Protocol):
 
 
 _SLOTS: dict[type, tuple[str, ...]] = {}  # every slot of a frame class, its bases' included (see Frame.copy)
+
+
+@contextlib.contextmanager
+def apart(g: Context) -> Iterator[None]:
+    """Work that only some games do, done apart from the game's: charged to a budget of work of its own
+    (as a question asked between decisions is) and with a memo of its own, so it neither charges the
+    game nor leaves values in its memo that would spare the game work later. It is a pure constant's
+    value, which the first game of a rulebook and players computes and the games after it find kept
+    (`CodeCache.const_values`), and a `say`'s text, computed only in a game someone hears. So a game has
+    the same work left whatever ran before it in the process and whether or not it is traced, and
+    meets a runaway at the same place; a runaway inside the work itself still stops there."""
+    left, memo = g.work_left, g.memo
+    g.work_left, g.memo = WORK_BUDGET, [EMPTY_MEMO] * len(memo)
+    try:
+        yield
+    finally:
+        g.work_left, g.memo = left, memo
 
 
 class Frame:

@@ -39,7 +39,7 @@ from .basics import (
     attrs_fields,
     card_refs,
 )
-from .context import Context
+from .context import Context, apart
 from .core import (
     NO_FIELD,
     TEMPLATE,
@@ -210,9 +210,12 @@ def global_value(g: Valued, name: str, e: s.Expr) -> Any:
     match bound_to.kind:
         case "const":
             if bound not in g.consts:
-                value = g.consts[bound] = evaluate(g, program.consts[bound].value, {})
-                if bound in g.code.pure_consts:  # the same in every game of as many players
+                if bound in g.code.pure_consts:  # the same in every game of as many players: computed once
+                    with apart(g):
+                        value = g.consts[bound] = evaluate(g, program.consts[bound].value, {})
                     g.code.const_values.setdefault(len(g.players), {})[bound] = value
+                else:
+                    g.consts[bound] = evaluate(g, program.consts[bound].value, {})
             return g.consts[bound]
         case "builtin":
             return g.players if bound == "players" else len(g.players) if bound == "player_count" else TABLE

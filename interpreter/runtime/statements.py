@@ -16,6 +16,7 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .basics import DEPTH_BUDGET, Event, SecretRun
+from .context import apart
 from .decisions import Asking, Decisions
 from .machine import (
     AskFrame,
@@ -216,7 +217,9 @@ def exec_end_together(g: Doing, st: s.EndTogether, env: dict[str, Any]) -> None:
 def exec_say(g: Doing, st: s.Say, env: dict[str, Any]) -> None:
     text = st.text
     if g.sinks.events:
-        g.note_event("say", g.evaluate(text, env), st.span)
+        with apart(g):  # (computed only in a game someone hears)
+            said = g.evaluate(text, env)
+        g.note_event("say", said, st.span)
 
 
 def _draw_frame(st: s.Draw, env: dict[str, Any], n: int, src: ZoneRef, dst: ZoneRef) -> AskFrame:

@@ -78,3 +78,28 @@ def test_the_bundled_rulebooks_charge_a_traced_game_as_one_nobody_hears(name: st
 
     first = left(False)
     assert first == left(False) == left(True)
+
+
+RUNAWAY_SAY = """
+game Loud players 2..2
+var said: int = 0 public
+fn score(p: Player) = said
+play {
+  say "{sum([len([k for k in 1..90000]) for j in 1..60])}"
+  choose by players[0] prompt "Go?" {
+    option "Go" { set said += 1 }
+    option "Stay" { set said += 2 }
+  }
+}
+"""
+
+
+def test_a_say_that_runs_away_stops_where_it_is_heard() -> None:
+    """A `say`'s text has a budget of work of its own, not none: more work than a budget holds stops the
+    traced game at the `say`, with the located runaway error; a game nobody hears never computes it."""
+    rb = rulecraft.load_text(RUNAWAY_SAY, "loud.rules")
+    with pytest.raises(rulecraft.RulebookError) as caught:
+        rb.new_game(players=2, seed=1, trace=True)
+    assert "units of work without a decision" in str(caught.value)
+    assert "loud.rules:6:" in str(caught.value)
+    assert rb.new_game(players=2, seed=1, trace=False).current_decision() is not None

@@ -21,7 +21,6 @@ from ..errors import RulebookError, Span
 from ..language.values import (
     TABLE,
     CardRef,
-    EnumValue,
     Player,
     ZoneRef,
     kept_among,
@@ -457,7 +456,7 @@ class Decisions:
             decision.by,
             hidden_text=f"[{decision.prompt}]" if decision.prompt else "",
             secret=g.secret_run,
-            public_zones=public_zones(frame, decision, g.state.location),
+            public_zones=knowledge.public_zones(frame, decision, g.state.location),
             forced=forced,
             to=to,
             own_text=own,
@@ -680,38 +679,3 @@ def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, i
     counts = Counter(labels)  # (a dict: in the order each label first comes)
     earliest = dict(zip(reversed(labels), reversed(ids), strict=True))  # each label's first card: written last
     return {text: earliest[text] for text in counts}, counts
-
-
-def public_zones(frame: Frame, decision: Decision, location: Sequence[str]) -> tuple[str, ...] | None:
-    """The zone keys of the cards a choice offers, when every option is a value others may
-    see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
-    None otherwise."""
-    if not isinstance(frame, AskFrame) or decision.player is None:
-        return None
-    if frame.kind in ("menu", "use"):
-        return ()  # fixed labels: a menu's options, an ability's tiers
-    # What the choice first offered and has picked counts too: a last "done" alone is as
-    # hidden as the cards it stands for (nothing of a hand fits any more).
-    values = [o.value for o in decision.options if o.value is not DONE] + [*frame.pool, *frame.picked]
-    if not values:
-        return None
-    zones: set[str] = set()
-    for value in values:
-        cls = value.__class__
-        if cls is CardRef:  # (the common cases, without a call)
-            zones.add(location[value.id])
-        elif cls is EnumValue or cls is int or cls is Player:
-            continue
-        elif not _public_value(value, zones, location):
-            return None
-    return tuple(sorted(zones))
-
-
-def _public_value(value: Any, zones: set[str], location: Sequence[str]) -> bool:
-    if isinstance(value, CardRef):
-        zones.add(location[value.id])
-        return True
-    if isinstance(value, tuple | list):
-        return all(_public_value(v, zones, location) for v in value)
-    # Not a text: it may be made of a hidden card's name ("play " + label(c)).
-    return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)

@@ -26,9 +26,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import Span
-from ..language.values import CardRef, Player, Record
+from ..language.values import CardRef, EnumValue, Player, Record, ZoneRef
+from .asks import Decision
 from .basics import OPTION_BUDGET, Event
-from .context import Context
+from .context import Context, Frame
+from .core import DONE
+from .machine import AskFrame
 
 VERB = "show"  # the trace's verb for a reveal (`reveal` is the table's answer to chance)
 
@@ -312,3 +315,38 @@ def two_options(g: Context, values: Sequence[Any]) -> bool:
             if (other != text or location[v.id] != where) and " in " not in other and not other.startswith("card "):
                 return True
     return False
+
+
+def public_zones(frame: Frame, decision: Decision, location: Sequence[str]) -> tuple[str, ...] | None:
+    """The zone keys of the cards a choice offers, when every option is a value others may
+    see (a menu's labels, an ability's tiers, players, enum values, numbers, zones, or cards);
+    None otherwise."""
+    if not isinstance(frame, AskFrame) or decision.player is None:
+        return None
+    if frame.kind in ("menu", "use"):
+        return ()  # fixed labels: a menu's options, an ability's tiers
+    # What the choice first offered and has picked counts too: a last "done" alone is as
+    # hidden as the cards it stands for (nothing of a hand fits any more).
+    values = [o.value for o in decision.options if o.value is not DONE] + [*frame.pool, *frame.picked]
+    if not values:
+        return None
+    zones: set[str] = set()
+    for value in values:
+        cls = value.__class__
+        if cls is CardRef:  # (the common cases, without a call)
+            zones.add(location[value.id])
+        elif cls is EnumValue or cls is int or cls is Player:
+            continue
+        elif not _public_value(value, zones, location):
+            return None
+    return tuple(sorted(zones))
+
+
+def _public_value(value: Any, zones: set[str], location: Sequence[str]) -> bool:
+    if isinstance(value, CardRef):
+        zones.add(location[value.id])
+        return True
+    if isinstance(value, tuple | list):
+        return all(_public_value(v, zones, location) for v in value)
+    # Not a text: it may be made of a hidden card's name ("play " + label(c)).
+    return value is None or isinstance(value, Player | EnumValue | ZoneRef | int)

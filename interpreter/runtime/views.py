@@ -25,7 +25,6 @@ from . import knowledge
 from .asks import Decision
 from .basics import SECRET_TEXT, VIEW_BUDGET, Event
 from .core import as_player
-from .decisions import public_zones
 from .information import Copyable, HeldView
 
 
@@ -196,7 +195,7 @@ class Information:
         shows it (see visible_to): its options are values `who` sees, outside a `secret` block."""
         if g.pending is None or g.pending.player is None or g.secret_run is not None or not g.frames:
             return False
-        zones = public_zones(g.frames[-1], g.pending, g.state.location)
+        zones = knowledge.public_zones(g.frames[-1], g.pending, g.state.location)
         return zones is not None and all(self.sees_cards_of(g, k, who) for k in zones)
 
     def shown_to(self, g: Viewed, event: Event, who: Player | None) -> bool:

@@ -6,12 +6,11 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import attrs
-
 from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
 from .calls import MemoCall, builtin_call, fn_call
+from .loops import Loop, comprehension, count, query
 from .source import KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
@@ -43,17 +42,6 @@ BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that a
 TUPLES = (s.ListLit, s.RangeOp, s.Comprehension, s.Query)
 
 
-@attrs.define
-class _Loop:
-    """A loop being generated: its element's Python local, where its `for` stands, and the fields it keeps."""
-
-    var: str
-    start: int  # the index of its `for` in the lines
-    indent: int
-    kept: dict[tuple[str, str], str] = attrs.Factory(dict)  # (local, field name) -> the local keeping it
-    cards: str | None = None  # the local holding the state's cards through the loop (`_read_field`)
-
-
 class Body:
     """The statements of one generated function, made node by node; `value` returns a Python expression."""
 
@@ -66,7 +54,7 @@ class Body:
         self.indent = 1
         self.count = 0
         self.at = -1  # the node being generated, for the line table
-        self.loops: list[_Loop] = []  # the loops open where the next line goes, innermost last
+        self.loops: list[Loop] = []  # the loops open where the next line goes, innermost last
         # The generated locals known to hold an int or a tuple, whatever ran (`value`): a check of
         # their class is needless. (The checker's types prove no run-time kind: `none` and `any`
         # stand for any type and an assignment keeps a name's type; the generated code's own
@@ -176,7 +164,7 @@ class Body:
             case s.In():
                 return self._in(e, k)
             case s.Comprehension():
-                return self._comprehension(e, k)
+                return comprehension(self, e)
             case s.ListLit(items):
                 values = [self.value(i) for i in items]
                 return f"({', '.join(values)},)" if values else "()"
@@ -192,7 +180,7 @@ class Body:
                 self.indent -= 1
                 return t
             case s.Query():
-                return self._query(e, k)
+                return query(self, e, k)
             case s.Neg(operand):
                 v, t = self.value(operand), self.tmp()
                 self.emit(f"{t} = {v}")
@@ -483,7 +471,7 @@ class Body:
             return t
         q = e.args[0]
         if q.__class__ is s.Query and q.op == "where":
-            return self._count(q, k)
+            return count(self, q)
         v = self.value(q)
         self.known[t] = "int"  # (a number, or the built-in's error)
         if self.known.get(v) == "tuple":
@@ -497,26 +485,6 @@ class Body:
         self.emit("else:")
         self.emit(f"    {t} = _builtin(g, _N[{k}], [{t}])")
         return t
-
-    def _count(self, q: s.Query, k: int) -> str:
-        """`len(xs where c)`: the elements that pass counted, not gathered into a list. Every element is
-        tested and charged as the query's own loop does, in the same order, and anything unusual is the
-        definition's `len`, which evaluates the query again and names it in its message."""
-        items, n = self._items(q.source), self.tmp()
-        self.known[n] = "int"  # (a number, or the definition's error)
-        self.emit(f"{n} = 0")
-        self.emit("try:")
-        self.indent += 1
-        outer, self.at = self.at, self.gen.number[id(q)]  # the loop is the query's: charged at it
-        _, saved = self._loop("it", items)
-        self.emit(f"if {self.truth(q.key)}:")
-        self.emit(f"    {n} += 1")
-        self._close("it", saved)
-        self.at = outer
-        self.indent -= 1
-        self.emit("except _VALUE_ERRORS:")
-        self.emit(f"    raise _query_error(g, _N[{self.gen.number[id(q)]}]) from None")
-        return n
 
     def _compare(self, e: s.Compare, k: int) -> str:
         op, t = e.op, self.tmp()
@@ -633,7 +601,7 @@ class Body:
         )
         return t
 
-    def _items(self, e: Any) -> str:
+    def items(self, e: Any) -> str:
         """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""
         t = self.tmp()
         zone = self._zone_cards_key(e)
@@ -650,67 +618,3 @@ class Body:
             return v
         self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
         return t
-
-    def _loop(self, var: str, items: str) -> tuple[str, str | None]:
-        """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name.
-
-        The elements are charged to the work budget first, all at once: one addition per loop, not per element."""
-        self.charge(f"len({items})", self.at)
-        py = self.local()
-        saved = self.scope.get(var)
-        self.scope[var] = py
-        self.loops.append(_Loop(py, len(self.lines), self.indent))
-        self.emit(f"for {py} in {items}:")
-        self.indent += 1
-        return py, saved
-
-    def _close(self, var: str, saved: str | None) -> None:
-        self.indent -= 1
-        loop = self.loops.pop()
-        # the fields kept through the loop (`_invariant`) are unread when it starts
-        self.lines[loop.start : loop.start] = [(loop.indent, f"{kept} = _M", self.at) for kept in loop.kept.values()]
-        if loop.cards is not None:
-            self.lines.insert(loop.start, (loop.indent, f"{loop.cards} = g.state.cards", self.at))
-        if saved is None:
-            del self.scope[var]
-        else:
-            self.scope[var] = saved
-
-    def _comprehension(self, e: s.Comprehension, k: int) -> str:
-        items, out = self._items(e.source), self.tmp()
-        self.emit(f"{out} = []")
-        _, saved = self._loop(e.var, items)
-        add = "extend" if e.flat else "append"  # a flat one joins its inner comprehension's lists
-        if e.condition is not None:
-            self.emit(f"if {self.truth(e.condition)}:")
-            self.indent += 1
-            self.emit(f"{out}.{add}({self.value(e.element)})")
-            self.indent -= 1
-        else:
-            self.emit(f"{out}.{add}({self.value(e.element)})")
-        self._close(e.var, saved)
-        self.emit(f"{out} = tuple({out})")
-        return out
-
-    def _query(self, e: s.Query, k: int) -> str:
-        items, out = self._items(e.source), self.tmp()
-        self.emit(f"{out} = []")
-        self.emit("try:")
-        self.indent += 1
-        py, saved = self._loop("it", items)
-        if e.op == "where":
-            self.emit(f"if {self.truth(e.key)}:")
-            self.emit(f"    {out}.append({py})")
-        else:
-            self.emit(f"{out}.append({self.value(e.key)})")
-        self._close("it", saved)
-        if e.op == "where":
-            self.emit(f"{out} = tuple({out})")
-        else:
-            if e.op != "map":
-                self.emit(f"g.charge(_sort_work({out}), _N[{k}])")
-            self.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
-        self.indent -= 1
-        self.emit("except _VALUE_ERRORS:")
-        self.emit(f"    raise _query_error(g, _N[{k}]) from None  # its message names the query")
-        return out

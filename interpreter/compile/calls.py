@@ -23,7 +23,7 @@ class Body(Protocol):
     calls know it by these members alone, so that the two modules import each other in one way."""
 
     indent: int
-    loops: list[Any]  # the loops open where the next line goes, innermost last (body.py's `_Loop`s)
+    loops: list[Any]  # the loops open where the next line goes, innermost last (loops.py's `Loop`s)
     gen: Any  # the module being generated (body.py's `Generator`)
     lines: list[tuple[int, str, int]]
     count: int
@@ -83,7 +83,7 @@ def _arguments(args: list[str]) -> str:
 def _kept(body: Body, value: str, what: str) -> str | None:
     """The local that keeps `what` of `value` through the innermost loop, if `value` is a local the loop
     does not change (a function's parameter, an outer loop's element), else None. It is `_M` when the
-    loop starts (body.py, `_Loop.kept`)."""
+    loop starts (loops.py, `Loop.kept`)."""
     if not body.loops:
         return None
     loop = body.loops[-1]

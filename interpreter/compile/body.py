@@ -436,9 +436,17 @@ class Body:
 
     def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
         """The test that each key has its declared type and the state key then (`source.typed_key`)."""
-        kinds = [t.kind for t in self.gen.resolution.keys.get(name, ())]
+        types = self.gen.resolution.keys.get(name, ())
+        kinds = [t.kind for t in types]
+        enum = types[0].name if len(types) == 1 and types[0].kind == "enum" else None
+        members = f"_program.enums[{enum!r}]" if enum in self.gen.program.enums else None
         return typed_key(
-            name, keys, kinds, self.gen.program.max_players, lambda texts: self.gen.constant("keys", name, "", texts)
+            name,
+            keys,
+            kinds,
+            self.gen.program.max_players,
+            lambda texts: self.gen.constant("keys", name, "", texts),
+            members,
         )
 
     def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:

@@ -709,3 +709,15 @@ def test_a_zone_or_variable_keyed_by_an_enumeration_value_reads_its_key_from_a_t
     game = rb.new_game(players=1, trace=True)
     assert sorted(game.state.zones) == ["pile[Kind.red]", "pile[blue]"]
     assert _said(game) == ["[1, 12]"]
+
+
+def test_a_zone_keyed_by_an_enumeration_value_as_a_value_is_the_zone_at_that_key() -> None:
+    """A zone keyed by an enumeration's member, taken as a value (`top(pile[k])`, a zone moved), is the
+    zone at that key, `Kind.red` as `blue`, taken from a table of the enumeration's members made once."""
+    rb = rulecraft.load_text(
+        BY_KIND.replace("play {", 'fn top_of(k: Kind) = top(pile[k])\nplay {\n  say "{top_of(Kind.red)}"'),
+        "piles.rules",
+    )
+    assert "{v: _ZoneRef('pile', (v,)) for v in _program.enums['Kind']}" in generate(rb.program).source
+    game = rb.new_game(players=1, trace=True)
+    assert _said(game) == ["red", "[1, 12]"]

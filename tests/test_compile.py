@@ -721,3 +721,18 @@ def test_a_zone_keyed_by_an_enumeration_value_as_a_value_is_the_zone_at_that_key
     assert "{v: _ZoneRef('pile', (v,)) for v in _program.enums['Kind']}" in generate(rb.program).source
     game = rb.new_game(players=1, trace=True)
     assert _said(game) == ["red", "[1, 12]"]
+
+
+def test_two_zones_joined_move_their_cards_in_the_join_s_order() -> None:
+    """Cards moved as a join of zones (`a + b`) or a zone alone go in their order, each taken from
+    where it stands, and leave their zones empty."""
+    rb = rulecraft.load_text(
+        BY_KIND.replace("zone pile[Kind]: Chip public", "zone pile[Kind]: Chip public\nzone heap: Chip public").replace(
+            "play {", 'play {\n  move pile[Kind.blue] + pile[Kind.red] to heap\n  say "{heap map it.kind}"'
+        ),
+        "piles.rules",
+    )
+    game = rb.new_game(players=1, trace=True)
+    assert _said(game)[0] == "[blue, blue, red]"
+    assert [len(game.state.zones.get(k, [])) for k in ("pile[blue]", "pile[Kind.red]", "heap")] == [0, 0, 3]
+    assert game.state.zones["heap"] == [1, 2, 0]

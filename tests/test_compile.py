@@ -678,3 +678,61 @@ def test_every_expression_a_statement_reads_is_a_root_of_generated_code(monkeypa
     monkeypatch.setattr(compiled.Compiled, "fragment", outside)
     game = rb.new_game(players=1)
     assert game.state.vars["v"] == 6 + (max(6, 3) + 0)
+
+
+BY_KIND = """game Piles players 1..1
+enum Kind { red, blue }
+enum Mark { red }
+card Chip { kind: Kind } label "{kind}"
+zone pile[Kind]: Chip public
+var seen[Kind]: int = 0 public
+setup {
+  create 1 Chip { kind: Kind.red } in pile[Kind.red]
+  create 2 Chip { kind: Kind.blue } in pile[Kind.blue]
+}
+fn size(k: Kind) = len(pile[k]) + seen[k]
+play {
+  set seen[Kind.blue] = 10
+  say "{[size(k) for k in Kind]}"
+}
+"""
+
+
+def test_a_zone_or_variable_keyed_by_an_enumeration_value_reads_its_key_from_a_table() -> None:
+    """A zone or variable keyed by an enumeration's member is read at its key as `zone_key` spells it
+    (`Kind.red` where `red` alone could be another enumeration's), the text taken from a table of the
+    enumeration's members made once."""
+    rb = rulecraft.load_text(BY_KIND, "piles.rules")
+    source = generate(rb.program).source
+    assert "{v: _zone_key('pile', (v,)) for v in _program.enums['Kind']}" in source
+    assert "{v: _zone_key('seen', (v,)) for v in _program.enums['Kind']}" in source
+    game = rb.new_game(players=1, trace=True)
+    assert sorted(game.state.zones) == ["pile[Kind.red]", "pile[blue]"]
+    assert _said(game) == ["[1, 12]"]
+
+
+def test_a_zone_keyed_by_an_enumeration_value_as_a_value_is_the_zone_at_that_key() -> None:
+    """A zone keyed by an enumeration's member, taken as a value (`top(pile[k])`, a zone moved), is the
+    zone at that key, `Kind.red` as `blue`, taken from a table of the enumeration's members made once."""
+    rb = rulecraft.load_text(
+        BY_KIND.replace("play {", 'fn top_of(k: Kind) = top(pile[k])\nplay {\n  say "{top_of(Kind.red)}"'),
+        "piles.rules",
+    )
+    assert "{v: _ZoneRef('pile', (v,)) for v in _program.enums['Kind']}" in generate(rb.program).source
+    game = rb.new_game(players=1, trace=True)
+    assert _said(game) == ["red", "[1, 12]"]
+
+
+def test_two_zones_joined_move_their_cards_in_the_join_s_order() -> None:
+    """Cards moved as a join of zones (`a + b`) or a zone alone go in their order, each taken from
+    where it stands, and leave their zones empty."""
+    rb = rulecraft.load_text(
+        BY_KIND.replace("zone pile[Kind]: Chip public", "zone pile[Kind]: Chip public\nzone heap: Chip public").replace(
+            "play {", 'play {\n  move pile[Kind.blue] + pile[Kind.red] to heap\n  say "{heap map it.kind}"'
+        ),
+        "piles.rules",
+    )
+    game = rb.new_game(players=1, trace=True)
+    assert _said(game)[0] == "[blue, blue, red]"
+    assert [len(game.state.zones.get(k, [])) for k in ("pile[blue]", "pile[Kind.red]", "heap")] == [0, 0, 3]
+    assert game.state.zones["heap"] == [1, 2, 0]

@@ -18,7 +18,7 @@ from rulecraft.language.values import Player
 from rulecraft.runtime import information
 from rulecraft.runtime.core import shared_dict
 from rulecraft.runtime.game import Game
-from rulecraft.runtime.state import card_with
+from rulecraft.runtime.state import State, card_with
 
 # Each player deals a chip to the other's sight but keeps a sealed bid: the bid is a secret commitment.
 SEALED = """game Sealed players 2..3
@@ -332,3 +332,27 @@ def test_the_content_key_of_a_card_is_its_text_with_id_0(name: str) -> None:
 
 def _field_names(card: object) -> list[str]:
     return [f.name for f in attrs.fields(type(card)) if f.name != "id"]
+
+
+@attrs.frozen
+class _Made:
+    id: int
+    n: int
+
+
+@pytest.mark.parametrize("created", [2, 0], ids=["copy appended past", "read from an older JSON"])
+def test_a_card_created_past_a_shared_list_keeps_each_state_s_own_cards_as_created(created: int) -> None:
+    """A state whose list of cards as created another copy has appended to (or which holds fewer of them
+    than its cards: read from an older state's JSON) takes a list of its own when it creates a card:
+    its cards as created before it, then the new card, and the other copy's list is left as it was."""
+    state = State(players=1, cards=[_Made(0, 0), _Made(1, 1)], location=["a", "a"])
+    state.created = [_Made(0, 10), _Made(1, 11)][:created]
+    twin = state.copy()
+    twin.cards.append(_Made(2, 20))
+    twin.add_created(twin.cards[-1])
+    card = _Made(2, 30)
+    state.cards.append(card)
+    state.add_created(card)
+    own = [_Made(0, 10), _Made(1, 11)][:created] + state.cards[created:2]
+    assert state.created == [*own, card]
+    assert [twin.created_card(i) for i in range(3)] == [*own, _Made(2, 20)]

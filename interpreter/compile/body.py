@@ -396,11 +396,17 @@ class Body:
         of the zone's values made once when the module runs (a zone is a value never changed once made),
         else made here."""
         made = f"_ZoneRef({name!r}, ({', '.join(keys)},))"
-        kinds = [t.kind for t in self.gen.resolution.keys.get(name, ())]
-        if len(keys) != 1 or kinds not in (["player"], ["int"]):
+        types = self.gen.resolution.keys.get(name, ())
+        kinds = [t.kind for t in types]
+        enum = types[0].name if kinds == ["enum"] else None
+        if len(keys) != 1 or (kinds not in (["player"], ["int"]) and enum not in self.gen.program.enums):
             return made
         t = self.tmp()
         self.emit(f"{t} = {keys[0]}")
+        if enum is not None:  # a member of the declared enumeration: its zone, by the member (hashed by identity)
+            make = f"{{v: _ZoneRef({name!r}, (v,)) for v in _program.enums[{enum!r}]}}"
+            refs = self.gen.constant("zones", name, "", make)
+            return f"({refs}[{t}] if {t}.__class__ is _EnumValue and {t} in {refs} else _ZoneRef({name!r}, ({t},)))"
         if kinds == ["player"]:
             n = max(self.gen.program.max_players, 1)
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (_Player(i),)) for i in range({n}))")
@@ -424,9 +430,17 @@ class Body:
 
     def _typed_key(self, name: str, keys: list[str]) -> tuple[str, str] | None:
         """The test that each key has its declared type and the state key then (`source.typed_key`)."""
-        kinds = [t.kind for t in self.gen.resolution.keys.get(name, ())]
+        types = self.gen.resolution.keys.get(name, ())
+        kinds = [t.kind for t in types]
+        enum = types[0].name if len(types) == 1 and types[0].kind == "enum" else None
+        members = f"_program.enums[{enum!r}]" if enum in self.gen.program.enums else None
         return typed_key(
-            name, keys, kinds, self.gen.program.max_players, lambda texts: self.gen.constant("keys", name, "", texts)
+            name,
+            keys,
+            kinds,
+            self.gen.program.max_players,
+            lambda texts: self.gen.constant("keys", name, "", texts),
+            members,
         )
 
     def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:

@@ -49,13 +49,26 @@ def literal_value(e: Any) -> tuple[bool, Any]:
 
 
 def typed_key(
-    name: str, keys: Sequence[str], kinds: Sequence[str], max_players: int, table: Callable[[str], str]
+    name: str,
+    keys: Sequence[str],
+    kinds: Sequence[str],
+    max_players: int,
+    table: Callable[[str], str],
+    enum_values: str | None = None,
 ) -> tuple[str, str] | None:
     """The test that each key (a Python expression) has its declared kind (a player, a number, an
     enumeration value, a card) and the state key of zone or variable `name` then, spelled as `zone_key`
-    spells it; None if a key's kind is another. `table(text)` makes a module constant of that text."""
+    spells it; None if a key's kind is another. `table(text)` makes a module constant of that text;
+    `enum_values`, the module's expression of the members of a one key's enumeration."""
     if len(kinds) != len(keys) or any(kind not in _SPELL for kind in kinds):
         return None
+    if len(keys) == 1 and kinds[0] == "enum" and enum_values is not None:
+        # One member of the declared enumeration: its key's text read from a table made once (by the
+        # member, whose hash is its identity), where making it anew (an f-string, then hashing the new
+        # text) costs more. A member not in it (none is) is spelled as below.
+        (k,) = keys
+        by_member = table(f"{{v: _zone_key({name!r}, (v,)) for v in {enum_values}}}")
+        return f"{k}.__class__ is _EnumValue and {k} in {by_member}", f"{by_member}[{k}]"
     if len(keys) == 1 and kinds[0] in ("int", "player"):
         # One number or seat: the key's text read from a table made once (`KEY_TABLE` of them), where
         # making it anew (an f-string, then hashing the new text) costs three times as much.

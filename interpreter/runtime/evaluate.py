@@ -312,7 +312,16 @@ def as_list(g: Valued, v: Any, e: s.Expr) -> tuple[Any, ...]:
     raise g.runtime_error(span_of(e), f"a list is needed here, not {label(g, v)}")
 
 
+_CARD_REF_ONLY = frozenset({CardRef})
+
+
 def cards_of(g: Valued, v: Any, e: s.Expr) -> list[CardRef]:
+    # (the commonest, first: a zone's cards, or a list of cards alone (a join of zones, a `where`),
+    # taken as they are by C; any other value is looked at item by item below)
+    if v.__class__ is ZoneRef:
+        return list(card_refs(g.state.zones.get(v.key, ())))
+    if v.__class__ is tuple and {*map(type, v)} <= _CARD_REF_ONLY:
+        return list(v)
     if isinstance(v, CardRef):
         return [v]
     if v is None:

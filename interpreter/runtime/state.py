@@ -60,7 +60,11 @@ class State:
         """Note the card just created (the last of `cards`) as it was created."""
         cid = card.id
         if len(self.created) != cid:  # another copy appended past this state's cards: a list of our own
-            self.created = [self.created_card(i) for i in range(cid)]
+            # (`created_card` of each card before this one, taken by slices: a copy made by C)
+            created = self.created[:cid]
+            if len(created) < cid:
+                created += self.cards[len(created) : cid]
+            self.created = created
         self.created.append(card)
 
     def created_list(self) -> list[Any]:

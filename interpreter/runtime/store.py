@@ -170,12 +170,13 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         memo[i] = EMPTY_MEMO
     for key in sources:
         if key != dst_key:
-            name = key.split("[", 1)[0]
-            if changed is not None:
-                changed.add(name)
             plan = plans.get(key)
-            if plan is None:
-                plan = code.forget_plan(players, name, key)
+            if plan is None or changed is not None:  # (the zone's name, only where it is needed)
+                name = key.split("[", 1)[0]
+                if changed is not None:
+                    changed.add(name)
+                if plan is None:
+                    plan = code.forget_plan(players, name, key)
             for i in plan:
                 memo[i] = EMPTY_MEMO
     if st.known or st.told:

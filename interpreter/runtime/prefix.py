@@ -161,4 +161,25 @@ def _run_prefix(made: Any, program: Program, k: int) -> Prefix | None:
         and not t.information.held_views
         and not t.decisions.next_draws
     )
-    return Prefix(t, k, env) if settled else None
+    if not settled:
+        return None
+    _keep_draw_labels(t, program)
+    return Prefix(t, k, env)
+
+
+def _keep_draw_labels(t: Any, program: Program) -> None:
+    """Put in the prefix's memo the labels of each shuffled zone's cards (`zone_labels`), which a draw
+    reads first (`Decisions.draw_at_once`): computed once here, not by every game's first draw. They
+    are derived from the state alone, as a game's own would be, so nothing a game does sees the
+    difference; their work is not charged (the work left is the prefix's), and a label that cannot be
+    made here is left to the game to meet."""
+    work_left = t.work_left
+    for key, ids in t.state.zones.items():
+        name = key.split("[", 1)[0]
+        zone = program.zones.get(name)
+        if ids and zone is not None and zone.shuffled:
+            try:
+                t.zone_labels(name, key, ids)
+            except Exception:
+                break
+    t.work_left = work_left

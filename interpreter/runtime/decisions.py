@@ -472,7 +472,10 @@ class Decisions:
                 g.frames.pop()
                 g.push(BlockFrame(option.body.stmts, env))
             else:  # (the option's block in the frame's place: no deeper, and nobody hears a push)
-                g.frames[-1] = BlockFrame(option.body.stmts, env)
+                # (`BlockFrame(option.body.stmts, env)`, its initializer written out: one an answer)
+                block = _new_frame(BlockFrame)
+                block.stmts, block.i, block.env, block.code = option.body.stmts, 0, env, None
+                g.frames[-1] = block
         elif frame.kind == "use":
             g.frames.pop()
             if value is None:
@@ -656,6 +659,7 @@ _FEW_CARDS = 16
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
 _new_decision = object.__new__
+_new_frame = object.__new__
 
 
 def _prompt_code(code: CodeCache, prompt: s.Expr | None) -> Any:

@@ -180,7 +180,16 @@ def _stop_lines(i: int, n: int, sets_r: bool, me: str, counted: bool) -> list[st
         keep.append("frame.code = frame.code.end")
     r = "r" if sets_r else "None"
     gives = "r if r is not None else _SUSPENDED" if sets_r else "_SUSPENDED"
-    return ["if frame is None:", f"    return _stop(g, {r}, depth, {me}, env, {i})", *keep, f"return {gives}"]
+    # (inline, a game that ended is `_stop`'s answer without its call: every block it ends in gives it)
+    ended = "r is _ENDED or r is None and g.state.over" if sets_r else "g.state.over"
+    return [
+        "if frame is None:",
+        f"    if {ended}:",
+        "        return _ENDED",
+        f"    return _stop(g, {r}, depth, {me}, env, {i})",
+        *keep,
+        f"return {gives}",
+    ]
 
 
 def _code(out: _Lines, indent: int, code: list[str], sets_r: bool, test: str, stop: list[str], tested: bool) -> None:

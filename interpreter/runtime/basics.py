@@ -223,8 +223,8 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
     return tuple(tuple(g) for g in groups.values())
 
 
-_CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
-_card_ref = _CARD_REFS.__getitem__
+CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely
+_card_ref = CARD_REFS.__getitem__
 
 
 def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
@@ -232,6 +232,6 @@ def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
     try:
         return tuple(map(_card_ref, ids))  # (a loop in C: a zone is read this way at every look at it)
     except IndexError:  # a card made since the last look: its reference first
-        refs = _CARD_REFS
+        refs = CARD_REFS
         refs.extend(CardRef(i) for i in range(len(refs), max(ids) + 1))
         return tuple(map(_card_ref, ids))

@@ -28,7 +28,7 @@ from ..language.values import (
 from ..syntax import ast as s
 from . import knowledge
 from .asks import Decision, Option, PlacedOption, tier_label
-from .basics import _CARD_REFS, EMPTY_MEMO, MASK64, MEMO_BUDGET, OPTION_BUDGET, Event, splitmix
+from .basics import CARD_REFS, EMPTY_MEMO, MASK64, MEMO_BUDGET, OPTION_BUDGET, Event, splitmix
 from .codecache import CodeCache
 from .context import Context, Frame
 from .core import (
@@ -359,7 +359,7 @@ class Decisions:
                 frame.count = left
             cid = ids[drawn]
             # (`[CardRef(cid)]`: the reference read from the table of them, without the call of `CardRef`)
-            g.move(_CARD_REFS[cid : cid + 1] or [CardRef(cid)], dst, False, span)
+            g.move(CARD_REFS[cid : cid + 1] or [CardRef(cid)], dst, False, span)
             if dst_key == key:
                 labels.append(labels.pop(drawn))  # the card went back into the source, on top
             else:

@@ -69,7 +69,6 @@ from .statements import EXEC
 from .views import Information
 
 _PLAIN_SWITCHES = Switches(False, False)
-_new_frame = object.__new__
 
 
 class Game(GameCore):
@@ -219,17 +218,12 @@ class Game(GameCore):
         program = self.program
         # (a new game's few frames cannot reach the depth budget: `push` only when a sink hears them)
         push = self.push if self.sinks.pushes else self.frames.append
-        # (each `BlockFrame(stmts, {})`, its initializer written out: a game's first frames, made at every game)
         if program.play is not None:
-            frame = _new_frame(BlockFrame)
-            frame.stmts, frame.i, frame.env, frame.code = program.play.stmts, 0, {}, None
-            push(frame)
+            push(BlockFrame(program.play.stmts, {}))
             if before_play is not None:
                 push(BeforePlayFrame(before_play))
         for block in reversed(program.setup):
-            frame = _new_frame(BlockFrame)
-            frame.stmts, frame.i, frame.env, frame.code = block.stmts, 0, {}, None
-            push(frame)
+            push(BlockFrame(block.stmts, {}))
 
     def current_decision(self) -> Decision | None:
         """The decision the game waits on, or None when it is over."""

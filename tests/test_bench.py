@@ -152,8 +152,8 @@ def _instructions_module() -> Any:
 
 def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
     """examples/benchmarks/instructions.py: the program callgrind counts plays the seeded games the
-    given number of times (here without valgrind), with `--atomic` too, and a game's figure is the
-    second pass alone."""
+    given number of times (here without valgrind), with `--atomic` and greedy agents too, and a game's
+    figure is the second pass alone."""
     import subprocess
     import sys
 
@@ -163,8 +163,12 @@ def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
     played = subprocess.run(cmd[3:], capture_output=True, text=True, check=False)
     assert played.returncode == 0, played.stderr
     atomic = counter.command(sys.executable, str(GAMES / "kuhn_poker.rules"), 2, 3, 1, False, True)
-    assert atomic[-1] == "1"  # `--atomic`: the same games, every answer applied all or nothing
+    assert atomic[-2:] == ["1", "random"]  # `--atomic`: the same games, every answer applied all or nothing
     played = subprocess.run(atomic[3:], capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    greedy = counter.command(sys.executable, str(GAMES / "kuhn_poker.rules"), 2, 2, 1, False, False, "greedy")
+    assert greedy[-1] == "greedy"  # `--agent greedy`: the games of `simulate --agents greedy`
+    played = subprocess.run(greedy[3:], capture_output=True, text=True, check=False)
     assert played.returncode == 0, played.stderr
     assert counter.collected("==1== Events    : Ir\n==1== Collected : 5347906123\n") == 5347906123
     assert counter.per_game(5_000, 8_000, 3) == 1_000

@@ -356,3 +356,15 @@ def test_a_card_created_past_a_shared_list_keeps_each_state_s_own_cards_as_creat
     own = [_Made(0, 10), _Made(1, 11)][:created] + state.cards[created:2]
     assert state.created == [*own, card]
     assert [twin.created_card(i) for i in range(3)] == [*own, _Made(2, 20)]
+
+
+@given(st.integers(min_value=0, max_value=2**64), st.integers(min_value=0, max_value=300))
+def test_a_worlds_shuffle_is_the_generators_own(seed: int, n: int) -> None:
+    """`information.shuffle` gives the permutation `Random.shuffle` gives, and leaves the generator where
+    it leaves it: worlds sampled with it are the worlds sampled before (greedy games stay the same)."""
+    ours, theirs = random.Random(seed), random.Random(seed)
+    mine, reference = list(range(n)), list(range(n))
+    information.shuffle(ours, mine)
+    theirs.shuffle(reference)
+    assert mine == reference
+    assert ours.getrandbits(64) == theirs.getrandbits(64)

@@ -1,6 +1,6 @@
 """Instructions per game, counted by valgrind's callgrind: a figure the host's noise cannot move.
 
-    python examples/benchmarks/instructions.py GAME [--players N] [--games N] [--trace] [--atomic]
+    python examples/benchmarks/instructions.py GAME [--players N] [--games N] [--trace] [--atomic] [--agent greedy]
 
 On a shared machine the CPU time of the same run moves by up to 1.5x between rounds, so a change
 of a few per cent cannot be seen in `rulecraft bench`. Callgrind counts the instructions the
@@ -14,7 +14,8 @@ once: everything else (start-up, parsing, the code made on first use) is the sam
 falls out. The disk cache is off and the hash seed fixed, so that both processes do the same work.
 The games are played as `simulate` plays them (`atomic=False`); `--atomic` plays the same games
 with every answer applied all or nothing, as a live table, a replay or a tool applies them, to
-count what `apply` keeps.
+count what `apply` keeps; `--agent greedy` plays them with greedy agents (one ply of search in a
+sampled world at each decision: the games of `simulate --agents greedy`).
 Compare two checkouts by running the script with each one's Python (`--python`); a checkout from
 before the tools package plays its games as its own `bench` did (RESULTS.md compares the engine of
 issue 17's day, e67ca25, so).
@@ -37,13 +38,16 @@ try:
 except ImportError:  # a checkout from before the tools package (2026-11-30 and earlier)
     from rulecraft.bench import play_random
 name, players, games, passes, trace, atomic = sys.argv[1], *map(int, sys.argv[2:7])
+agent = sys.argv[7] if len(sys.argv) > 7 else "random"
 rb = rulebook.load(name)
-if atomic:  # the agents of play_random, every answer applied all or nothing
-    from rulecraft.agents import RandomAgent, play
+if atomic or agent != "random":  # the seeds of play_random's agents; every answer all or nothing if asked
+    from rulecraft.agents import GreedyAgent, RandomAgent, play
+
+    make = GreedyAgent if agent == "greedy" else RandomAgent
 
     def play_random(rb, players, seed, trace):
         game = rb.new_game(players=players, seed=seed, trace=trace)
-        play(game, [RandomAgent(seed * 7919 + i * 104729 + 1) for i in range(players)], atomic=True)
+        play(game, [make(seed * 7919 + i * 104729 + 1) for i in range(players)], atomic=atomic == 1)
 for _ in range(passes):
     for seed in range(games):
         play_random(rb, players, seed, trace == 1)
@@ -53,7 +57,14 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def command(
-    python: str, game: str, players: int, games: int, passes: int, trace: bool, atomic: bool = False
+    python: str,
+    game: str,
+    players: int,
+    games: int,
+    passes: int,
+    trace: bool,
+    atomic: bool = False,
+    agent: str = "random",
 ) -> list[str]:
     """The valgrind command that counts a process playing the games `passes` times."""
     return [
@@ -69,6 +80,7 @@ def command(
         str(passes),
         "1" if trace else "0",
         "1" if atomic else "0",
+        agent,
     ]
 
 
@@ -85,10 +97,19 @@ def per_game(once: int, twice: int, games: int) -> float:
     return (twice - once) / games
 
 
-def count(python: str, game: str, players: int, games: int, passes: int, trace: bool, atomic: bool = False) -> int:
+def count(
+    python: str,
+    game: str,
+    players: int,
+    games: int,
+    passes: int,
+    trace: bool,
+    atomic: bool = False,
+    agent: str = "random",
+) -> int:
     env = {**os.environ, "RULECRAFT_CACHE_DIR": "off", "PYTHONHASHSEED": "0"}
     run = subprocess.run(
-        command(python, game, players, games, passes, trace, atomic),
+        command(python, game, players, games, passes, trace, atomic, agent),
         env=env,
         capture_output=True,
         text=True,
@@ -106,20 +127,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=2, help="seeded random games per pass (default 2)")
     p.add_argument("--trace", action="store_true", help="play with the trace on")
     p.add_argument("--atomic", action="store_true", help="apply every answer all or nothing (simulate does not)")
+    p.add_argument(
+        "--agent",
+        choices=("random", "greedy"),
+        default="random",
+        help="who plays every seat (default random; greedy: a search, as `simulate --agents greedy` plays)",
+    )
     p.add_argument("--python", default=sys.executable, help="the Python whose rulecraft is counted")
     args = p.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("instructions.py needs valgrind (Debian's package valgrind)", file=sys.stderr)
         return 2
     try:
-        once = count(args.python, args.game, args.players, args.games, 1, args.trace, args.atomic)
-        twice = count(args.python, args.game, args.players, args.games, 2, args.trace, args.atomic)
+        once = count(args.python, args.game, args.players, args.games, 1, args.trace, args.atomic, args.agent)
+        twice = count(args.python, args.game, args.players, args.games, 2, args.trace, args.atomic, args.agent)
     except RuntimeError as error:
         print(f"instructions.py: {error}", file=sys.stderr)
         return 1
     figure = per_game(once, twice, args.games) / 1e6
     digits = 2 if figure >= 10 else 4  # (a small game's figure, to the thousand)
     what = f"{args.players} players{', trace' if args.trace else ''}{', atomic' if args.atomic else ''}"
+    what += ", greedy" if args.agent == "greedy" else ""
     print(f"{args.game} ({what}): {figure:.{digits}f} M instructions a game")
     return 0
 

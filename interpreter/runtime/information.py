@@ -172,7 +172,7 @@ def permute_hidden(game: G, viewer: Player, rng: random.Random, *, trace: bool =
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
         else:
-            rng.shuffle(made)
+            shuffle(rng, made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
     twin.state_changed()  # changed outside the rules: the twin must not reuse values derived before
@@ -199,11 +199,27 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
         else:
-            rng.shuffle(made)
+            shuffle(rng, made)
         deal(game, twin, created, cids, made)
     twin.state.created = created
     _forget_contents(twin)  # changed outside the rules: the clone must not reuse values derived from what was dealt
     return twin
+
+
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """`rng.shuffle(items)`, the same permutation from the same generator, with each index drawn
+    inline: a search shuffles the hidden cards of every world it samples, and `Random.shuffle` makes
+    two Python calls an item (`_randbelow`, then its `getrandbits` path). Python 3.11's algorithm
+    (Fisher-Yates from the end, each index by rejection from `getrandbits` of n's bit length),
+    written out; tests/test_determinize.py holds it to `Random.shuffle`."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 # By the places of a group of hidden cards (`hidden_groups`): the game's list of cards as created and the

@@ -97,19 +97,11 @@ def per_game(once: int, twice: int, games: int) -> float:
     return (twice - once) / games
 
 
-def count(
-    python: str,
-    game: str,
-    players: int,
-    games: int,
-    passes: int,
-    trace: bool,
-    atomic: bool = False,
-    agent: str = "random",
-) -> int:
+def count(cmd: list[str]) -> int:
+    """The instructions of a counted run (`command`)."""
     env = {**os.environ, "RULECRAFT_CACHE_DIR": "off", "PYTHONHASHSEED": "0"}
     run = subprocess.run(
-        command(python, game, players, games, passes, trace, atomic, agent),
+        cmd,
         env=env,
         capture_output=True,
         text=True,
@@ -139,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         print("instructions.py needs valgrind (Debian's package valgrind)", file=sys.stderr)
         return 2
     try:
-        once = count(args.python, args.game, args.players, args.games, 1, args.trace, args.atomic, args.agent)
-        twice = count(args.python, args.game, args.players, args.games, 2, args.trace, args.atomic, args.agent)
+        once, twice = (
+            count(command(args.python, args.game, args.players, args.games, n, args.trace, args.atomic, args.agent))
+            for n in (1, 2)
+        )
     except RuntimeError as error:
         print(f"instructions.py: {error}", file=sys.stderr)
         return 1

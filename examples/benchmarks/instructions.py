@@ -40,10 +40,10 @@ except ImportError:  # a checkout from before the tools package (2026-11-30 and 
 name, players, games, passes, trace, atomic = sys.argv[1], *map(int, sys.argv[2:7])
 agent = sys.argv[7] if len(sys.argv) > 7 else "random"
 rb = rulebook.load(name)
-if atomic or agent != "random":  # the seeds of play_random's agents; every answer all or nothing if asked
+if atomic or agent != "random":  # bench's play_random with the agents named, all or nothing with --atomic
     from rulecraft.agents import GreedyAgent, RandomAgent, play
 
-    make = GreedyAgent if agent == "greedy" else RandomAgent
+    make = {"random": RandomAgent, "greedy": GreedyAgent}[agent]
 
     def play_random(rb, players, seed, trace):
         game = rb.new_game(players=players, seed=seed, trace=trace)

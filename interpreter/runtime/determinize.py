@@ -66,7 +66,7 @@ from ..language.values import CardRef, Player
 from .basics import EMPTY_MEMO, LABEL_CACHE_SIZE
 from .codecache import CodeCache
 from .core import shared_dict
-from .information import Copyable, cards_in, changes, consistent_order, content_key, hidden_groups
+from .information import Copyable, cards_in, changes, consistent_order, content_key, hidden_groups, shuffle
 from .knowledge import facts_of, fits
 from .state import card_with
 
@@ -159,7 +159,9 @@ class Determinizer(Generic[D]):
                 order = consistent_order(n, allowed, rng)
             else:
                 order = list(range(n))
-                rng.shuffle(order)  # (the same draws as shuffling the cards: a shuffle reads only the length)
+                # (the same draws as shuffling the cards: a shuffle reads only the length; `shuffle`:
+                # `rng.shuffle`, each index drawn inline, as a search draws a world at every playout)
+                shuffle(rng, order)
             for place in range(n):
                 k, cid = order[place], cids[place]
                 if created_ids[k] == cid:  # the card created there is back: the clone's card as it is

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 import rulecraft
+from hypothesis import given
+from hypothesis import strategies as st
 from rulecraft.language import builtins
 from rulecraft.language.builtins import BUILTIN_NAMES, BUILTINS, call_words
+from rulecraft.language.values import Record
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "interpreter" / "language" / "builtins.py"
@@ -97,3 +100,41 @@ def test_min_and_max_of_whole_numbers_give_and_charge_what_the_general_path_does
     monkeypatch.setattr(builtins, "_INTS", frozenset())
     assert played() == short
     assert short[0] == {"a": 9, "b": 9, "c": 9, "d": 2}
+
+
+def _weights_walked(items, cap):
+    """`builtins.weights` as it walks every value (the definition its shortcuts for plain values and
+    lists of plain values must agree with)."""
+    largest = total = 0
+    for v in items:
+        w = builtins.weight(v, cap - total)
+        total += w
+        largest = max(largest, w)
+        if total > cap:
+            break
+    return total, largest
+
+
+_plain = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.booleans(), st.none())
+_values = st.recursive(
+    _plain,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(st.sampled_from("abc"), inner, max_size=3).map(Record),
+    ),
+    max_leaves=12,
+)
+
+
+@given(
+    st.one_of(
+        st.lists(_plain, max_size=8),
+        st.lists(st.lists(_plain, max_size=4).map(tuple), min_size=1, max_size=6),
+        st.lists(_values, max_size=6),
+    ),
+    st.integers(0, 40),
+)
+def test_weights_of_plain_values_and_lists_of_them_are_those_of_the_walk(items, cap):
+    # The keys of most queries are plain values, or lists of them (`group by [it.a, it.b]`): weighed
+    # in C, they must weigh what walking each gives, a cap passed included.
+    assert builtins.weights(items, cap) == _weights_walked(items, cap)

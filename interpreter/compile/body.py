@@ -522,6 +522,9 @@ class Body:
             # none is left to `_same`: Python warns of `is` with one)
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
+        if op in ("==", "!=") and self.known.get(a) == "int" and self.known.get(b) == "int":
+            self.emit(f"{t} = {a} {op} {b}")  # (two numbers the code made: `same` is Python's `==`)
+            return t
         if op in ("==", "!="):
             # `same`, inline: an interned value (a player, a card, an enumeration value: values.py) is the same
             # as another only if it is it; two lists: the definition, which charges their weight; two values
@@ -564,8 +567,9 @@ class Body:
                 )
                 # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
                 x, y = self.tmp(), self.tmp()
-                self.emit(f"    {x} = {a} if {a}.__class__ is tuple else g.as_list({a}, _N[{k}].left)")
-                self.emit(f"    {y} = {b} if {b}.__class__ is tuple else g.as_list({b}, _N[{k}].right)")
+                # (`g.as_list` of a zone, written out: its cards)
+                self.emit(f"    {x} = {a} if {a}.__class__ is tuple else _card_refs(g.state.zones.get({a}.key, ()))")
+                self.emit(f"    {y} = {b} if {b}.__class__ is tuple else _card_refs(g.state.zones.get({b}.key, ()))")
                 self.emit(f"    if len({x}) + len({y}) <= _LIST_BUDGET:")
                 self.indent += 2
                 self.charge(f"len({x}) + len({y})", k)  # each element
@@ -630,5 +634,8 @@ class Body:
         v = self.value(e)
         if self.known.get(v) == "tuple":
             return v
-        self.emit(f"{t} = {v} if {v}.__class__ is tuple else g.as_list({v}, _N[{self.gen.number[id(e)]}])")
+        self.emit(
+            f"{t} = {v} if {v}.__class__ is tuple else _card_refs(g.state.zones.get({v}.key, ())) "
+            f"if {v}.__class__ is _ZoneRef else g.as_list({v}, _N[{self.gen.number[id(e)]}])"
+        )  # (`g.as_list` of a zone, written out: its cards)
         return t

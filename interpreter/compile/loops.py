@@ -107,7 +107,10 @@ def query(body: Body, e: s.Query, k: int) -> str:
         body.emit(f"{out} = tuple({out})")
     else:
         if e.op != "map":
-            body.emit(f"g.charge(_sort_work({out}), _N[{k}])")
+            # (`g.charge(_sort_work(...), node)`, its common case written out: within the budget)
+            body.emit(f"g.work_left -= _sort_work({out})")
+            body.emit("if g.work_left < 0:")
+            body.emit(f"    g.charge(0, _N[{k}])")
         body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")

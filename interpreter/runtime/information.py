@@ -213,13 +213,27 @@ def shuffle(rng: random.Random, items: list[Any]) -> None:
     (Fisher-Yates from the end, each index by rejection from `getrandbits` of n's bit length),
     written out; tests/test_determinize.py holds it to `Random.shuffle`."""
     getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _shuffle_steps(len(items)):
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
+def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """The steps of `shuffle` for a list of `size` items: each place from the end, how many items it
+    draws among and that number's bit length; made once for each size (a search shuffles lists of
+    the same sizes at every decision)."""
+    steps = _SHUFFLE_STEPS.get(size)
+    if steps is None:
+        steps = tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+        if len(_SHUFFLE_STEPS) >= 256:
+            _SHUFFLE_STEPS.clear()
+        _SHUFFLE_STEPS[size] = steps
+    return steps
 
 
 # By the places of a group of hidden cards (`hidden_groups`): the game's list of cards as created and the

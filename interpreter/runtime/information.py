@@ -167,8 +167,9 @@ def permute_hidden(game: G, viewer: Player, rng: random.Random, *, trace: bool =
     created = twin.state.created_list()
     facts = facts_of(game, viewer)
     for cids in hidden_groups(game, viewer):
-        made = [created[c] for c in cids]
-        allowed = allowed_at(game.state, cids, made, facts)
+        cards = [created[c] for c in cids]
+        allowed = allowed_at(game.state, cids, cards, facts)
+        made = [(card, _kept(card)[2]) for card in cards]
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
         else:
@@ -195,7 +196,7 @@ def sample_hidden(game: G, viewer: Player, seed: int) -> G:
     facts = facts_of(game, viewer)
     for cids in hidden_groups(game, viewer):
         made = _sorted_as_created(game.state.created, created, cids)
-        allowed = allowed_at(game.state, cids, made, facts)
+        allowed = allowed_at(game.state, cids, [card for card, _ in made], facts) if facts else None
         if allowed:
             made = [made[k] for k in consistent_order(len(cids), allowed, rng)]
         else:
@@ -237,20 +238,22 @@ def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
 
 
 # By the places of a group of hidden cards (`hidden_groups`): the game's list of cards as created and the
-# cards created at those places, sorted by content. A search samples a world at every decision, and the
-# places hidden from a seat are most often those of its decision before: their cards as created are the
-# same (a state's `created` is only ever appended to, else replaced: `State.created`), sorted once.
-_SORTED: dict[tuple[int, ...], tuple[list[Any], list[Any]]] = {}
+# cards created at those places, sorted by content, each with its copies at other places (`_kept`, as `deal`
+# takes them). A search samples a world at every decision, and the places hidden from a seat are most often
+# those of its decision before: their cards as created are the same (a state's `created` is only ever
+# appended to, else replaced: `State.created`), sorted once.
+_SORTED: dict[tuple[int, ...], tuple[list[Any], list[tuple[Any, dict[int, Any]]]]] = {}
 
 
-def _sorted_as_created(base: list[Any], created: list[Any], cids: list[int]) -> list[Any]:
-    """`sorted((created[c] for c in cids), key=content_key)`, `created` a copy of `base` (a state's
-    `created`) with the cards as they are after its end: kept while `base` holds every card sorted."""
+def _sorted_as_created(base: list[Any], created: list[Any], cids: list[int]) -> list[tuple[Any, dict[int, Any]]]:
+    """`sorted((created[c] for c in cids), key=content_key)`, each card with its copies (`_kept`), `created` a
+    copy of `base` (a state's `created`) with the cards as they are after its end: kept while `base` holds
+    every card sorted."""
     key = tuple(cids)
     kept = _SORTED.get(key)
     if kept is not None and kept[0] is base:
         return list(kept[1])
-    made = sorted((created[c] for c in cids), key=content_key)
+    made = [(card, _kept(card)[2]) for card in sorted((created[c] for c in cids), key=content_key)]
     if cids and max(cids) < len(base):  # (none read from the cards as they are: they may change)
         if len(_SORTED) >= 256:
             _SORTED.clear()
@@ -339,8 +342,11 @@ def consistent_order(n: int, allowed: dict[int, set[int]], rng: random.Random) -
     return [k if k >= 0 else next(it) for k in order]
 
 
-def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], made: list[Any]) -> None:
-    """Deal the cards `made` (as created) to the places `cids` of `twin`, a clone of `game`, one each.
+def deal(
+    game: Copyable, twin: Copyable, created: list[Any], cids: list[int], made: list[tuple[Any, dict[int, Any]]]
+) -> None:
+    """Deal the cards `made` (as created, each with its copies at other places: `_kept`) to the places
+    `cids` of `twin`, a clone of `game`, one each.
 
     A card's identity moves, what the rules changed on it stays at its place: the place takes
     the new card as it was created, with the fields the rules changed at the place (`changes`)
@@ -350,19 +356,17 @@ def deal(game: Copyable, twin: Copyable, created: list[Any], cids: list[int], ma
     """
     state = game.state
     now, before, n = state.cards, state.created, len(state.created)
-    # (most places hold their card as it was created: nothing changed, without the call)
-    changed = [None if now[c] is (before[c] if c < n else now[c]) else changes(state, c) for c in cids]
     cards = twin.state.cards
-    get = _CONTENT_KEYS.get
-    for cid, card, change in zip(cids, made, changed, strict=True):
-        if card.id != cid:
-            # (`with_id`, written out: a search deals every hidden card at every decision it samples)
-            kept = get(id(card))
-            copies = kept[2] if kept is not None and kept[0] is card else _kept(card)[2]
+    for cid, (card, copies) in zip(cids, made, strict=True):
+        if card.id != cid:  # (`with_id`, written out: a search deals every hidden card at every decision it samples)
             copy = copies.get(cid)
             card = copy if copy is not None else _copy_at(card, cid, copies)
         created[cid] = card
-        cards[cid] = card_with(card, **change) if change else card
+        # (most places hold their card as it was created, one made since as well: nothing changed, without the call)
+        if cid < n and now[cid] is not before[cid] and (change := changes(state, cid)):
+            cards[cid] = card_with(card, **change)
+        else:
+            cards[cid] = card
 
 
 # The copies of cards at new places, by what the card holds: (class, its fields but the id) -> new id ->

@@ -60,6 +60,9 @@ class Body:
         # stand for any type and an assignment keeps a name's type; the generated code's own
         # construction does.)
         self.known: dict[str, str] = {}
+        # A field kept through a loop (`_invariant`) -> the local saying whether its value is of an interned
+        # class (`same` is then `is`), tested once when the field is read, not at each comparison in the loop.
+        self.interned: dict[str, str] = {}
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -312,6 +315,8 @@ class Body:
             self.emit(f"if {cache} is _M:")
             self.indent += 1
             self._read_field(e, k, cache)
+            flag = self.interned.setdefault(cache, self.tmp())
+            self.emit(f"{flag} = {cache}.__class__ in _INTERNED")
             self.indent -= 1
             return cache
         t = self.tmp()
@@ -534,7 +539,11 @@ class Body:
                 two = f"{a}.__class__ is tuple and {b}.__class__ is tuple"
                 self.emit(f"{t} = _compare(g, _N[{k}], {a}, {b}) if {two} else {no}_same({a}, {b})")
                 return t
-            self.emit(f"if {a}.__class__ in _INTERNED:")
+            kept = self.interned.get(b) or self.interned.get(a)
+            if kept is not None:  # (a field kept through the loop, its class tested once: see `_field`)
+                self.emit(f"if {kept} or {a}.__class__ in _INTERNED:")
+            else:
+                self.emit(f"if {a}.__class__ in _INTERNED:")
             self.emit(f"    {t} = {a} is {no}{b}")
             self.emit(f"elif {a}.__class__ is tuple and {b}.__class__ is tuple:")
             self.emit(f"    {t} = _compare(g, _N[{k}], {a}, {b})")

@@ -51,3 +51,23 @@ def test_an_unknown_anchor_is_a_usage_error(capsys: Any) -> None:
     else:
         raise AssertionError("an unknown anchor must be refused")
     assert "unknown anchor no_such_game" in capsys.readouterr().err
+
+
+def test_bytecodes_are_counted_exactly_by_the_function_that_runs_them() -> None:
+    first, games = calls.count_bytecodes("kuhn_poker", "rulecraft", 3)
+    again, _ = calls.count_bytecodes("kuhn_poker", "rulecraft", 3)
+    assert games == 3 and first == again  # a count, not a timing
+    summary = calls.bytecode_summary(first, games, 2)
+    assert summary["bytecodes"] == sum(first.values()) / 3 and len(summary["most_run"]) == 2
+    # every function that runs is counted, the generated code's too, the first pass's code generator not
+    assert ("game.py", "apply") in first and any(w.startswith("<generated") for w, _ in first)
+    assert not {"generate.py", "parser.py"} & {w for w, _ in first}
+    more, _ = calls.count_bytecodes("kuhn_poker", "rulecraft", 6)
+    assert sum(more.values()) > sum(first.values())
+
+
+def test_the_command_prints_bytecodes_or_says_why_it_is_skipped(capsys: Any) -> None:
+    assert calls.main(["kuhn_poker", "--games", "2", "--top", "2", "--json", "--bytecodes"]) == 0
+    out = json.loads(capsys.readouterr().out)["kuhn_poker"]
+    if "skipped" not in out:
+        assert out["rulecraft"]["bytecodes"] > 0 and len(out["rulecraft"]["most_run"]) == 2

@@ -1,7 +1,7 @@
 """The anchor games side by side in calls: how many Python functions and C functions a game calls on each side.
 
     pip install -e '.[bench]'        # open_spiel and pyminion (the reference engines)
-    python examples/benchmarks/calls.py [--games N] [--top K] [--json] [GAME ...]
+    python examples/benchmarks/calls.py [--games N] [--top K] [--json] [--bytecodes] [GAME ...]
 
 `compare_instructions.py` counts instructions; this script counts what the instructions are made of
 at Python's level: the calls of Python functions (each a frame pushed, its locals set up, its
@@ -12,6 +12,13 @@ cachegrind (`--cache-sim=yes --branch-sim=yes`) half of a rulecraft game's instr
 interpreter's loop, which takes most of its mispredicted branches and about half of its data misses
 (examples/benchmarks/RESULTS.md, "Why time moves less than instructions"). So a change that removes
 calls moves the clock more than one that removes as many instructions in C: count both.
+
+With `--bytecodes` it counts, instead, the bytecodes each Python function runs a game (`sys.settrace`'s
+opcode events): where the interpreter's loop spends its work, function by function, which a profile
+of time overstates for a function called often (its timer's cost on every call) and callgrind cannot
+name (its functions are the interpreter's own). A bytecode is not a fixed cost: one that calls,
+allocates or hashes costs more than a comparison, so a function's share of bytecodes is not its share
+of instructions; a change is judged by `compare_instructions.py` or `instructions.py`.
 
 The counts are exact (no timing is involved): two runs give the same figures. As
 `compare_instructions.py` counts a second pass over the games, so does this script: the first pass
@@ -59,6 +66,43 @@ def count_calls(game: str, side: str, games: int) -> tuple[Counter[tuple[str, st
     return counts, games
 
 
+def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
+    """The bytecodes run by `games` seeded games of an anchor on one side, by the Python function that ran
+    them, each as (file name, function name) -> count; and the number of games (see the module)."""
+    run = make_runner(game, side)
+    for seed in range(games):  # a first pass, left out as `count_calls` leaves it
+        run(seed)
+    counts: Counter[tuple[str, str]] = Counter()
+
+    def enter(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        key = (Path(frame.f_code.co_filename).name, frame.f_code.co_name)
+
+        def step(frame: Any, event: str, arg: Any) -> Any:
+            if event == "opcode":
+                counts[key] += 1
+            return step
+
+        return step
+
+    sys.settrace(enter)
+    try:
+        for seed in range(games):
+            run(seed)
+    finally:
+        sys.settrace(None)
+    return counts, games
+
+
+def bytecode_summary(counts: Counter[tuple[str, str]], games: int, top: int) -> dict[str, Any]:
+    """Bytecodes a game, and the `top` functions that run most of them, a game each."""
+    return {
+        "games": games,
+        "bytecodes": sum(counts.values()) / games,
+        "most_run": [[where, name, n / games] for (where, name), n in counts.most_common(top)],
+    }
+
+
 def summary(counts: Counter[tuple[str, str]], games: int, top: int) -> dict[str, Any]:
     """Calls a game, Python and C, and the `top` functions called most, a game each."""
     python = sum(n for (where, _), n in counts.items() if where != "C")
@@ -77,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", dest="count", type=int, help="seeded games per side (default: per anchor)")
     parser.add_argument("--top", type=int, default=12, help="functions listed per side (default 12)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--bytecodes", action="store_true", help="count each function's bytecodes, not the calls")
     args = parser.parse_args(argv)
     unknown = [g for g in args.games if g not in ANCHORS]
     if unknown:
@@ -88,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
             out[game] = {"skipped": why}
             continue
         n = args.count or GAMES.get(game, 20)
-        out[game] = {side: summary(*count_calls(game, side, n), args.top) for side in ("rulecraft", "reference")}
+        if args.bytecodes:
+            out[game] = {
+                side: bytecode_summary(*count_bytecodes(game, side, n), args.top) for side in ("rulecraft", "reference")
+            }
+        else:
+            out[game] = {side: summary(*count_calls(game, side, n), args.top) for side in ("rulecraft", "reference")}
         out[game]["reference_name"] = ANCHORS[game]["reference"]
     if args.json:
         print(json.dumps(out, indent=2))
@@ -98,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{game}: skipped ({figures['skipped']})")
             continue
         mine, theirs = figures["rulecraft"], figures["reference"]
+        if args.bytecodes:
+            print(f"{game} against {figures['reference_name']} ({mine['games']} games each), bytecodes a game:")
+            print(f"  rulecraft {mine['bytecodes']:12.1f}   reference {theirs['bytecodes']:12.1f}")
+            for side in ("rulecraft", "reference"):
+                print(f"  most run, {side}:")
+                for where, name, n in figures[side]["most_run"]:
+                    print(f"    {n:12.1f}  {where}: {name}")
+            continue
         print(f"{game} against {figures['reference_name']} ({mine['games']} games each), calls a game:")
         print(f"  Python  rulecraft {mine['python_calls']:10.1f}   reference {theirs['python_calls']:10.1f}")
         print(f"  C       rulecraft {mine['c_calls']:10.1f}   reference {theirs['c_calls']:10.1f}")

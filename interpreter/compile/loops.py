@@ -74,6 +74,19 @@ def close_loop(body: Body, var: str, saved: str | None) -> None:
         body.scope[var] = saved
 
 
+def when(body: Body, e: Any, then: str) -> None:
+    """`if e: then` for the test of an element: an `and` as tests one inside the other (its right side
+    tested only where its left holds, as `and` does), without a local holding the conjunction."""
+    if e.__class__ is s.And:
+        body.emit(f"if {body.truth(e.left)}:")
+        body.indent += 1
+        when(body, e.right, then)
+        body.indent -= 1
+    else:
+        body.emit(f"if {body.truth(e)}:")
+        body.emit(f"    {then}")
+
+
 def comprehension(body: Body, e: s.Comprehension) -> str:
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
@@ -98,8 +111,7 @@ def query(body: Body, e: s.Query, k: int) -> str:
     body.indent += 1
     py, saved = open_loop(body, "it", items)
     if e.op == "where":
-        body.emit(f"if {body.truth(e.key)}:")
-        body.emit(f"    {out}.append({py})")
+        when(body, e.key, f"{out}.append({py})")
     else:
         body.emit(f"{out}.append({body.value(e.key)})")
     close_loop(body, "it", saved)
@@ -129,8 +141,7 @@ def count(body: Body, q: s.Query) -> str:
     body.indent += 1
     outer, body.at = body.at, body.gen.number[id(q)]  # the loop is the query's: charged at it
     _, saved = open_loop(body, "it", items)
-    body.emit(f"if {body.truth(q.key)}:")
-    body.emit(f"    {n} += 1")
+    when(body, q.key, f"{n} += 1")
     close_loop(body, "it", saved)
     body.at = outer
     body.indent -= 1

@@ -45,6 +45,7 @@ class Asking(Context, Protocol):
     """A game as its `Decisions` part uses it (`Game` has it all)."""
 
     answers: list[tuple[str, str]]
+    card_labels: dict[Any, Any]  # the label cache (core.label_cache), which `_labelled_options` reads
 
     @property
     def code(self) -> CodeCache: ...
@@ -584,20 +585,26 @@ class Decisions:
         """The options of `_options`, and each value with its own label (`by_place`: the labels
         of the cards offered by their places)."""
         label, location = g.label, g.state.location
-        # (a number's label is its digits, a text's the text: the common choices without the call)
+        # (a number's label is its digits, a text's the text, a card's the one kept for it (`label`, its
+        # common case written out): the common choices without the call)
         labelled: list[tuple[str, Any]] = []
         cards = False
+        state_cards, card_labels = g.state.cards, g.card_labels
         for v in values:
             cls = v.__class__
             if cls is str:
                 labelled.append((v, v))
             elif cls is int:
                 labelled.append((str(v), v))
-            elif by_place and cls is CardRef and v.id in by_place:
+            elif cls is CardRef:
                 cards = True
-                labelled.append((by_place[v.id], v))
+                if by_place and v.id in by_place:
+                    labelled.append((by_place[v.id], v))
+                else:
+                    card = state_cards[v.id]
+                    entry = card_labels.get(id(card))
+                    labelled.append((entry[1] if entry is not None and entry[0] is card else label(v), v))
             else:
-                cards = cards or cls is CardRef
                 labelled.append((label(v), v))
         if not cards:
             # No card, so no label needs its zone: one option per distinct label, in order.

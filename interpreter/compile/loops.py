@@ -90,7 +90,9 @@ def when(body: Body, e: Any, then: str) -> None:
 def comprehension(body: Body, e: s.Comprehension) -> str:
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
-    _, saved = open_loop(body, e.var, items)
+    py, saved = open_loop(body, e.var, items)
+    if e.source.__class__ is s.Query and e.source.op == "group":
+        body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
     add = "extend" if e.flat else "append"  # a flat one joins its inner comprehension's lists
     if e.condition is not None:
         body.emit(f"if {body.truth(e.condition)}:")

@@ -188,9 +188,14 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
         top = None if bottom else f"{hidden} (top: {label(g, cards[-1])})"
         note_event(g, "move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
-    if changed is not None:
-        for name in sorted(changed):
-            _changed(g, name)
+    if changed is not None:  # (`_changed` of each, written out: a move is among the commonest changes)
+        watched = code.rule_reads
+        for name in sorted(changed) if len(changed) > 1 else changed:
+            if watched is None or name in watched:  # (else no rule reads it: checking would find the same)
+                if g.together or g.rule_frames:
+                    g.dirty.add(name)
+                else:
+                    check_rules(g, {name})
 
 
 def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:

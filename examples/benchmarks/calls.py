@@ -31,6 +31,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,23 @@ from compare import ANCHORS, available, make_runner  # noqa: E402 -- the anchors
 GAMES = {"tic_tac_toe": 200, "kuhn_poker": 200, "dominion_first_game": 4, "guildhall": 4}
 
 
+def _second_pass(game: str, side: str, games: int, listen: Callable[[], None], stop: Callable[[], None]) -> None:
+    """Play `games` seeded games of an anchor on one side twice, heard (`listen` ... `stop`) the second time
+    only: the first pass's imports, code made on first use and caches filled fall out of the count."""
+    run = make_runner(game, side)
+    for seed in range(games):
+        run(seed)
+    listen()
+    try:
+        for seed in range(games):
+            run(seed)
+    finally:
+        stop()
+
+
 def count_calls(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
     """The calls made by `games` seeded games of an anchor on one side (`rulecraft` or `reference`),
     each as (file name or "C", function name) -> count; and the number of games."""
-    run = make_runner(game, side)
-    for seed in range(games):  # a first pass: imports, code made on first use, caches filled fall out
-        run(seed)
     counts: Counter[tuple[str, str]] = Counter()
 
     def hear(frame: Any, event: str, arg: Any) -> None:
@@ -57,21 +69,13 @@ def count_calls(game: str, side: str, games: int) -> tuple[Counter[tuple[str, st
         elif event == "c_call":
             counts[("C", getattr(arg, "__qualname__", repr(arg)))] += 1
 
-    sys.setprofile(hear)
-    try:
-        for seed in range(games):
-            run(seed)
-    finally:
-        sys.setprofile(None)
+    _second_pass(game, side, games, lambda: sys.setprofile(hear), lambda: sys.setprofile(None))
     return counts, games
 
 
 def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
     """The bytecodes run by `games` seeded games of an anchor on one side, by the Python function that ran
     them, each as (file name, function name) -> count; and the number of games (see the module)."""
-    run = make_runner(game, side)
-    for seed in range(games):  # a first pass, left out as `count_calls` leaves it
-        run(seed)
     counts: Counter[tuple[str, str]] = Counter()
 
     def enter(frame: Any, event: str, arg: Any) -> Any:
@@ -85,12 +89,7 @@ def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str
 
         return step
 
-    sys.settrace(enter)
-    try:
-        for seed in range(games):
-            run(seed)
-    finally:
-        sys.settrace(None)
+    _second_pass(game, side, games, lambda: sys.settrace(enter), lambda: sys.settrace(None))
     return counts, games
 
 

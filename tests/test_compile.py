@@ -382,6 +382,11 @@ SHORTCUTS = [
     '[{a: 1, b: red} == {b: red, a: it.n} for it in hand[P1]] + ["ab" == "a" + "b", first(row) == none]',
     "[[c == d, c != d, c.colour == d.colour, c.colour != red] for c in hand[P1] for d in hand[P1]]",
     "[P1 == players[0], P1 != players[0], red != blue, red == red, P1 == none, red != none, [red] == [red]]",
+    # the matching loop (loops.py): keys interned, then a key that is not (a number), and none as the key's card
+    "[len(hand[P1] where it.colour == c.colour) for c in hand[P1]] + [len(hand[P1] where k == it.colour) for k in [red]]",
+    "[hand[P1] where it.colour == k and it.colour == c.colour for k in [red, blue] for c in hand[P1]]",
+    "[len(hand[P1] where it.n == c.n and c.colour == it.colour) for c in hand[P1]]",
+    "[len(hand[P1] where it.colour == c.colour) for c in [first(row)]]",
 ]
 
 
@@ -437,6 +442,8 @@ UNUSUAL = [
     "[k for k in 1..0][0]",
     "[k for k in 1..3][-4]",
     "V[0]",
+    "[len(hand[P1] + [V] where it.colour == c.colour) for c in hand[P1]]",
+    "[hand[P1] + [V] where it.colour == k for k in [red]]",
 ]
 
 
@@ -736,3 +743,27 @@ def test_two_zones_joined_move_their_cards_in_the_join_s_order() -> None:
     assert _said(game)[0] == "[blue, blue, red]"
     assert [len(game.state.zones.get(k, [])) for k in ("pile[blue]", "pile[Kind.red]", "heap")] == [0, 0, 3]
     assert game.state.zones["heap"] == [1, 2, 0]
+
+
+MATCHING = """
+const P1 = players[0]
+fn twins(p: Player, c: Chip) = len(hand[p] where it.colour == c.colour and c.n == it.n)
+fn of_colour(p: Player, k: Colour) = hand[p] where k == it.colour
+fn above(p: Player, c: Chip) = len(hand[p] where it.n > c.n)
+setup { create 2 Chip { colour: red, n: 1 } in hand[P1]  create 1 Chip { colour: blue, n: 1 } in hand[P1] }
+play { say "{[twins(P1, c) for c in hand[P1]]} {len(of_colour(P1, blue))} {above(P1, first(hand[P1]))}" }
+"""
+
+
+def test_a_where_that_matches_fields_with_kept_keys_is_a_loop_of_is_tests() -> None:
+    """A `where` whose test only compares the element's fields with values the loop does not change
+    (`it.colour == c.colour`, either way round, joined by `and`) gets a loop of `is` tests beside the
+    general one (loops.py's `matching_loop`); any other test has the general loop alone. Either gives
+    the definition's answers (SHORTCUTS and UNUSUAL above hold them to it, work and errors too)."""
+    rb = load(MATCHING)
+    source = generate(rb.program).source
+    fns = {name: source[source.index(f"# fn {name!r}") :].split("\n# ")[0] for name in ("twins", "of_colour", "above")}
+    assert re.search(r"if t\d+\.colour is t\d+:\n +if t\d+\.n is t\d+:", fns["twins"])
+    assert re.search(r"if t\d+\.colour is t\d+:", fns["of_colour"])
+    assert " is t" not in fns["above"].split("def f")[1].replace(" is _M", "")
+    assert _said(rb.new_game(players=1, trace=True)) == ["[2, 2, 1] 1 0"]

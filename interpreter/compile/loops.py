@@ -8,11 +8,13 @@ bound outside it are kept through the loop (`Loop.kept`, body.py's `_invariant`)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import attrs
 
 from ..syntax import ast as s
+from .source import attribute, plain_field
 
 
 @attrs.define
@@ -47,11 +49,13 @@ class Body(Protocol):
     def charge(self, work: str, k: int) -> None: ...
 
 
-def open_loop(body: Body, var: str, items: str) -> tuple[str, str | None]:
+def open_loop(body: Body, var: str, items: str, charged: bool = False) -> tuple[str, str | None]:
     """Open `for` over items with a new Python local for the rulebook's `var`; the previous holder of the name.
 
-    The elements are charged to the work budget first, all at once: one addition per loop, not per element."""
-    body.charge(f"len({items})", body.at)
+    The elements are charged to the work budget first, all at once: one addition per loop, not per element
+    (unless the caller `charged` them already)."""
+    if not charged:
+        body.charge(f"len({items})", body.at)
     py = body.local()
     saved = body.scope.get(var)
     body.scope[var] = py
@@ -87,6 +91,96 @@ def when(body: Body, e: Any, then: str) -> None:
         body.emit(f"    {then}")
 
 
+def _matched_fields(body: Body, test: Any) -> list[tuple[str, tuple[str, str | None]]] | None:
+    """The element's fields and the keys they are compared with, if the test of a loop's element is
+    `it.f == k` (either way round, or several joined by `and`), each `k` a local name the loop does not
+    bind or a field of one: [(f, (the local, the key's field or None))]. Else None."""
+    if body.gen.probe:  # (a probe counts each node's value: the element's loop reads them all)
+        return None
+    if test.__class__ is s.And:
+        left, right = _matched_fields(body, test.left), _matched_fields(body, test.right)
+        return None if left is None or right is None else left + right
+    if test.__class__ is not s.Compare or test.op != "==":
+        return None
+    for mine, other in ((test.left, test.right), (test.right, test.left)):
+        field = _element_field(body, mine)
+        key = None if field is None else _key(body, other)
+        if field is not None and key is not None:
+            return [(field, key)]
+    return None
+
+
+def _element_field(body: Body, e: Any) -> str | None:
+    """`f` if `e` is `it.f`, `f` a card's field that only a card can have (source.py's `plain_field`)."""
+    if e.__class__ is not s.FieldAccess or e.obj.__class__ is not s.Name or e.obj.id != "it":
+        return None
+    return e.name if plain_field(e.name) and e.name not in body.gen.record_fields else None
+
+
+def _key(body: Body, e: Any) -> tuple[str, str | None] | None:
+    """A key the loop cannot change: a local name other than the element's, or a card's field of one."""
+    field = None
+    if e.__class__ is s.FieldAccess and plain_field(e.name) and e.name not in body.gen.record_fields:
+        field, e = e.name, e.obj
+    if e.__class__ is not s.Name or e.id == "it" or e.id not in body.scope:
+        return None
+    binding = body.gen.resolution.of(e)
+    if binding is not None and binding.kind != "local":
+        return None
+    return body.scope[e.id], field
+
+
+def matching_loop(body: Body, items: str, test: Any, then: Callable[[str], str], reset: str) -> str | None:
+    """The loop of a `where` whose test only compares the element's fields with keys it does not change
+    (`_matched_fields`), written for the common case: every key an interned value (a player, a card, an
+    enumeration value: `same` is then `is`) and every element a card with the fields. The keys are read
+    first, and the elements tested by `is` alone (`then(element)` for each that passes). Anything else (a
+    key not interned or not there, an element without a field, no element at all) leaves the returned
+    flag false, for the loop as the definition writes it, which reads the same values and so gives the
+    same answer, or the same error (`reset` first undoes what the fast loop did before it stopped). The
+    caller charges the elements first, for both loops.
+
+    None if the test is not of this form: then there is only the general loop."""
+    fields = _matched_fields(body, test)
+    if fields is None:
+        return None
+    fast = body.tmp()
+    body.emit(f"{fast} = False")
+    body.emit(f"if {items}:")
+    body.indent += 1
+    body.emit("try:")
+    body.indent += 1
+    keys = []
+    for _, (name, field) in fields:
+        k = body.tmp()
+        body.emit(f"{k} = {name if field is None else attribute(f'g.state.cards[{name}.id]', field)}")
+        keys.append(k)
+    body.emit(f"{fast} = {' and '.join(f'{k}.__class__ in _INTERNED' for k in keys)}")
+    body.indent -= 1
+    body.emit("except _NO_ATTRIBUTE:")
+    body.emit("    pass")
+    body.indent -= 1
+    body.emit(f"if {fast}:")
+    body.indent += 1
+    cards, element, card = body.tmp(), body.local(), body.tmp()
+    body.emit(f"{cards} = g.state.cards")
+    body.emit("try:")
+    body.indent += 1
+    body.emit(f"for {element} in {items}:")
+    body.indent += 1
+    body.emit(f"{card} = {cards}[{element}.id]")
+    for (field, _), k in zip(fields, keys, strict=True):  # one inside the other, as `and` evaluates
+        body.emit(f"if {attribute(card, field)} is {k}:")
+        body.indent += 1
+    body.emit(then(element))
+    body.indent -= len(fields) + 2
+    body.emit("except _NO_ATTRIBUTE:")
+    body.emit(f"    {fast} = False")
+    body.emit(f"    {reset}")
+    body.indent -= 1
+    return fast
+
+
 def comprehension(body: Body, e: s.Comprehension) -> str:
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
@@ -111,12 +205,21 @@ def query(body: Body, e: s.Query, k: int) -> str:
     body.emit(f"{out} = []")
     body.emit("try:")
     body.indent += 1
-    py, saved = open_loop(body, "it", items)
+    fast = None
     if e.op == "where":
+        body.charge(f"len({items})", body.at)
+        fast = matching_loop(body, items, e.key, lambda element: f"{out}.append({element})", f"{out} = []")
+        if fast is not None:
+            body.emit(f"if not {fast}:")
+            body.indent += 1
+        py, saved = open_loop(body, "it", items, charged=True)
         when(body, e.key, f"{out}.append({py})")
     else:
+        py, saved = open_loop(body, "it", items)
         body.emit(f"{out}.append({body.value(e.key)})")
     close_loop(body, "it", saved)
+    if fast is not None:
+        body.indent -= 1
     if e.op == "where":
         body.emit(f"{out} = tuple({out})")
     else:
@@ -142,9 +245,16 @@ def count(body: Body, q: s.Query) -> str:
     body.emit("try:")
     body.indent += 1
     outer, body.at = body.at, body.gen.number[id(q)]  # the loop is the query's: charged at it
-    _, saved = open_loop(body, "it", items)
+    body.charge(f"len({items})", body.at)
+    fast = matching_loop(body, items, q.key, lambda _: f"{n} += 1", f"{n} = 0")
+    if fast is not None:
+        body.emit(f"if not {fast}:")
+        body.indent += 1
+    _, saved = open_loop(body, "it", items, charged=True)
     when(body, q.key, f"{n} += 1")
     close_loop(body, "it", saved)
+    if fast is not None:
+        body.indent -= 1
     body.at = outer
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")

@@ -548,9 +548,9 @@ class Decisions:
         A card the chooser `who` may not identify is offered by its place (`card 2 of hand[P1]`,
         `knowledge.offered_by_place`), never merged with another: no option names, or tells by
         their number, cards its chooser cannot see."""
+        values = values if isinstance(values, list | tuple) else list(values)
         if who is None:
             return self._labelled_options(g, values)[0]
-        values = values if isinstance(values, list | tuple) else list(values)
         # Distinct numbers (a cell, an amount: the commonest values offered besides cards): each one's
         # option (its label its digits), made once and shared, as a menu's are; the general way otherwise.
         numbers, options = _NUMBER_OPTIONS, []
@@ -580,62 +580,63 @@ class Decisions:
         ]
 
     def _labelled_options(
-        self, g: Asking, values: Iterable[Any], by_place: dict[int, str] | None = None
-    ) -> tuple[list[Option], list[tuple[str, Any]]]:
-        """The options of `_options`, and each value with its own label (`by_place`: the labels
-        of the cards offered by their places)."""
+        self, g: Asking, values: Sequence[Any], by_place: dict[int, str] | None = None
+    ) -> tuple[list[Option], list[str]]:
+        """The options of `_options`, and each value's own label, in order (`by_place`: the labels of
+        the cards offered by their places)."""
         label, location = g.label, g.state.location
         # (a number's label is its digits, a text's the text, a card's the one kept for it (`label`, its
         # common case written out): the common choices without the call)
-        labelled: list[tuple[str, Any]] = []
+        texts: list[str] = []
         cards = False
         state_cards, card_labels = g.state.cards, g.card_labels
         for v in values:
             cls = v.__class__
-            if cls is str:
-                labelled.append((v, v))
-            elif cls is int:
-                labelled.append((str(v), v))
-            elif cls is CardRef:
+            if cls is CardRef:
                 cards = True
                 if by_place and v.id in by_place:
-                    labelled.append((by_place[v.id], v))
+                    texts.append(by_place[v.id])
                 else:
                     card = state_cards[v.id]
                     entry = card_labels.get(id(card))
-                    labelled.append((entry[1] if entry is not None and entry[0] is card else label(v), v))
+                    texts.append(entry[1] if entry is not None and entry[0] is card else label(v))
+            elif cls is str:
+                texts.append(v)
+            elif cls is int:
+                texts.append(str(v))
             else:
-                labelled.append((label(v), v))
-        if not cards:
-            # No card, so no label needs its zone: one option per distinct label, in order.
-            if len({text for text, _ in labelled}) == len(labelled):  # (the common case: all distinct)
-                return [Option(text, v) for text, v in labelled], labelled
-            seen_plain: set[str] = set()
-            plain = []
-            for text, v in labelled:
-                if text not in seen_plain:
-                    seen_plain.add(text)
-                    plain.append(Option(text, v))
-            return plain, labelled
+                texts.append(label(v))
+        if len(set(texts)) == len(texts):  # (the common case: all distinct, each value its own option)
+            return list(map(Option, texts, values)), texts
+        # One option per distinct label, in order, where the values of each label are in one place (no card
+        # among them, or all in one zone: the commonest); else a card's option names its zone (MANY, below).
+        if not cards or len({location[v.id] if v.__class__ is CardRef else "" for v in values}) == 1:
+            seen: set[str] = set()
+            options = []
+            for text, v in zip(texts, values, strict=True):
+                if text not in seen:
+                    seen.add(text)
+                    options.append(Option(text, v))
+            return options, texts
         # Where the values of each label are: one place, or MANY (then a card's option names its zone).
         places: dict[str, Any] = {}
-        for text, v in labelled:
+        for text, v in zip(texts, values, strict=True):
             where = location[v.id] if v.__class__ is CardRef else ""
             known = places.get(text, MISSING)
             if known is MISSING:
                 places[text] = where
             elif known is not MANY and known != where:
                 places[text] = MANY
-        seen: set[str] = set()
+        seen = set()
         options = []
-        for text, v in labelled:
+        for text, v in zip(texts, values, strict=True):
             if places[text] is MANY and v.__class__ is CardRef:
                 text = f"{text} in {location[v.id]}"
             if text in seen:
                 continue
             seen.add(text)
             options.append(Option(text, v))
-        return options, labelled
+        return options, texts
 
     def _zone_chance_options(self, g: Asking, ids: Sequence[int]) -> tuple[list[Option], tuple[int, ...]]:
         """`_chance_options` of the cards of one zone (so no option needs the name of a zone), faster."""
@@ -648,11 +649,11 @@ class Decisions:
 
     def _chance_options(self, g: Asking, values: Sequence[Any]) -> tuple[list[Option], tuple[int, ...]]:
         """Options of a chance decision: one per distinct label, weighted by how many values carry it."""
-        options, labelled = self._labelled_options(g, values)
+        options, texts = self._labelled_options(g, values)
         index = {o.label: i for i, o in enumerate(options)}
         weights = [0] * len(options)
         location = g.state.location
-        for text, v in labelled:
+        for text, v in zip(texts, values, strict=True):
             if text not in index and v.__class__ is CardRef:
                 text = f"{text} in {location[v.id]}"
             weights[index[text]] += 1

@@ -387,6 +387,8 @@ SHORTCUTS = [
     "[hand[P1] where it.colour == k and it.colour == c.colour for k in [red, blue] for c in hand[P1]]",
     "[len(hand[P1] where it.n == c.n and c.colour == it.colour) for c in hand[P1]]",
     "[len(hand[P1] where it.colour == c.colour) for c in [first(row)]]",
+    # a variable and a list the loop does not change, read once (body.py's `_kept_list`)
+    "[[c.n + V2 for c in hand[P1] if c in xs and c.n not in ns] for xs in [hand[P1], row] for ns in [[1], [2]]]",
 ]
 
 
@@ -412,7 +414,7 @@ def test_generated_code_charges_the_work_of_the_definition(expr: str) -> None:
     """Generated code gives the value the definition gives and charges the same work to the budget, in
     full and when the budget runs out part of the way (the same error)."""
     setup = "setup { create 3 Chip { colour: red, n: 2 } in hand[P1] }"
-    rb = load(f"const P1 = players[0]\nconst X = {expr}\n{setup}\nplay {{ }}\n")
+    rb = load(f"const P1 = players[0]\nvar V2: int = 3 public\nconst X = {expr}\n{setup}\nplay {{ }}\n")
     game = rb.new_game(players=1)
     node = rb.program.consts["X"].value
     fast, charged = _charged(game, game.evaluate, node, 10_000)
@@ -444,6 +446,8 @@ UNUSUAL = [
     "V[0]",
     "[len(hand[P1] + [V] where it.colour == c.colour) for c in hand[P1]]",
     "[hand[P1] + [V] where it.colour == k for k in [red]]",
+    "[x in V for x in 1..3]",
+    "[[x] in [[1], [2]] and x in V for x in 1..3]",
 ]
 
 

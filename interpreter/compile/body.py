@@ -251,10 +251,17 @@ class Body:
         elif kind == "zone":  # (a value never changed once made: one for every game, made when the module runs)
             fast = self.gen.constant("zone", bound, "", f"_ZoneRef({bound!r}, ())")
         elif kind == "var":
-            t = self.tmp()
+            if self.loops:  # read at its first use in the loop, then kept (see `_invariant`: the same value)
+                t = self.loops[-1].kept.setdefault(("var", bound), self.tmp())
+                self.emit(f"if {t} is _M:")
+                self.indent += 1
+            else:
+                t = self.tmp()
             self.emit(f"{t} = g.state.vars.get({bound!r}, _M)")
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = g.global_value({name!r}, _N[{k}])")
+            if self.loops:
+                self.indent -= 1
             fast = t
         else:
             fast = f"g.global_value({name!r}, _N[{k}])"
@@ -605,15 +612,27 @@ class Body:
 
     def _in(self, e: s.In, k: int) -> str:
         v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
-        self.emit(f"{t} = {seq}")
-        if self.known.get(seq) != "tuple":
+        kept = self._kept_list(seq)
+        if kept is not None:  # a list the loop does not change, made a tuple (or None: `_member`'s) once
+            self.emit(f"if {kept} is _M:")
+            self.emit(
+                f"    {kept} = {seq} if {seq}.__class__ is tuple else _card_refs(g.state.zones.get({seq}.key, ())) "
+                f"if {seq}.__class__ is _ZoneRef and None not in {seq}.keys else None"
+            )
+            self.emit(f"{t} = {kept}")
+            self.emit(f"if {t} is None or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
+            self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
+        else:
+            self.emit(f"{t} = {seq}")
+        if kept is None and self.known.get(seq) != "tuple":
             self.emit(f"if {t}.__class__ is not tuple:")
             self.emit(f"    if {t}.__class__ is _ZoneRef and None not in {t}.keys:")
             self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
             self.emit("    else:")
             self.emit(f"        {t} = _M")
-        self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
-        self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
+        if kept is None:
+            self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
+            self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
         self.emit("else:")
         self.indent += 1
         self.charge(f"len({t})", k)  # each element compared
@@ -627,6 +646,16 @@ class Body:
             f" else {v} in {t} and ({v}.__class__ is int and not -1 < {v} < 2 or _contains({t}, {v})))"
         )
         return t
+
+    def _kept_list(self, seq: str) -> str | None:
+        """The local that keeps `seq` as a tuple through the innermost loop, if `seq` is a value the loop
+        does not change (a local bound outside it, or a value kept through it) and not known a tuple."""
+        if not self.loops or self.known.get(seq) == "tuple" or not _NAME.fullmatch(seq):
+            return None
+        loop = self.loops[-1]
+        if seq == loop.var or (seq not in self.scope.values() and seq not in loop.kept.values()):
+            return None
+        return loop.kept.setdefault(("in", seq), self.tmp())
 
     def items(self, e: Any) -> str:
         """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""

@@ -389,6 +389,9 @@ SHORTCUTS = [
     "[len(hand[P1] where it.colour == c.colour) for c in [first(row)]]",
     # a variable and a list the loop does not change, read once (body.py's `_kept_list`)
     "[[c.n + V2 for c in hand[P1] if c in xs and c.n not in ns] for xs in [hand[P1], row] for ns in [[1], [2]]]",
+    # a label read from the cache (calls.py), and texts joined where one side is known to be a text
+    '["take " + label(c) for c in hand[P1]] + [label(c) + "!" for c in hand[P1] + [red]] + [label(2) + label(none)]',
+    '[label(c) + label(c) for c in hand[P1]] + ["a" + "b"] + [label([1, red]) + ""]',
 ]
 
 
@@ -448,6 +451,8 @@ UNUSUAL = [
     "[hand[P1] + [V] where it.colour == k for k in [red]]",
     "[x in V for x in 1..3]",
     "[[x] in [[1], [2]] and x in V for x in 1..3]",
+    '["x" + V for x in 1..2]',
+    "[label(c) + c.n for c in hand[P1]]",
 ]
 
 

@@ -93,7 +93,7 @@ class Body:
         outer, self.at = self.at, k
         try:
             result = self._value(e, k)
-            kind = "tuple" if isinstance(e, TUPLES) else self.known.get(result)
+            kind = "tuple" if isinstance(e, TUPLES) else "str" if e.__class__ is s.StrLit else self.known.get(result)
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
                 self.emit(f"{t} = {result}")
@@ -564,6 +564,24 @@ class Body:
     def _binary(self, e: s.Binary, k: int) -> str:
         op, t = e.op, self.tmp()
         a, b = self.value(e.left), self.value(e.right)
+        if op == "+" and "str" in (self.known.get(a), self.known.get(b)):
+            # a text and something: two texts joined, or the operation's error (Python's `+` of a text and
+            # anything else is the definition's `_binary`, as in the general case below)
+            unknown = [f"{x}.__class__ is str" for x in (a, b) if self.known.get(x) != "str"]
+            self.emit(f"{t} = _M")
+            if unknown:
+                self.emit(f"if {' and '.join(unknown)}:")
+                self.indent += 1
+            self.emit(f"if len({a}) + len({b}) <= _TEXT_BUDGET:")
+            self.indent += 1
+            self.charge(f"len({a}) + len({b})", k)  # each character
+            self.emit(f"{t} = {a} + {b}")
+            self.indent -= 2 if unknown else 1
+            self.emit(f"if {t} is _M:")
+            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
+            if not unknown:
+                self.known[t] = "str"
+            return t
         if op in ("+", "-"):
             self.emit(f"{t} = _M")
             self.emit(f"if {self.ints(a, b)}:")

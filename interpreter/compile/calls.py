@@ -197,6 +197,20 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
         if len(args) == 1
         else None
     )
+    if name == "label" and len(args) == 1:
+        # a card's label, kept for it in the label cache (`evaluate.label`), read without the built-in's calls
+        a, card, entry = args[0], body.tmp(), body.tmp()
+        body.emit(
+            f"if {a}.__class__ is _CardRef and ({entry} := g.card_labels.get(_id({card} := g.state.cards[{a}.id])))"
+            f" is not None and {entry}[0] is {card}:"
+        )
+        body.emit(f"    {t} = {entry}[1]")
+        body.emit("else:")
+        body.indent += 1
+        body.builtin(t, name, args, k)
+        body.indent -= 1
+        body.known[t] = "str"  # (a text, or the built-in's error)
+        return t
     if fast is not None:
         body.emit(f"if {fast[0]}:")
         body.emit(f"    {t} = {fast[1]}")

@@ -83,6 +83,7 @@ RUNTIME_NAMES = (
     "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
     "_cost_of",  # (node number): the work a call of a function of that expression would cost
     "_sort_work",
+    "_id",  # Python's `id`: a card's entry in the label cache is found by its card's identity (calls.py)
 )
 
 EXPRESSIONS = (

@@ -139,6 +139,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_fn_cost": lambda name: call_cost(program.fns[name].body),
         "_cost_of": lambda k: call_cost(nodes[k]),
         "_sort_work": sort_work,
+        "_id": id,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)
     return names

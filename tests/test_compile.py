@@ -392,6 +392,10 @@ SHORTCUTS = [
     # a label read from the cache (calls.py), and texts joined where one side is known to be a text
     '["take " + label(c) for c in hand[P1]] + [label(c) + "!" for c in hand[P1] + [red]] + [label(2) + label(none)]',
     '[label(c) + label(c) for c in hand[P1]] + ["a" + "b"] + [label([1, red]) + ""]',
+    # a count of groups (their keys counted, no group made), and a query over groups (each a list)
+    "[len(hand[P1] group by it.colour), len(hand[P1] group by [it.colour, it.n]), len(row group by it.n)]",
+    "[len([1, 2, 1, none, [1], [1]] group by it), len(([3, 1, 3] group by it) where len(it) > 1)]",
+    "[([3, 1, 3] group by it) where len(it) > 1]",
 ]
 
 

@@ -498,6 +498,13 @@ class Body:
         q = e.args[0]
         if q.__class__ is s.Query and q.op == "where":
             return count(self, q)
+        if q.__class__ is s.Query and q.op == "group" and not self.gen.probe:
+            # `len(xs group by k)`: its distinct keys counted, the groups not made (a probe checks the groups)
+            outer, self.at = self.at, self.gen.number[id(q)]
+            try:
+                return query(self, q, self.at, count_groups=True)
+            finally:
+                self.at = outer
         v = self.value(q)
         self.known[t] = "int"  # (a number, or the built-in's error)
         if self.known.get(v) == "tuple":

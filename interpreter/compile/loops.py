@@ -200,7 +200,9 @@ def comprehension(body: Body, e: s.Comprehension) -> str:
     return out
 
 
-def query(body: Body, e: s.Query, k: int) -> str:
+def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
+    """`xs where c`, `xs map f`, `xs sorted by f`, ...: the list; with `count_groups`, of a `group by`, the
+    number of its groups (the keys made and charged alike, and counted as the query's dict finds them)."""
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
     body.emit("try:")
@@ -213,6 +215,8 @@ def query(body: Body, e: s.Query, k: int) -> str:
             body.emit(f"if not {fast}:")
             body.indent += 1
         py, saved = open_loop(body, "it", items, charged=True)
+        if e.source.__class__ is s.Query and e.source.op == "group":
+            body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
         when(body, e.key, f"{out}.append({py})")
     else:
         py, saved = open_loop(body, "it", items)
@@ -228,7 +232,11 @@ def query(body: Body, e: s.Query, k: int) -> str:
             body.emit(f"g.work_left -= _sort_work({out})")
             body.emit("if g.work_left < 0:")
             body.emit(f"    g.charge(0, _N[{k}])")
-        body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
+        if count_groups and e.op == "group":
+            body.emit(f"{out} = len(set({out}))")  # (a key that cannot be one: the query's own TypeError)
+            body.known[out] = "int"
+        else:
+            body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")
     body.emit(f"    raise _query_error(g, _N[{k}]) from None  # its message names the query")
@@ -250,7 +258,9 @@ def count(body: Body, q: s.Query) -> str:
     if fast is not None:
         body.emit(f"if not {fast}:")
         body.indent += 1
-    _, saved = open_loop(body, "it", items, charged=True)
+    py, saved = open_loop(body, "it", items, charged=True)
+    if q.source.__class__ is s.Query and q.source.op == "group":
+        body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
     when(body, q.key, f"{n} += 1")
     close_loop(body, "it", saved)
     if fast is not None:

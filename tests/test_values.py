@@ -8,15 +8,28 @@ import os
 import pickle
 import subprocess
 import sys
+from typing import Any
 
 import attrs
 import cattrs
 import pytest
 import rulecraft
+from hypothesis import given
+from hypothesis import strategies as st
 from rulecraft.authoring.explain import explain
 from rulecraft.authoring.fmt import format_text
 from rulecraft.errors import GameError, RulebookError
-from rulecraft.language.values import CardRef, EnumValue, Player, Record, ZoneRef, kept_among, order_key, zone_key
+from rulecraft.language.values import (
+    CardRef,
+    EnumValue,
+    Player,
+    Record,
+    ZoneRef,
+    kept_among,
+    order_key,
+    zone_key,
+)
+from rulecraft.language.values import same as same_value
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -389,6 +402,18 @@ def test_the_values_left_to_choose_are_told_apart_as_same_tells_them() -> None:
     assert kept_among([1, True, 2, 0, False], [True, 1, 0, 2, False], [1, False]) == [True, 2, 0]
     assert kept_among([red, blue, (1, 2)], [Record({"colour": "blue"}), (1, 2)], [(1, 2)]) == [blue]
     assert kept_among([{"a": 1}, 1], [{"a": 1}, True], []) == [{"a": 1}]
+    assert kept_among([{"a": 1}, 1, 2], [1, 2], [2]) == [1]  # (no boolean: the sets' way, then one by one)
+
+
+_PLAIN = st.sampled_from([0, 1, 2, True, False, "a", (1,), (True,), Record({"n": 1}), Record({"n": True}), None])
+
+
+@given(st.lists(_PLAIN, max_size=6), st.lists(_PLAIN, max_size=6), st.lists(_PLAIN, max_size=4))
+def test_the_values_left_to_choose_are_those_same_finds(values: list[Any], among: list[Any], out: list[Any]) -> None:
+    """Whichever way `kept_among` takes (a value its own key, keys that tell true from 1, one by one), it
+    keeps what a walk with `same` keeps."""
+    walked = [v for v in values if any(same_value(v, a) for a in among) and not any(same_value(v, o) for o in out)]
+    assert kept_among(values, among, out) == walked
 
 
 def test_a_choice_of_several_offers_true_and_1_apart() -> None:

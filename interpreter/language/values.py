@@ -381,6 +381,14 @@ def value_key(v: Any) -> Any:
 def kept_among(values: Sequence[Any], among: Sequence[Any], without: Sequence[Any]) -> list[Any]:
     """The values, in order, that are in `among` and not in `without`, by `same` (as `contains` tests
     them): by sets of their `value_key`s when every value has one, else one by one."""
+    kinds = set(map(type, values))
+    kinds.update(map(type, among), map(type, without))
+    if bool not in kinds:  # (no boolean, so no `true` beside a 1: a value is its own key, if it has one)
+        try:
+            pool, out = set(among), set(without)
+            return [v for v in values if v in pool and v not in out]
+        except TypeError:  # (a value that cannot be a key: as below)
+            pass
     keys = [value_key(v) for v in values]
     pool, out = {value_key(v) for v in among}, {value_key(v) for v in without}
     if None in pool or None in out or None in keys:  # a value that cannot be a key

@@ -220,7 +220,7 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
             groups[k].append(v)
         else:
             groups[k] = [v]
-    return tuple(tuple(g) for g in groups.values())
+    return tuple(map(tuple, groups.values()))
 
 
 CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely

@@ -253,7 +253,7 @@ def _sorted_as_created(base: list[Any], created: list[Any], cids: list[int]) -> 
     kept = _SORTED.get(key)
     if kept is not None and kept[0] is base:
         return list(kept[1])
-    made = [(card, _kept(card)[2]) for card in sorted((created[c] for c in cids), key=content_key)]
+    made = [(card, _kept(card)[2]) for card in sorted(map(created.__getitem__, cids), key=content_key)]
     if cids and max(cids) < len(base):  # (none read from the cards as they are: they may change)
         if len(_SORTED) >= 256:
             _SORTED.clear()

@@ -267,7 +267,10 @@ def _matcher(rule: s.RuleDecl, holds: Code, cache: CodeCache) -> Callable[[Conte
         if items.__class__ is not tuple:
             items = g.as_list(items, node)
         for v in items:
-            g.charge(WORK_PER_CALL, span)  # (as the general search charges each value bound)
+            # (`g.charge(WORK_PER_CALL, span)`, as the general search charges each value bound, written out)
+            g.work_left -= WORK_PER_CALL
+            if g.work_left < 0:
+                g.charge(0, span)
             env[name] = v
             if holds(g, env):
                 return dict(env)

@@ -120,6 +120,11 @@ class CodeCache:
         self.memo_readers = {n: readers_for(self.memo_layout, n) for n in range(self.memo_layout.seats + 1)}
         # By players and state key: the dicts of the memo a change at that key empties (`forget_plan`).
         self.forgetting: dict[int, dict[str, tuple[int, ...]]] = {n: {} for n in self.memo_readers}
+        # By players and (source key, destination key): what a move between the two zones empties and the
+        # zones' names a rule reads (`move_plan`).
+        self.moving: dict[int, dict[tuple[str, str], tuple[tuple[int, ...], tuple[str, ...]]]] = {
+            n: {} for n in self.memo_readers
+        }
         # Constants that read no zone or variable (`reads_of`) have the same value in every game of
         # as many players: computed once, by the first game that needs each, then shared.
         self.pure_consts = frozenset(name for name, c in program.consts.items() if not reads_of(program, [c.value]))
@@ -158,6 +163,27 @@ class CodeCache:
                 kept.clear()
             kept[key] = tuple(plan)
         return tuple(plan)
+
+    def move_plan(self, players: int, src: str, dst: str, dst_name: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """For a move of cards from zone `src` to zone `dst` (keys; `dst_name` the destination's zone): the
+        dicts of the memo it empties (both zones' `forget_plan`, each dict once), and the names of the two
+        zones that a state-based rule reads (`rule_reads`), sorted, each once: what `store.move` forgets
+        and tells the rules of, made once for the pair."""
+        plan = self.forgetting[players].get(dst) or self.forget_plan(players, dst_name, dst)
+        names = {dst_name}
+        if src != dst:
+            src_name = src.split("[", 1)[0]
+            names.add(src_name)
+            plan = tuple(
+                dict.fromkeys(plan + (self.forgetting[players].get(src) or self.forget_plan(players, src_name, src)))
+            )
+        watched = self.rule_reads
+        told = tuple(sorted(n for n in names if watched is None or n in watched)) if self.program.rules else ()
+        kept = self.moving[players]
+        if len(kept) >= _PLANS_KEPT:
+            kept.clear()
+        made = kept[src, dst] = (plan, told)
+        return made
 
     def fn_cost(self, name: str) -> int:
         """What one call of the function `name` charges the budget of work (`call_cost`), kept: counting

@@ -137,19 +137,11 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         dst = zones[dst_key] = []
         if g.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
             g.journal.append(("zone", dst_key))
-    sources: list[str] = []
     location = st.location
-    journal = g.journal if g.attempts else None
-    # The zone the last card came from and its list, read again only when a card's differs.
-    src_key: str | None = None
-    src = dst  # (a list never used: the first card reads its own)
-    for card in cards:
-        cid = card.id
-        if location[cid] != src_key:
-            src_key = location[cid]
-            src = zones[src_key]
-            if src_key not in sources:
-                sources.append(src_key)
+    if len(cards) == 1:  # (the commonest move, one card: the loop below, without its list of sources)
+        cid = cards[0].id
+        src_key = location[cid]
+        src = zones[src_key]
         index = src.index(cid)
         del src[index]
         if bottom:
@@ -157,11 +149,57 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         else:
             dst.append(cid)
         location[cid] = dst_key
-        if journal is not None:
-            journal.append(("move", cid, src_key, index, dst_key))
+        if g.attempts:
+            g.journal.append(("move", cid, src_key, index, dst_key))
+    else:
+        sources: list[str] = []
+        journal = g.journal if g.attempts else None
+        # The zone the last card came from and its list, read again only when a card's differs.
+        src_key = ""
+        src = dst  # (a list never used: the first card reads its own)
+        for card in cards:
+            cid = card.id
+            if location[cid] != src_key:
+                src_key = location[cid]
+                src = zones[src_key]
+                if src_key not in sources:
+                    sources.append(src_key)
+            index = src.index(cid)
+            del src[index]
+            if bottom:
+                dst.insert(0, cid)
+            else:
+                dst.append(cid)
+            location[cid] = dst_key
+            if journal is not None:
+                journal.append(("move", cid, src_key, index, dst_key))
+        if len(sources) > 1:
+            _forget_moved(g, cards, zone, sources, bottom, span)
+            return
+    # (from one zone, the commonest: `forget` of both zones and the zones the rules read, made once for the
+    # pair: `CodeCache.move_plan`)
+    code, memo, players = g.code, g.memo, len(g.players)
+    pair = code.moving[players].get((src_key, dst_key)) or code.move_plan(players, src_key, dst_key, zone.name)
+    for i in pair[0]:
+        memo[i] = EMPTY_MEMO
+    if st.known or st.told:
+        knowledge.forget(g, [c.id for c in cards])
+    if g.sinks.events:
+        _move_event(g, cards, [src_key], dst_key, bottom, span)
+    for name in pair[1]:  # (`_changed` of each, written out)
+        if g.together or g.rule_frames:
+            g.dirty.add(name)
+        else:
+            check_rules(g, {name})
+
+
+def _forget_moved(
+    g: Stored, cards: Sequence[CardRef], zone: ZoneRef, sources: list[str], bottom: bool, span: Span
+) -> None:
+    """What `move` does once its cards moved, for cards from several zones: `forget` of the destination
+    and each source, the event, and the rules told of the zones they read."""
+    st, code, memo, players, dst_key = g.state, g.code, g.memo, len(g.players), zone.key
     changed = {zone.name} if g.program.rules else None  # (no rule: `_changed` does nothing)
-    # (`forget` of the destination and each source, written out: a move is among the commonest changes)
-    code, players, memo = g.code, len(g.players), g.memo
     plans = code.forgetting[players]
     plan = plans.get(dst_key)
     if plan is None:
@@ -182,12 +220,7 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
     if st.known or st.told:
         knowledge.forget(g, [c.id for c in cards])
     if g.sinks.events:
-        labels = ", ".join(label(g, c) for c in cards)
-        where = "bottom of " if bottom else ""
-        text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
-        hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
-        top = None if bottom else f"{hidden} (top: {label(g, cards[-1])})"
-        note_event(g, "move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
+        _move_event(g, cards, sources, dst_key, bottom, span)
     if changed is not None:  # (`_changed` of each, written out: a move is among the commonest changes)
         watched = code.rule_reads
         for name in sorted(changed) if len(changed) > 1 else changed:
@@ -196,6 +229,17 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
                     g.dirty.add(name)
                 else:
                     check_rules(g, {name})
+
+
+def _move_event(
+    g: Stored, cards: Sequence[CardRef], sources: list[str], dst_key: str, bottom: bool, span: Span
+) -> None:
+    labels = ", ".join(label(g, c) for c in cards)
+    where = "bottom of " if bottom else ""
+    text = f"{labels}: {' + '.join(sources)} -> {where}{dst_key}"
+    hidden = f"{len(cards)} card{'s' if len(cards) != 1 else ''}: {' + '.join(sources)} -> {where}{dst_key}"
+    top = None if bottom else f"{hidden} (top: {label(g, cards[-1])})"
+    note_event(g, "move", text, span, zones=(*sources, dst_key), hidden_text=hidden, top_text=top)
 
 
 def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:

@@ -250,16 +250,19 @@ def set_var(g: Stored, name: str, key: str, value: Any, span: Span) -> None:
     memo = g.memo
     for i in plan:
         memo[i] = EMPTY_MEMO
-    st = g.state
+    held = g.state.vars
     if g.attempts:
-        g.journal.append(("var", key, st.vars.get(key), key in st.vars))
-    old = st.vars.get(key)
+        g.journal.append(("var", key, held.get(key), key in held))
     if value.__class__ is tuple or value.__class__ is Record:
         g.shallow(value, span)
-    st.vars[key] = value
-    if g.sinks.events and old != value:
-        # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
-        g.emit(Event("set", f"{key} = {label(g, value)}", span, "", (key,), None, None, g.secret_run))
+    if g.sinks.events:
+        old = held.get(key)
+        held[key] = value
+        if old != value:
+            # (made here, not by `_event`: the commonest line of a trace, thousands a game in some rulebooks)
+            g.emit(Event("set", f"{key} = {label(g, value)}", span, "", (key,), None, None, g.secret_run))
+    else:
+        held[key] = value
     watched = code.rule_reads  # (`_changed`, written out)
     if watched is None or name in watched:
         if g.together or g.rule_frames:

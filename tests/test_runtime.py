@@ -488,3 +488,35 @@ play { let p = players[0]  let c = choose one from [1, 2] by p prompt "Go" }
     assert "  hand[P2]: 1 card (hidden)" in text
     game.arrange("hand[P2]", ["blue 2"], source="bag", ask=False)
     assert trace_lines(game, game.events[-1:], viewer=Player(0)) == ["arrange 1 card -> hand[P2]"]
+
+
+MOVES_TOLD = """
+const P1 = players[0]
+var fired: int = 0 public
+fn held() = len(hand[P1])
+rule emptied when len(hand[P1]) == 0 and fired == 0 { set fired = 1 }
+rule filled when len(pile) > 1 and fired == 1 { set fired = 2 }
+setup { create 2 Chip { colour: red, n: 1 } in hand[P1]  create 1 Chip { colour: blue, n: 2 } in row }
+play {
+  say "{held()} {fired}"
+  move first(hand[P1]) to pile
+  say "{held()} {fired}"
+  move first(hand[P1]) to pile
+  say "{held()} {fired}"
+  move pile + row to hand[P1]
+  say "{held()} {fired} {len(pile)}"
+}
+"""
+
+
+def test_a_move_forgets_and_tells_the_rules_of_the_zone_it_leaves_as_of_the_one_it_reaches() -> None:
+    """A move forgets what was derived from the zone its cards leave and from the zone they reach, and
+    the rules that read either look again: from one zone (`CodeCache.move_plan`, made once for the pair
+    of zones), and from several."""
+    rb = load(MOVES_TOLD)
+    game = rb.new_game(players=1, trace=True)
+    said = [line.text for line in game.events if line.verb == "say"]
+    # after the second move the hand is empty (a rule reading the zone left fires) and the pile holds two
+    # (then a rule reading the zone reached); the last move takes cards from two zones at once
+    assert said == ["2 0", "1 0", "0 2", "3 2 0"]
+    assert [line.text for line in game.events if line.verb == "rule"] == ["emptied", "filled"]

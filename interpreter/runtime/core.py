@@ -195,7 +195,7 @@ class GameCore:
         may hold would otherwise reach them from a local (`v = [v]` in a loop). `depth` is the depth
         `value` itself is at (0: a list whose elements are the values, as a decision's options). Each
         list or record is looked at once a level, however often it appears, its elements charged as work."""
-        if depth == 1 and value.__class__ is tuple:  # the common case: a flat list, at once
+        if depth <= 1 and value.__class__ is tuple:  # the common case: a flat list, at once (as the walk below)
             kinds = set(map(type, value))
             if tuple not in kinds and Record not in kinds:
                 self.work_left -= 1 + len(value)

@@ -220,18 +220,18 @@ def offered_by_place(game: Context, who: Player, cards: Sequence[CardRef]) -> di
     (`card 1` is its `first`, the top its last); everyone may know it, and exchanging the cards
     `who` cannot see keeps it, so the options read alike in every world `who` cannot tell apart.
     """
-    location, zones = game.state.location, game.program.zones
-    out: dict[int, str] = {}
+    location, zones, out = game.state.location, game.program.zones, {}
     seen: set[int] | None = None
     hidden: dict[str, bool] = {}  # by zone key, decided once: a choice offers many cards of few zones
-    for key in {location[card.id] for card in cards}:  # (in no order: whether a seat sees a zone is all it says)
-        visibility = zones[key.split("[", 1)[0]].visibility
-        hidden[key] = not (visibility == "top" or game.information.zone_seen_by(game, visibility, key, who))
-    if not any(hidden.values()):  # (the commonest: every card in a zone `who` sees)
-        return out
     for card in cards:
         key = location[card.id]
-        if not hidden[key]:
+        unseen = hidden.get(key)
+        if unseen is None:
+            visibility = zones[key.split("[", 1)[0]].visibility
+            unseen = hidden[key] = not (
+                visibility == "top" or game.information.zone_seen_by(game, visibility, key, who)
+            )
+        if not unseen:
             continue
         if seen is None:
             seen = seen_anyway(game, who)

@@ -10,8 +10,8 @@ from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
 from .calls import MemoCall, builtin_call, fn_call
-from .loops import Loop, comprehension, count, query
-from .source import KEY_TABLE, attribute, literal_value, plain_field, typed_key
+from .loops import Loop, comprehension, count, kept_list, query
+from .source import GENERATED_NAME, KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
 class Generator(Protocol):
@@ -32,7 +32,7 @@ class Generator(Protocol):
 
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
-_NAME = re.compile(r"[a-z][0-9]+")  # a generated name
+_NAME = GENERATED_NAME
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _KEPT_RANGE = 256  # a range of numbers written in the text up to this long is a constant of the module
 _SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
@@ -637,7 +637,7 @@ class Body:
 
     def _in(self, e: s.In, k: int) -> str:
         v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
-        kept = self._kept_list(seq)
+        kept = kept_list(self, seq)
         if kept is not None:  # a list the loop does not change, made a tuple (or None: `_member`'s) once
             self.emit(f"if {kept} is _M:")
             self.emit(
@@ -671,16 +671,6 @@ class Body:
             f" else {v} in {t} and ({v}.__class__ is int and not -1 < {v} < 2 or _contains({t}, {v})))"
         )
         return t
-
-    def _kept_list(self, seq: str) -> str | None:
-        """The local that keeps `seq` as a tuple through the innermost loop, if `seq` is a value the loop
-        does not change (a local bound outside it, or a value kept through it) and not known a tuple."""
-        if not self.loops or self.known.get(seq) == "tuple" or not _NAME.fullmatch(seq):
-            return None
-        loop = self.loops[-1]
-        if seq == loop.var or (seq not in self.scope.values() and seq not in loop.kept.values()):
-            return None
-        return loop.kept.setdefault(("in", seq), self.tmp())
 
     def items(self, e: Any) -> str:
         """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import attrs
 
 from ..syntax import ast as s
-from .source import attribute, plain_field
+from .source import GENERATED_NAME, attribute, plain_field
 
 
 @attrs.define
@@ -24,7 +24,9 @@ class Loop:
     var: str
     start: int  # the index of its `for` in the lines
     indent: int
-    kept: dict[tuple[str, str], str] = attrs.Factory(dict)  # (local, field name) -> the local keeping it
+    # What the loop keeps -> the local keeping it: (local, field name) a field read (body.py's `_invariant`),
+    # ("var", name) a variable read, ("in", local) a list made a tuple for `in` (`kept_list`)
+    kept: dict[tuple[str, str], str] = attrs.Factory(dict)
     cards: str | None = None  # the local holding the state's cards through the loop (body.py's `_read_field`)
 
 
@@ -76,6 +78,17 @@ def close_loop(body: Body, var: str, saved: str | None) -> None:
         del body.scope[var]
     else:
         body.scope[var] = saved
+
+
+def kept_list(body: Body, seq: str) -> str | None:
+    """The local that keeps `seq` made a tuple through the innermost loop (body.py's `_in`), if `seq` is a
+    local the loop does not change (bound outside it, or a value kept through it) not known to be a tuple."""
+    if not body.loops or body.known.get(seq) == "tuple" or not GENERATED_NAME.fullmatch(seq):
+        return None
+    loop = body.loops[-1]
+    if seq == loop.var or (seq not in body.scope.values() and seq not in loop.kept.values()):
+        return None
+    return loop.kept.setdefault(("in", seq), body.tmp())
 
 
 def when(body: Body, e: Any, then: str) -> None:
@@ -181,6 +194,24 @@ def matching_loop(body: Body, items: str, test: Any, then: Callable[[str], str],
     return fast
 
 
+def _passing(body: Body, q: s.Query, items: str, then: Callable[[str], str], reset: str) -> None:
+    """The loop of `q`, a `where` over `items`: `then(element)` for each element that passes, charged first;
+    the loop of `is` tests where the test allows it (`matching_loop`), else, or where it cannot go on, the
+    loop as the definition writes it (`reset` undoing the first's work)."""
+    body.charge(f"len({items})", body.at)
+    fast = matching_loop(body, items, q.key, then, reset)
+    if fast is not None:
+        body.emit(f"if not {fast}:")
+        body.indent += 1
+    py, saved = open_loop(body, "it", items, charged=True)
+    if q.source.__class__ is s.Query and q.source.op == "group":
+        body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
+    when(body, q.key, then(py))
+    close_loop(body, "it", saved)
+    if fast is not None:
+        body.indent -= 1
+
+
 def comprehension(body: Body, e: s.Comprehension) -> str:
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
@@ -207,23 +238,12 @@ def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
     body.emit(f"{out} = []")
     body.emit("try:")
     body.indent += 1
-    fast = None
     if e.op == "where":
-        body.charge(f"len({items})", body.at)
-        fast = matching_loop(body, items, e.key, lambda element: f"{out}.append({element})", f"{out} = []")
-        if fast is not None:
-            body.emit(f"if not {fast}:")
-            body.indent += 1
-        py, saved = open_loop(body, "it", items, charged=True)
-        if e.source.__class__ is s.Query and e.source.op == "group":
-            body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
-        when(body, e.key, f"{out}.append({py})")
+        _passing(body, e, items, lambda element: f"{out}.append({element})", f"{out} = []")
     else:
-        py, saved = open_loop(body, "it", items)
+        _, saved = open_loop(body, "it", items)
         body.emit(f"{out}.append({body.value(e.key)})")
-    close_loop(body, "it", saved)
-    if fast is not None:
-        body.indent -= 1
+        close_loop(body, "it", saved)
     if e.op == "where":
         body.emit(f"{out} = tuple({out})")
     else:
@@ -253,18 +273,7 @@ def count(body: Body, q: s.Query) -> str:
     body.emit("try:")
     body.indent += 1
     outer, body.at = body.at, body.gen.number[id(q)]  # the loop is the query's: charged at it
-    body.charge(f"len({items})", body.at)
-    fast = matching_loop(body, items, q.key, lambda _: f"{n} += 1", f"{n} = 0")
-    if fast is not None:
-        body.emit(f"if not {fast}:")
-        body.indent += 1
-    py, saved = open_loop(body, "it", items, charged=True)
-    if q.source.__class__ is s.Query and q.source.op == "group":
-        body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
-    when(body, q.key, f"{n} += 1")
-    close_loop(body, "it", saved)
-    if fast is not None:
-        body.indent -= 1
+    _passing(body, q, items, lambda _: f"{n} += 1", f"{n} = 0")
     body.at = outer
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")

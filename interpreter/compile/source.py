@@ -7,12 +7,14 @@ Safe generation (compile/generate.py): no text of a rulebook reaches the generat
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..language.values import Player, zone_key
 from ..syntax import ast as s
 
+GENERATED_NAME = re.compile(r"[a-z][0-9]+")  # a local the generator made (`t3`, `v12`, `a0`)
 KEY_TABLE = 64  # numbers 0 .. 63 as a zone's or variable's one key: their texts are made once (`typed_key`)
 # How a key of each declared kind is tested and spelled in a state key, as `zone_key` spells it.
 _SPELL = {

@@ -520,3 +520,28 @@ def test_a_move_forgets_and_tells_the_rules_of_the_zone_it_leaves_as_of_the_one_
     # (then a rule reading the zone reached); the last move takes cards from two zones at once
     assert said == ["2 0", "1 0", "0 2", "3 2 0"]
     assert [line.text for line in game.events if line.verb == "rule"] == ["emptied", "filled"]
+
+
+def test_identical_cards_in_two_zones_are_an_option_each_named_by_its_zone() -> None:
+    """Values of one label are one option when they lie in one zone; cards of one label in two zones
+    are an option per zone, each naming its zone, while a label in one place keeps its plain text."""
+    rb = load("""
+const P1 = players[0]
+setup {
+  create 2 Chip { colour: red, n: 1 } in row
+  create 1 Chip { colour: red, n: 1 } in hand[P1]
+  create 1 Chip { colour: blue, n: 2 } in hand[P1]
+}
+play {
+  let c = choose one from row + hand[P1] by P1 prompt "Take"
+  let k = choose one from [1, 2, 1, 3] by P1 prompt "How many"
+}
+""")
+    game = rb.new_game(players=1)
+    decision = game.current_decision()
+    assert decision is not None
+    assert decision.labels == ["red 1 in row", "red 1 in hand[P1]", "blue 2"]
+    game.apply("red 1 in hand[P1]")
+    decision = game.current_decision()
+    assert decision is not None
+    assert decision.labels == ["1", "2", "3"]

@@ -608,29 +608,22 @@ class Decisions:
                 texts.append(label(v))
         if len(set(texts)) == len(texts):  # (the common case: all distinct, each value its own option)
             return list(map(Option, texts, values)), texts
-        # One option per distinct label, in order, where the values of each label are in one place (no card
-        # among them, or all in one zone: the commonest); else a card's option names its zone (MANY, below).
-        if not cards or len({location[v.id] if v.__class__ is CardRef else "" for v in values}) == 1:
-            seen: set[str] = set()
-            options = []
-            for text, v in zip(texts, values, strict=True):
-                if text not in seen:
-                    seen.add(text)
-                    options.append(Option(text, v))
-            return options, texts
-        # Where the values of each label are: one place, or MANY (then a card's option names its zone).
+        # One option per distinct label, in order; a card's option names its zone where the values of its
+        # label lie in more than one place (MANY). Where all lie in one place (no card among them, or all in
+        # one zone: the commonest), no label lies in two.
         places: dict[str, Any] = {}
-        for text, v in zip(texts, values, strict=True):
-            where = location[v.id] if v.__class__ is CardRef else ""
-            known = places.get(text, MISSING)
-            if known is MISSING:
-                places[text] = where
-            elif known is not MANY and known != where:
-                places[text] = MANY
-        seen = set()
+        if cards and len({location[v.id] if v.__class__ is CardRef else "" for v in values}) > 1:
+            for text, v in zip(texts, values, strict=True):
+                where = location[v.id] if v.__class__ is CardRef else ""
+                known = places.get(text, MISSING)
+                if known is MISSING:
+                    places[text] = where
+                elif known is not MANY and known != where:
+                    places[text] = MANY
+        seen: set[str] = set()
         options = []
         for text, v in zip(texts, values, strict=True):
-            if places[text] is MANY and v.__class__ is CardRef:
+            if places and places[text] is MANY and v.__class__ is CardRef:
                 text = f"{text} in {location[v.id]}"
             if text in seen:
                 continue

@@ -138,7 +138,9 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
         if g.attempts:  # undone, the zone is gone again: the state is as if the attempt had not begun
             g.journal.append(("zone", dst_key))
     location = st.location
-    if len(cards) == 1:  # (the commonest move, one card: the loop below, without its list of sources)
+    # (the commonest move, one card: the loop below without its list of sources, written twice on purpose:
+    # 0.6 % of a Guildhall game's instructions, 1 % of a Kuhn poker game's bytecodes)
+    if len(cards) == 1:
         cid = cards[0].id
         src_key = location[cid]
         src = zones[src_key]

@@ -147,21 +147,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{game}: skipped ({figures['skipped']})")
             continue
         mine, theirs = figures["rulecraft"], figures["reference"]
-        if args.bytecodes:
-            print(f"{game} against {figures['reference_name']} ({mine['games']} games each), bytecodes a game:")
-            print(f"  rulecraft {mine['bytecodes']:12.1f}   reference {theirs['bytecodes']:12.1f}")
-            for side in ("rulecraft", "reference"):
-                print(f"  most run, {side}:")
-                for where, name, n in figures[side]["most_run"]:
-                    print(f"    {n:12.1f}  {where}: {name}")
-            continue
-        print(f"{game} against {figures['reference_name']} ({mine['games']} games each), calls a game:")
-        print(f"  Python  rulecraft {mine['python_calls']:10.1f}   reference {theirs['python_calls']:10.1f}")
-        print(f"  C       rulecraft {mine['c_calls']:10.1f}   reference {theirs['c_calls']:10.1f}")
+        # (what each count prints: its totals, by kind, and its list of the functions that did most)
+        what, totals, listed, most = (
+            ("bytecodes", [("", "bytecodes")], "most run", "most_run")
+            if args.bytecodes
+            else ("calls", [("Python  ", "python_calls"), ("C       ", "c_calls")], "most called", "most_called")
+        )
+        print(f"{game} against {figures['reference_name']} ({mine['games']} games each), {what} a game:")
+        for kind, key in totals:
+            print(f"  {kind}rulecraft {mine[key]:12.1f}   reference {theirs[key]:12.1f}")
         for side in ("rulecraft", "reference"):
-            print(f"  most called, {side}:")
-            for where, name, n in figures[side]["most_called"]:
-                print(f"    {n:10.1f}  {where}: {name}")
+            print(f"  {listed}, {side}:")
+            for where, name, n in figures[side][most]:
+                print(f"    {n:12.1f}  {where}: {name}")
     return 0
 
 

@@ -139,7 +139,7 @@ def move(g: Stored, cards: Sequence[CardRef], zone: ZoneRef, bottom: bool, span:
             g.journal.append(("zone", dst_key))
     location = st.location
     # (the commonest move, one card: the loop below without its list of sources, written twice on purpose:
-    # 0.6 % of a Guildhall game's instructions, 1 % of a Kuhn poker game's bytecodes)
+    # some 0.6 % of a bundled card game's instructions, 1 % of a small game's bytecodes: RESULTS.md)
     if len(cards) == 1:
         cid = cards[0].id
         src_key = location[cid]

@@ -780,3 +780,66 @@ def test_a_where_that_matches_fields_with_kept_keys_is_a_loop_of_is_tests() -> N
     assert re.search(r"if t\d+\.colour is t\d+:", fns["of_colour"])
     assert " is t" not in fns["above"].split("def f")[1].replace(" is _M", "")
     assert _said(rb.new_game(players=1, trace=True)) == ["[2, 2, 1] 1 0"]
+
+
+# Cards known to be cards (body.py's `Body.cards`): the elements of a zone, of the cards of one that pass a
+# `where` or are sorted, and of a call of a function whose body picks them (`Generator.card_list_fns`).
+KNOWN_CARDS = """
+const P1 = players[0]
+var V: any = none public
+fn big(p: Player) = hand[p] where it.n > 1
+fn ranked(p: Player) = big(p) sorted by it.n
+fn highest(p: Player) = ranked(p) max by it.n
+setup {
+  create 2 Chip { colour: red, n: 2 } in hand[P1]
+  create 1 Chip { colour: blue, n: 1 } in hand[P1]
+  create 1 Chip { colour: blue, n: 3 } in row
+}
+"""
+CARD_EXPRESSIONS = [
+    "[[c in [true, 1, none, [c]], c in [c], c not in [0, 1, false], c in hand[P1], c in row] for c in hand[P1]]",
+    "[c in V for c in hand[P1]]",
+    "[c not in V for c in hand[P1] where it.n > 1]",
+    "[[c == none, c == c, c != first(row), none == c, c == V] for c in hand[P1]]",
+    "[[c == d, c != d, c in hand[P1], label(c)] for c in hand[P1] where it.n > 1 for d in row + hand[P1]]",
+    "[[c in row, c == first(hand[P1])] for c in (hand[P1] where it.n > 1) sorted by it.n]",
+    "[label(c) + label(c) for c in (hand[P1] + row) max by it.n] + [label(c) for c in hand[P1] min by it.n]",
+    "[c in row for c in (hand[P1] where it.n > 1) + (row where it.n > 1) + hand[P1]]",
+    '["take " + label(c) for c in (hand[P1] where it.colour == blue) sorted by it.n]',
+]
+
+
+# (Calls of the functions are held to the definition by their values below: a call found in the memo charges
+# less work than the definition's evaluation of it, as REMEMBERED_RUNS_OUT shows.)
+@pytest.mark.parametrize("expr", CARD_EXPRESSIONS)
+def test_a_value_known_to_be_a_card_is_compared_and_looked_for_as_the_definition_does(expr: str) -> None:
+    """A card is the same as another value only if it is it, and is in a list only as itself: where the
+    generated code knows a value is a card, it tests `is` and Python's `in` without a test of its class,
+    and reads its label from the cache without one; the values, the work charged and the errors are the
+    definition's, wherever the budget runs out."""
+    rb = load(f"{KNOWN_CARDS}const X = {expr}\nplay {{ }}\n")
+    game = rb.new_game(players=1)
+    node = rb.program.consts["X"].value
+    fast, charged = _charged(game, game.evaluate, node, 10_000)
+    assert (fast, charged) == _charged(game, _walked(game), node, 10_000)
+    for work in range(charged):
+        assert _charged(game, game.evaluate, node, work) == _charged(game, _walked(game), node, work)
+
+
+def test_the_elements_of_a_zone_and_of_a_function_that_picks_its_cards_are_known_cards() -> None:
+    """Where the generator knows the cards (`KNOWN_CARDS`'s functions): a membership test of a card is Python's
+    `in` alone, and a function whose body picks cards of a zone, or of a call of one, is known to."""
+    more = "fn mine(p: Player) = [[c in ranked(p), c == first(row), label(c)] for c in big(p) + highest(p)]\n"
+    more += "fn any_of(xs: list of Chip) = xs where it.n > 1\n"
+    rb = load(f'{KNOWN_CARDS}{more}play {{ say "{{mine(P1)}} {{[c in ranked(P1) for c in highest(P1)]}}" }}\n')
+    assert Generator(rb.program, False).card_list_fns == {
+        "big",
+        "ranked",
+        "highest",
+    }  # (`any_of`: its list may hold anything)
+    source = generate(rb.program).source
+    mine = source[source.index("# fn 'mine'") :].split("\n# ")[0]
+    assert re.search(r"t\d+ = \(v\d+ in t\d+\)", mine) and ".__class__ is not int" not in mine
+    assert re.search(r"t\d+ = v\d+ is t\d+", mine) and "__class__ is _CardRef" not in mine
+    said = "[[true, false, red 2], [true, false, red 2], [true, false, red 2], [true, false, red 2]] [true, true]"
+    assert _said(rb.new_game(players=1, trace=True)) == [said]  # (as main at ce04519, before cards were known, said)

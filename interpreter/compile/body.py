@@ -29,6 +29,7 @@ class Generator(Protocol):
 
     def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
     def returns_bool(self, e: Any) -> bool: ...
+    def returns_cards(self, e: Any) -> bool: ...
 
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
@@ -55,7 +56,7 @@ class Body:
         self.count = 0
         self.at = -1  # the node being generated, for the line table
         self.loops: list[Loop] = []  # the loops open where the next line goes, innermost last
-        # The generated locals known to hold an int or a tuple, whatever ran (`value`): a check of
+        # The generated locals known to hold an int, a tuple, a text or a card, whatever ran (`value`): a check of
         # their class is needless. (The checker's types prove no run-time kind: `none` and `any`
         # stand for any type and an assignment keeps a name's type; the generated code's own
         # construction does.)
@@ -63,6 +64,12 @@ class Body:
         # A field kept through a loop (`_invariant`) -> the local saying whether its value is of an interned
         # class (`same` is then `is`), tested once when the field is read, not at each comparison in the loop.
         self.interned: dict[str, str] = {}
+        # The generated locals known to hold a tuple of cards (a zone's cards; those of such a tuple that a
+        # `where`, `sorted by`, `max by` or `min by` keeps; two such joined by `+`; the value of a function
+        # that picks them: `Generator.card_list_fns`). An element of a loop over one is known to be a card
+        # ("card" in `known`): it is the same as another value only if it is it, is in a list only as
+        # itself, and has its label in the label cache without a test of its class.
+        self.cards: set[str] = set()
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -94,6 +101,7 @@ class Body:
         try:
             result = self._value(e, k)
             kind = "tuple" if isinstance(e, TUPLES) else "str" if e.__class__ is s.StrLit else self.known.get(result)
+            cards = result in self.cards or (e.__class__ is s.Call and self.gen.returns_cards(e))
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
                 self.emit(f"{t} = {result}")
@@ -102,6 +110,9 @@ class Body:
                 t = self.tmp()
                 self.emit(f"{t} = _probe(g, {k}, {result}, {self.env_dict()})")
                 result = t
+            if cards:  # (a tuple of cards, or the call's error)
+                kind = "tuple"
+                self.cards.add(result)
             if kind is not None and _NAME.fullmatch(result):
                 self.known[result] = kind
             return result
@@ -541,6 +552,10 @@ class Body:
             # none is left to `_same`: Python warns of `is` with one)
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
+        if op in ("==", "!=") and plain and "card" in (self.known.get(a), self.known.get(b)):
+            # (a card is the same as a value only if it is it: cards are interned)
+            self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
+            return t
         if op in ("==", "!=") and self.known.get(a) == "int" and self.known.get(b) == "int":
             self.emit(f"{t} = {a} {op} {b}")  # (two numbers the code made: `same` is Python's `==`)
             return t
@@ -588,6 +603,18 @@ class Body:
             self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
             if not unknown:
                 self.known[t] = "str"
+            return t
+        if op == "+" and a in self.cards and b in self.cards:  # two tuples of cards: a tuple of cards
+            self.emit(f"{t} = _M")
+            self.emit(f"if len({a}) + len({b}) <= _LIST_BUDGET:")
+            self.indent += 1
+            self.charge(f"len({a}) + len({b})", k)  # each element
+            self.emit(f"{t} = {a} + {b}")
+            self.indent -= 1
+            self.emit(f"if {t} is _M:")
+            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
+            self.known[t] = "tuple"
+            self.cards.add(t)  # (or the operation's error)
             return t
         if op in ("+", "-"):
             self.emit(f"{t} = _M")
@@ -637,6 +664,8 @@ class Body:
 
     def _in(self, e: s.In, k: int) -> str:
         v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
+        card = self.known.get(v) == "card"  # (no list in a list to charge by its weight, nor `true` and 1 apart)
+        in_list = "" if card else f" or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)"
         kept = kept_list(self, seq)
         if kept is not None:  # a list the loop does not change, made a tuple (or None: `_member`'s) once
             self.emit(f"if {kept} is _M:")
@@ -645,7 +674,7 @@ class Body:
                 f"if {seq}.__class__ is _ZoneRef and None not in {seq}.keys else None"
             )
             self.emit(f"{t} = {kept}")
-            self.emit(f"if {t} is None or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
+            self.emit(f"if {t} is None{in_list or ':'}")
             self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
         else:
             self.emit(f"{t} = {seq}")
@@ -656,7 +685,7 @@ class Body:
             self.emit("    else:")
             self.emit(f"        {t} = _M")
         if kept is None:
-            self.emit(f"if {t} is _M or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)")
+            self.emit(f"if {t} is _M{in_list or ':'}")
             self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
         self.emit("else:")
         self.indent += 1
@@ -665,6 +694,9 @@ class Body:
         # Python's `in` where it means `contains`: only 0 and 1 can be `==` to a boolean (true is not 1),
         # so one of them or a boolean that Python finds is looked for again by `contains`; one it does not
         # find is in no list (a value `contains` finds, `==` finds), which Python's own loop says at once.
+        if card:
+            self.emit(f"    {t} = {'not ' if e.negated else ''}({v} in {t})")
+            return t
         self.emit(
             f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
             f" if {v}.__class__ is not int and {v}.__class__ is not bool"
@@ -683,6 +715,8 @@ class Body:
             self._zone_lookup(
                 name, keys, lambda key: f"{t} = _card_refs({t}) if ({t} := g.state.zones.get({key})) else ()", missing
             )
+            self.known[t] = "tuple"
+            self.cards.add(t)
             return t
         v = self.value(e)
         if self.known.get(v) == "tuple":

@@ -200,8 +200,9 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
     if name == "label" and len(args) == 1:
         # a card's label, kept for it in the label cache (`evaluate.label`), read without the built-in's calls
         a, card, entry = args[0], body.tmp(), body.tmp()
+        card_test = "" if body.known.get(a) == "card" else f"{a}.__class__ is _CardRef and "
         body.emit(
-            f"if {a}.__class__ is _CardRef and ({entry} := g.card_labels.get(_id({card} := g.state.cards[{a}.id])))"
+            f"if {card_test}({entry} := g.card_labels.get(_id({card} := g.state.cards[{a}.id])))"
             f" is not None and {entry}[0] is {card}:"
         )
         body.emit(f"    {t} = {entry}[1]")

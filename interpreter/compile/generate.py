@@ -38,6 +38,7 @@ from ..check.program import Program, may_hold_zone, named_within, reached, reads
 from ..syntax import ast as s
 from .body import BOOLEAN, Body
 from .calls import MemoCall
+from .source import CARD_PICKING
 
 # What generated code reads from its namespace (runtime/compiled.py provides each).
 RUNTIME_NAMES = (
@@ -547,6 +548,13 @@ class Generator:
         while grown:  # (a function that calls one found boolean is one: found on the next pass)
             found = {n for n, fn in program.fns.items() if isinstance(fn.body, BOOLEAN) or self.returns_bool(fn.body)}
             grown, self.boolean_fns = len(found) > len(self.boolean_fns), found
+        # the functions whose value is a tuple of cards by construction: their body picks cards of a zone
+        # (`where`, `sorted by`, `max by`, `min by` over a zone, or over a call of one such function)
+        self.card_list_fns: set[str] = set()
+        grown = True
+        while grown:
+            found = {n for n, fn in program.fns.items() if self._picks_cards(fn.body)}
+            grown, self.card_list_fns = len(found) > len(self.card_list_fns), found
         # the root numbers of the rule conditions kept in the memo
         self.remembered_rules = {
             self.number[id(rule.when)]: rule
@@ -583,6 +591,21 @@ class Generator:
             name = self.constants[key] = f"k{len(self.constants)}"
             self.prologue.append(f"{name} = {make}")
         return self.constants[key]
+
+    def _picks_cards(self, e: Any) -> bool:
+        """Whether a function's body is a query that picks cards of a zone (`card_list_fns`)."""
+        if e.__class__ is not s.Query or e.op not in CARD_PICKING:
+            return False
+        source = e.source
+        binding = self.resolution.of(source)
+        if source.__class__ is s.Index and binding is not None and binding.kind == "zone":
+            return True  # (a function's body has no local name to hide the zone: `Body.shadowed`)
+        return self.returns_cards(source) or self._picks_cards(source)
+
+    def returns_cards(self, e: Any) -> bool:
+        """Whether an expression is a call of a function whose value is a tuple of cards by construction."""
+        binding = self.resolution.of(e) if e.__class__ is s.Call else None
+        return binding is not None and binding.kind == "fn" and e.name in self.card_list_fns
 
     def returns_bool(self, e: Any) -> bool:
         """Whether an expression is a call of a function whose value is a boolean by construction (its

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import attrs
 
 from ..syntax import ast as s
-from .source import GENERATED_NAME, attribute, plain_field
+from .source import CARD_PICKING, GENERATED_NAME, attribute, plain_field
 
 
 @attrs.define
@@ -40,6 +40,7 @@ class Body(Protocol):
     scope: dict[str, str]
     lines: list[tuple[int, str, int]]
     known: dict[str, str]
+    cards: set[str]  # the locals known to hold a tuple of cards
     gen: Any  # the module being generated (body.py's `Generator`)
 
     def tmp(self) -> str: ...
@@ -64,6 +65,8 @@ def open_loop(body: Body, var: str, items: str, charged: bool = False) -> tuple[
     body.loops.append(Loop(py, len(body.lines), body.indent))
     body.emit(f"for {py} in {items}:")
     body.indent += 1
+    if items in body.cards:
+        body.known[py] = "card"
     return py, saved
 
 
@@ -260,6 +263,8 @@ def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")
     body.emit(f"    raise _query_error(g, _N[{k}]) from None  # its message names the query")
+    if items in body.cards and e.op in CARD_PICKING:  # (some of the cards, or the query's error)
+        body.cards.add(out)
     return out
 
 

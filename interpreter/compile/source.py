@@ -15,6 +15,7 @@ from ..language.values import Player, zone_key
 from ..syntax import ast as s
 
 GENERATED_NAME = re.compile(r"[a-z][0-9]+")  # a local the generator made (`t3`, `v12`, `a0`)
+CARD_PICKING = frozenset({"where", "sorted", "max", "min"})  # the queries whose value is some of their list's elements
 KEY_TABLE = 64  # numbers 0 .. 63 as a zone's or variable's one key: their texts are made once (`typed_key`)
 # How a key of each declared kind is tested and spelled in a state key, as `zone_key` spells it.
 _SPELL = {

@@ -296,6 +296,37 @@ def test_a_function_that_calls_none_counts_no_depth_and_one_that_reaches_itself_
     assert str(caught.value).startswith(f"{where}: error: functions called 100 deep (in ")
 
 
+DEEP_IN_A_LOOP = """
+var v: int = 0 public
+fn down(x: int) = if x <= 0 then 0 else x + sum([down(x - k) for k in 1..1])
+fn twice(x: int) = len([k for k in 1..2 where down(x) > 0])
+"""
+
+
+@pytest.mark.parametrize(
+    ("play", "said"),
+    [
+        ("set v = down(5) + twice(3)", None),
+        ("set v = down(200)", "t.rules:12:50"),
+        ("set v = twice(200)", "t.rules:12:50"),
+    ],
+)
+def test_a_call_inside_a_loop_tests_the_depth_read_as_the_loop_starts(play: str, said: str | None) -> None:
+    """Calls inside a loop test whether calls are as deep as the budget allows by a local read as the loop
+    starts (loops.py's `Loop.deep`): a call inside the loop puts the depth back, so the local holds at every
+    element. A recursion through a loop stops where it always did (main at 64cfbf4 said the same)."""
+    rb = load(DEEP_IN_A_LOOP + f"play {{ {play} }}")
+    source = generate(rb.program).source
+    down = source.split("# fn 'down'")[1].split("\n# ")[0]
+    assert re.search(r"(t\d+) = g\.fn_depth >= _FN_DEPTH_BUDGET\n +for .*\n( .*\n)* +if \1:", down)
+    if said is None:
+        assert rb.new_game(players=1).state.vars["v"] == 17
+        return
+    with pytest.raises(RulebookError) as caught:
+        rb.new_game(players=1)
+    assert str(caught.value).startswith(f"{said}: error: functions called 100 deep (in down)")
+
+
 ZONES_BY_NAME = """
 var v: int = 0 public
 setup { create 2 Chip { colour: red, n: 1 } in hand[players[0]] }
@@ -457,6 +488,8 @@ UNUSUAL = [
     "[[x] in [[1], [2]] and x in V for x in 1..3]",
     '["x" + V for x in 1..2]',
     "[label(c) + c.n for c in hand[P1]]",
+    # a text known to be one (a label, a text joined) compared with a value of any kind: Python's `==`
+    '[[label(c) == V, V != "x" + label(c), label(c) == label(c) + ""] for c in hand[P1]]',
 ]
 
 

@@ -556,6 +556,10 @@ class Body:
             # (a card is the same as a value only if it is it: cards are interned)
             self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
             return t
+        if op in ("==", "!=") and "str" in (self.known.get(a), self.known.get(b)):
+            # (a text is the same as a value exactly when Python's `==` says so: no value of another kind equals it)
+            self.emit(f"{t} = {a} {op} {b}")
+            return t
         if op in ("==", "!=") and self.known.get(a) == "int" and self.known.get(b) == "int":
             self.emit(f"{t} = {a} {op} {b}")  # (two numbers the code made: `same` is Python's `==`)
             return t

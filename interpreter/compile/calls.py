@@ -95,12 +95,23 @@ def _kept(body: Body, value: str, what: str) -> str | None:
     return kept
 
 
+def depth_reached(body: Body) -> str:
+    """The test, at a call, of whether calls are already as deep as the budget allows: inside a loop, the
+    local the loop reads as it starts (loops.py's `Loop.deep`), else the game's count."""
+    if not body.loops:
+        return "g.fn_depth >= _FN_DEPTH_BUDGET"
+    loop = body.loops[0]  # (the outermost: the depth is the same all through the function's code)
+    if loop.deep is None:
+        loop.deep = body.tmp()
+    return loop.deep
+
+
 def remembered_call(body: Body, memo: MemoCall, k: int, args: list[str]) -> str:
     """The value of a call at node k of a remembered `fn`: its budgets and its memo's look-up inline, as
     the function `memo.call` has them (the same checks in the same order, at the same node)."""
     t, key = body.tmp(), body.tmp()
     listed = f"({', '.join(args)}{',' if args else ''})"
-    body.emit("if g.fn_depth >= _FN_DEPTH_BUDGET:")
+    body.emit(f"if {depth_reached(body)}:")
     body.emit(f"    {t} = g.call_fn({memo.name!r}, {listed}, _N[{k}].span)  # the runaway error")
     body.emit("else:")
     body.indent += 1
@@ -143,7 +154,7 @@ def inlined_call(body: Body, fn: s.FnDecl, k: int, args: list[str]) -> str:
     has them, at the same node, then the body's own code (its nodes, its errors and their places, its
     local names its parameters alone), without a Python call."""
     t = body.tmp()
-    body.emit("if g.fn_depth >= _FN_DEPTH_BUDGET:")
+    body.emit(f"if {depth_reached(body)}:")
     listed = f"({', '.join(args)}{',' if args else ''})"
     body.emit(f"    {t} = g.call_fn({fn.name!r}, {listed}, _N[{k}].span)  # the runaway error")
     body.emit("else:")

@@ -28,6 +28,10 @@ class Loop:
     # ("var", name) a variable read, ("in", local) a list made a tuple for `in` (`kept_list`)
     kept: dict[tuple[str, str], str] = attrs.Factory(dict)
     cards: str | None = None  # the local holding the state's cards through the loop (body.py's `_read_field`)
+    # The local holding whether calls are as deep as the budget allows (`Game.fn_depth`), read as the loop
+    # starts: no call inside the loop changes the depth it finds (each puts it back), so each call of a
+    # function inside it tests the local (calls.py's `depth_reached`).
+    deep: str | None = None
 
 
 class Body(Protocol):
@@ -77,6 +81,8 @@ def close_loop(body: Body, var: str, saved: str | None) -> None:
     body.lines[loop.start : loop.start] = [(loop.indent, f"{kept} = _M", body.at) for kept in loop.kept.values()]
     if loop.cards is not None:
         body.lines.insert(loop.start, (loop.indent, f"{loop.cards} = g.state.cards", body.at))
+    if loop.deep is not None:
+        body.lines.insert(loop.start, (loop.indent, f"{loop.deep} = g.fn_depth >= _FN_DEPTH_BUDGET", body.at))
     if saved is None:
         del body.scope[var]
     else:

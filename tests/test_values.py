@@ -30,6 +30,7 @@ from rulecraft.language.values import (
     zone_key,
 )
 from rulecraft.language.values import same as same_value
+from rulecraft.runtime.basics import card_refs
 from rulecraft.syntax.parser import parse
 
 from .conftest import run_script
@@ -414,6 +415,14 @@ def test_the_values_left_to_choose_are_those_same_finds(values: list[Any], among
     keeps what a walk with `same` keeps."""
     walked = [v for v in values if any(same_value(v, a) for a in among) and not any(same_value(v, o) for o in out)]
     assert kept_among(values, among, out) == walked
+
+
+@given(st.lists(st.integers(min_value=0, max_value=5000), max_size=40))
+def test_a_zone_s_cards_are_the_references_of_its_ids(ids: list[int]) -> None:
+    """`card_refs` (every look at a zone's cards) gives the interned reference of each id, in order, for
+    none, one and many ids, and for ids of cards made since the last look (a reference made first)."""
+    assert card_refs(ids) == tuple(CardRef(i) for i in ids)
+    assert all(a is b for a, b in zip(card_refs(tuple(ids)), map(CardRef, ids), strict=True))
 
 
 def test_a_choice_of_several_offers_true_and_1_apart() -> None:

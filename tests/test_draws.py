@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 import rulecraft
+from hypothesis import given
+from hypothesis import strategies as st
 from rulecraft.agents import RandomAgent, play
-from rulecraft.runtime.decisions import Decisions
+from rulecraft.runtime.decisions import Decisions, label_tally, tally_after_draw
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
 
@@ -105,3 +107,54 @@ def test_a_draw_that_waits_is_the_decision_its_frame_asks() -> None:
     assert game.legal_answers() == [f"chip {n}" for n in range(1, 7)]
     game.apply("chip 4")
     assert game.state.zones["hand[P1]"] == [3]
+
+
+# A deck of repeated labels, mixed (a draw of a label's first card moves the label after others), drawn card
+# by card by separate draws (the tally kept between them), and a draw of several, then the deck drawn out.
+ONE_BY_ONE = """game T players 1..1
+card Chip { n: int } label "{n}"
+zone deck: Chip hidden shuffled
+zone hand: Chip public
+setup {
+  for k in 1..3 { for n in 1..5 { create 1 Chip { n: n } in deck } }
+  create 2 Chip { n: 9 } in deck
+  create 1 Chip { n: 1 } in deck
+  create 2 Chip { n: 9 } in deck
+}
+play {
+  repeat 7 { draw 1 from deck to hand }
+  draw 3 from deck to hand
+  repeat 20 { draw 1 from deck to hand }
+}
+"""
+
+
+def test_draws_one_by_one_from_a_deck_of_alike_cards_are_the_table_s_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Separate draws from one deck weigh its labels by the tally the draw before kept (`tally_after_draw`):
+    the same cards drawn as when the table is asked for every card, which counts the labels anew."""
+    rb = rulecraft.load_text(ONE_BY_ONE, "t.rules")
+
+    def games() -> list[Any]:
+        return [(g.answers, g.state) for g in (Game(rb, 1, seed) for seed in range(30))]
+
+    at_once = games()
+    assert len({tuple(answers) for answers, _ in at_once}) > 20
+    monkeypatch.setattr(Decisions, "draw_at_once", lambda *_: False)
+    assert games() == at_once
+
+
+@given(st.lists(st.sampled_from("abcdef"), max_size=30), st.lists(st.integers(min_value=0), max_size=30))
+def test_a_tally_after_a_draw_is_the_tally_of_the_labels_left(labels: list[str], picks: list[int]) -> None:
+    """`tally_after_draw` (a draw's tally brought up to date) is `label_tally` of the labels left, draw after
+    draw, whichever label each draw takes (its first card: the card a draw takes)."""
+    labels, tally = list(labels), label_tally(labels)
+    for pick in picks:
+        if not labels:
+            break
+        order = tally[0]
+        place = pick % len(order)
+        chosen = order[place]
+        drawn = labels.index(chosen)
+        del labels[drawn]
+        tally = tally_after_draw(tally, labels, chosen, place, drawn)
+        assert tally == label_tally(labels)  # (the order of the labels, and each label's count)

@@ -323,11 +323,16 @@ class Decisions:
         # here, never grows.
         # (`zone_labels`, written out: labels not found are kept below, after the first card is drawn)
         part = g.code.memo_layout.label_slots.get(src.name, 0)
-        labels_key = ("#labels", key)
+        labels_key, tally_key = ("#labels", key), ("#tally", key)
         found = g.memo[part].get(labels_key)
         labels = list(found) if found is not None else g.labels_of(ids)
-        distinct = len(set(labels)) == len(labels)  # whether no two are alike (drawing one keeps them so)
-        if len(labels) > OPTION_BUDGET and (distinct or len(set(labels)) > OPTION_BUDGET):
+        # The labels' tally (`label_tally`), kept beside them by the draw before while they are the labels it
+        # kept (the same tuple), and brought up to date after each draw (`tally_after_draw`): a deck's labels
+        # are not counted again at every draw.
+        kept = g.memo[part].get(tally_key) if found is not None else None
+        tally = kept[1] if kept is not None and kept[0] is found else label_tally(labels)
+        distinct = len(tally[0]) == len(labels)  # whether no two are alike (drawing one keeps them so)
+        if len(tally[0]) > OPTION_BUDGET:
             return False
         while True:
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
@@ -340,16 +345,14 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 # Each label an option weighted by how many cards carry it, in the order the labels first
-                # come (as `_zone_chance_options` counts them). A small zone's labels (a deck of coins) are
-                # counted by C calls alone as the walk reaches each; a larger zone's, once, by a Counter.
-                scan = len(labels) <= _FEW_CARDS
-                counts: dict[str, Any] = dict.fromkeys(labels) if scan else Counter(labels)
-                chosen = labels[0]
-                if len(counts) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
+                # come (as `_zone_chance_options` counts them: the tally's order and counts).
+                order, counts = tally
+                chosen, place = labels[0], 0
+                if len(order) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
                     st.rng, bits = splitmix(st.rng)
                     r = bits % len(ids)
-                    for chosen in counts:  # (the loop finds `chosen`)
-                        w = labels.count(chosen) if scan else counts[chosen]
+                    for place, chosen in enumerate(order):  # noqa: B007 -- the loop finds `chosen`, the place-th label
+                        w = counts[chosen]
                         if r < w:
                             break
                         r -= w
@@ -361,16 +364,21 @@ class Decisions:
             cid = ids[drawn]
             # (`[CardRef(cid)]`: the reference read from the table of them, without the call of `CardRef`)
             g.move(CARD_REFS[cid : cid + 1] or [CardRef(cid)], dst, False, span)
+            chosen = labels[drawn]
             if dst_key == key:
                 labels.append(labels.pop(drawn))  # the card went back into the source, on top
+                tally = label_tally(labels)
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
+                # (no two alike: the tally's order is the zone's, the place of the label drawn the card's)
+                tally = tally_after_draw(tally, labels, chosen, drawn if distinct else place, drawn)
             memo: Any = g.memo[part]  # (the move forgot them: `keep_zone_labels`, written out)
             if memo is EMPTY_MEMO:
                 memo = g.memo[part] = {}
             elif len(memo) >= MEMO_BUDGET:
                 memo.clear()
-            memo[labels_key] = tuple(labels)
+            memo[labels_key] = now = tuple(labels)
+            memo[tally_key] = (now, tally)
             if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
                     if frame is None:
@@ -653,10 +661,6 @@ class Decisions:
         return options, tuple(weights)
 
 
-# A draw from a zone of at most this many cards whose labels repeat counts each label with `list.count` (a
-# scan in C) as its walk reaches it, without a Counter's Python calls; a larger zone's scans, or a first pass
-# to find its labels, would cost more than the Counter does.
-_FEW_CARDS = 16
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
 _new_decision = object.__new__
@@ -678,6 +682,37 @@ def _choose_code(code: CodeCache, choose: s.Choose) -> tuple[s.Choose, Any, Any,
     by = code.value(choose.by) if choose.by is not None else None
     count = code.value(choose.count) if choose.count is not None else None
     return choose, code.value(choose.source), _prompt_code(code, choose.prompt), by, count
+
+
+def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+    """A zone's distinct labels in the order they first come, and how many of its cards carry each: the
+    options of a draw from it and their weights (`Decisions.draw_at_once`)."""
+    counts = dict(Counter(labels))  # (in the order each label first comes)
+    return tuple(counts), counts
+
+
+def tally_after_draw(
+    tally: tuple[tuple[str, ...], dict[str, int]], labels: Sequence[str], chosen: str, place: int, drawn: int
+) -> tuple[tuple[str, ...], dict[str, int]]:
+    """The tally of `labels` just after the card at `drawn`, the first card of label `chosen` (the `place`-th
+    label of the tally before), left them: `label_tally(labels)`, made from the tally before (held to it by
+    tests/test_draws.py). The other labels keep their order; `chosen`, if a card of it is left, now first
+    comes where its next card lies, after the labels that first come before that (the labels of the cards
+    between, all after it in the order before: a run of the labels that followed it)."""
+    order, counts = tally
+    counts = counts.copy()  # (a tally is kept in the memo, which clones share: never changed)
+    left = counts[chosen] - 1
+    if left == 0:
+        del counts[chosen]
+        return order[:place] + order[place + 1 :], counts
+    counts[chosen] = left
+    between = labels[drawn : labels.index(chosen, drawn)]
+    after = place + 1
+    while after < len(order) and order[after] in between:
+        after += 1
+    if after == place + 1:
+        return order, counts
+    return order[:place] + order[place + 1 : after] + (chosen,) + order[after:], counts
 
 
 def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:

@@ -484,6 +484,7 @@ UNUSUAL = [
     "V[0]",
     "[len(hand[P1] + [V] where it.colour == c.colour) for c in hand[P1]]",
     "[hand[P1] + [V] where it.colour == k for k in [red]]",
+    "[len(hand[V] where it.colour == c.colour) for c in hand[P1]]",
     "[x in V for x in 1..3]",
     "[[x] in [[1], [2]] and x in V for x in 1..3]",
     '["x" + V for x in 1..2]',

@@ -143,11 +143,20 @@ def test_draws_one_by_one_from_a_deck_of_alike_cards_are_the_table_s_draws(monke
     assert games() == at_once
 
 
+def _counted(labels: list[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+    """The labels in the order they first come, and each one's count, by the definition."""
+    counts = {text: labels.count(text) for text in labels}
+    return tuple(counts), counts
+
+
 @given(st.lists(st.sampled_from("abcdef"), max_size=30), st.lists(st.integers(min_value=0), max_size=30))
 def test_a_tally_after_a_draw_is_the_tally_of_the_labels_left(labels: list[str], picks: list[int]) -> None:
-    """`tally_after_draw` (a draw's tally brought up to date) is `label_tally` of the labels left, draw after
-    draw, whichever label each draw takes (its first card: the card a draw takes)."""
-    labels, tally = list(labels), label_tally(labels)
+    """`label_tally` counts a zone's labels in the order they first come (None where no two are alike), and
+    `tally_after_draw` (a draw's tally brought up to date) is the tally of the labels left, draw after draw,
+    whichever label each draw takes (its first card: the card a draw takes)."""
+    labels = list(labels)
+    tally = _counted(labels)
+    assert label_tally(labels) == (None if len(set(labels)) == len(labels) else tally)
     for pick in picks:
         if not labels:
             break
@@ -157,4 +166,4 @@ def test_a_tally_after_a_draw_is_the_tally_of_the_labels_left(labels: list[str],
         drawn = labels.index(chosen)
         del labels[drawn]
         tally = tally_after_draw(tally, labels, chosen, place, drawn)
-        assert tally == label_tally(labels)  # (the order of the labels, and each label's count)
+        assert tally == _counted(labels)  # (the order of the labels, and each label's count)

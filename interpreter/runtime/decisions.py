@@ -326,13 +326,13 @@ class Decisions:
         labels_key, tally_key = ("#labels", key), ("#tally", key)
         found = g.memo[part].get(labels_key)
         labels = list(found) if found is not None else g.labels_of(ids)
-        # The labels' tally (`label_tally`), kept beside them by the draw before while they are the labels it
-        # kept (the same tuple), and brought up to date after each draw (`tally_after_draw`): a deck's labels
-        # are not counted again at every draw.
+        # The labels' tally (`label_tally`; None: no two alike), kept beside them by the draw before while they
+        # are the labels it kept (the same tuple), and brought up to date after each draw (`tally_after_draw`):
+        # a deck's labels are not counted again at every draw.
         kept = g.memo[part].get(tally_key) if found is not None else None
         tally = kept[1] if kept is not None and kept[0] is found else label_tally(labels)
-        distinct = len(tally[0]) == len(labels)  # whether no two are alike (drawing one keeps them so)
-        if len(tally[0]) > OPTION_BUDGET:
+        distinct = tally is None  # (drawing one keeps them so)
+        if (len(labels) if tally is None else len(tally[0])) > OPTION_BUDGET:
             return False
         while True:
             if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
@@ -346,6 +346,7 @@ class Decisions:
             else:
                 # Each label an option weighted by how many cards carry it, in the order the labels first
                 # come (as `_zone_chance_options` counts them: the tally's order and counts).
+                assert tally is not None
                 order, counts = tally
                 chosen, place = labels[0], 0
                 if len(order) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
@@ -367,11 +368,12 @@ class Decisions:
             chosen = labels[drawn]
             if dst_key == key:
                 labels.append(labels.pop(drawn))  # the card went back into the source, on top
-                tally = label_tally(labels)
+                if tally is not None:
+                    tally = label_tally(labels)
             else:
                 del labels[drawn]  # nothing else changed in the source: nothing else ran
-                # (no two alike: the tally's order is the zone's, the place of the label drawn the card's)
-                tally = tally_after_draw(tally, labels, chosen, drawn if distinct else place, drawn)
+                if tally is not None:
+                    tally = tally_after_draw(tally, labels, chosen, place, drawn)
             memo: Any = g.memo[part]  # (the move forgot them: `keep_zone_labels`, written out)
             if memo is EMPTY_MEMO:
                 memo = g.memo[part] = {}
@@ -684,9 +686,12 @@ def _choose_code(code: CodeCache, choose: s.Choose) -> tuple[s.Choose, Any, Any,
     return choose, code.value(choose.source), _prompt_code(code, choose.prompt), by, count
 
 
-def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]] | None:
     """A zone's distinct labels in the order they first come, and how many of its cards carry each: the
-    options of a draw from it and their weights (`Decisions.draw_at_once`)."""
+    options of a draw from it and their weights (`Decisions.draw_at_once`); None if no two are alike (each
+    card its own option, of weight 1, in the zone's order)."""
+    if len(dict.fromkeys(labels)) == len(labels):  # (one C call: the commonest case, a deck of cards all unlike)
+        return None
     counts = dict(Counter(labels))  # (in the order each label first comes)
     return tuple(counts), counts
 

@@ -233,9 +233,7 @@ def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
     try:
         # (one C call makes the tuple: a zone is read this way at every look at it, and `tuple(map(...))`
         # took some 1.7 times as long for a zone of 15 cards; `itemgetter` of one index gives the item)
-        if len(ids) > 1:
-            return itemgetter(*ids)(CARD_REFS)
-        return (CARD_REFS[ids[0]],) if ids else ()
+        return itemgetter(*ids)(CARD_REFS) if len(ids) > 1 else (CARD_REFS[ids[0]],) if ids else ()
     except IndexError:  # a card made since the last look: its reference first
         refs = CARD_REFS
         refs.extend(CardRef(i) for i in range(len(refs), max(ids) + 1))

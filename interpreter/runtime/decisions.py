@@ -323,19 +323,25 @@ class Decisions:
         # here, never grows.
         # (`zone_labels`, written out: labels not found are kept below, after the first card is drawn)
         part = g.code.memo_layout.label_slots.get(src.name, 0)
-        labels_key, tally_key = ("#labels", key), ("#tally", key)
+        labels_key = ("#labels", key)
         found = g.memo[part].get(labels_key)
         labels = list(found) if found is not None else g.labels_of(ids)
         # The labels' tally (`label_tally`; None: no two alike), kept beside them by the draw before while they
         # are the labels it kept (the same tuple), and brought up to date after each draw (`tally_after_draw`):
-        # a deck's labels are not counted again at every draw.
-        kept = g.memo[part].get(tally_key) if found is not None else None
-        tally = kept[1] if kept is not None and kept[0] is found else label_tally(labels)
-        distinct = tally is None  # (drawing one keeps them so)
-        if (len(labels) if tally is None else len(tally[0])) > OPTION_BUDGET:
+        # a deck's labels are not counted again at every draw. Labels all unlike keep no tally: a few are found
+        # so by one C call at once, more after a look for a tally kept.
+        if len(labels) <= _FEW_LABELS and len(set(labels)) == len(labels):
+            tally = None
+        else:
+            kept = g.memo[part].get(("#tally", key)) if found is not None else None
+            if kept is not None and kept[0] is found:
+                tally = kept[1]
+            else:
+                tally = None if len(set(labels)) == len(labels) else label_tally(labels)
+        if len(labels) > OPTION_BUDGET and (tally is None or len(tally[0]) > OPTION_BUDGET):
             return False
         while True:
-            if distinct:  # each label one option of weight 1, in the zone's order: the r-th is drawn
+            if tally is None:  # each label one option of weight 1, in the zone's order: the r-th is drawn
                 drawn = 0
                 if len(labels) > 1:  # (`splitmix`, written out)
                     rng = st.rng = (st.rng + 0x9E3779B97F4A7C15) & MASK64
@@ -346,7 +352,6 @@ class Decisions:
             else:
                 # Each label an option weighted by how many cards carry it, in the order the labels first
                 # come (as `_zone_chance_options` counts them: the tally's order and counts).
-                assert tally is not None
                 order, counts = tally
                 chosen, place = labels[0], 0
                 if len(order) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
@@ -365,7 +370,6 @@ class Decisions:
             cid = ids[drawn]
             # (`[CardRef(cid)]`: the reference read from the table of them, without the call of `CardRef`)
             g.move(CARD_REFS[cid : cid + 1] or [CardRef(cid)], dst, False, span)
-            chosen = labels[drawn]
             if dst_key == key:
                 labels.append(labels.pop(drawn))  # the card went back into the source, on top
                 if tally is not None:
@@ -380,7 +384,8 @@ class Decisions:
             elif len(memo) >= MEMO_BUDGET:
                 memo.clear()
             memo[labels_key] = now = tuple(labels)
-            memo[tally_key] = (now, tally)
+            if tally is not None:
+                memo["#tally", key] = (now, tally)
             if len(frames) != depth or g.pending is not None or st.over:
                 if not st.over:
                     if frame is None:
@@ -663,6 +668,7 @@ class Decisions:
         return options, tuple(weights)
 
 
+_FEW_LABELS = 8  # a draw from a zone of this many cards or fewer tells whether they are all unlike first
 _NUMBER_OPTIONS: dict[int, Option] = {}  # by number: its option, shared by every decision that offers it
 _NUMBERS_KEPT = 4096
 _new_decision = object.__new__

@@ -8,6 +8,7 @@ from what their seat may know, never from the real order of a deck or another pl
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 from typing import Any, Protocol, Self, TypeVar
 
 import attrs
@@ -137,7 +138,10 @@ def hidden_groups(game: Copyable, viewer: Player) -> list[list[int]]:
             continue
         if shown and not shown.isdisjoint(part):
             part = [cid for cid in part if cid not in shown]
-        kinds = set(map(type, map(cards.__getitem__, part)))  # (a zone's cards are commonly of one type)
+            if not part:
+                continue
+        # (a zone's cards are commonly of one type; taken by one C call, not a bound method's call each)
+        kinds = set(map(type, itemgetter(*part)(cards))) if len(part) > 1 else {cards[part[0]].__class__}
         if len(kinds) == 1:
             kind = kinds.pop()
             group = by_type.get(kind)

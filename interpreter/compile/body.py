@@ -598,11 +598,8 @@ class Body:
             if unknown:
                 self.emit(f"if {' and '.join(unknown)}:")
                 self.indent += 1
-            self.emit(f"if len({a}) + len({b}) <= _TEXT_BUDGET:")
-            self.indent += 1
-            self.charge(f"len({a}) + len({b})", k)  # each character
-            self.emit(f"{t} = {a} + {b}")
-            self.indent -= 2 if unknown else 1
+            self._joined(t, a, b, "_TEXT_BUDGET", k)
+            self.indent -= 1 if unknown else 0
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
             if not unknown:
@@ -610,11 +607,7 @@ class Body:
             return t
         if op == "+" and a in self.cards and b in self.cards:  # two tuples of cards: a tuple of cards
             self.emit(f"{t} = _M")
-            self.emit(f"if len({a}) + len({b}) <= _LIST_BUDGET:")
-            self.indent += 1
-            self.charge(f"len({a}) + len({b})", k)  # each element
-            self.emit(f"{t} = {a} + {b}")
-            self.indent -= 1
+            self._joined(t, a, b, "_LIST_BUDGET", k)
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
             self.known[t] = "tuple"
@@ -628,11 +621,9 @@ class Body:
             self.emit(f"        {t} = _M")
             if op == "+":
                 self.emit(f"elif {a}.__class__ is str and {b}.__class__ is str:")
-                self.emit(f"    if len({a}) + len({b}) <= _TEXT_BUDGET:")
-                self.indent += 2
-                self.charge(f"len({a}) + len({b})", k)  # each character
-                self.emit(f"{t} = {a} + {b}")
-                self.indent -= 2
+                self.indent += 1
+                self._joined(t, a, b, "_TEXT_BUDGET", k)
+                self.indent -= 1
                 self.emit(
                     f"elif ({a}.__class__ is tuple or {a}.__class__ is _ZoneRef)"
                     f" and ({b}.__class__ is tuple or {b}.__class__ is _ZoneRef):"
@@ -642,11 +633,9 @@ class Body:
                 # (`g.as_list` of a zone, written out: its cards)
                 self.emit(f"    {x} = {a} if {a}.__class__ is tuple else _card_refs(g.state.zones.get({a}.key, ()))")
                 self.emit(f"    {y} = {b} if {b}.__class__ is tuple else _card_refs(g.state.zones.get({b}.key, ()))")
-                self.emit(f"    if len({x}) + len({y}) <= _LIST_BUDGET:")
-                self.indent += 2
-                self.charge(f"len({x}) + len({y})", k)  # each element
-                self.emit(f"{t} = {x} + {y}")
-                self.indent -= 2
+                self.indent += 1
+                self._joined(t, x, y, "_LIST_BUDGET", k)
+                self.indent -= 1
             self.emit(f"if {t} is _M:")
             self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
             if self.ints(a, b) == "True":  # two numbers: a number, or the operation's error
@@ -659,6 +648,15 @@ class Body:
             test = f"{self.ints(a, b)} and {b} != 0"
         self.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
         return t
+
+    def _joined(self, t: str, a: str, b: str, budget: str, k: int) -> None:
+        """`t = a + b` of two texts or two lists within `budget` (their characters or elements), each
+        charged one unit of work; past the budget `t` is left as it was (`_M`: the definition's error)."""
+        self.emit(f"if len({a}) + len({b}) <= {budget}:")
+        self.indent += 1
+        self.charge(f"len({a}) + len({b})", k)
+        self.emit(f"{t} = {a} + {b}")
+        self.indent -= 1
 
     def ints(self, *values: str) -> str:
         """The test that values are numbers (a number written in the text is one, as is a local known to

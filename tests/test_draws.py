@@ -16,9 +16,10 @@ import rulecraft
 from hypothesis import given
 from hypothesis import strategies as st
 from rulecraft.agents import RandomAgent, play
-from rulecraft.runtime.decisions import Decisions, label_tally, tally_after_draw
+from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
+from rulecraft.runtime.tally import label_tally, tally_after_draw
 
 RULES = """game T players 1..2
 card Chip { n: int } label "chip {n}"

@@ -12,7 +12,6 @@ state, which the Information part reads too.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -39,6 +38,7 @@ from .core import (
     span_of,
 )
 from .machine import AskFrame, BlockFrame, CallFrame, open_attempt
+from .tally import label_counts, label_tally, tally_after_draw
 
 
 class Asking(Context, Protocol):
@@ -337,7 +337,7 @@ class Decisions:
             if kept is not None and kept[0] is found:
                 tally = kept[1]
             else:
-                tally = None if len(set(labels)) == len(labels) else label_tally(labels)
+                tally = label_tally(labels)
         if len(labels) > OPTION_BUDGET and (tally is None or len(tally[0]) > OPTION_BUDGET):
             return False
         while True:
@@ -690,45 +690,3 @@ def _choose_code(code: CodeCache, choose: s.Choose) -> tuple[s.Choose, Any, Any,
     by = code.value(choose.by) if choose.by is not None else None
     count = code.value(choose.count) if choose.count is not None else None
     return choose, code.value(choose.source), _prompt_code(code, choose.prompt), by, count
-
-
-def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]] | None:
-    """A zone's distinct labels in the order they first come, and how many of its cards carry each: the
-    options of a draw from it and their weights (`Decisions.draw_at_once`); None if no two are alike (each
-    card its own option, of weight 1, in the zone's order)."""
-    if len(dict.fromkeys(labels)) == len(labels):  # (one C call: the commonest case, a deck of cards all unlike)
-        return None
-    counts = dict(Counter(labels))  # (in the order each label first comes)
-    return tuple(counts), counts
-
-
-def tally_after_draw(
-    tally: tuple[tuple[str, ...], dict[str, int]], labels: Sequence[str], chosen: str, place: int, drawn: int
-) -> tuple[tuple[str, ...], dict[str, int]]:
-    """The tally of `labels` just after the card at `drawn`, the first card of label `chosen` (the `place`-th
-    label of the tally before), left them: `label_tally(labels)`, made from the tally before (held to it by
-    tests/test_draws.py). The other labels keep their order; `chosen`, if a card of it is left, now first
-    comes where its next card lies, after the labels that first come before that (the labels of the cards
-    between, all after it in the order before: a run of the labels that followed it)."""
-    order, counts = tally
-    counts = counts.copy()  # (a tally is kept in the memo, which clones share: never changed)
-    left = counts[chosen] - 1
-    if left == 0:
-        del counts[chosen]
-        return order[:place] + order[place + 1 :], counts
-    counts[chosen] = left
-    between = labels[drawn : labels.index(chosen, drawn)]
-    after = place + 1
-    while after < len(order) and order[after] in between:
-        after += 1
-    if after == place + 1:
-        return order, counts
-    return order[:place] + order[place + 1 : after] + (chosen,) + order[after:], counts
-
-
-def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
-    """For each distinct label among cards (`labels[i]` the label of `ids[i]`), in the order the
-    labels first come: the id of its first card, and how many cards carry it."""
-    counts = Counter(labels)  # (a dict: in the order each label first comes)
-    earliest = dict(zip(reversed(labels), reversed(ids), strict=True))  # each label's first card: written last
-    return {text: earliest[text] for text in counts}, counts

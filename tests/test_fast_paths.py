@@ -21,7 +21,7 @@ import pytest
 import rulecraft
 from rulecraft.agents import RandomAgent, play
 from rulecraft.check.program import reads_of, reads_of_declarations
-from rulecraft.compile.generate import readers_for
+from rulecraft.compile.memo import readers_for
 from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
 from rulecraft.runtime import store

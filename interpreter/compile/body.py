@@ -10,7 +10,8 @@ from ..check.program import Program
 from ..check.resolve import Resolution
 from ..syntax import ast as s
 from .calls import MemoCall, builtin_call, fn_call
-from .loops import Loop, comprehension, count, kept_list, query
+from .loops import Loop, comprehension, count, query
+from .operators import binary, compare, member
 from .source import GENERATED_NAME, KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
@@ -36,7 +37,6 @@ _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name o
 _NAME = GENERATED_NAME
 _INT = re.compile(r"\(-?[0-9]+\)")  # a number written in the text, as generated
 _KEPT_RANGE = 256  # a range of numbers written in the text up to this long is a constant of the module
-_SMALL = 1 << 31  # products of numbers below this in size are far inside the number budget
 BOOLEAN = (s.Compare, s.In, s.Not, s.And, s.Or, s.BoolLit)  # expressions that are booleans by construction
 # Expressions whose generated code gives a tuple in every branch: its fast path builds one, and its
 # fallback, the definition, gives one or raises (evaluate.py).
@@ -162,9 +162,9 @@ class Body:
             case s.Call():
                 return self._call(e, k)
             case s.Compare():
-                return self._compare(e, k)
+                return compare(self, e, k)
             case s.Binary():
-                return self._binary(e, k)
+                return binary(self, e, k)
             case s.And(left, right) | s.Or(left, right):
                 t = self.tmp()
                 self.emit(f"{t} = {self.truth(left)}")
@@ -176,7 +176,7 @@ class Body:
             case s.Not(operand):
                 return f"(not {self.truth(operand)})"
             case s.In():
-                return self._in(e, k)
+                return member(self, e, k)
             case s.Comprehension():
                 return comprehension(self, e)
             case s.ListLit(items):
@@ -530,181 +530,11 @@ class Body:
         self.emit(f"    {t} = _builtin(g, _N[{k}], [{t}])")
         return t
 
-    def _compare(self, e: s.Compare, k: int) -> str:
-        op, t = e.op, self.tmp()
-        a = self.value(e.left)
-        if e.right.__class__ is s.IntLit:  # `x == 0`, `len(xs) > 2`: a number written in the text
-            b = repr(e.right.value)
-            if self.known.get(a) == "int":
-                self.emit(f"{t} = {a} {op} {b}")
-            elif op in ("==", "!="):  # a value of another kind is never equal to a number
-                self.emit(
-                    f"{t} = {a} {op} {b} if {a}.__class__ is int else "
-                    f"{op == '!='} if {a}.__class__ is not bool else _compare(g, _N[{k}], {a}, {b})"
-                )
-            else:
-                self.emit(f"{t} = {a} {op} {b} if {a}.__class__ is int else _compare(g, _N[{k}], {a}, {b})")
-            return t
-        b = self.value(e.right)
-        plain = all(x == "None" or _NAME.fullmatch(x) for x in (a, b))  # names or none: no literal to warn of
-        if op in ("==", "!=") and "None" in (a, b) and plain:
-            # `x == none`: only none is the same as none (`same`), and is not a list (a literal other than
-            # none is left to `_same`: Python warns of `is` with one)
-            self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
-            return t
-        if op in ("==", "!=") and plain and "card" in (self.known.get(a), self.known.get(b)):
-            # (a card is the same as a value only if it is it: cards are interned)
-            self.emit(f"{t} = {a} is {'' if op == '==' else 'not '}{b}")
-            return t
-        if op in ("==", "!=") and "str" in (self.known.get(a), self.known.get(b)):
-            # (a text is the same as a value exactly when Python's `==` says so: no value of another kind equals it)
-            self.emit(f"{t} = {a} {op} {b}")
-            return t
-        if op in ("==", "!=") and self.known.get(a) == "int" and self.known.get(b) == "int":
-            self.emit(f"{t} = {a} {op} {b}")  # (two numbers the code made: `same` is Python's `==`)
-            return t
-        if op in ("==", "!="):
-            # `same`, inline: an interned value (a player, a card, an enumeration value: values.py) is the same
-            # as another only if it is it; two lists: the definition, which charges their weight; two values
-            # of one class are the same exactly when `==` says so (Python's own for numbers and texts)
-            no = "" if op == "==" else "not "
-            if _INT.fullmatch(a) or a == "()" or b == "()":  # (`is` of a literal: a warning)
-                two = f"{a}.__class__ is tuple and {b}.__class__ is tuple"
-                self.emit(f"{t} = _compare(g, _N[{k}], {a}, {b}) if {two} else {no}_same({a}, {b})")
-                return t
-            kept = self.interned.get(b) or self.interned.get(a)
-            if kept is not None:  # (a field kept through the loop, its class tested once: see `_field`)
-                self.emit(f"if {kept} or {a}.__class__ in _INTERNED:")
-            else:
-                self.emit(f"if {a}.__class__ in _INTERNED:")
-            self.emit(f"    {t} = {a} is {no}{b}")
-            self.emit(f"elif {a}.__class__ is tuple and {b}.__class__ is tuple:")
-            self.emit(f"    {t} = _compare(g, _N[{k}], {a}, {b})")
-            self.emit("else:")
-            same = f"{a} == {b} if {a}.__class__ is {b}.__class__ else _same({a}, {b})"
-            self.emit(f"    {t} = {no}({a} is {b} or ({same}))")
-            return t
-        self.emit(f"{t} = {a} {op} {b} if {self.ints(a, b)} else _compare(g, _N[{k}], {a}, {b})")
-        return t
-
-    def _binary(self, e: s.Binary, k: int) -> str:
-        op, t = e.op, self.tmp()
-        a, b = self.value(e.left), self.value(e.right)
-        if op == "+" and "str" in (self.known.get(a), self.known.get(b)):
-            # a text and something: two texts joined, or the operation's error (Python's `+` of a text and
-            # anything else is the definition's `_binary`, as in the general case below)
-            unknown = [f"{x}.__class__ is str" for x in (a, b) if self.known.get(x) != "str"]
-            self.emit(f"{t} = _M")
-            if unknown:
-                self.emit(f"if {' and '.join(unknown)}:")
-                self.indent += 1
-            self._joined(t, a, b, "_TEXT_BUDGET", k)
-            self.indent -= 1 if unknown else 0
-            self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
-            if not unknown:
-                self.known[t] = "str"
-            return t
-        if op == "+" and a in self.cards and b in self.cards:  # two tuples of cards: a tuple of cards
-            self.emit(f"{t} = _M")
-            self._joined(t, a, b, "_LIST_BUDGET", k)
-            self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
-            self.known[t] = "tuple"
-            self.cards.add(t)  # (or the operation's error)
-            return t
-        if op in ("+", "-"):
-            self.emit(f"{t} = _M")
-            self.emit(f"if {self.ints(a, b)}:")
-            self.emit(f"    {t} = {a} {op} {b}")
-            self.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
-            self.emit(f"        {t} = _M")
-            if op == "+":
-                self.emit(f"elif {a}.__class__ is str and {b}.__class__ is str:")
-                self.indent += 1
-                self._joined(t, a, b, "_TEXT_BUDGET", k)
-                self.indent -= 1
-                self.emit(
-                    f"elif ({a}.__class__ is tuple or {a}.__class__ is _ZoneRef)"
-                    f" and ({b}.__class__ is tuple or {b}.__class__ is _ZoneRef):"
-                )
-                # lists and zones (`hand[p] + in_play[p]`): the cards of a zone as a list
-                x, y = self.tmp(), self.tmp()
-                # (`g.as_list` of a zone, written out: its cards)
-                self.emit(f"    {x} = {a} if {a}.__class__ is tuple else _card_refs(g.state.zones.get({a}.key, ()))")
-                self.emit(f"    {y} = {b} if {b}.__class__ is tuple else _card_refs(g.state.zones.get({b}.key, ()))")
-                self.indent += 1
-                self._joined(t, x, y, "_LIST_BUDGET", k)
-                self.indent -= 1
-            self.emit(f"if {t} is _M:")
-            self.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
-            if self.ints(a, b) == "True":  # two numbers: a number, or the operation's error
-                self.known[t] = "int"
-            return t
-        self.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the operation's error)
-        if op == "*":
-            test = f"{self.ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
-        else:
-            test = f"{self.ints(a, b)} and {b} != 0"
-        self.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
-        return t
-
-    def _joined(self, t: str, a: str, b: str, budget: str, k: int) -> None:
-        """`t = a + b` of two texts or two lists within `budget` (their characters or elements), each
-        charged one unit of work; past the budget `t` is left as it was (`_M`: the definition's error)."""
-        self.emit(f"if len({a}) + len({b}) <= {budget}:")
-        self.indent += 1
-        self.charge(f"len({a}) + len({b})", k)
-        self.emit(f"{t} = {a} + {b}")
-        self.indent -= 1
-
     def ints(self, *values: str) -> str:
         """The test that values are numbers (a number written in the text is one, as is a local known to
         hold one: no test)."""
         tests = [f"{v}.__class__ is int" for v in values if not _INT.fullmatch(v) and self.known.get(v) != "int"]
         return " and ".join(tests) or "True"
-
-    def _in(self, e: s.In, k: int) -> str:
-        v, seq, t = self.value(e.item), self.value(e.collection), self.tmp()
-        card = self.known.get(v) == "card"  # (no list in a list to charge by its weight, nor `true` and 1 apart)
-        in_list = "" if card else f" or {v}.__class__ is tuple:  # (a list in a list: charged by its weight)"
-        kept = kept_list(self, seq)
-        if kept is not None:  # a list the loop does not change, made a tuple (or None: `_member`'s) once
-            self.emit(f"if {kept} is _M:")
-            self.emit(
-                f"    {kept} = {seq} if {seq}.__class__ is tuple else _card_refs(g.state.zones.get({seq}.key, ())) "
-                f"if {seq}.__class__ is _ZoneRef and None not in {seq}.keys else None"
-            )
-            self.emit(f"{t} = {kept}")
-            self.emit(f"if {t} is None{in_list or ':'}")
-            self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
-        else:
-            self.emit(f"{t} = {seq}")
-        if kept is None and self.known.get(seq) != "tuple":
-            self.emit(f"if {t}.__class__ is not tuple:")
-            self.emit(f"    if {t}.__class__ is _ZoneRef and None not in {t}.keys:")
-            self.emit(f"        {t} = _card_refs(g.state.zones.get({t}.key, ()))")
-            self.emit("    else:")
-            self.emit(f"        {t} = _M")
-        if kept is None:
-            self.emit(f"if {t} is _M{in_list or ':'}")
-            self.emit(f"    {t} = _member(g, _N[{k}], {v}, {seq})")
-        self.emit("else:")
-        self.indent += 1
-        self.charge(f"len({t})", k)  # each element compared
-        self.indent -= 1
-        # Python's `in` where it means `contains`: only 0 and 1 can be `==` to a boolean (true is not 1),
-        # so one of them or a boolean that Python finds is looked for again by `contains`; one it does not
-        # find is in no list (a value `contains` finds, `==` finds), which Python's own loop says at once.
-        if card:
-            self.emit(f"    {t} = {'not ' if e.negated else ''}({v} in {t})")
-            return t
-        self.emit(
-            f"    {t} = {'not ' if e.negated else ''}({v} in {t}"
-            f" if {v}.__class__ is not int and {v}.__class__ is not bool"
-            f" else {v} in {t} and ({v}.__class__ is int and not -1 < {v} < 2 or _contains({t}, {v})))"
-        )
-        return t
 
     def items(self, e: Any) -> str:
         """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""

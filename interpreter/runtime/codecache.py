@@ -36,7 +36,7 @@ nor past INLINE_DEPTH (which bounds Python's own recursion): such work makes its
 
 A function whose body does real work (a comprehension, a query, a call of a built-in or of a
 function doing such work: `worth_remembering`) keeps its values in
-the game's memo, by arguments, until something it reads changes (compile/generate.py,
+the game's memo, by arguments, until something it reads changes (compile/memo.py,
 `MemoLayout`): every change goes through the runtime's `move`, `set_var`, `set_field`, `create`,
 `undo` or `arrange`, which forget what was derived from what they change (`Game.forget`), and
 code that changes a state from outside says so with `Game.state_changed()`. Functions cannot
@@ -60,7 +60,7 @@ from typing import Any
 from ..check.program import Program, reads_of
 from ..compile.blocks import block_source, statement_source
 from ..compile.body import BOOLEAN
-from ..compile.generate import MemoLayout, memo_layout, readers_for
+from ..compile.memo import MemoLayout, memo_layout, readers_for
 from ..compile.source import literal_value
 from ..language.values import CardRef, Player, Record, ZoneRef, seat_of_key, zone_key
 from ..syntax import ast as s

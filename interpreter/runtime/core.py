@@ -94,7 +94,7 @@ class GameCore:
     keep: Keep | None
     fn_depth: int
     inline_depth: int  # the frames that the blocks running inline (codecache.py) stand for, in this step
-    memo: list[Mapping[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/generate.py); EMPTY_MEMO: none
+    memo: list[Mapping[tuple[Any, ...], Any]]  # by the rulebook's MemoLayout (compile/memo.py); EMPTY_MEMO: none
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
 

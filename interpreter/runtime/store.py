@@ -35,7 +35,7 @@ class Stored(Valued, Protocol):
 
 def forget(g: Stored, name: str, key: str) -> None:
     """Forget what was derived from zone or variable `name`, changed at `key` (the memo:
-    compile/generate.py, MemoLayout): of a function that reads it only at its player's keys,
+    compile/memo.py, MemoLayout): of a function that reads it only at its player's keys,
     the values of that player alone, when the key is a player's."""
     plan = g.code.forgetting[len(g.players)].get(key)
     if plan is None:  # (the dicts to empty, found once for each key: changes come again and again)

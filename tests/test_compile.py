@@ -427,6 +427,10 @@ SHORTCUTS = [
     "[len(hand[P1] group by it.colour), len(hand[P1] group by [it.colour, it.n]), len(row group by it.n)]",
     "[len([1, 2, 1, none, [1], [1]] group by it), len(([3, 1, 3] group by it) where len(it) > 1)]",
     "[([3, 1, 3] group by it) where len(it) > 1]",
+    # lengths and counts known small (body.py's `Body.small`): multiplied and added without a test of their size
+    "[len(hand[P1]) * len(row), len(hand[P1] where it.n > 1) * 3, 3 * len(hand[P1] group by it.colour)]",
+    "[len(hand[P1]) + len(row) - len(0..4), 2147483647 * len(hand[P1]), len(hand[P1]) * -2147483647]",
+    "sum([len(g) * len(g) for g in hand[P1] group by it.n]) + len([1, 2]) * len([k for k in 1..3])",
 ]
 
 
@@ -497,6 +501,9 @@ UNUSUAL = [
     "[label(c) + c.n for c in hand[P1]]",
     # a text known to be one (a label, a text joined) compared with a value of any kind: Python's `==`
     '[[label(c) == V, V != "x" + label(c), label(c) == label(c) + ""] for c in hand[P1]]',
+    # a small number times one written in the text too large to leave untested: the operation's error
+    "len(hand[P1]) * 4611686018427387904",
+    "[len([k for k in 1..3]) * -2147483648 * 4294967296 * 2]",
 ]
 
 
@@ -854,6 +861,23 @@ def test_a_value_known_to_be_a_card_is_compared_and_looked_for_as_the_definition
     definition's, wherever the budget runs out."""
     rb = load(f"{KNOWN_CARDS}const X = {expr}\nplay {{ }}\n")
     _as_the_definition(rb)
+
+
+def test_a_product_of_lengths_is_made_without_a_test_of_their_size() -> None:
+    """A length or a count is below 2**31 (no list, text or zone is that long), so a product of two, or of one
+    and a number of the text below that, is within the number budget: no test of their size is generated,
+    while a number of the text above it, or a value of unknown size, is still tested."""
+    rb = load(
+        "const P1 = players[0]\n"
+        "fn area(p: Player) = len(hand[p]) * len(hand[p] where it.n > 1) + 3 * len(row)\n"
+        "fn scaled(p: Player, k: int) = len(hand[p]) * 4294967296 + k * len(row)\n"
+        'play { say "{area(P1)} {scaled(P1, 2)}" }\n'
+    )
+    source = generate(rb.program).source
+    area = source[source.index("# fn 'area'") :].split("\n# ")[0]
+    scaled = source[source.index("# fn 'scaled'") :].split("\n# ")[0]
+    assert "2147483648" not in area and area.count("_INT_BUDGET") == 2  # (the sum of the products: tested)
+    assert scaled.count("-2147483648 <") == 2  # (4294967296, and the parameter `k`: each tested)
 
 
 def test_the_elements_of_a_zone_and_of_a_function_that_picks_its_cards_are_known_cards() -> None:

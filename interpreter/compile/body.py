@@ -70,6 +70,10 @@ class Body:
         # ("card" in `known`): it is the same as another value only if it is it, is in a list only as
         # itself, and has its label in the label cache without a test of its class.
         self.cards: set[str] = set()
+        # The generated locals known to hold a number below 2**31 in size (a length, a count of elements or
+        # groups: no list, text or zone is that long): two such are multiplied or added within the number
+        # budget, without a test of their size.
+        self.small: set[str] = set()
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -496,6 +500,7 @@ class Body:
 
     def _length(self, e: s.Call, k: int) -> str:
         t = self.tmp()
+        self.small.add(t)  # (a length, or the built-in's error)
         zone = self._zone_cards_key(e.args[0])
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone

@@ -45,6 +45,7 @@ class Body(Protocol):
     lines: list[tuple[int, str, int]]
     known: dict[str, str]
     cards: set[str]  # the locals known to hold a tuple of cards
+    small: set[str]  # the locals known to hold a number below 2**31 in size
     gen: Any  # the module being generated (body.py's `Generator`)
 
     def tmp(self) -> str: ...
@@ -264,6 +265,7 @@ def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
         if count_groups and e.op == "group":
             body.emit(f"{out} = len(set({out}))")  # (a key that cannot be one: the query's own TypeError)
             body.known[out] = "int"
+            body.small.add(out)
         else:
             body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
     body.indent -= 1
@@ -280,6 +282,7 @@ def count(body: Body, q: s.Query) -> str:
     definition's `len`, which evaluates the query again and names it in its message."""
     items, n = body.items(q.source), body.tmp()
     body.known[n] = "int"  # (a number, or the definition's error)
+    body.small.add(n)  # (no more than the elements)
     body.emit(f"{n} = 0")
     body.emit("try:")
     body.indent += 1

@@ -116,8 +116,9 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
         body.emit(f"{t} = _M")
         body.emit(f"if {body.ints(a, b)}:")
         body.emit(f"    {t} = {a} {op} {b}")
-        body.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
-        body.emit(f"        {t} = _M")
+        if not (_small(body, a) and _small(body, b)):  # (two small numbers: far inside the budget)
+            body.emit(f"    if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+            body.emit(f"        {t} = _M")
         if op == "+":
             body.emit(f"elif {a}.__class__ is str and {b}.__class__ is str:")
             body.indent += 1
@@ -141,12 +142,22 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
             body.known[t] = "int"
         return t
     body.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the operation's error)
-    if op == "*":
-        test = f"{body.ints(a, b)} and -{_SMALL} < {a} < {_SMALL} and -{_SMALL} < {b} < {_SMALL}"
+    if op == "*":  # (numbers of the text and small locals need no test of their size)
+        sizes = [f"-{_SMALL} < {x} < {_SMALL}" for x in (a, b) if not _small(body, x)]
+        test = " and ".join(x for x in (body.ints(a, b), *sizes) if x != "True") or "True"
     else:
         test = f"{body.ints(a, b)} and {b} != 0"
-    body.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
+    if test == "True":  # (two small numbers: their product, far inside the budget)
+        body.emit(f"{t} = {a} {op} {b}")
+    else:
+        body.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
     return t
+
+
+def _small(body: Body, v: str) -> bool:
+    """Whether `v`, generated code, is a number below `_SMALL` in size: one written in the text, or a local
+    known to hold one (`Body.small`)."""
+    return v in body.small or (_INT.fullmatch(v) is not None and abs(int(v[1:-1])) < _SMALL)
 
 
 def _joined(body: Body, t: str, a: str, b: str, budget: str, k: int) -> None:

@@ -371,8 +371,14 @@ def _stop(g: Context, r: Any, depth: int, body: Body, env: dict[str, Any], i: in
         r = ENDED if g.state.over else SUSPENDED
     if r is SUSPENDED:  # (done or not: the machine's frame stays until its next step, and counts)
         stmts = body.stmts
-        g.frames.insert(depth, BlockFrame(stmts, env, i, body if i < len(stmts) else body.end))
+        # (`BlockFrame(stmts, env, i, ...)`, its initializer written out: a few times every decision)
+        frame = _new_frame(BlockFrame)
+        frame.stmts, frame.i, frame.env, frame.code = stmts, i, env, body if i < len(stmts) else body.end
+        g.frames.insert(depth, frame)
     return r
+
+
+_new_frame = object.__new__
 
 
 # What every block's generated code reads besides its own constants, and the only built-ins it may call.

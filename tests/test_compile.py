@@ -418,7 +418,7 @@ SHORTCUTS = [
     "[hand[P1] where it.colour == k and it.colour == c.colour for k in [red, blue] for c in hand[P1]]",
     "[len(hand[P1] where it.n == c.n and c.colour == it.colour) for c in hand[P1]]",
     "[len(hand[P1] where it.colour == c.colour) for c in [first(row)]]",
-    # a variable and a list the loop does not change, read once (body.py's `_kept_list`)
+    # a variable and a list the loop does not change, read once (loops.py's `kept_list`)
     "[[c.n + V2 for c in hand[P1] if c in xs and c.n not in ns] for xs in [hand[P1], row] for ns in [[1], [2]]]",
     # a label read from the cache (calls.py), and texts joined where one side is known to be a text
     '["take " + label(c) for c in hand[P1]] + [label(c) + "!" for c in hand[P1] + [red]] + [label(2) + label(none)]',

@@ -91,7 +91,7 @@ def close_loop(body: Body, var: str, saved: str | None) -> None:
 
 
 def kept_list(body: Body, seq: str) -> str | None:
-    """The local that keeps `seq` made a tuple through the innermost loop (body.py's `_in`), if `seq` is a
+    """The local that keeps `seq` made a tuple through the innermost loop (operators.py's `member`), if `seq` is a
     local the loop does not change (bound outside it, or a value kept through it) not known to be a tuple."""
     if not body.loops or body.known.get(seq) == "tuple" or not GENERATED_NAME.fullmatch(seq):
         return None

@@ -357,9 +357,8 @@ class _End:
         self.body, self.end = body, self
 
     def run(self, g: Context, env: dict[str, Any], i: int, frame: BlockFrame) -> Any:
-        if i == len(self.body.stmts):
-            return None
-        # (`apply` put back where the frame was before: `Keep` keeps a frame's position, not its code)
+        # At the block's end the frame's step only pops it, without this call (`BlockFrame.step`); here is a
+        # frame `apply` put back before its end (`Keep` keeps a frame's position, not its code): it goes on.
         return self.body.run(g, env, i, frame)
 
 

@@ -50,8 +50,8 @@ class BlockFrame(Frame):
             entry = g.code.blocks.get(id(stmts))
             code = self.code = entry[1] if entry is not None and entry[0] is stmts else g.code.block(stmts)
         elif code.end is code and self.i == len(self.stmts):
-            # At the block's end (`Body.end`'s run, written out: a quarter of a card game's steps only end
-            # their block). A frame `apply` put back before its end keeps that code and runs it, which goes on.
+            # At the block's end (`Body.end`): the step only ends the frame, without a call (a quarter of a
+            # card game's steps). A frame `apply` put back before its end runs that code, which goes on.
             g.frames.pop()
             return
         r = code.run(g, self.env, self.i, self)

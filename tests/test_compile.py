@@ -814,14 +814,103 @@ def test_a_where_that_matches_fields_with_kept_keys_is_a_loop_of_is_tests() -> N
     """A `where` whose test only compares the element's fields with values the loop does not change
     (`it.colour == c.colour`, either way round, joined by `and`) gets a loop of `is` tests beside the
     general one (loops.py's `matching_loop`); any other test has the general loop alone. Either gives
-    the definition's answers (SHORTCUTS and UNUSUAL above hold them to it, work and errors too)."""
+    the definition's answers (SHORTCUTS and UNUSUAL above hold them to it, work and errors too). A count
+    of a zone's cards so tested in a remembered function is read from an index of the zone instead
+    (`indexed_count`, below), beside the general loop."""
     rb = load(MATCHING)
     source = generate(rb.program).source
     fns = {name: source[source.index(f"# fn {name!r}") :].split("\n# ")[0] for name in ("twins", "of_colour", "above")}
-    assert re.search(r"if t\d+\.colour is t\d+:\n +if t\d+\.n is t\d+:", fns["twins"])
+    assert "_field_index(" in fns["twins"] and "_attrgetter('colour', 'n')" in source
+    assert not re.search(r"if t\d+\.colour is t\d+:\n +if t\d+\.n is t\d+:", fns["twins"])
     assert re.search(r"if t\d+\.colour is t\d+:", fns["of_colour"])
     assert " is t" not in fns["above"].split("def f")[1].replace(" is _M", "")
     assert _said(rb.new_game(players=1, trace=True)) == ["[2, 2, 1] 1 0"]
+
+
+# A count of a zone's cards whose test compares their fields with values the count does not change, in a
+# remembered function (loops.py's `indexed_count`): read from an index of the zone kept in the function's
+# dict of the memo, made at the first call after a change and looked up by the calls that follow.
+INDEXED = """
+const P1 = players[0]
+card Gem { shade: Colour } label "{shade} gem"
+zone mixed: Chip public
+fn same_colour(p: Player, c: Chip) = len(hand[p] where it.colour == c.colour)
+fn twin(p: Player, c: Chip) = len(hand[p] where it.colour == c.colour and c.n == it.n)
+fn of(p: Player, k: Colour) = len(hand[p] where k == it.colour)
+fn piled(k: Colour) = len(pile where it.colour == k)
+fn in_mixed(k: Colour) = len(mixed where it.colour == k)
+setup {
+  create 2 Chip { colour: red, n: 2 } in hand[P1]
+  create 1 Chip { colour: blue, n: 2 } in hand[P1]
+  create 1 Chip { colour: blue, n: 3 } in row
+  create 1 Chip { colour: red, n: 1 } in pile
+  create 1 Chip { colour: red, n: 1 } in mixed
+  create 1 Gem { shade: red } in mixed  # (a card without the field: the checker lets it into the zone)
+}
+"""
+INDEXED_COUNTS = {
+    # (no call twice with the same arguments: a value found in the memo charges the call alone, the definition
+    # computes it again)
+    "[same_colour(P1, c) for c in hand[P1] + row] + [of(P1, k) for k in [red, blue, green]]": (2, 2, 1, 1, 2, 1, 0),
+    # a key that is a number, not an interned value: the general loop
+    "[twin(P1, c) for c in hand[P1] + row]": (2, 2, 1, 0),
+    "[piled(k) for k in [red, blue]] + [of(P1, red) * 10]": (1, 0, 20),
+    # a card without the field: the definition's error
+    "[piled(red), in_mixed(red)]": None,
+    # a zone's key that is none: the zone as the definition reads it
+    "[of(none, red)]": None,
+}
+
+
+def _cold(rb: rulecraft.Rulebook, work: int, walked: bool) -> tuple[Any, int]:
+    """`_charged` of the constant `X` in a new game (its memo empty), by generated code or the definition."""
+    game = rb.new_game(players=1)
+    evaluate = _walked(game) if walked else game.evaluate
+    return _charged(game, evaluate, rb.program.consts["X"].value, work)
+
+
+@pytest.mark.parametrize("expr", INDEXED_COUNTS)
+def test_a_count_of_a_zone_s_matching_cards_in_a_remembered_function_is_read_from_an_index(expr: str) -> None:
+    """The index gives the definition's count, charges the work its loop would, and runs out of the budget
+    where the definition does, the memo empty at every run; a key not interned, a card without the field
+    or a zone key that is none is the definition's loop (its value or its error)."""
+    rb = load(f"{INDEXED}const X = {expr}\nplay {{ }}\n")
+    value, charged = _cold(rb, 10_000, False)
+    assert (value, charged) == _cold(rb, 10_000, True)
+    if INDEXED_COUNTS[expr] is not None:
+        assert value == INDEXED_COUNTS[expr]
+    for work in range(charged):
+        assert _cold(rb, work, False) == _cold(rb, work, True)
+    assert "_field_index(" in generate(rb.program).source
+
+
+def test_a_count_read_from_an_index_is_made_anew_after_each_change_to_what_it_counts() -> None:
+    """The index lives in the function's dict of the memo, which a change to the zone or to a card's field
+    empties: counts after a move, a card's change and an undone attempt are the state's, and a clone and
+    the game it was cloned from each count their own zone once they differ."""
+    rb = load(
+        INDEXED
+        + """
+play {
+  say "{[same_colour(P1, c) for c in hand[P1] + row]}"
+  move first(row) to hand[P1]
+  say "{[same_colour(P1, c) for c in hand[P1]]} {of(P1, blue)}"
+  set first(hand[P1]).colour = green
+  say "{[same_colour(P1, c) for c in hand[P1]]} {of(P1, green)} {of(P1, red)}"
+  attempt { move first(hand[P1]) to row  say "{of(P1, green)}"  fail "no" }
+  say "{of(P1, green)} {piled(red)}"
+  let c = choose one from hand[P1] by P1
+  move c to row
+  say "{of(P1, red)} {of(P1, blue)} {of(P1, green)}"
+}
+"""
+    )
+    game = rb.new_game(players=1, trace=True)
+    assert _said(game) == ["[2, 2, 1, 1]", "[2, 2, 2, 2] 2", "[1, 1, 2, 2] 1 1", "0", "1 1"]
+    other = game.clone(trace=True)
+    game.apply("red 2")
+    other.apply("green 2")
+    assert _said(game)[-1] == "0 2 1" and _said(other)[-1] == "1 2 0"
 
 
 # Cards known to be cards (body.py's `Body.cards`): the elements of a zone, of the cards of one that pass a

@@ -74,6 +74,10 @@ class Body:
         # groups: no list, text or zone is that long): two such are multiplied or added within the number
         # budget, without a test of their size.
         self.small: set[str] = set()
+        # The local holding the index of the memo's dict that the value of the function being generated is
+        # kept in (`slot`, the body of a remembered function), else None: what the body derives from a zone it
+        # reads may be kept there as well, for as long as the function's values are (loops.py's `indexed_count`).
+        self.memo_part: str | None = None
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -470,7 +474,7 @@ class Body:
             members,
         )
 
-    def _zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
+    def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
         """Emit `found(key)` (given the zone's state key) where no key is none, else `missing`.
         Keys of their declared types are tested first: then none of them is none, with no tuple made to ask."""
         typed = self._typed_key(name, keys)
@@ -486,8 +490,8 @@ class Body:
         self.emit("else:")
         self.emit(f"    {found(f'_zone_key({name!r}, {listed})')}")
 
-    def _zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
-        """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
+    def zone_read(self, e: Any) -> str | None:
+        """The zone's name if the expression is a zone with keys (`hand[p]`), else None; no code made."""
         binding = self.gen.resolution.of(e)
         if (
             e.__class__ is s.Index
@@ -495,16 +499,21 @@ class Body:
             and binding.kind == "zone"
             and not self.shadowed(binding.name)
         ):
-            return binding.name, [self.value(a) for a in e.args]
+            return binding.name
         return None
+
+    def zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None:
+        """`hand[p]` as a zone's name and its keys' values, if the expression is a zone with keys."""
+        name = self.zone_read(e)
+        return None if name is None else (name, [self.value(a) for a in e.args])
 
     def _length(self, e: s.Call, k: int) -> str:
         t = self.tmp()
         self.small.add(t)  # (a length, or the built-in's error)
-        zone = self._zone_cards_key(e.args[0])
+        zone = self.zone_cards_key(e.args[0])
         if zone is not None:  # `len(hand[p])`: the size of a zone, without making a reference to it
             name, keys = zone
-            self._zone_lookup(
+            self.zone_lookup(
                 name,
                 keys,
                 lambda key: f"{t} = len(g.state.zones.get({key}, ()))",
@@ -544,12 +553,12 @@ class Body:
     def items(self, e: Any) -> str:
         """A list operand's value as a tuple (a zone's cards, none as empty), as `Game.as_list` gives it."""
         t = self.tmp()
-        zone = self._zone_cards_key(e)
+        zone = self.zone_cards_key(e)
         if zone is not None:  # `slot[p, 1, 2]` as a list: the zone's cards, without a reference to the zone
             name, keys = zone
             missing = f"{t} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{self.gen.number[id(e)]}])"
             # an empty zone (a missing key reads as one) is no list of cards to make: no call of `_card_refs`
-            self._zone_lookup(
+            self.zone_lookup(
                 name, keys, lambda key: f"{t} = _card_refs({t}) if ({t} := g.state.zones.get({key})) else ()", missing
             )
             self.known[t] = "tuple"

@@ -84,6 +84,8 @@ RUNTIME_NAMES = (
     "_fn_cost",  # (fn name): the work one call of it costs (Game.charge)
     "_cost_of",  # (node number): the work a call of a function of that expression would cost
     "_sort_work",
+    "_field_index",  # (cards, ids, getter): how many of the cards hold each value of the fields read; else None
+    "_attrgetter",  # operator.attrgetter: the fields an index counts by (loops.py's `indexed_count`)
     "_id",  # Python's `id`: a card's entry in the label cache is found by its card's identity (calls.py)
 )
 
@@ -367,6 +369,8 @@ class Generator:
         self.lines += [(0, line, -1) for line in head]
         body = Body(self, env=False, scope={p.name: a for p, a in zip(fn.params, params, strict=True)})
         body.indent = 2 if counted else 1
+        if memo is not None:
+            body.memo_part = "slot"
         result = body.value(fn.body)
         self.lines += body.lines
         tail = [f"    v = {result}"]

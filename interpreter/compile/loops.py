@@ -47,6 +47,11 @@ class Body(Protocol):
     cards: set[str]  # the locals known to hold a tuple of cards
     small: set[str]  # the locals known to hold a number below 2**31 in size
     gen: Any  # the module being generated (body.py's `Generator`)
+    memo_part: str | None  # the local holding the memo's dict of the remembered function being generated
+
+    def zone_read(self, e: Any) -> str | None: ...
+    def zone_cards_key(self, e: Any) -> tuple[str, list[str]] | None: ...
+    def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None: ...
 
     def tmp(self) -> str: ...
     def local(self) -> str: ...
@@ -280,6 +285,10 @@ def count(body: Body, q: s.Query) -> str:
     """`len(xs where c)`: the elements that pass counted, not gathered into a list. Every element is
     tested and charged as the query's own loop does, in the same order, and anything unusual is the
     definition's `len`, which evaluates the query again and names it in its message."""
+    if body.memo_part is not None and body.zone_read(q.source) is not None:
+        fields = _matched_fields(body, q.key)
+        if fields is not None:
+            return indexed_count(body, q, fields)
     items, n = body.items(q.source), body.tmp()
     body.known[n] = "int"  # (a number, or the definition's error)
     body.small.add(n)  # (no more than the elements)
@@ -292,4 +301,86 @@ def count(body: Body, q: s.Query) -> str:
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")
     body.emit(f"    raise _query_error(g, _N[{body.gen.number[id(q)]}]) from None")
+    return n
+
+
+def indexed_count(body: Body, q: s.Query, fields: list[tuple[str, tuple[str, str | None]]]) -> str:
+    """`len(zone[k] where it.f == x and ...)` in a remembered function (the test as `matching_loop` takes
+    it): the count read from an index of the zone's cards by the fields compared, made once by C calls
+    (`_field_index`) and kept in the function's dict of the memo, keyed by the fields' getter and the
+    zone. That dict is emptied by every change to what the function reads, the zone among them, so the
+    index is right for as long as it is kept, and the function's other calls before the zone changes
+    look their counts up (a test of whether a card's twin is in a player's area, asked of each card of a
+    hand in turn, builds the index once for all of them).
+
+    The same work is charged, first, as the query's loop charges it. Where the keys are not all
+    interned values (whose `same` is `is`, and a dict's look-up then finds what `is` would), a card
+    lacks a field, or a value cannot be a key, the count is the definition's loop, which reads the
+    same values and so gives the same answer, or the same error."""
+    name, keys = body.zone_cards_key(q.source)  # type: ignore[misc]  # (`zone_read` found it a zone)
+    k = body.gen.number[id(q)]
+    zone, ids, n, fast = body.tmp(), body.tmp(), body.tmp(), body.tmp()
+    body.known[n] = "int"
+    body.small.add(n)  # (no more than the zone's cards)
+    body.emit(f"{n} = 0")
+    body.zone_lookup(name, keys, lambda key: f"{zone} = {key}", f"{zone} = None")
+    body.emit(f"if {zone} is None:  # (a key that is none: the zone's cards as the definition reads them)")
+    body.emit(f"    {ids} = g.as_list(_ZoneRef({name!r}, ({', '.join(keys)},)), _N[{body.gen.number[id(q.source)]}])")
+    body.emit("else:")
+    body.emit(f"    {ids} = g.state.zones.get({zone}, ())")
+    body.emit("try:")
+    body.indent += 1
+    outer, body.at = body.at, k  # the loop is the query's: charged at it
+    body.charge(f"len({ids})", k)
+    body.emit(f"{fast} = False")
+    body.emit(f"if {zone} is not None and {ids}:")
+    body.indent += 1
+    body.emit("try:")
+    body.indent += 1
+    values = []
+    for _, (local, field) in fields:
+        v = body.tmp()
+        body.emit(f"{v} = {local if field is None else attribute(f'g.state.cards[{local}.id]', field)}")
+        values.append(v)
+    body.emit(f"{fast} = {' and '.join(f'{v}.__class__ in _INTERNED' for v in values)}")
+    body.indent -= 1
+    body.emit("except _NO_ATTRIBUTE:")
+    body.emit("    pass")
+    body.indent -= 1
+    getter = body.gen.constant(
+        "getter", ",".join(f for f, _ in fields), "", f"_attrgetter({', '.join(repr(f) for f, _ in fields)})"
+    )
+    index, part = body.tmp(), body.tmp()
+    body.emit(f"if {fast}:")
+    body.indent += 1
+    body.emit(f"{index} = g.memo[{body.memo_part}].get(({getter}, {zone}))")
+    body.emit(f"if {index} is None:")
+    body.emit(f"    {index} = _field_index(g.state.cards, {ids}, {getter})")
+    body.emit(f"    if {index} is not None:")
+    body.emit(f"        {part} = g.memo[{body.memo_part}]")
+    body.emit(f"        if {part} is _EMPTY_MEMO:  # (the dict's first entry: its own dict, as a value's is kept)")
+    body.emit(f"            {part} = g.memo[{body.memo_part}] = {{}}")
+    body.emit(f"        elif len({part}) >= _MEMO_BUDGET:")
+    body.emit(f"            {part}.clear()")
+    body.emit(f"        {part}[{getter}, {zone}] = {index}")
+    body.emit(f"if {index} is None:")
+    body.emit(f"    {fast} = False")
+    body.emit("else:")
+    key = values[0] if len(values) == 1 else f"({', '.join(values)})"
+    body.emit(f"    {n} = {index}.get({key}, 0)")
+    body.indent -= 1
+    body.emit(f"if not {fast}:")
+    body.indent += 1
+    items = body.tmp()
+    body.emit(f"{items} = {ids} if {zone} is None else _card_refs({ids}) if {ids} else ()")
+    body.known[items] = "tuple"
+    body.cards.add(items)
+    _, saved = open_loop(body, "it", items, charged=True)
+    when(body, q.key, f"{n} += 1")
+    close_loop(body, "it", saved)
+    body.indent -= 1
+    body.at = outer
+    body.indent -= 1
+    body.emit("except _VALUE_ERRORS:")
+    body.emit(f"    raise _query_error(g, _N[{k}]) from None")
     return n

@@ -9,7 +9,8 @@ Nothing here knows a game: the interface of a game to its frames and generated c
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -222,6 +223,17 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
         else:
             groups[k] = [v]
     return tuple(map(tuple, groups.values()))
+
+
+def field_index(cards: Sequence[Any], ids: Sequence[int], getter: Callable[[Any], Any]) -> Counter[Any] | None:
+    """How many of the cards `ids` (a zone's) hold each value of the fields `getter` reads (one field's value,
+    or a tuple of several), counted by C calls alone; None where a card lacks a field or holds a value that
+    cannot be a key: its count is then the definition's loop, which reads the same fields and so gives the
+    same answer or the same error (loops.py's `indexed_count`)."""
+    try:
+        return Counter(map(getter, map(cards.__getitem__, ids)))
+    except (AttributeError, TypeError):
+        return None
 
 
 CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely

@@ -19,6 +19,7 @@ import linecache
 import marshal
 import re
 from collections.abc import Callable
+from operator import attrgetter
 from types import CodeType, TracebackType
 from typing import Any
 
@@ -40,6 +41,7 @@ from .basics import (
     attrs_fields,
     call_cost,
     card_refs,
+    field_index,
     query_by_keys,
 )
 
@@ -139,6 +141,8 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_fn_cost": lambda name: call_cost(program.fns[name].body),
         "_cost_of": lambda k: call_cost(nodes[k]),
         "_sort_work": sort_work,
+        "_field_index": field_index,
+        "_attrgetter": attrgetter,
         "_id": id,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)

@@ -17,6 +17,7 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     identities and leaves every id at its place, so they are right in it; it forgets the others, into
     empty dicts of its own that its clones share."""
     from rulecraft.agents import RandomAgent
+    from rulecraft.compile.memo import unused_seat_dicts
     from rulecraft.errors import NO_SPAN
     from rulecraft.language.values import Player
     from rulecraft.runtime.basics import EMPTY_MEMO
@@ -32,7 +33,9 @@ def test_a_sampled_world_keeps_the_values_that_depend_only_on_where_cards_are() 
     world = sample_hidden(game, Player(0), 5)
     kept = [i for i in range(layout.size) if world.memo[i] is game.memo[i] and game.memo[i] is not EMPTY_MEMO]
     assert kept and all(i in layout.by_place for i in kept)
-    others = [i for i in range(layout.size) if i not in layout.by_place]
+    unused = unused_seat_dicts(layout, 2)  # (the dicts of seats 3 and 4: never a value, left empty)
+    assert unused and all(world.memo[i] is EMPTY_MEMO for i in unused)
+    others = [i for i in range(layout.size) if i not in layout.by_place and i not in unused]
     assert any(game.memo[i] is not EMPTY_MEMO for i in others)
     assert all(world.memo[i] is not game.memo[i] and not world.memo[i] for i in others)
     # What a trial finds before it changes anything goes into the world's own dicts, which the trials
@@ -120,9 +123,10 @@ def test_a_real_game_labels_every_decision() -> None:
 
 
 def test_a_world_deals_alike_whether_its_sorted_cards_were_kept_or_not() -> None:
-    """The cards of a group of hidden places, as created and sorted by content, are kept by the places
-    (`information._SORTED`) and sorted once while the game's list of cards as created holds them all: a
-    world sampled with them kept, made anew, or from a copy of that list is the same world."""
+    """The cards as created are ranked by content once (`information._RANKS`), while the game's list of them
+    holds them all, the cards of a group of hidden places sorted by their ranks and kept by the places
+    (`information._SORTED`): a world sampled with them kept, made anew, or from a copy of that list is the
+    same world."""
     rb = rulecraft.load("guildhall")
     game = rb.new_game(players=2, seed=6, trace=False)
     agents = [GreedyAgent(3), GreedyAgent(4)]
@@ -131,8 +135,9 @@ def test_a_world_deals_alike_whether_its_sorted_cards_were_kept_or_not() -> None
         assert decision is not None and decision.player is not None
         for p in game.players:
             information._SORTED.clear()
+            information._RANKS.clear()
             cold = sample_hidden(game, p, 40 + n)
-            assert information._SORTED  # kept
+            assert information._SORTED and information._RANKS  # kept
             warm = sample_hidden(game, p, 40 + n)
             apart = game.clone()
             apart.state.created = list(game.state.created)  # (another list: nothing kept for it)

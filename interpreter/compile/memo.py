@@ -181,14 +181,19 @@ def readers_for(layout: MemoLayout, players: int) -> tuple[dict[str, tuple[int, 
     change to it empties, and the first dicts by seat of its readers by seat (`MemoLayout`). The
     dicts of seats beyond the game's players never hold a value, so no change empties them; in a
     game of one player every change is that player's."""
-    firsts_by_seat = {layout.slots[name] for name in layout.seat_params}
-    unused = {i for first in firsts_by_seat for i in range(first + players, first + layout.seats)}
+    unused = unused_seat_dicts(layout, players)
     readers = {name: tuple(i for i in parts if i not in unused) for name, parts in layout.readers.items()}
     if players > 1:
         return readers, dict(layout.seat_readers)
     for name, firsts in layout.seat_readers.items():
         readers[name] = (*readers.get(name, ()), *firsts)
     return readers, {}
+
+
+def unused_seat_dicts(layout: MemoLayout, players: int) -> set[int]:
+    """The dicts by seat of the seats beyond a game's players: they never hold a value."""
+    firsts_by_seat = {layout.slots[name] for name in layout.seat_params}
+    return {i for first in firsts_by_seat for i in range(first + players, first + layout.seats)}
 
 
 class _ReadSets:

@@ -13,6 +13,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 import attrs
 
+from ..compile.memo import unused_seat_dicts
 from ..language.values import CardRef, Player
 from ..syntax import ast as s
 from .asks import Ask
@@ -247,25 +248,40 @@ def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
 # those of its decision before: their cards as created are the same (a state's `created` is only ever
 # appended to, else replaced: `State.created`), sorted once.
 _SORTED: dict[tuple[int, ...], tuple[list[Any], list[tuple[Any, dict[int, Any]]]]] = {}
+# By the identity of a state's list of cards as created: that list, its length when ranked, each of its
+# cards' place in the order of `content_key` (cards that hold the same share one), and each card with its
+# copies (`_kept`). The places hidden from a seat change when a card is drawn or played, the cards as
+# created do not: ranked once, the cards of new places are sorted by their ranks, by C calls.
+_RANKS: dict[int, tuple[list[Any], int, list[int], list[tuple[Any, dict[int, Any]]]]] = {}
 
 
 def _sorted_as_created(base: list[Any], created: list[Any], cids: list[int]) -> list[tuple[Any, dict[int, Any]]]:
     """`sorted((created[c] for c in cids), key=content_key)`, each card with its copies (`_kept`), `created` a
     copy of `base` (a state's `created`) with the cards as they are after its end: kept while `base` holds
-    every card sorted."""
+    every card sorted, and sorted by the ranks of `base`'s cards (a sort is stable: cards that hold the
+    same keep the order of their places, as by their keys)."""
+    if not cids or max(cids) >= len(base):  # (a card made since: its key read from the card as it is)
+        return [(card, _kept(card)[2]) for card in sorted(map(created.__getitem__, cids), key=content_key)]
     key = tuple(cids)
     kept = _SORTED.get(key)
     if kept is not None and kept[0] is base:
         return list(kept[1])
-    made = [(card, _kept(card)[2]) for card in sorted(map(created.__getitem__, cids), key=content_key)]
-    if cids and max(cids) < len(base):  # (none read from the cards as they are: they may change)
-        if len(_SORTED) >= 256:
-            _SORTED.clear()
-        _SORTED[key] = (base, list(made))
+    ranked = _RANKS.get(id(base))
+    if ranked is None or ranked[0] is not base or ranked[1] != len(base):
+        keys = [content_key(card) for card in base]
+        rank = {k: r for r, k in enumerate(sorted(set(keys)))}
+        if len(_RANKS) >= 64:
+            _RANKS.clear()
+        ranked = _RANKS[id(base)] = (base, len(base), [rank[k] for k in keys], [(c, _kept(c)[2]) for c in base])
+    made = list(map(ranked[3].__getitem__, sorted(cids, key=ranked[2].__getitem__)))
+    if len(_SORTED) >= 256:
+        _SORTED.clear()
+    _SORTED[key] = (base, list(made))
     return made
 
 
-_BY_PLACE: dict[int, tuple[Any, list[bool]]] = {}  # id(code) -> (the code, which dicts of its memo a world keeps)
+# By the program's code and the game's players: the code, and the dicts of its memo a world empties.
+_EMPTIED: dict[tuple[int, int], tuple[Any, tuple[int, ...]]] = {}
 
 
 def _forget_contents(twin: Any) -> None:
@@ -275,13 +291,20 @@ def _forget_contents(twin: Any) -> None:
     every card id where it was, so those values are right in it (and in the game it shares them with).
     The others start from an empty dict of the world's own, not from none: a clone shares it, as it
     shares every dict (`Game.clone`), so that what one trial finds before it changes what the value
-    reads is found by the trials cloned after it (a change replaces a dict, never empties it)."""
-    code = twin.code
-    kept = _BY_PLACE.get(id(code))
+    reads is found by the trials cloned after it (a change replaces a dict, never empties it). The dicts
+    of seats beyond the game's players never hold a value (`unused_seat_dicts`): left as they are."""
+    code, players = twin.code, len(twin.players)
+    kept = _EMPTIED.get((id(code), players))
     if kept is None or kept[0] is not code:
         layout = code.memo_layout
-        kept = _BY_PLACE[id(code)] = (code, [i in layout.by_place for i in range(layout.size)])
-    twin.memo = [part if keep else {} for part, keep in zip(twin.memo, kept[1], strict=True)]
+        unused = unused_seat_dicts(layout, players)
+        emptied = tuple(i for i in range(layout.size) if i not in layout.by_place and i not in unused)
+        if len(_EMPTIED) >= 64:
+            _EMPTIED.clear()
+        kept = _EMPTIED[id(code), players] = (code, emptied)
+    memo = twin.memo  # (the world's own list: `Game.clone` copies it)
+    for i in kept[1]:
+        memo[i] = {}
 
 
 def allowed_at(

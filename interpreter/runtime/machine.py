@@ -429,16 +429,16 @@ def run(g: Running, work: int = WORK_BUDGET) -> None:
     g.work_left = work
     frames = g.frames
     keep = g.keep
+    state = g.state  # (no step replaces the state: only `Game`'s setup and an undone `apply` do, outside this loop)
     try:
-        while g.pending is None and not g.state.over:
+        while g.pending is None and not state.over:
             if not frames:
                 finish(g, None, NO_SPAN)
                 break
             if keep is not None and len(frames) <= keep.low:
                 keep.reach(frames)
-            frame = frames[-1]
             try:
-                frame.step(g)
+                frames[-1].step(g)
             except RuntimeFailure as failure:
                 unwind(g, failure)
             g.steps += 1

@@ -431,6 +431,10 @@ SHORTCUTS = [
     "[len(hand[P1]) * len(row), len(hand[P1] where it.n > 1) * 3, 3 * len(hand[P1] group by it.colour)]",
     "[len(hand[P1]) + len(row) - len(0..4), 2147483647 * len(hand[P1]), len(hand[P1]) * -2147483647]",
     "sum([len(g) * len(g) for g in hand[P1] group by it.n]) + len([1, 2]) * len([k for k in 1..3])",
+    # groups read only by their sizes (loops.py's `read_by_size`), and groups read otherwise
+    "[len(g) for g in hand[P1] + row group by it.colour if len(g) > 1] + [count(g) * 2 for g in [1, 2, 1] group by it]",
+    "[len(([3, 1, 3, 3] group by it) where len(it) > 1 and count(it) < 3), len([g for g in [1] group by it])]",
+    "[first(g).n + len(g) for g in hand[P1] group by it.n] + [len([x for x in g]) for g in [1, 2, 1] group by it]",
 ]
 
 
@@ -911,6 +915,30 @@ play {
     game.apply("red 2")
     other.apply("green 2")
     assert _said(game)[-1] == "0 2 1" and _said(other)[-1] == "1 2 0"
+
+
+def test_groups_read_only_by_their_sizes_are_counted_not_made() -> None:
+    """A loop over a `group by` whose body reads each group only by `len` (or `count`) runs over the sizes of
+    the groups, counted by their keys (loops.py's `group_sizes`): no group is made. A body that reads a
+    group otherwise, or holds a comprehension or query that could name it again, gets the groups.
+    (SHORTCUTS holds both to the definition, value, work and errors.)"""
+    rb = load(
+        "const P1 = players[0]\n"
+        "fn spread(p: Player) = sum([len(g) * len(g) for g in hand[p] group by it.colour])\n"
+        "fn full(p: Player) = len((hand[p] group by it.n) where len(it) == 2)\n"
+        "fn firsts(p: Player) = [first(g).n for g in hand[p] group by it.n]\n"
+        "fn nested(p: Player) = [len([c for c in g]) for g in hand[p] group by it.n]\n"
+        "setup { create 2 Chip { colour: red, n: 2 } in hand[P1]  create 1 Chip { colour: blue, n: 3 } in hand[P1] }\n"
+        'play { say "{spread(P1)} {full(P1)} {firsts(P1)} {nested(P1)}" }\n'
+    )
+    source = generate(rb.program).source
+    fns = {
+        name: source[source.index(f"# fn {name!r}") :].split("\n# ")[0]
+        for name in ("spread", "full", "firsts", "nested")
+    }
+    assert "_Counter(" in fns["spread"] and "_Counter(" in fns["full"]
+    assert "_query_by_keys('group'" in fns["firsts"] and "_query_by_keys('group'" in fns["nested"]
+    assert _said(rb.new_game(players=1, trace=True)) == ["5 1 [2, 3] [2, 1]"]
 
 
 # Cards known to be cards (body.py's `Body.cards`): the elements of a zone, of the cards of one that pass a

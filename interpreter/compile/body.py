@@ -78,6 +78,9 @@ class Body:
         # kept in (`slot`, the body of a remembered function), else None: what the body derives from a zone it
         # reads may be kept there as well, for as long as the function's values are (loops.py's `indexed_count`).
         self.memo_part: str | None = None
+        # The locals holding the size of a group where the rulebook's name holds the group: the element of a
+        # loop over a `group by` that reads it only by its length (loops.py's `read_by_size`).
+        self.sizes: set[str] = set()
 
     def emit(self, text: str) -> None:
         self.lines.append((self.indent, text, self.at))
@@ -531,6 +534,8 @@ class Body:
             finally:
                 self.at = outer
         v = self.value(q)
+        if v in self.sizes:  # the size of a group, its loop's element (loops.py's `read_by_size`)
+            return v
         self.known[t] = "int"  # (a number, or the built-in's error)
         if self.known.get(v) == "tuple":
             self.emit(f"{t} = len({v})")

@@ -46,6 +46,7 @@ class Body(Protocol):
     known: dict[str, str]
     cards: set[str]  # the locals known to hold a tuple of cards
     small: set[str]  # the locals known to hold a number below 2**31 in size
+    sizes: set[str]  # the locals holding the size of a group where the rulebook's name holds the group
     gen: Any  # the module being generated (body.py's `Generator`)
     memo_part: str | None  # the local holding the memo's dict of the remembered function being generated
 
@@ -209,17 +210,20 @@ def matching_loop(body: Body, items: str, test: Any, then: Callable[[str], str],
     return fast
 
 
-def _passing(body: Body, q: s.Query, items: str, then: Callable[[str], str], reset: str) -> None:
+def _passing(body: Body, q: s.Query, items: str, then: Callable[[str], str], reset: str, sizes: bool = False) -> None:
     """The loop of `q`, a `where` over `items`: `then(element)` for each element that passes, charged first;
     the loop of `is` tests where the test allows it (`matching_loop`), else, or where it cannot go on, the
-    loop as the definition writes it (`reset` undoing the first's work)."""
+    loop as the definition writes it (`reset` undoing the first's work). With `sizes`, `items` are the sizes
+    of the groups of `q`'s source, which its test reads only by their lengths (`group_sizes`)."""
     body.charge(f"len({items})", body.at)
     fast = matching_loop(body, items, q.key, then, reset)
     if fast is not None:
         body.emit(f"if not {fast}:")
         body.indent += 1
     py, saved = open_loop(body, "it", items, charged=True)
-    if q.source.__class__ is s.Query and q.source.op == "group":
+    if sizes:
+        _sized(body, py)
+    elif q.source.__class__ is s.Query and q.source.op == "group":
         body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
     when(body, q.key, then(py))
     close_loop(body, "it", saved)
@@ -228,10 +232,13 @@ def _passing(body: Body, q: s.Query, items: str, then: Callable[[str], str], res
 
 
 def comprehension(body: Body, e: s.Comprehension) -> str:
-    items, out = body.items(e.source), body.tmp()
+    sizes = read_by_size(body, e.source, e.var, e.element, e.condition)
+    items, out = group_sizes(body, e.source) if sizes else body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
     py, saved = open_loop(body, e.var, items)
-    if e.source.__class__ is s.Query and e.source.op == "group":
+    if sizes:
+        _sized(body, py)
+    elif e.source.__class__ is s.Query and e.source.op == "group":
         body.known[py] = "tuple"  # (each element a group, a list the query's own code made)
     add = "extend" if e.flat else "append"  # a flat one joins its inner comprehension's lists
     if e.condition is not None:
@@ -246,9 +253,56 @@ def comprehension(body: Body, e: s.Comprehension) -> str:
     return out
 
 
-def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
+def read_by_size(body: Body, source: Any, var: str, *reads: Any) -> bool:
+    """Whether a loop of `var` over `source` may run over the sizes of its groups instead of the groups: the
+    source is a `group by`, and the expressions `reads` (the loop's body) read `var` only as `len(var)` or
+    `count(var)`, with no comprehension or query inside them (one could bind the name again). Not in a
+    probe: it checks the value of each node, the groups' too."""
+    if body.gen.probe or source.__class__ is not s.Query or source.op != "group":
+        return False
+    resolution = body.gen.resolution
+    stack = [r for r in reads if r is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, s.Comprehension | s.Query):
+            return False
+        if isinstance(node, s.Call) and node.name in ("len", "count") and len(node.args) == 1:
+            binding = resolution.of(node)
+            arg = node.args[0]
+            if binding is not None and binding.kind == "builtin_fn" and arg.__class__ is s.Name and arg.id == var:
+                continue
+        if isinstance(node, s.Name) and node.id == var:
+            return False
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif attrs.has(node.__class__):
+            stack.extend(getattr(node, f.name) for f in attrs.fields(node.__class__) if f.name != "span")
+    return True
+
+
+def group_sizes(body: Body, e: Any) -> str:
+    """The sizes of the groups of `e`, a `group by`, in the groups' order (`read_by_size`): its keys made and
+    charged as its own code makes them, and counted by one C call, the groups never made."""
+    k = body.gen.number[id(e)]
+    outer, body.at = body.at, k
+    try:
+        return query(body, e, k, sizes=True)
+    finally:
+        body.at = outer
+
+
+def _sized(body: Body, py: str) -> None:
+    """Say that the loop's element `py` is the size of a group: a number, its `len` itself (body.py's
+    `_length`)."""
+    body.sizes.add(py)
+    body.known[py] = "int"
+    body.small.add(py)
+
+
+def query(body: Body, e: s.Query, k: int, count_groups: bool = False, sizes: bool = False) -> str:
     """`xs where c`, `xs map f`, `xs sorted by f`, ...: the list; with `count_groups`, of a `group by`, the
-    number of its groups (the keys made and charged alike, and counted as the query's dict finds them)."""
+    number of its groups (the keys made and charged alike, and counted as the query's dict finds them);
+    with `sizes`, the size of each of its groups (`group_sizes`)."""
     items, out = body.items(e.source), body.tmp()
     body.emit(f"{out} = []")
     body.emit("try:")
@@ -271,6 +325,8 @@ def query(body: Body, e: s.Query, k: int, count_groups: bool = False) -> str:
             body.emit(f"{out} = len(set({out}))")  # (a key that cannot be one: the query's own TypeError)
             body.known[out] = "int"
             body.small.add(out)
+        elif sizes and e.op == "group":  # (in the order the keys first come, as the groups are)
+            body.emit(f"{out} = tuple(_Counter({out}).values())")  # (a key that cannot be one: the same TypeError)
         else:
             body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
     body.indent -= 1
@@ -289,14 +345,15 @@ def count(body: Body, q: s.Query) -> str:
         fields = _matched_fields(body, q.key)
         if fields is not None:
             return indexed_count(body, q, fields)
-    items, n = body.items(q.source), body.tmp()
+    sizes = read_by_size(body, q.source, "it", q.key)
+    items, n = group_sizes(body, q.source) if sizes else body.items(q.source), body.tmp()
     body.known[n] = "int"  # (a number, or the definition's error)
     body.small.add(n)  # (no more than the elements)
     body.emit(f"{n} = 0")
     body.emit("try:")
     body.indent += 1
     outer, body.at = body.at, body.gen.number[id(q)]  # the loop is the query's: charged at it
-    _passing(body, q, items, lambda _: f"{n} += 1", f"{n} = 0")
+    _passing(body, q, items, lambda _: f"{n} += 1", f"{n} = 0", sizes)
     body.at = outer
     body.indent -= 1
     body.emit("except _VALUE_ERRORS:")

@@ -18,6 +18,7 @@ import itertools
 import linecache
 import marshal
 import re
+from collections import Counter
 from collections.abc import Callable
 from operator import attrgetter
 from types import CodeType, TracebackType
@@ -143,6 +144,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_sort_work": sort_work,
         "_field_index": field_index,
         "_attrgetter": attrgetter,
+        "_Counter": Counter,
         "_id": id,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)

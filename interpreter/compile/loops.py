@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..check.program import reached
 from ..syntax import ast as s
 from .source import CARD_PICKING, GENERATED_NAME, attribute, plain_field
 
@@ -174,21 +175,7 @@ def matching_loop(body: Body, items: str, test: Any, then: Callable[[str], str],
     if fields is None:
         return None
     fast = body.tmp()
-    body.emit(f"{fast} = False")
-    body.emit(f"if {items}:")
-    body.indent += 1
-    body.emit("try:")
-    body.indent += 1
-    keys = []
-    for _, (name, field) in fields:
-        k = body.tmp()
-        body.emit(f"{k} = {name if field is None else attribute(f'g.state.cards[{name}.id]', field)}")
-        keys.append(k)
-    body.emit(f"{fast} = {' and '.join(f'{k}.__class__ in _INTERNED' for k in keys)}")
-    body.indent -= 1
-    body.emit("except _NO_ATTRIBUTE:")
-    body.emit("    pass")
-    body.indent -= 1
+    keys = _read_keys(body, fields, fast, items)
     body.emit(f"if {fast}:")
     body.indent += 1
     cards, element, card = body.tmp(), body.local(), body.tmp()
@@ -208,6 +195,28 @@ def matching_loop(body: Body, items: str, test: Any, then: Callable[[str], str],
     body.emit(f"    {reset}")
     body.indent -= 1
     return fast
+
+
+def _read_keys(body: Body, fields: list[tuple[str, tuple[str, str | None]]], fast: str, guard: str) -> list[str]:
+    """Where `guard` holds, read the keys of `fields` (`_matched_fields`) into new locals, returned, and set
+    `fast` to whether each is an interned value (`same` is then `is`); else, or where a key's card lacks
+    the field, `fast` is false."""
+    body.emit(f"{fast} = False")
+    body.emit(f"if {guard}:")
+    body.indent += 1
+    body.emit("try:")
+    body.indent += 1
+    keys = []
+    for _, (name, field) in fields:
+        k = body.tmp()
+        body.emit(f"{k} = {name if field is None else attribute(f'g.state.cards[{name}.id]', field)}")
+        keys.append(k)
+    body.emit(f"{fast} = {' and '.join(f'{k}.__class__ in _INTERNED' for k in keys)}")
+    body.indent -= 1
+    body.emit("except _NO_ATTRIBUTE:")
+    body.emit("    pass")
+    body.indent -= 1
+    return keys
 
 
 def _passing(body: Body, q: s.Query, items: str, then: Callable[[str], str], reset: str, sizes: bool = False) -> None:
@@ -256,28 +265,21 @@ def comprehension(body: Body, e: s.Comprehension) -> str:
 def read_by_size(body: Body, source: Any, var: str, *reads: Any) -> bool:
     """Whether a loop of `var` over `source` may run over the sizes of its groups instead of the groups: the
     source is a `group by`, and the expressions `reads` (the loop's body) read `var` only as `len(var)` or
-    `count(var)`, with no comprehension or query inside them (one could bind the name again). Not in a
-    probe: it checks the value of each node, the groups' too."""
+    `count(var)`, with no comprehension or query inside them (one could bind the name again), nor in the
+    constants they read (`reached`). Not in a probe: it checks the value of each node, the groups' too."""
     if body.gen.probe or source.__class__ is not s.Query or source.op != "group":
         return False
-    resolution = body.gen.resolution
-    stack = [r for r in reads if r is not None]
-    while stack:
-        node = stack.pop()
+    program, names, sized = body.gen.program, 0, 0
+    for node in (n for r in reads if r is not None for n in reached(program, r)):
         if isinstance(node, s.Comprehension | s.Query):
             return False
-        if isinstance(node, s.Call) and node.name in ("len", "count") and len(node.args) == 1:
-            binding = resolution.of(node)
-            arg = node.args[0]
-            if binding is not None and binding.kind == "builtin_fn" and arg.__class__ is s.Name and arg.id == var:
-                continue
-        if isinstance(node, s.Name) and node.id == var:
-            return False
-        if isinstance(node, tuple):
-            stack.extend(node)
-        elif attrs.has(node.__class__):
-            stack.extend(getattr(node, f.name) for f in attrs.fields(node.__class__) if f.name != "span")
-    return True
+        if node.__class__ is s.Name and node.id == var:
+            names += 1
+        elif node.__class__ is s.Call and node.name in ("len", "count") and len(node.args) == 1:
+            arg, binding = node.args[0], program.resolution.of(node)
+            if arg.__class__ is s.Name and arg.id == var and binding is not None and binding.kind == "builtin_fn":
+                sized += 1
+    return names == sized  # (each time the name is read, it is read by its size)
 
 
 def group_sizes(body: Body, e: Any) -> str:
@@ -389,21 +391,7 @@ def indexed_count(body: Body, q: s.Query, fields: list[tuple[str, tuple[str, str
     body.indent += 1
     outer, body.at = body.at, k  # the loop is the query's: charged at it
     body.charge(f"len({ids})", k)
-    body.emit(f"{fast} = False")
-    body.emit(f"if {zone} is not None and {ids}:")
-    body.indent += 1
-    body.emit("try:")
-    body.indent += 1
-    values = []
-    for _, (local, field) in fields:
-        v = body.tmp()
-        body.emit(f"{v} = {local if field is None else attribute(f'g.state.cards[{local}.id]', field)}")
-        values.append(v)
-    body.emit(f"{fast} = {' and '.join(f'{v}.__class__ in _INTERNED' for v in values)}")
-    body.indent -= 1
-    body.emit("except _NO_ATTRIBUTE:")
-    body.emit("    pass")
-    body.indent -= 1
+    values = _read_keys(body, fields, fast, f"{zone} is not None and {ids}")
     getter = body.gen.constant(
         "getter", ",".join(f for f, _ in fields), "", f"_attrgetter({', '.join(repr(f) for f, _ in fields)})"
     )

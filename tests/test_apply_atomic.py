@@ -55,22 +55,29 @@ class PushBreaker(Breaker):
         self._tick()
 
 
-def _value(v: Any, envs: dict[int, int]) -> Any:
+def _value(v: Any, envs: dict[int, int], stand_ins: dict[int, dict[str, Any]]) -> Any:
     """A frame's slot as plain data: an env (a dict) by its contents and by which env it is, as
-    frames that share an env must share it still."""
+    frames that share an env must share it still. An env of a frame the game still shares with a
+    clone is the game's copy of it where it made one (`stand_ins`: `machine.Sharing.envs`): the env
+    the frame will have once the game touches it."""
     if isinstance(v, dict):
+        v = stand_ins.get(id(v), v)
         number = envs.setdefault(id(v), len(envs))
         return ("env", number, sorted((k, repr(x)) for k, x in v.items()))
     if isinstance(v, tuple):
-        return tuple(_value(x, envs) for x in v)
+        return tuple(_value(x, envs, stand_ins) for x in v)
     return repr(v) if not isinstance(v, (set, frozenset)) else sorted(v)
 
 
 def _whole(game: Game) -> dict[str, Any]:
     """Everything `apply` promises to put back, as data to compare."""
     envs: dict[int, int] = {}
+    stand_ins = game.sharing.envs if game.sharing is not None else {}
     frames = [
-        (type(f).__name__, [(slot, _value(getattr(f, slot), envs)) for slot in _slots_of(type(f)) if slot != "code"])
+        (
+            type(f).__name__,
+            [(slot, _value(getattr(f, slot), envs, stand_ins)) for slot in _slots_of(type(f)) if slot != "code"],
+        )
         for f in game.frames
     ]
     return {

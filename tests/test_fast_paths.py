@@ -11,6 +11,8 @@
 - The views held while a `secret` run asks others are made when asked for, from a copy of the game.
 - A change that no state-based rule reads checks no rule.
 - A game played without keeping each step whole (`atomic=False`) is the same game.
+- A clone at a decision shares its game's frames, each copied by the first of the two games to touch it
+  (runtime/machine.py `Sharing`).
 """
 
 from __future__ import annotations
@@ -109,24 +111,101 @@ play { pick(3) pick(3) }
     assert (game.state.vars["total"], copy.state.vars["total"]) == (6, 402)
 
 
-def test_a_clone_has_every_frame_with_its_slots_and_one_copy_of_each_shared_env() -> None:
-    """A clone's stack is the game's frame by frame (same kinds, same slot values), and frames that share
-    their local names in the game share one copy of them in the clone, apart from the game's."""
-    rb = load("""
+SHARED_STACK = """
 proc pick(n: int) {
   for i in 1..n { if i == 2 { attempt { choose by players[0] { option "a" { } option "b" { } } } } }
 }
-play { pick(3) }
-""")
+play { pick(3) pick(3) }
+"""
+
+
+def _same_frame(old: Any, new: Any, stand_ins: dict[int, dict[str, Any]]) -> bool:
+    """Whether `new` is a copy of `old`: of its kind, with the same slots, its envs (a dict, alone or in a
+    tuple) other objects with the contents of `old`'s, or of the game's copies that stand in for them."""
+
+    def alike(a: Any, b: Any) -> bool:
+        if isinstance(a, dict):
+            return b is not a and b == stand_ins.get(id(a), a)
+        if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+            return all(alike(x, y) for x, y in zip(a, b, strict=True))
+        return bool(a == b)
+
+    slots = [slot for cls in type(old).__mro__ for slot in getattr(cls, "__slots__", ())]
+    return new is not old and type(new) is type(old) and all(alike(getattr(old, k), getattr(new, k)) for k in slots)
+
+
+def test_a_clone_at_a_decision_shares_the_frames_until_a_game_touches_one() -> None:
+    """A clone made at a decision holds its game's very frames; the game answering copies the frames it
+    steps (its envs with them, once for the frames that share one) and leaves the shared ones as they were."""
+    rb = load(SHARED_STACK)
     game = rb.new_game(players=1)
     copy = game.clone()
-    assert [type(f) for f in copy.frames] == [type(f) for f in game.frames]
-    for old, new in zip(game.frames, copy.frames, strict=True):
-        assert new is not old and new.env == old.env and new.env is not old.env
-        slots = [slot for cls in type(old).__mro__ for slot in getattr(cls, "__slots__", ()) if slot != "env"]
-        assert [getattr(new, slot) for slot in slots] == [getattr(old, slot) for slot in slots]
-    shared = {id(f.env) for f in game.frames}
+    assert all(new is old for old, new in zip(game.frames, copy.frames, strict=True))
+    before = [(f, f.env, dict(f.env)) for f in copy.frames]
+    game.apply("a")
+    assert [(f, f.env, dict(f.env)) for f in copy.frames] == before  # (nothing the clone holds changed)
+    assert any(f not in copy.frames for f in game.frames)
+    copy.apply("b")
+    game.apply("b")
+    copy.apply("a")
+    assert game.over and copy.over
+
+
+def test_a_clone_of_a_game_that_touched_shared_frames_copies_every_frame_with_one_copy_of_each_env() -> None:
+    """A game that copied some of the frames it shares (its copies of their envs then stand in for envs other
+    frames still hold) is cloned whole: the clone's stack is the game's frame by frame (same kinds, same slot
+    values, each env the contents of the game's copy where it has one), and frames that share their local
+    names in the game, the shared ones and the game's copies alike, share one copy of them."""
+    rb = load(SHARED_STACK)
+    game = rb.new_game(players=1)
+    game.clone()
+    game.apply("a")  # (the game touched some of the frames it shares: its copies stand in for their envs)
+    assert game.sharing is not None and game.sharing.envs
+    copy = game.clone()
+    stand_ins = game.sharing.envs
+    assert all(_same_frame(old, new, stand_ins) for old, new in zip(game.frames, copy.frames, strict=True))
+    shared = {id(stand_ins.get(id(f.env), f.env)) for f in game.frames}
     assert len({id(f.env) for f in copy.frames}) == len(shared) < len(game.frames)
+    game.apply("b")
+    copy.apply("a")
+    assert game.over and copy.over
+
+
+def test_a_value_returned_and_an_attempt_failed_through_shared_frames_land_in_each_games_own_env() -> None:
+    """A `return` unwinds through frames a clone shares to a shared call's frame, and a failure undoes back to
+    a shared attempt: each game's value goes into its own copy of the caller's env, each game's `else` runs
+    with its own copy of the attempt's env, and the other game's are untouched."""
+    rb = load("""
+proc asked() {
+  let seen = 10
+  choose by players[0] { option "one" { return seen + 1 } option "two" { return seen + 2 } }
+  return 0
+}
+play {
+  let x = 100
+  attempt {
+    let got = asked()
+    choose by players[0] { option "keep" { } option "fail" { fail "no" } }
+    x = x + got
+  } else { x = x + 1000 }
+  choose by players[0] { option "end" { } option "end too" { } }
+  set total = x
+}
+""")
+    game = rb.new_game(players=1)
+    first = game.clone()
+    second = game.clone()
+    game.apply("one")
+    first.apply("two")
+    third = first.clone()  # (a clone of a clone that touched shared frames: copied whole)
+    second.apply("one")
+    game.apply("keep")
+    first.apply("fail")
+    third.apply("keep")
+    second.apply("fail")
+    for g in (game, first, second, third):
+        g.apply("end")
+    assert [g.state.vars["total"] for g in (game, first, second, third)] == [111, 1100, 1100, 112]
 
 
 def test_return_gives_its_value_from_inside_loops_and_branches_inline_and_after_a_decision() -> None:

@@ -213,7 +213,7 @@ def builtin_call(body: Body, e: s.Call, k: int) -> str:
         a, card, entry = args[0], body.tmp(), body.tmp()
         card_test = "" if body.known.get(a) == "card" else f"{a}.__class__ is _CardRef and "
         body.emit(
-            f"if {card_test}({entry} := g.card_labels.get(_id({card} := g.state.cards[{a}.id])))"
+            f"if {card_test}({entry} := g.code.card_labels.get(_id({card} := g.state.cards[{a}.id])))"
             f" is not None and {entry}[0] is {card}:"
         )
         body.emit(f"    {t} = {entry}[1]")

@@ -8,6 +8,7 @@ Nothing here knows a game: the interface of a game to its frames and generated c
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -250,3 +251,13 @@ def card_refs(ids: Sequence[int]) -> tuple[CardRef, ...]:
         refs = CARD_REFS
         refs.extend(CardRef(i) for i in range(len(refs), max(ids) + 1))
         return tuple(map(_card_ref, ids))
+
+
+def shared_dict(rulebook: Any, name: str) -> dict[Any, Any]:
+    """A dictionary kept on the rulebook and shared by its games (made on first use)."""
+    cache = getattr(rulebook, name, None)
+    if cache is None:
+        cache = {}
+        with contextlib.suppress(AttributeError):
+            setattr(rulebook, name, cache)
+    return cache

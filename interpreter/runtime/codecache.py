@@ -76,6 +76,7 @@ from .basics import (
     call_cost,
     card_refs,
     node_count,
+    shared_dict,
 )
 from .context import Context
 from .machine import STATEMENT_LINES, BlockFrame, CallFrame, ForFrame
@@ -110,6 +111,9 @@ class CodeCache:
 
     def __init__(self, program: Program, digest: str | None = None, probe: Code | None = None):
         self.program = program
+        # Labels of cards whose fields are plain values depend on the card alone: computed once, shared by every
+        # game of the rulebook (evaluate.py's `label`; `code_cache` gives it the rulebook's own).
+        self.card_labels: dict[Any, Any] = {}
         self.compiled = compiled.compile_program(program, digest, probe)
         self.probed = probe is not None  # (then blocks call each expression's function: the probe hears every node)
         self.memo_layout: MemoLayout = memo_layout(program)
@@ -264,6 +268,7 @@ def code_cache(rulebook: Any, program: Program) -> CodeCache:
     cache = getattr(rulebook, "code_cache", None)
     if cache is None or cache.program is not program:
         cache = CodeCache(program, getattr(rulebook, "digest", None))
+        cache.card_labels = shared_dict(rulebook, "label_cache")
         with contextlib.suppress(AttributeError):
             rulebook.code_cache = cache
     return cache

@@ -45,6 +45,8 @@ class Keeping(Protocol):
 
     def touch_env(self, env: dict[str, Any]) -> None: ...
 
+    def touch_copy(self, frame: Frame) -> None: ...
+
 
 class Asks(Protocol):
     """The game's Decisions part as the frames use it (`decisions.Decisions`): a question and its answer."""
@@ -277,11 +279,23 @@ def _copier(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
     return copier
 
 
-def copy_frames(frames: Sequence[Frame]) -> list[Frame]:
-    """The stack of a clone: each frame's `copy`, the envs the frames share copied once and shared alike."""
+def copy_frames(frames: Sequence[Frame], replaced: Mapping[int, dict[str, Any]] | None = None) -> list[Frame]:
+    """The stack of a clone: each frame's `copy`, the envs the frames share copied once and shared alike.
+
+    `replaced`: the envs that the game's own copies stand in for, by the shared env's id (a game that
+    still shares some of its frames: `machine.Sharing.envs`); a shared env and the copy that replaces
+    it are copied as one."""
     envs: dict[int, dict[str, Any]] = {}
+    if replaced:
+        for key, env in replaced.items():
+            envs[key] = envs[id(env)] = dict(env)
     copies = _FRAME_COPIES
     return [(copies.get(f.__class__) or _frame_copy(f.__class__))(f, envs) for f in frames]
+
+
+def copy_frame(frame: Frame, envs: dict[int, dict[str, Any]]) -> Frame:
+    """A frame's copy (`Frame.copy`), its envs copied once among those of `envs` (by the env's id)."""
+    return (_FRAME_COPIES.get(frame.__class__) or _frame_copy(frame.__class__))(frame, envs)
 
 
 def _frame_copy(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:

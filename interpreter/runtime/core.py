@@ -19,7 +19,6 @@ the members `Context` lists (context.py), besides the public API of `Game`, are 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections.abc import Mapping
@@ -49,6 +48,7 @@ from .basics import (
     RuntimeFailure,
     SecretRun,
     TooDeep,
+    shared_dict,
 )
 from .codecache import CodeCache
 from .context import Frame
@@ -276,20 +276,6 @@ def plain_card(cls: type, program: Program, labels: dict[Any, Any]) -> bool:
 def seats(players: int) -> tuple[Player, ...]:
     """The seats of a game of so many players (players are values: every game shares them)."""
     return tuple(Player(i) for i in range(players))
-
-
-def label_cache(rulebook: Any) -> dict[Any, Any]:
-    return shared_dict(rulebook, "label_cache")
-
-
-def shared_dict(rulebook: Any, name: str) -> dict[Any, Any]:
-    """A dictionary kept on the rulebook and shared by its games (made on first use)."""
-    cache = getattr(rulebook, name, None)
-    if cache is None:
-        cache = {}
-        with contextlib.suppress(AttributeError):
-            setattr(rulebook, name, cache)
-    return cache
 
 
 DONE = object()

@@ -45,7 +45,6 @@ class Asking(Context, Protocol):
     """A game as its `Decisions` part uses it (`Game` has it all)."""
 
     answers: list[tuple[str, str]]
-    card_labels: dict[Any, Any]  # the label cache (core.label_cache), which `_labelled_options` reads
 
     @property
     def code(self) -> CodeCache: ...
@@ -604,7 +603,7 @@ class Decisions:
         # common case written out): the common choices without the call)
         texts: list[str] = []
         cards = False
-        state_cards, card_labels = g.state.cards, g.card_labels
+        state_cards, card_labels = g.state.cards, g.code.card_labels
         for v in values:
             cls = v.__class__
             if cls is CardRef:

@@ -63,9 +63,8 @@ import random
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..language.values import CardRef, Player
-from .basics import EMPTY_MEMO, LABEL_CACHE_SIZE
+from .basics import EMPTY_MEMO, LABEL_CACHE_SIZE, shared_dict
 from .codecache import CodeCache
-from .core import shared_dict
 from .information import Copyable, cards_in, changes, consistent_order, content_key, hidden_groups, shuffle
 from .knowledge import facts_of, fits
 from .state import card_with

@@ -54,7 +54,6 @@ class Valued(Context, Protocol):
     label templates, the cache of cards' labels and the rulebook's code (codecache.py) in full."""
 
     rulebook: Any
-    card_labels: dict[Any, Any]  # the label cache (core.label_cache): shared by the rulebook's games
 
     @property
     def code(self) -> Any: ...
@@ -361,7 +360,7 @@ def label(g: Valued, v: Any) -> str:
         card = g.state.cards[v.id]
         # Cards are immutable: a card object keeps its label, found by identity (the entry
         # holds the object, so the identity cannot be reused while the entry lives).
-        labels = g.card_labels
+        labels = g.code.card_labels
         entry = labels.get(id(card))
         if entry is not None and entry[0] is card:
             return entry[1]
@@ -380,7 +379,7 @@ def share_label(g: Valued, card: Any, like: Any) -> None:
     """Give `card`, which differs from the card `like` only in its id, the label `like` has (a
     label reads declared fields, never the id). Determinizations deal a card's contents to another
     id on every draw: labelling each copy anew took a tenth of a search in a game of many cards."""
-    labels = g.card_labels
+    labels = g.code.card_labels
     entry = labels.get(id(like))
     if entry is not None and entry[0] is like and len(labels) <= LABEL_CACHE_SIZE:
         labels[id(card)] = (card, entry[1])
@@ -486,7 +485,7 @@ def keep_zone_labels(g: Valued, name: str, key: str, labels: tuple[str, ...]) ->
 
 def labels_of(g: Valued, ids: Sequence[int]) -> list[str]:
     """The labels of cards by id (the label cache read directly, as `label` does)."""
-    cards, labels = g.state.cards, g.card_labels
+    cards, labels = g.state.cards, g.code.card_labels
     out = []
     for i in ids:
         card = cards[i]

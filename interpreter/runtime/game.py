@@ -56,12 +56,11 @@ from .core import (
     Switches,
     as_player,
     fold_seed,
-    label_cache,
     seats,
 )
 from .decisions import Decisions
 from .determinize import determinize
-from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep
+from .machine import AskFrame, BeforePlayFrame, BlockFrame, Keep, Sharing
 from .observe import EVERY_GAME, NO_SINKS, Observer, Sinks, Trace
 from .prefix import prefix_for
 from .state import State, make_converter
@@ -140,17 +139,18 @@ class Game(GameCore):
         """
         self.rulebook = rulebook
         self.program: Program = rulebook.program
-        # Labels of cards whose fields are plain values depend on the card alone: computed once,
-        # shared by every game of the rulebook (see `label`).
-        # (`label_cache` and `code_cache`, their common case written out: the rulebook's own, made before)
-        labels = getattr(rulebook, "label_cache", None)
-        self.card_labels: dict[Any, Any] = labels if labels is not None else label_cache(rulebook)
-        # Each expression is compiled once into a closure, shared by every game of the rulebook.
+        # Each expression is compiled once into a closure, shared by every game of the rulebook, as are the
+        # labels of its cards (`CodeCache.card_labels`).
+        # (`code_cache`, its common case written out: the rulebook's own, made before)
         code = getattr(rulebook, "code_cache", None)
         self.code: CodeCache = (
             code if code is not None and code.program is self.program else code_cache(rulebook, self.program)
         )
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
+        # The frames shared with a clone or the game cloned (`clone`). (A game has 28 attributes: CPython 3.11
+        # keeps an instance's attributes inline, each read a fast look-up, only so far, and a game's are read
+        # millions of times a game: one more made every read of every game slower, a twentieth of a greedy game.)
+        self.sharing: Sharing | None = None
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:
@@ -269,6 +269,8 @@ class Game(GameCore):
         If the decision now has one option, it is taken at once; with `go_on` the game then runs
         on to its next decision, as it would have in play.
         """
+        if self.sharing is not None and len(self.frames) <= self.sharing.low:
+            self.sharing.own_top(self)
         frame = self.frames[-1]
         assert isinstance(frame, AskFrame)
         self.pending = None
@@ -395,12 +397,14 @@ class Game(GameCore):
             self.pending,
             self.steps,
             self.decisions.next_draws,  # (replaced, never changed in place, by a draw and `draw_next`: kept as it is)
+            # (the frames still shared, and the copies of shared envs made before: those made after go)
+            (self.sharing.low, len(self.sharing.envs)) if self.sharing is not None else None,
         )
         self.attempts += 1
         return saved
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
-        answers, events, counts, dirty, pending, steps, next_draws = saved
+        answers, events, counts, dirty, pending, steps, next_draws, shared = saved
         keep = self.keep
         assert keep is not None
         if keep.state is not None:  # an attempt older than the answer undid past its mark (store.undo)
@@ -413,6 +417,12 @@ class Game(GameCore):
         keep.put_back()
         self.keep = None
         self.frames[:] = keep.frames
+        if shared is not None:  # (the shared frames put back are as they were: no game changes one)
+            assert self.sharing is not None
+            self.sharing.low, copied = shared
+            envs = self.sharing.envs
+            for key in list(envs)[copied:]:
+                del envs[key]
         del self.answers[answers:]
         del self.events[events:]
         self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, held_views = counts
@@ -432,6 +442,8 @@ class Game(GameCore):
             self.state.rng, _ = splitmix(self.state.rng)
         player = decision.player
         self.answers.append(("table" if player is None else f"P{player.index + 1}", option.label))  # (`decision.by`)
+        if self.sharing is not None and len(self.frames) <= self.sharing.low:
+            self.sharing.own_top(self)
         frame = self.frames[-1]
         if self.sinks.events and not (isinstance(frame, AskFrame) and frame.kind == "draw"):
             self.emit(self.decisions.choice_event(self, frame, decision, option))
@@ -523,7 +535,16 @@ class Game(GameCore):
         new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events))) if trace else NO_SINKS
         new.answers = list(self.answers)
-        new.frames = copy_frames(self.frames)
+        sharing = self.sharing
+        if self.pending is not None and self.keep is None and not self.sinks.pushes and not (sharing and sharing.envs):
+            # At a decision, no sink holding the game's frames (rule coverage reads the frames it heard pushed
+            # as they go on), and no shared env stands for a copy of the game's own: both games share the
+            # stack, each copying a frame as it first touches it (`Sharing`).
+            shared = tuple(self.frames)
+            new.frames = list(shared)
+            new.sharing, self.sharing = Sharing(shared), Sharing(shared)
+        else:  # (during an `apply`, by a sink; under a sink of pushes; with envs copies stand in for: whole)
+            new.frames = copy_frames(self.frames, sharing.envs if sharing is not None else None)
         # (made while an answer is applied all or nothing, by a sink: without the answer's own attempt)
         new.attempts = self.attempts - (self.keep is not None)
         new.journal = list(self.journal) if new.attempts else []

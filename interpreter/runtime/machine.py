@@ -24,7 +24,7 @@ from ..language.values import Player, ordered
 from ..syntax import ast as s
 from .asks import Decision
 from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, Returned, RuntimeFailure
-from .context import Context, Frame, copied_env
+from .context import Context, Frame, copied_env, copy_frame
 from .state import State
 
 
@@ -364,6 +364,16 @@ class Keep:
             elif isinstance(frame, AttemptFrame) and frame.retry is not None:
                 self.touch_env(frame.retry[1])
 
+    def touch_copy(self, frame: Frame) -> None:
+        """Save the envs of `frame`, a copy of a shared frame just made to be touched (`Sharing`): new to
+        the stack, but its envs may be copies the game made before this answer, which it changes."""
+        self.touch_env(frame.env)
+        if isinstance(frame, CallFrame):
+            if frame.caller_env is not None:
+                self.touch_env(frame.caller_env)
+        elif isinstance(frame, AttemptFrame) and frame.retry is not None:
+            self.touch_env(frame.retry[1])
+
     def kept(self, i: int, frame: Frame) -> bool:
         """Whether `frame`, just popped from place `i` untouched, is a kept frame not saved yet."""
         return i < self.low and self.frames[i] is frame
@@ -395,6 +405,54 @@ class Keep:
             env.update(copy)
 
 
+class Sharing:
+    """The frames a clone and its game share, each copied by the game that first touches it.
+
+    A clone at a decision shares its game's stack (`Game.clone`): both games then hold the same frames
+    and envs, and neither changes a shared one; a game copies a shared frame when it is about to step or
+    answer it (`own_top`), or when it takes a popped shared frame's envs to use (`own_popped`: a call's
+    return writes its caller's env, a failed attempt goes on with its env). A search clones a game at
+    every answer it tries, and each trial touches a few of the some fifteen frames of a card game's stack
+    before its next decision (Guildhall: 4.8 of 15.4): the rest are never copied.
+
+    As `Keep` (whose reasoning this follows), made in O(1): `frames` is the stack as it was shared, and
+    the shared frames still on the stack are those below `low` that are still there (`frames[i] is
+    g.frames[i]`): a frame stays at its place until it is popped, a popped frame never comes back, and new
+    work is pushed on top or inserted above the frame that steps. `envs` maps each shared env the game
+    has copied (by its id: the shared frames keep it alive) to the game's copy, so that the frames that
+    share an env share its copy, as a clone's copies do (`copy_frames`)."""
+
+    __slots__ = ("envs", "frames", "low")
+
+    def __init__(self, frames: tuple[Frame, ...]):
+        self.frames = frames
+        self.low = len(frames)
+        self.envs: dict[int, dict[str, Any]] = {}
+
+    def own_top(self, g: Context) -> None:
+        """The top frame is about to be stepped or answered, and `len(g.frames) <= low`: put the game's
+        own copy in its place if it is shared."""
+        frames = g.frames
+        i = len(frames) - 1
+        self.low = i
+        frame = frames[i]
+        if self.frames[i] is frame:
+            frame = frames[i] = copy_frame(frame, self.envs)
+            keep = g.keep
+            if keep is not None:
+                keep.touch_copy(frame)
+
+    def own_popped(self, g: Context, i: int, frame: Frame) -> Frame:
+        """`frame`, just popped from place `i` untouched, or the game's copy of it if it is shared, to
+        take its envs from."""
+        if i < self.low and self.frames[i] is frame:
+            frame = copy_frame(frame, self.envs)
+            keep = g.keep
+            if keep is not None:
+                keep.touch_copy(frame)
+        return frame
+
+
 _HOLDING_ENVS = frozenset((CallFrame, AttemptFrame))  # the frames that hold an env besides their own
 _GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
 
@@ -407,6 +465,7 @@ class Running(Context, Protocol):
     `apply` keeps, the undo of the journal and the trace's lines."""
 
     steps: int
+    sharing: Sharing | None  # the frames it shares with a clone or the game it was cloned from
 
     @property
     def keep(self) -> Keep | None: ...
@@ -429,12 +488,15 @@ def run(g: Running, work: int = WORK_BUDGET) -> None:
     g.work_left = work
     frames = g.frames
     keep = g.keep
+    sharing = g.sharing  # (only a clone made at a decision shares frames: none is made while this runs)
     state = g.state  # (no step replaces the state: only `Game`'s setup and an undone `apply` do, outside this loop)
     try:
         while g.pending is None and not state.over:
             if not frames:
                 finish(g, None, NO_SPAN)
                 break
+            if sharing is not None and len(frames) <= sharing.low:
+                sharing.own_top(g)
             if keep is not None and len(frames) <= keep.low:
                 keep.reach(frames)
             try:
@@ -463,6 +525,9 @@ def unwind(g: Running, failure: RuntimeFailure) -> None:
         frame = g.frames[-1]
         if isinstance(frame, AttemptFrame):
             g.frames.pop()
+            if g.sharing is not None:  # (its envs go on in the work that follows: the game's own)
+                frame = g.sharing.own_popped(g, len(g.frames), frame)
+                assert isinstance(frame, AttemptFrame)
             g.undo(frame.mark)
             g.attempts -= 1
             if g.attempts == 0:
@@ -508,6 +573,9 @@ def return_from_call(g: Running, result: Any, span: Span) -> None:
     while frames:
         frame = frames.pop()
         if isinstance(frame, CallFrame):
+            if g.sharing is not None:  # (the value goes into its caller's env: the game's own)
+                frame = g.sharing.own_popped(g, len(frames), frame)
+                assert isinstance(frame, CallFrame)
             frame.finish(g, result)
             return
         frame.unwind(g)

@@ -35,8 +35,8 @@ from typing import Any
 from ..check.program import Program
 from ..compile.blocks import resume_points
 from ..syntax import ast as s
-from .basics import EMPTY_MEMO, MASK64, WORK_BUDGET
-from .core import MISSING, fold_seed, shared_dict
+from .basics import EMPTY_MEMO, MASK64, WORK_BUDGET, shared_dict
+from .core import MISSING, fold_seed
 from .machine import BlockFrame
 from .state import State
 

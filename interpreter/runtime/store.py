@@ -331,7 +331,7 @@ def create(g: Stored, card_type: str, n: int, values: dict[str, Any], zone: Zone
             dst.append(cid)
             if journal is not None:
                 journal.append(("create", cid, key))
-        labels = g.card_labels
+        labels = g.code.card_labels
         plain = labels.get(cls)  # (`plain_card`'s answer, kept under the class: its call only the first time)
         if plain is None:
             plain = plain_card(cls, g.program, labels)
@@ -350,7 +350,7 @@ def _label_new_cards(g: Stored, cards: list[Any], cls: type, values: dict[str, A
     (The label of a plain card depends on its fields alone, so the same fields in a later game
     find it without rendering the template again.)
     """
-    labels = g.card_labels
+    labels = g.code.card_labels
     by_fields = (cls, tuple(values.items()))
     try:
         text = labels.get(by_fields)

@@ -89,7 +89,6 @@ class GameCore:
     steps: int
     work_left: int  # units of work inside expressions left before the next decision (`charge`)
     switches: Switches  # how this game was asked to run (`Game(check_invariants=..., ask_forced=...)`)
-    card_labels: dict[Any, Any]
     code: CodeCache
     keep: Keep | None
     fn_depth: int
@@ -98,9 +97,12 @@ class GameCore:
     consts: dict[str, Any]
     players: tuple[Player, ...]  # the seats, in order
 
-    # A game keeps at most 29 attributes of its own: CPython 3.11 shares the key table of the instances
-    # of a class up to 29 attributes, and an object with more has every attribute read the slow way (a
-    # few percent of a step; tests/test_observe.py counts them). What can be derived is a property.
+    # A game keeps at most 28 attributes of its own: CPython 3.11 keeps an instance's attributes in a key
+    # table shared by the instances of its class, which each new instance leaves less room to grow; past it
+    # an object has every attribute read the slow way. A game's 29th (`sharing`, 2026-12-06) made the reads
+    # of every game some 25 % slower (5 % of a greedy game's instructions), and the cache of card labels,
+    # the rulebook's like its code, went to the code then (`CodeCache.card_labels`). tests/test_observe.py
+    # counts them; what can be derived is a property.
 
     @property
     def check_invariants(self) -> bool:

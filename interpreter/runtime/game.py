@@ -147,10 +147,7 @@ class Game(GameCore):
             code if code is not None and code.program is self.program else code_cache(rulebook, self.program)
         )
         self.work_left = WORK_BUDGET  # units of work inside expressions left before the next decision (charge)
-        # The frames shared with a clone or the game cloned (`clone`). (A game has 28 attributes: CPython 3.11
-        # keeps an instance's attributes inline, each read a fast look-up, only so far, and a game's are read
-        # millions of times a game: one more made every read of every game slower, a twentieth of a greedy game.)
-        self.sharing: Sharing | None = None
+        self.sharing: Sharing | None = None  # the frames shared with a clone or the game cloned (`clone`)
         if _blank:  # a clone's: it copies the rest from its game (`clone`)
             return
         if not self.program.min_players <= players <= self.program.max_players:

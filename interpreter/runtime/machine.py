@@ -413,7 +413,7 @@ class Sharing:
     answer it (`own_top`), or when it takes a popped shared frame's envs to use (`own_popped`: a call's
     return writes its caller's env, a failed attempt goes on with its env). A search clones a game at
     every answer it tries, and each trial touches a few of the some fifteen frames of a card game's stack
-    before its next decision (Guildhall: 4.8 of 15.4): the rest are never copied.
+    before its next decision (4.8 of 15.4 in a bundled card game): the rest are never copied.
 
     As `Keep` (whose reasoning this follows), made in O(1): `frames` is the stack as it was shared, and
     the shared frames still on the stack are those below `low` that are still there (`frames[i] is

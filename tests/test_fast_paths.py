@@ -28,6 +28,7 @@ from rulecraft.errors import RulebookError
 from rulecraft.language.values import CardRef
 from rulecraft.runtime import store
 from rulecraft.runtime.codecache import INLINE_DEPTH
+from rulecraft.runtime.context import Frame
 from rulecraft.runtime.decisions import Decisions
 from rulecraft.runtime.game import Game
 from rulecraft.runtime.observe import Observer
@@ -1010,3 +1011,42 @@ play { end game winners [] }
     zones = {key: len(ids) for key, ids in game.state.zones.items() if ids}
     assert zones == {f"slot[{n}]": 1 for n in (0, 1, 63, 64, 70, -2)} | {"hand[P1]": 1}
     assert game.state.vars["log"] == (1, 1, 1, 1, 0)
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_a_frame_said_to_only_pop_is_popped_by_its_step_and_changes_nothing_it_holds(name: str) -> None:
+    """A shared frame whose step only pops it is not copied before the step (`machine._only_pops`): along
+    seeded games, each such frame stepped is gone from the stack after its step, its slots and the envs it
+    holds as they were."""
+    from rulecraft.runtime import machine
+
+    def held(frame: Any) -> list[Any]:
+        slots = [slot for cls in type(frame).__mro__ for slot in getattr(cls, "__slots__", ())]
+        values = [getattr(frame, slot) for slot in slots]
+        return [dict(v) if isinstance(v, dict) else v for v in values]
+
+    seen = 0
+    kinds = [c for c in vars(machine).values() if isinstance(c, type) and issubclass(c, Frame) and c is not Frame]
+    steps = {cls: cls.__dict__["step"] for cls in kinds}
+
+    def checked(cls: type) -> Any:
+        def step(frame: Any, g: Any) -> None:
+            nonlocal seen
+            if not machine._only_pops(frame):
+                steps[cls](frame, g)
+                return
+            place, before = len(g.frames) - 1, held(frame)
+            steps[cls](frame, g)
+            assert (len(g.frames) <= place or g.frames[place] is not frame) and held(frame) == before
+            seen += 1
+
+        return step
+
+    rb = rulecraft.load(name)
+    with pytest.MonkeyPatch.context() as patch:
+        for cls in steps:
+            patch.setattr(cls, "step", checked(cls))
+        for seed in range(3):
+            game = rb.new_game(players=rb.program.min_players + 1, seed=seed, trace=False)
+            play(game, [RandomAgent(seed * 10 + i) for i in range(rb.program.min_players + 1)], atomic=False)
+    assert seen > 100

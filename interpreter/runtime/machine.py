@@ -431,12 +431,13 @@ class Sharing:
 
     def own_top(self, g: Context) -> None:
         """The top frame is about to be stepped or answered, and `len(g.frames) <= low`: put the game's
-        own copy in its place if it is shared."""
+        own copy in its place if it is shared, unless its step only pops it (`_only_pops`: half the shared
+        frames a search's trial steps, a block at its end the commonest)."""
         frames = g.frames
         i = len(frames) - 1
         self.low = i
         frame = frames[i]
-        if self.frames[i] is frame:
+        if self.frames[i] is frame and not _only_pops(frame):
             frame = frames[i] = copy_frame(frame, self.envs)
             keep = g.keep
             if keep is not None:
@@ -453,6 +454,20 @@ class Sharing:
         return frame
 
 
+def _only_pops(frame: Frame) -> bool:
+    """Whether stepping `frame` only pops it, changing neither the frame nor an env it holds (what else it
+    changes is the game's): a block at its end (`BlockFrame.step`), a call's end whose value goes nowhere,
+    an attempt's, a `together`'s or a `secret`'s end. (Stepped, not answered: `apply` answers an AskFrame.)"""
+    cls = frame.__class__
+    if cls is BlockFrame:
+        code = frame.code  # type: ignore[attr-defined]
+        return code is not None and code.end is code and frame.i == len(frame.stmts)  # type: ignore[attr-defined]
+    if cls is CallFrame:
+        return frame.target is None or frame.caller_env is None  # type: ignore[attr-defined]
+    return cls in _ENDS_ONLY
+
+
+_ENDS_ONLY = frozenset((AttemptFrame, TogetherFrame, SecretFrame))  # frames whose every step pops them, changing none
 _HOLDING_ENVS = frozenset((CallFrame, AttemptFrame))  # the frames that hold an env besides their own
 _GETTERS: dict[type, Callable[[Any], Any]] = {}  # by frame class: what reads its `changing` slots at once
 

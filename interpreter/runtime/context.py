@@ -240,7 +240,8 @@ def _slots_of(cls: type) -> tuple[str, ...]:
 
 
 _COPIERS: dict[type, Callable[[Any, dict[int, dict[str, Any]]], Any]] = {}  # by frame class: `Frame.copy`'s work
-_FRAME_COPIES: dict[type, Callable[[Any, dict[int, dict[str, Any]]], Any]] = {}  # by frame class: its `copy`
+# By frame class: what copies a frame of it (`frame_copier`, made once; the machine reads it as it copies a frame).
+FRAME_COPIES: dict[type, Callable[[Any, dict[int, dict[str, Any]]], Any]] = {}
 
 
 def _copier(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
@@ -289,20 +290,16 @@ def copy_frames(frames: Sequence[Frame], replaced: Mapping[int, dict[str, Any]] 
     if replaced:
         for key, env in replaced.items():
             envs[key] = envs[id(env)] = dict(env)
-    copies = _FRAME_COPIES
-    return [(copies.get(f.__class__) or _frame_copy(f.__class__))(f, envs) for f in frames]
+    copies = FRAME_COPIES
+    return [(copies.get(f.__class__) or frame_copier(f.__class__))(f, envs) for f in frames]
 
 
-def copy_frame(frame: Frame, envs: dict[int, dict[str, Any]]) -> Frame:
-    """A frame's copy (`Frame.copy`), its envs copied once among those of `envs` (by the env's id)."""
-    return (_FRAME_COPIES.get(frame.__class__) or _frame_copy(frame.__class__))(frame, envs)
-
-
-def _frame_copy(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
-    """What copies a frame of the class: its own `copy` where it has one (a frame that holds other
-    envs), else `Frame.copy`'s copier, called without the method between."""
+def frame_copier(cls: type) -> Callable[[Any, dict[int, dict[str, Any]]], Any]:
+    """What copies a frame of the class, `(frame, envs)`, its envs copied once among those of `envs` (by the
+    env's id): its own `copy` where it has one (a frame that holds other envs), else `Frame.copy`'s copier,
+    called without the method between."""
     own = cls.copy  # type: ignore[attr-defined]
-    copy = _FRAME_COPIES[cls] = _copier(cls) if own is Frame.copy else own
+    copy = FRAME_COPIES[cls] = _copier(cls) if own is Frame.copy else own
     return copy
 
 

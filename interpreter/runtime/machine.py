@@ -24,7 +24,7 @@ from ..language.values import Player, ordered
 from ..syntax import ast as s
 from .asks import Decision
 from .basics import RULE_BUDGET, STEP_BUDGET, WORK_BUDGET, Event, Returned, RuntimeFailure
-from .context import Context, Frame, copied_env, copy_frame
+from .context import FRAME_COPIES, Context, Frame, copied_env, frame_copier
 from .state import State
 
 
@@ -431,40 +431,41 @@ class Sharing:
 
     def own_top(self, g: Context) -> None:
         """The top frame is about to be stepped or answered, and `len(g.frames) <= low`: put the game's
-        own copy in its place if it is shared, unless its step only pops it (`_only_pops`: half the shared
-        frames a search's trial steps, a block at its end the commonest)."""
+        own copy in its place if it is shared, unless its step only pops it (half the shared frames a search's
+        trial steps, a block at its end the commonest)."""
         frames = g.frames
         i = len(frames) - 1
         self.low = i
         frame = frames[i]
-        if self.frames[i] is frame and not _only_pops(frame):
-            frame = frames[i] = copy_frame(frame, self.envs)
-            keep = g.keep
-            if keep is not None:
-                keep.touch_copy(frame)
+        if self.frames[i] is not frame:
+            return
+        # Not a frame whose step only pops it, changing neither the frame nor an env it holds (what else it
+        # changes is the game's): a block at its end (`BlockFrame.step`), a call's end whose value goes
+        # nowhere, an attempt's, a `together`'s or a `secret`'s end. (An AskFrame is answered: copied.)
+        cls = frame.__class__
+        if cls is BlockFrame:
+            code = frame.code  # type: ignore[attr-defined]
+            if code is not None and code.end is code and frame.i == len(frame.stmts):  # type: ignore[attr-defined]
+                return
+        elif cls is CallFrame:
+            if frame.target is None or frame.caller_env is None:  # type: ignore[attr-defined]
+                return
+        elif cls in _ENDS_ONLY:
+            return
+        frame = frames[i] = (FRAME_COPIES.get(cls) or frame_copier(cls))(frame, self.envs)
+        keep = g.keep
+        if keep is not None:
+            keep.touch_copy(frame)
 
     def own_popped(self, g: Context, i: int, frame: Frame) -> Frame:
         """`frame`, just popped from place `i` untouched, or the game's copy of it if it is shared, to
         take its envs from."""
         if i < self.low and self.frames[i] is frame:
-            frame = copy_frame(frame, self.envs)
+            frame = (FRAME_COPIES.get(frame.__class__) or frame_copier(frame.__class__))(frame, self.envs)
             keep = g.keep
             if keep is not None:
                 keep.touch_copy(frame)
         return frame
-
-
-def _only_pops(frame: Frame) -> bool:
-    """Whether stepping `frame` only pops it, changing neither the frame nor an env it holds (what else it
-    changes is the game's): a block at its end (`BlockFrame.step`), a call's end whose value goes nowhere,
-    an attempt's, a `together`'s or a `secret`'s end. (Stepped, not answered: `apply` answers an AskFrame.)"""
-    cls = frame.__class__
-    if cls is BlockFrame:
-        code = frame.code  # type: ignore[attr-defined]
-        return code is not None and code.end is code and frame.i == len(frame.stmts)  # type: ignore[attr-defined]
-    if cls is CallFrame:
-        return frame.target is None or frame.caller_env is None  # type: ignore[attr-defined]
-    return cls in _ENDS_ONLY
 
 
 _ENDS_ONLY = frozenset((AttemptFrame, TogetherFrame, SecretFrame))  # frames whose every step pops them, changing none

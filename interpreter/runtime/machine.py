@@ -507,12 +507,28 @@ def run(g: Running, work: int = WORK_BUDGET) -> None:
     sharing = g.sharing  # (only a clone made at a decision shares frames: none is made while this runs)
     state = g.state  # (no step replaces the state: only `Game`'s setup and an undone `apply` do, outside this loop)
     try:
+        if keep is None and sharing is None:
+            # (the loop below without its looks at the frames kept and shared: a game played on its own)
+            while g.pending is None and not state.over:
+                if not frames:
+                    finish(g, None, NO_SPAN)
+                    break
+                try:
+                    frames[-1].step(g)
+                except RuntimeFailure as failure:
+                    unwind(g, failure)
+                g.steps += 1
+                if g.steps > budget:
+                    raise _endless(g)
+            return
+        low = sharing.low if sharing is not None else -1  # (only `own_top` lowers it)
         while g.pending is None and not state.over:
             if not frames:
                 finish(g, None, NO_SPAN)
                 break
-            if sharing is not None and len(frames) <= sharing.low:
-                sharing.own_top(g)
+            if len(frames) <= low:
+                sharing.own_top(g)  # type: ignore[union-attr]  # (low is -1 without sharing)
+                low = sharing.low  # type: ignore[union-attr]
             if keep is not None and len(frames) <= keep.low:
                 keep.reach(frames)
             try:
@@ -521,12 +537,15 @@ def run(g: Running, work: int = WORK_BUDGET) -> None:
                 unwind(g, failure)
             g.steps += 1
             if g.steps > budget:
-                span = g.current_span()
-                raise g.runaway(
-                    span, f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
-                )
+                raise _endless(g)
     except RecursionError:
         raise g.runaway(g.current_span(), "the rules nest too deeply: runaway recursion?") from None
+
+
+def _endless(g: Running) -> RulebookError:
+    """The error of a run that took more steps than a decision may."""
+    message = f"{STEP_BUDGET} steps without a decision: the rules never stop (an endless loop?)"
+    return g.runaway(g.current_span(), message)
 
 
 def unwind(g: Running, failure: RuntimeFailure) -> None:

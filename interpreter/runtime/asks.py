@@ -12,7 +12,8 @@ from typing import Any
 
 import attrs
 
-from ..errors import Span
+from ..errors import GameError, Span
+from ..inputs import clip
 from ..language.values import Player
 from ..syntax import ast as s
 
@@ -60,6 +61,25 @@ class Decision:
     @property
     def by(self) -> str:
         return "table" if self.player is None else str(self.player)
+
+    def option_for(self, answer: str | int | Option) -> Option:
+        """The option an answer names: an option (by its label), an option's index or a label; else a
+        GameError that names the legal answers."""
+        if isinstance(answer, Option):
+            answer = answer.label
+        if isinstance(answer, int) and not isinstance(answer, bool):
+            if 0 <= answer < len(self.options):
+                return self.options[answer]
+            raise GameError(f"answer {answer} is out of range: {len(self.options)} options")
+        for option in self.options:
+            if option.label == answer:
+                return option
+        legal = ", ".join(clip(label) for label in self.labels[:12])
+        more = f" and {len(self.labels) - 12} more" if len(self.labels) > 12 else ""
+        raise GameError(
+            f"'{clip(str(answer))}' is not a legal answer to \"{clip(self.prompt)}\" "
+            f"(by {self.by}); legal: {legal}{more}"
+        )
 
 
 def tier_label(tier: s.Tier) -> str:

@@ -36,7 +36,6 @@ from typing import Any
 
 from ..check.program import Program
 from ..errors import NO_SPAN, GameError, Span
-from ..inputs import clip
 from ..language.values import (
     CardRef,
     Player,
@@ -49,7 +48,7 @@ from . import evaluate as ev
 from .asks import Ask, ChooseAsk, Decision, DrawAsk, MenuAsk, Option, UseAsk
 from .basics import MASK64, WORK_BUDGET, Event, RuntimeFailure, SecretRun, splitmix
 from .codecache import CodeCache, code_cache
-from .context import Frame, copy_frames
+from .context import Frame
 from .core import (
     MISSING,
     GameCore,
@@ -363,9 +362,9 @@ class Game(GameCore):
                 if option.label == answer:
                     break
             else:
-                option = self._find_option(decision, answer)
+                option = decision.option_for(answer)
         else:
-            option = self._find_option(decision, answer)
+            option = decision.option_for(answer)
         if not atomic:
             self._apply(decision, option)
             return
@@ -394,8 +393,7 @@ class Game(GameCore):
             self.pending,
             self.steps,
             self.decisions.next_draws,  # (replaced, never changed in place, by a draw and `draw_next`: kept as it is)
-            # (the frames still shared, and the copies of shared envs made before: those made after go)
-            (self.sharing.low, len(self.sharing.envs)) if self.sharing is not None else None,
+            self.sharing.mark() if self.sharing is not None else None,  # (the frames shared, see Sharing)
         )
         self.attempts += 1
         return saved
@@ -414,12 +412,9 @@ class Game(GameCore):
         keep.put_back()
         self.keep = None
         self.frames[:] = keep.frames
-        if shared is not None:  # (the shared frames put back are as they were: no game changes one)
+        if shared is not None:
             assert self.sharing is not None
-            self.sharing.low, copied = shared
-            envs = self.sharing.envs
-            for key in list(envs)[copied:]:
-                del envs[key]
+            self.sharing.put_back(shared)
         del self.answers[answers:]
         del self.events[events:]
         self.attempts, self.together, self.secret, self.secret_run, self.rule_frames, held_views = counts
@@ -459,23 +454,6 @@ class Game(GameCore):
             self.pending is not None and (self.secret_run is not None or self.information.held_views)
         ):
             self._after_run()
-
-    def _find_option(self, decision: Decision, answer: str | int | Option) -> Option:
-        if isinstance(answer, Option):
-            answer = answer.label
-        if isinstance(answer, int) and not isinstance(answer, bool):
-            if 0 <= answer < len(decision.options):
-                return decision.options[answer]
-            raise GameError(f"answer {answer} is out of range: {len(decision.options)} options")
-        for option in decision.options:
-            if option.label == answer:
-                return option
-        legal = ", ".join(clip(label) for label in decision.labels[:12])
-        more = f" and {len(decision.labels) - 12} more" if len(decision.labels) > 12 else ""
-        raise GameError(
-            f"'{clip(str(answer))}' is not a legal answer to \"{clip(decision.prompt)}\" "
-            f"(by {decision.by}); legal: {legal}{more}"
-        )
 
     def result(self) -> dict[str, Any]:
         """Scores and winners of a game that is over; a game a guard stopped also says why
@@ -532,16 +510,7 @@ class Game(GameCore):
         new.decisions = Decisions(self.decisions.auto_chance, dict(self.decisions.next_draws))
         new.sinks = Sinks(Trace(list(self.events))) if trace else NO_SINKS
         new.answers = list(self.answers)
-        sharing = self.sharing
-        if self.pending is not None and self.keep is None and not self.sinks.pushes and not (sharing and sharing.envs):
-            # At a decision, no sink holding the game's frames (rule coverage reads the frames it heard pushed
-            # as they go on), and no shared env stands for a copy of the game's own: both games share the
-            # stack, each copying a frame as it first touches it (`Sharing`).
-            shared = tuple(self.frames)
-            new.frames = list(shared)
-            new.sharing, self.sharing = Sharing(shared), Sharing(shared)
-        else:  # (during an `apply`, by a sink; under a sink of pushes; with envs copies stand in for: whole)
-            new.frames = copy_frames(self.frames, sharing.envs if sharing is not None else None)
+        new.frames, new.sharing = machine.clone_stack(self)
         # (made while an answer is applied all or nothing, by a sink: without the answer's own attempt)
         new.attempts = self.attempts - (self.keep is not None)
         new.journal = list(self.journal) if new.attempts else []

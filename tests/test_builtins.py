@@ -138,3 +138,17 @@ def test_weights_of_plain_values_and_lists_of_them_are_those_of_the_walk(items, 
     # The keys of most queries are plain values, or lists of them (`group by [it.a, it.b]`): weighed
     # in C, they must weigh what walking each gives, a cap passed included.
     assert builtins.weights(items, cap) == _weights_walked(items, cap)
+
+
+@given(
+    st.one_of(
+        st.lists(_plain, max_size=40),
+        st.lists(st.lists(_plain, max_size=4).map(tuple), min_size=1, max_size=6),
+        st.lists(_values, max_size=6),
+    )
+)
+def test_the_work_of_a_sort_is_that_of_its_definition(items):
+    # `sort_work` weighs keys that are neither lists nor records without `weights` (one each): what it
+    # charges must be the definition's, the values read and n log2 n comparisons of the largest.
+    total, largest = _weights_walked(items, builtins.WORK_CAP)
+    assert builtins.sort_work(items) == total + len(items) * len(items).bit_length() * largest

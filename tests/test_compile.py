@@ -936,7 +936,7 @@ def test_groups_read_only_by_their_sizes_are_counted_not_made() -> None:
         name: source[source.index(f"# fn {name!r}") :].split("\n# ")[0]
         for name in ("spread", "full", "firsts", "nested")
     }
-    assert "_Counter(" in fns["spread"] and "_Counter(" in fns["full"]
+    assert "_count_into(" in fns["spread"] and "_count_into(" in fns["full"]
     assert "_query_by_keys('group'" in fns["firsts"] and "_query_by_keys('group'" in fns["nested"]
     assert _said(rb.new_game(players=1, trace=True)) == ["5 1 [2, 3] [2, 1]"]
 

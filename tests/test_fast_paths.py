@@ -13,6 +13,8 @@
 - A game played without keeping each step whole (`atomic=False`) is the same game.
 - A clone at a decision shares its game's frames, each copied by the first of the two games to touch it
   (runtime/machine.py `Sharing`).
+- A question asked between decisions (`heuristic`, `score`) is the function's generated call, which reads the
+  memo first (`Game.ask_fn`), not its body run afresh (`call_fn`).
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import rulecraft
 from rulecraft.agents import GreedyAgent, RandomAgent, play
 from rulecraft.check.program import reads_of, reads_of_declarations
 from rulecraft.compile.memo import readers_for
-from rulecraft.errors import RulebookError
+from rulecraft.errors import NO_SPAN, RulebookError
 from rulecraft.language.values import CardRef
 from rulecraft.runtime import store
+from rulecraft.runtime.basics import WORK_BUDGET
 from rulecraft.runtime.codecache import INLINE_DEPTH
 from rulecraft.runtime.context import Frame
 from rulecraft.runtime.decisions import Decisions
@@ -1056,3 +1059,54 @@ def test_a_shared_frame_stepped_without_a_copy_is_popped_by_its_step_and_changes
             chooser = GreedyAgent(7) if decision.player is not None else RandomAgent(7)
             game.apply(chooser.choose(game, decision), atomic=False)
     assert seen > 10
+
+
+def _asked_afresh(game: Game, name: str, player: Any) -> Any:
+    """`name(player)` as `call_fn` computes it, its body run in a copy of the game whose memo is empty."""
+    fresh = game.clone()
+    fresh.state_changed()  # (nothing remembered: every function it calls computed again)
+    fresh.work_left = WORK_BUDGET
+    return fresh.call_fn(name, (player,), NO_SPAN)
+
+
+@pytest.mark.parametrize("name", ["guildhall", "renaissance_man", "valdora"])
+def test_a_question_between_decisions_is_the_value_of_the_functions_body(name: str) -> None:
+    """`heuristic(p)` and `score(p)`, asked at every decision of a seeded random game, then again (read from the
+    memo the first kept), are what the function's body gives run afresh."""
+    rb = rulecraft.load(name)
+    game = rb.new_game(seed=3)
+    agents = [RandomAgent(7 + i) for i in range(len(game.players))]
+    asked = 0
+    while not game.over and asked < 60:
+        for p in game.players:
+            for fn in ("heuristic", "score"):
+                if fn in rb.program.fns:
+                    want = _asked_afresh(game, fn, p)
+                    assert game.ask_fn(fn, (p,)) == want and game.ask_fn(fn, (p,)) == want
+        decision = game.current_decision()
+        assert decision is not None
+        game.apply(agents[decision.player.index if decision.player else 0].choose(game, decision))
+        asked += 1
+    assert asked == 60  # (every bundled game is longer than that)
+
+
+@pytest.mark.parametrize(
+    "heuristic",
+    [
+        "fn heuristic(p: Player) = heuristic(p) + 1",  # runaway recursion
+        "fn heuristic(p: Player) = len([x for x in 1..9999999 if x > 0])",  # a list longer than a rulebook may build
+        "fn heuristic(p: Player) = sum([len([y for y in 1..20000 if y > x]) for x in 1..20000])",  # the work spent
+    ],
+)
+def test_a_question_between_decisions_fails_as_the_functions_body_does(heuristic: str) -> None:
+    """A `heuristic` that cannot be computed is the same located error through `Game.heuristic` (the generated
+    call) as through `call_fn`."""
+    rb = load(heuristic + '\nplay { say "once" }\n')
+    game, other = rb.new_game(players=1), rb.new_game(players=1)
+    with pytest.raises(RulebookError) as asked:
+        game.heuristic(game.players[0])
+    with pytest.raises(RulebookError) as called:
+        other.work_left = WORK_BUDGET
+        other.call_fn("heuristic", (other.players[0],), NO_SPAN)
+    assert str(asked.value) == str(called.value)
+    assert game.fn_depth == 0  # (the call's count of depth undone by its failure: the next question starts at 0)

@@ -354,3 +354,24 @@ def test_an_expression_from_outside_the_program_runs_as_generated_code(expr: str
         generated = (_outcome(lambda: game.evaluate(node, dict(env))), game.work_left)
         game.work_left = work
         assert generated == (_outcome(lambda: evaluate(game, node, dict(env))), game.work_left)
+
+
+JOINED = """const P1 = players[0]
+fn joined(p: Player) = hand[p] + row
+fn twice(p: Player) = (hand[p] + hand[p]) + (row + hand[p] where it.n > 1)
+setup { create 2 Chip { colour: red, n: 1 } in row  create 3 Chip { colour: blue, n: 2 } in hand[P1] }
+play { }
+"""
+
+
+def test_two_zones_joined_are_their_cards_as_the_definition_joins_them() -> None:
+    """`hand[p] + row`, zones known as zones by the generated code (no check of their class), joined with each
+    other and with a list of cards: the cards the definition gives, in its order."""
+    rb = load(JOINED)
+    game = rb.new_game(players=1)
+    for name in ("joined", "twice"):
+        node = rb.program.fns[name].body
+        env = {"p": game.players[0]}
+        assert game.evaluate(node, env) == evaluate(game, node, env)
+    assert [c.id for c in game.evaluate(rb.program.fns["joined"].body, env)] == [2, 3, 4, 0, 1]
+    assert len(game.evaluate(rb.program.fns["twice"].body, env)) == 9  # (`where` takes `row + hand[p]`: 3 + 3 + 3)

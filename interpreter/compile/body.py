@@ -56,8 +56,8 @@ class Body:
         self.count = 0
         self.at = -1  # the node being generated, for the line table
         self.loops: list[Loop] = []  # the loops open where the next line goes, innermost last
-        # The generated locals known to hold an int, a tuple, a text or a card, whatever ran (`value`): a check of
-        # their class is needless. (The checker's types prove no run-time kind: `none` and `any`
+        # The generated locals known to hold an int, a tuple, a text, a card or a zone, whatever ran (`value`): a
+        # check of their class is needless. (The checker's types prove no run-time kind: `none` and `any`
         # stand for any type and an assignment keeps a name's type; the generated code's own
         # construction does.)
         self.known: dict[str, str] = {}
@@ -112,6 +112,8 @@ class Body:
         try:
             result = self._value(e, k)
             kind = "tuple" if isinstance(e, TUPLES) else "str" if e.__class__ is s.StrLit else self.known.get(result)
+            if kind is None and self.zone_read(e) is not None:
+                kind = "zone"  # (`hand[p]`: a zone's reference, whatever its keys: `_index`)
             cards = result in self.cards or (e.__class__ is s.Call and self.gen.returns_cards(e))
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()

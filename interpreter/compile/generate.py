@@ -86,7 +86,7 @@ RUNTIME_NAMES = (
     "_sort_work",
     "_field_index",  # (cards, ids, getter): how many of the cards hold each value of the fields read; else None
     "_attrgetter",  # operator.attrgetter: the fields an index counts by (loops.py's `indexed_count`)
-    "_Counter",  # collections.Counter: the sizes of a query's groups, counted by their keys (`group_sizes`)
+    "_count_into",  # (dict, keys): each key's count added to the dict's, in C: a query's groups' sizes (`group_sizes`)
     "_id",  # Python's `id`: a card's entry in the label cache is found by its card's identity (calls.py)
 )
 

@@ -328,7 +328,10 @@ def query(body: Body, e: s.Query, k: int, count_groups: bool = False, sizes: boo
             body.known[out] = "int"
             body.small.add(out)
         elif sizes and e.op == "group":  # (in the order the keys first come, as the groups are)
-            body.emit(f"{out} = tuple(_Counter({out}).values())")  # (a key that cannot be one: the same TypeError)
+            counts = body.tmp()  # (`Counter(keys).values()`, without its two Python calls)
+            body.emit(f"{counts} = {{}}")
+            body.emit(f"_count_into({counts}, {out})")  # (a key that cannot be one: the same TypeError)
+            body.emit(f"{out} = tuple({counts}.values())")
         else:
             body.emit(f"{out} = _query_by_keys({e.op!r}, {items}, {out})")
     body.indent -= 1

@@ -104,13 +104,24 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
         if not unknown:
             body.known[t] = "str"
         return t
-    if op == "+" and a in body.cards and b in body.cards:  # two tuples of cards: a tuple of cards
+    if op == "+" and all(x in body.cards or body.known.get(x) == "zone" for x in (a, b)):
+        # two tuples of cards or zones (`hand[p] + pile`: the cards of each): a tuple of cards
         body.emit(f"{t} = _M")
-        _joined(body, t, a, b, "_LIST_BUDGET", k)
+        x, y = (_zone_cards(body, v) for v in (a, b))
+        _joined(body, t, x, y, "_LIST_BUDGET", k)
         body.emit(f"if {t} is _M:")
         body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
         body.known[t] = "tuple"
         body.cards.add(t)  # (or the operation's error)
+        return t
+    if op in ("+", "-") and body.ints(a, b) == "True":  # two numbers: a number, or the operation's error
+        body.known[t] = "int"
+        if _small(body, a) and _small(body, b):  # (far inside the budget)
+            body.emit(f"{t} = {a} {op} {b}")
+            return t
+        body.emit(f"{t} = {a} {op} {b}")
+        body.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+        body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
         return t
     if op in ("+", "-"):
         body.emit(f"{t} = _M")
@@ -138,8 +149,6 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
             body.indent -= 1
         body.emit(f"if {t} is _M:")
         body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
-        if body.ints(a, b) == "True":  # two numbers: a number, or the operation's error
-            body.known[t] = "int"
         return t
     body.known[t] = "int"  # (`*`, `//`, `%` of numbers only: a number, or the operation's error)
     if op == "*":  # (numbers of the text and small locals need no test of their size)
@@ -151,6 +160,15 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
         body.emit(f"{t} = {a} {op} {b}")
     else:
         body.emit(f"{t} = {a} {op} {b} if {test} else _binary(g, _N[{k}], {a}, {b})")
+    return t
+
+
+def _zone_cards(body: Body, v: str) -> str:
+    """`v`, a tuple of cards, or the cards of `v`, a zone (`g.as_list` of it, written out)."""
+    if v in body.cards:
+        return v
+    t = body.tmp()
+    body.emit(f"{t} = _card_refs(g.state.zones.get({v}.key, ()))")
     return t
 
 

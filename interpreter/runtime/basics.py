@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections import _count_elements  # type: ignore[attr-defined]  # (`count_into`, below)
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -52,6 +52,12 @@ LABEL_BUDGET = 1_000_000  # characters of one label: a value written as text (tr
 # otherwise make a view of hundreds of megabytes.
 VIEW_BUDGET = 10_000_000
 MEMO_BUDGET = 10_000  # values kept in a game's memo (functions' values, zones' labels) before it starts afresh
+
+# `Counter`'s own counting loop, in C: `count_into(counts, items)` adds one to `counts[item]` for each item, in
+# the order the items first come (a key that cannot be one: TypeError). A `Counter` made instead costs two
+# Python calls more (its `__init__` and `update`: some 6,500 instructions a time, measured), and a `group by`
+# counts its keys at every evaluation (compile/loops.py `group_sizes`), a draw its zone's labels.
+count_into: Callable[[dict[Any, int], Iterable[Any]], None] = _count_elements
 
 
 # What a game's memo holds for a part that keeps no value (Game.memo): read-only and shared, so
@@ -226,15 +232,17 @@ def query_by_keys(op: str, items: tuple[Any, ...], keys: list[Any]) -> tuple[Any
     return tuple(map(tuple, groups.values()))
 
 
-def field_index(cards: Sequence[Any], ids: Sequence[int], getter: Callable[[Any], Any]) -> Counter[Any] | None:
+def field_index(cards: Sequence[Any], ids: Sequence[int], getter: Callable[[Any], Any]) -> dict[Any, int] | None:
     """How many of the cards `ids` (a zone's) hold each value of the fields `getter` reads (one field's value,
     or a tuple of several), counted by C calls alone; None where a card lacks a field or holds a value that
     cannot be a key: its count is then the definition's loop, which reads the same fields and so gives the
     same answer or the same error (loops.py's `indexed_count`)."""
+    counts: dict[Any, int] = {}
     try:
-        return Counter(map(getter, map(cards.__getitem__, ids)))
+        count_into(counts, map(getter, map(cards.__getitem__, ids)))
     except (AttributeError, TypeError):
         return None
+    return counts
 
 
 CARD_REFS: list[CardRef] = []  # CardRef(i) at index i: a card reference is a plain value, shared freely

@@ -139,6 +139,7 @@ class CodeCache:
         self.blocks: dict[int, tuple[Any, Body]] = {}
         self.counted_blocks: dict[int, tuple[Any, Body]] = {}  # the same, as rule coverage runs them
         self.fn_costs: dict[str, int] = {}  # by function name: what one call charges the budget of work
+        self.entries: dict[str, tuple[Callable[..., Any], int, int] | None] = {}  # by function name: `entry`
         # By a menu's identity (each entry holds its menu): each option as a decision offers it, with the
         # truth of its `when` (None: always), made once, then its prompt's and chooser's code (`operand`;
         # runtime/decisions.py, `ask`) and its options when none has a `when` (else None); by a choose's:
@@ -196,6 +197,20 @@ class CodeCache:
         if cost is None:
             cost = self.fn_costs[name] = call_cost(self.program.fns[name].body)
         return cost
+
+    def entry(self, name: str) -> tuple[Callable[..., Any], int, int] | None:
+        """The generated call of `fn name` (`(game, k, *args)`: the budget of work charged, the memo read,
+        else the body run: compile/generate.py `_fn`), the number of the function's body among the
+        program's expressions (`k`: where an error of the call itself would be located), and what one
+        call costs (`fn_cost`): a call from outside the rules (`Game.ask_fn`). None for a body that is
+        not a root of the program (one node shared with another place): `call_fn` then."""
+        if name in self.entries:
+            return self.entries[name]
+        compiled, body = self.compiled, self.program.fns[name].body
+        k = next((k for k in compiled.generated.roots if compiled.nodes[k] is body), None)
+        made = None if k is None else (compiled.function(compiled.generated.fns[name]), k, self.fn_cost(name))
+        self.entries[name] = made
+        return made
 
     def value(self, e: Any) -> Code:
         entry = self.values.get(id(e))

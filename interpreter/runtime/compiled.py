@@ -18,7 +18,6 @@ import itertools
 import linecache
 import marshal
 import re
-from collections import Counter
 from collections.abc import Callable
 from operator import attrgetter
 from types import CodeType, TracebackType
@@ -42,6 +41,7 @@ from .basics import (
     attrs_fields,
     call_cost,
     card_refs,
+    count_into,
     field_index,
     query_by_keys,
 )
@@ -144,7 +144,7 @@ def namespace(nodes: tuple[Any, ...], program: Program, probe: Code = _no_probe)
         "_sort_work": sort_work,
         "_field_index": field_index,
         "_attrgetter": attrgetter,
-        "_Counter": Counter,
+        "_count_into": count_into,
         "_id": id,
     }
     assert set(RUNTIME_NAMES) <= set(names), set(RUNTIME_NAMES) - set(names)

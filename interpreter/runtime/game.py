@@ -475,8 +475,7 @@ class Game(GameCore):
         """The rulebook's `score(p)` for a player, or None if it declares none."""
         if "score" not in self.program.fns:
             return None
-        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
-        value = self.call_fn("score", (player,), NO_SPAN)
+        value = self.ask_fn("score", (player,))
         return value if isinstance(value, int) else None
 
     def team_score(self) -> int | None:
@@ -484,18 +483,29 @@ class Game(GameCore):
         fn = self.program.fns.get("team_score")
         if fn is None or fn.params:
             return None
-        self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
-        value = self.call_fn("team_score", (), NO_SPAN)
+        value = self.ask_fn("team_score", ())
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def heuristic(self, player: Player) -> int:
         """The rulebook's `heuristic(p)` (else `score(p)`, else 0): what greedy agents maximise."""
         for name in ("heuristic", "score"):
             if name in self.program.fns:
-                self.work_left = WORK_BUDGET  # a question asked between decisions has a budget of its own
-                value = self.call_fn(name, (player,), NO_SPAN)
+                value = self.ask_fn(name, (player,))
                 return value if isinstance(value, int) else 0
         return 0
+
+    def ask_fn(self, name: str, args: tuple[Any, ...]) -> Any:
+        """The value of the rulebook's `fn name` for `args`, asked between decisions with a budget of work of
+        its own: `call_fn(name, args, NO_SPAN)`, by the function's generated call (`CodeCache.entry`), so
+        that a value kept in the memo is read, not computed again (a greedy agent asks the heuristic of
+        every position it tries)."""
+        self.work_left = WORK_BUDGET
+        entry = self.code.entry(name)
+        # (a game inside a call, or a call whose own charge spends the budget: `call_fn`, which locates
+        # these errors at the declaration)
+        if entry is None or self.fn_depth or entry[2] > WORK_BUDGET:
+            return self.call_fn(name, args, NO_SPAN)
+        return entry[0](self, entry[1], *args)
 
     def clone(self, *, trace: bool = False) -> Game:
         """An independent copy of this game at this decision, another history from here on.

@@ -384,6 +384,17 @@ def deal(
     state = game.state
     now, before, n = state.cards, state.created, len(state.created)
     cards = twin.state.cards
+    if len(now) == n and now == before:
+        # No card changed since its `create` (one C pass over the two lists, which compares each pair by
+        # identity first; a card changed back compares equal, and its changes are none): the loop below
+        # without its look at each place.
+        for cid, (card, copies) in zip(cids, made, strict=True):
+            copy = copies.get(cid)  # (a card's copies hold it at its own place: `_kept`)
+            if copy is None:
+                copy = _copy_at(card, cid, copies)
+            created[cid] = copy
+            cards[cid] = copy
+        return
     for cid, (card, copies) in zip(cids, made, strict=True):
         if card.id != cid:  # (`with_id`, written out: a search deals every hidden card at every decision it samples)
             copy = copies.get(cid)
@@ -469,6 +480,7 @@ def _kept(card: Any) -> tuple[Any, str, dict[int, Any]]:
             copies = _WITH_ID[holds] = {}
     except TypeError:  # a field's value that has no hash: the card's copies its own
         copies = {}
+    copies.setdefault(card.id, card)  # (at its own place, the card itself, unless a copy was made there first)
     kept = _CONTENT_KEYS[id(card)] = (card, _content_text(card), copies)
     return kept
 

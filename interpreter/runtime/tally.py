@@ -8,8 +8,9 @@ card drawn instead of counting the zone again).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
+
+from .basics import count_into
 
 
 def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]] | None:
@@ -18,7 +19,8 @@ def label_tally(labels: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]
     card its own option, of weight 1, in the zone's order)."""
     if len(dict.fromkeys(labels)) == len(labels):  # (one C call: the commonest case, a deck of cards all unlike)
         return None
-    counts = dict(Counter(labels))  # (in the order each label first comes)
+    counts: dict[str, int] = {}
+    count_into(counts, labels)  # (in the order each label first comes)
     return tuple(counts), counts
 
 
@@ -49,6 +51,7 @@ def tally_after_draw(
 def label_counts(ids: Sequence[int], labels: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
     """For each distinct label among cards (`labels[i]` the label of `ids[i]`), in the order the
     labels first come: the id of its first card, and how many cards carry it."""
-    counts = Counter(labels)  # (a dict: in the order each label first comes)
+    counts: dict[str, int] = {}
+    count_into(counts, labels)  # (in the order each label first comes)
     earliest = dict(zip(reversed(labels), reversed(ids), strict=True))  # each label's first card: written last
     return {text: earliest[text] for text in counts}, counts

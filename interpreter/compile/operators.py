@@ -116,12 +116,10 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
         return t
     if op in ("+", "-") and body.ints(a, b) == "True":  # two numbers: a number, or the operation's error
         body.known[t] = "int"
-        if _small(body, a) and _small(body, b):  # (far inside the budget)
-            body.emit(f"{t} = {a} {op} {b}")
-            return t
         body.emit(f"{t} = {a} {op} {b}")
-        body.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
-        body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
+        if not (_small(body, a) and _small(body, b)):  # (two small numbers: far inside the budget)
+            body.emit(f"if not -_INT_BUDGET <= {t} <= _INT_BUDGET:")
+            body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
         return t
     if op in ("+", "-"):
         body.emit(f"{t} = _M")

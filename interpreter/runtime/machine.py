@@ -358,16 +358,17 @@ class Keep:
         if id(env) not in envs:  # (`touch_env`, written out: a few times every answer)
             envs[id(env)] = (env, dict(env))
         if frame.__class__ in _HOLDING_ENVS:
-            if isinstance(frame, CallFrame):
-                if frame.caller_env is not None:
-                    self.touch_env(frame.caller_env)
-            elif isinstance(frame, AttemptFrame) and frame.retry is not None:
-                self.touch_env(frame.retry[1])
+            self._touch_held(frame)
 
     def touch_copy(self, frame: Frame) -> None:
         """Save the envs of `frame`, a copy of a shared frame just made to be touched (`Sharing`): new to
         the stack, but its envs may be copies the game made before this answer, which it changes."""
         self.touch_env(frame.env)
+        if frame.__class__ in _HOLDING_ENVS:
+            self._touch_held(frame)
+
+    def _touch_held(self, frame: Frame) -> None:
+        """Save the envs a frame holds besides its own: a call's caller's, an attempt's retry's."""
         if isinstance(frame, CallFrame):
             if frame.caller_env is not None:
                 self.touch_env(frame.caller_env)

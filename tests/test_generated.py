@@ -375,3 +375,38 @@ def test_two_zones_joined_are_their_cards_as_the_definition_joins_them() -> None
         assert game.evaluate(node, env) == evaluate(game, node, env)
     assert [c.id for c in game.evaluate(rb.program.fns["joined"].body, env)] == [2, 3, 4, 0, 1]
     assert len(game.evaluate(rb.program.fns["twice"].body, env)) == 9  # (`where` takes `row + hand[p]`: 3 + 3 + 3)
+
+
+NUMBERS = """const P1 = players[0]
+fn size(p: Player) = len(hand[p])
+fn fifths(p: Player) = size(p) // 5 + len(row) * 2
+fn empty(p: Player) = size(p) == 0
+fn fewer(p: Player) = fifths(p) - size(p) < len(row) % 2
+fn same_size(p: Player) = size(p) == len(row)
+setup { create 2 Chip { colour: red, n: 1 } in row  create 3 Chip { colour: blue, n: 2 } in hand[P1] }
+play { }
+"""
+
+
+def test_numbers_by_construction_are_compared_as_the_definition_compares_them() -> None:
+    """A length, a function whose value is one (`size`), and sums, products and quotients of such are numbers
+    by construction: compared and joined by the generated code with no test of their kind, they give what the
+    definition gives (the work too)."""
+    rb = load(NUMBERS)
+    game = rb.new_game(players=1)
+    env = {"p": game.players[0]}
+    for name in ("size", "fifths", "empty", "fewer", "same_size"):
+        node = rb.program.fns[name].body
+        game.work_left = 10_000
+        generated = (game.evaluate(node, dict(env)), game.work_left)
+        game.work_left = 10_000
+        assert generated == (evaluate(game, node, dict(env)), game.work_left), name
+    assert [game.evaluate(rb.program.fns[n].body, env) for n in ("size", "fifths", "empty", "fewer")] == [
+        3,
+        4,
+        False,
+        False,
+    ]
+    source = rb.code_cache.compiled.generated.source
+    assert " == 0\n" in source  # `size(p) == 0`: no test that the size is a number
+    assert " // (5)\n" in source  # a quotient by a number of the text: no test at all

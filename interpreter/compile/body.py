@@ -31,6 +31,7 @@ class Generator(Protocol):
     def constant(self, kind: str, a: str, b: str, make: str) -> str: ...
     def returns_bool(self, e: Any) -> bool: ...
     def returns_cards(self, e: Any) -> bool: ...
+    def returns_int(self, e: Any) -> bool: ...
 
 
 _ATOM = re.compile(r"[a-z][0-9]+|True|False|None|\(-?[0-9]+\)|\(\)")  # a name or literal, cheap to read again
@@ -114,6 +115,8 @@ class Body:
             kind = "tuple" if isinstance(e, TUPLES) else "str" if e.__class__ is s.StrLit else self.known.get(result)
             if kind is None and self.zone_read(e) is not None:
                 kind = "zone"  # (`hand[p]`: a zone's reference, whatever its keys: `_index`)
+            if kind is None and e.__class__ is s.Call and self.gen.returns_int(e):
+                kind = "int"  # (`twins(q, xs) == 0`: a number by construction, no test of its kind)
             cards = result in self.cards or (e.__class__ is s.Call and self.gen.returns_cards(e))
             if not _ATOM.fullmatch(result):  # computed once, whatever reads it
                 t = self.tmp()
@@ -437,8 +440,10 @@ class Body:
         enum = types[0].name if kinds == ["enum"] else None
         if len(keys) != 1 or (kinds not in (["player"], ["int"]) and enum not in self.gen.program.enums):
             return made
-        t = self.tmp()
-        self.emit(f"{t} = {keys[0]}")
+        t = keys[0]
+        if not _NAME.fullmatch(t):  # (a name is read as it is: no copy)
+            t = self.tmp()
+            self.emit(f"{t} = {keys[0]}")
         if enum is not None:  # a member of the declared enumeration: its zone, by the member (hashed by identity)
             make = f"{{v: _ZoneRef({name!r}, (v,)) for v in _program.enums[{enum!r}]}}"
             refs = self.gen.constant("zones", name, "", make)
@@ -524,6 +529,7 @@ class Body:
                 lambda key: f"{t} = len(g.state.zones.get({key}, ()))",
                 f"{t} = _builtin(g, _N[{k}], [_ZoneRef({name!r}, ({', '.join(keys)},))])",
             )
+            self.known[t] = "int"  # (a number, or the built-in's error: `len(deck) == 0` needs no test of its kind)
             return t
         q = e.args[0]
         if q.__class__ is s.Query and q.op == "where":

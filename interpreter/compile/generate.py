@@ -257,6 +257,13 @@ class Generator:
         while grown:  # (a function that calls one found boolean is one: found on the next pass)
             found = {n for n, fn in program.fns.items() if isinstance(fn.body, BOOLEAN) or self.returns_bool(fn.body)}
             grown, self.boolean_fns = len(found) > len(self.boolean_fns), found
+        # the functions whose value is a number by construction: their body is a length, a number written in
+        # the text, a product, quotient or remainder, a sum or difference of two such, or a call of one such
+        self.int_fns: set[str] = set()
+        grown = True
+        while grown:
+            found = {n for n, fn in program.fns.items() if self._is_int(fn.body)}
+            grown, self.int_fns = len(found) > len(self.int_fns), found
         # the functions whose value is a tuple of cards by construction: their body picks cards of a zone
         # (`where`, `sorted by`, `max by`, `min by` over a zone, or over a call of one such function)
         self.card_list_fns: set[str] = set()
@@ -321,6 +328,26 @@ class Generator:
         value is its body's, found in the memo or computed; a runaway call raises)."""
         binding = self.resolution.of(e) if e.__class__ is s.Call else None
         return binding is not None and binding.kind == "fn" and e.name in self.boolean_fns
+
+    def returns_int(self, e: Any) -> bool:
+        """Whether an expression is a call of a function whose value is a number by construction (`int_fns`;
+        its value is its body's, found in the memo or computed; a runaway call raises)."""
+        binding = self.resolution.of(e) if e.__class__ is s.Call else None
+        return binding is not None and binding.kind == "fn" and e.name in self.int_fns
+
+    def _is_int(self, e: Any) -> bool:
+        """Whether an expression's value is a number by construction, as its generated code gives it (a
+        length is one or the built-in's error; `*`, `//` and `%` take numbers only: `operators.binary`)."""
+        if e.__class__ is s.IntLit:
+            return True
+        if e.__class__ is s.Call:
+            binding = self.resolution.of(e)
+            if binding is not None and binding.kind == "builtin_fn" and e.name in ("len", "count") and len(e.args) == 1:
+                return True
+            return self.returns_int(e)
+        if e.__class__ is s.Binary:
+            return e.op in ("*", "//", "%") or (e.op in ("+", "-") and self._is_int(e.left) and self._is_int(e.right))
+        return False
 
     def _memo_call(self, i: int, name: str) -> MemoCall:
         """Where remembered function `name` (the i-th) keeps its values, and the names of its code."""

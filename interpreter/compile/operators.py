@@ -152,8 +152,9 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
     if op == "*":  # (numbers of the text and small locals need no test of their size)
         sizes = [f"-{_SMALL} < {x} < {_SMALL}" for x in (a, b) if not _small(body, x)]
         test = " and ".join(x for x in (body.ints(a, b), *sizes) if x != "True") or "True"
-    else:
-        test = f"{body.ints(a, b)} and {b} != 0"
+    else:  # (a divisor written in the text, other than 0, needs no test)
+        nonzero = _INT.fullmatch(b) is not None and int(b[1:-1]) != 0
+        test = " and ".join(x for x in (body.ints(a, b), "True" if nonzero else f"{b} != 0") if x != "True") or "True"
     if test == "True":  # (two small numbers: their product, far inside the budget)
         body.emit(f"{t} = {a} {op} {b}")
     else:

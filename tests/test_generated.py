@@ -359,6 +359,7 @@ def test_an_expression_from_outside_the_program_runs_as_generated_code(expr: str
 JOINED = """const P1 = players[0]
 fn joined(p: Player) = hand[p] + row
 fn twice(p: Player) = (hand[p] + hand[p]) + (row + hand[p] where it.n > 1)
+fn listed(p: Player) = [c.n for c in hand[p]] + [9] + [c.n * 10 for c in row]
 setup { create 2 Chip { colour: red, n: 1 } in row  create 3 Chip { colour: blue, n: 2 } in hand[P1] }
 play { }
 """
@@ -366,15 +367,17 @@ play { }
 
 def test_two_zones_joined_are_their_cards_as_the_definition_joins_them() -> None:
     """`hand[p] + row`, zones known as zones by the generated code (no check of their class), joined with each
-    other and with a list of cards: the cards the definition gives, in its order."""
+    other and with a list of cards, and lists the code made joined as tuples: the values the definition gives,
+    in its order."""
     rb = load(JOINED)
     game = rb.new_game(players=1)
-    for name in ("joined", "twice"):
+    for name in ("joined", "twice", "listed"):
         node = rb.program.fns[name].body
         env = {"p": game.players[0]}
         assert game.evaluate(node, env) == evaluate(game, node, env)
     assert [c.id for c in game.evaluate(rb.program.fns["joined"].body, env)] == [2, 3, 4, 0, 1]
     assert len(game.evaluate(rb.program.fns["twice"].body, env)) == 9  # (`where` takes `row + hand[p]`: 3 + 3 + 3)
+    assert game.evaluate(rb.program.fns["listed"].body, env) == (2, 2, 2, 9, 10, 10)  # (lists joined as tuples)
 
 
 NUMBERS = """const P1 = players[0]

@@ -104,15 +104,17 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
         if not unknown:
             body.known[t] = "str"
         return t
-    if op == "+" and all(x in body.cards or body.known.get(x) == "zone" for x in (a, b)):
-        # two tuples of cards or zones (`hand[p] + pile`: the cards of each): a tuple of cards
+    if op == "+" and all(x in body.cards or body.known.get(x) in ("zone", "tuple") for x in (a, b)):
+        # two lists or zones (`hand[p] + pile`: the cards of each; `[a for ...] + ["done"]`): a tuple, of
+        # cards where both sides are cards
         body.emit(f"{t} = _M")
         x, y = (_zone_cards(body, v) for v in (a, b))
         _joined(body, t, x, y, "_LIST_BUDGET", k)
         body.emit(f"if {t} is _M:")
         body.emit(f"    {t} = _binary(g, _N[{k}], {a}, {b})")
         body.known[t] = "tuple"
-        body.cards.add(t)  # (or the operation's error)
+        if all(x in body.cards or body.known.get(x) == "zone" for x in (a, b)):
+            body.cards.add(t)  # (or the operation's error)
         return t
     if op in ("+", "-") and body.ints(a, b) == "True":  # two numbers: a number, or the operation's error
         body.known[t] = "int"
@@ -163,8 +165,9 @@ def binary(body: Body, e: s.Binary, k: int) -> str:
 
 
 def _zone_cards(body: Body, v: str) -> str:
-    """`v`, a tuple of cards, or the cards of `v`, a zone (`g.as_list` of it, written out)."""
-    if v in body.cards:
+    """`v`, a tuple (of cards, or of values the code made), or the cards of `v`, a zone (`g.as_list` of it,
+    written out)."""
+    if v in body.cards or body.known.get(v) == "tuple":
         return v
     t = body.tmp()
     body.emit(f"{t} = _card_refs(g.state.zones.get({v}.key, ()))")

@@ -350,14 +350,17 @@ class Decisions:
                     g.answers.append(("table", labels[drawn]))
             else:
                 # Each label an option weighted by how many cards carry it, in the order the labels first
-                # come (as `_zone_chance_options` counts them: the tally's order and counts); the option whose
-                # weights hold the number drawn is read from the labels laid out by their weights (tally.py).
-                order, _counts, grouped = tally
+                # come (as `_zone_chance_options` counts them: the tally's order and counts).
+                order, counts = tally
                 chosen, place = labels[0], 0
                 if len(order) > 1:  # (else one option: taken at once, unrecorded, as `_decide` does)
                     st.rng, bits = splitmix(st.rng)
-                    chosen = grouped[bits % len(ids)]
-                    place = order.index(chosen)
+                    r = bits % len(ids)
+                    for place, chosen in enumerate(order):  # noqa: B007 -- the loop finds `chosen`, the place-th label
+                        w = counts[chosen]
+                        if r < w:
+                            break
+                        r -= w
                     g.answers.append(("table", chosen))
                 drawn = labels.index(chosen)  # where the first card of that label lies: the card drawn
             left -= 1

@@ -183,9 +183,10 @@ def _small(body: Body, v: str) -> bool:
 def _joined(body: Body, t: str, a: str, b: str, budget: str, k: int) -> None:
     """`t = a + b` of two texts or two lists within `budget` (their characters or elements), each
     charged one unit of work; past the budget `t` is left as it was (`_M`: the definition's error)."""
-    body.emit(f"if len({a}) + len({b}) <= {budget}:")
+    n = body.tmp()  # (the two lengths added once: tested against the budget, then charged)
+    body.emit(f"if ({n} := len({a}) + len({b})) <= {budget}:")
     body.indent += 1
-    body.charge(f"len({a}) + len({b})", k)
+    body.charge(n, k)
     body.emit(f"{t} = {a} + {b}")
     body.indent -= 1
 

@@ -18,18 +18,24 @@ CHARGED = """def f1(g, a0):
         g.work_left -= len(a0)
         if g.work_left < 0:
             g.charge(0, _N[3])
+        g.work_left -= k7  # budget: each call, remembered or not
+        if g.work_left < 0:
+            g.charge(0, _N[4])
     finally:
         g.fn_depth -= 1"""
 
 
 def test_each_promise_s_lines_are_rewritten_and_keep_their_numbers() -> None:
     budget, n = promises.rewrite(CHARGED, frozenset({"budget"}))
-    assert n == 2 and "work_left" not in budget and "if False:" in budget
+    assert n == 4 and "work_left" not in budget and "if False:" in budget
     depth, n = promises.rewrite(CHARGED, frozenset({"depth"}))
     assert n == 3 and "fn_depth" not in depth and "t2 = False" in depth
     both, n = promises.rewrite(CHARGED, frozenset({"budget", "depth"}))
-    assert n == 5 and both.count("\n") == CHARGED.count("\n")  # (the line table still reads the module)
+    assert n == 7 and both.count("\n") == CHARGED.count("\n")  # (the line table still reads the module)
     compile(both, "<rewritten>", "exec")  # (each block left with a statement)
+    calls, n = promises.rewrite(CHARGED, frozenset({"calls"}))  # (a call's charge only: the query's stays)
+    assert n == 2 and "g.work_left -= len(a0)" in calls and "k7" not in calls
+    assert calls.count("if g.work_left < 0:") == 1
 
 
 def test_the_games_are_the_same_without_each_promise(capsys: Any) -> None:

@@ -1,6 +1,6 @@
 """What three of the engine's promises cost a game, in instructions: each one taken out of the same games.
 
-    python examples/benchmarks/promises.py GAME [--games N] [--players N] [--promises budget,depth,hidden]
+    python examples/benchmarks/promises.py GAME [--games N] [--players N] [--promises budget,depth,hidden,calls]
     python examples/benchmarks/promises.py GAME --check [--games N]    # the games unchanged, no valgrind
 
 Issue 40 asks, where a target is missed, for the measured ceiling of the design. A rulebook's game keeps
@@ -11,9 +11,10 @@ among cards its chooser may not identify offers them by their places (`hidden`, 
 This script counts (as instructions.py does: callgrind, a second pass over seeded random games less the
 first) the same games played with some of them taken out: the charges and the depth counts removed from the
 generated code (each such line made a `pass`, each test of them `if False:`), the cards offered by their
-labels. None of the three changes a game that keeps within its budgets and identifies what it is offered
-by its labels alone (`--check` plays the games each way and compares their answers, steps and states),
-so the difference of two counts is what the promise costs.
+labels; and, named alone (`calls`), the part of the budget charged for each call of a function. None of
+them changes a game that keeps within its budgets and identifies what it is offered by its labels alone
+(`--check` plays the games each way and compares their answers, steps and states), so the difference of
+two counts is what the promise costs.
 
 This is a measurement, never a way to play: without them a runaway rule hangs, and a choice tells a seat
 what it may not see. Nothing here changes rulecraft: the script patches the process it counts.
@@ -36,20 +37,30 @@ sys.path.insert(0, str(HERE))
 import instructions  # noqa: E402 -- a sibling script, found by the line above
 
 PROMISES = ("budget", "depth", "hidden")
+# Part of one, taken out only when named (`--promises calls`): the budget's charge for each call of a function
+# (its cost, a constant `k`, charged found in the memo or not), the rest of the budget kept.
+PARTS = ("calls",)
 
 # The lines of generated code each promise adds (compile/body.py, calls.py, blocks.py), by their text.
 _CHARGE = re.compile(r"g\.work_left -= .+")
 _DEPTH_TEST = re.compile(r"(t[0-9]+) = g\.fn_depth >= _FN_DEPTH_BUDGET")
+_CALL_CHARGE = re.compile(r"g\.work_left -= k[0-9]+(  #.*)?")
 
 
 def rewrite(source: str, without: frozenset[str]) -> tuple[str, int]:
     """Generated code without the promises named: each line that keeps one made a `pass` (a test of one,
     `if False:`), so that the lines keep their numbers. Also the count of lines rewritten."""
-    out, changed = [], 0
+    out, changed, after_call = [], 0, False
     for line in source.split("\n"):
         text = line.strip()
         indent = line[: len(line) - len(line.lstrip())]
         new = line
+        if "calls" in without:  # (a call's charge, and the test right after it)
+            if _CALL_CHARGE.fullmatch(text):
+                new = indent + "pass"
+            elif after_call and text == "if g.work_left < 0:":
+                new = indent + "if False:"
+            after_call = new != line and new.endswith("pass")
         if "budget" in without:
             if _CHARGE.fullmatch(text):
                 new = indent + "pass"
@@ -82,7 +93,7 @@ def take_out(without: frozenset[str]) -> dict[str, int]:
         done["lines"] += changed
         return new
 
-    if without & {"budget", "depth"}:
+    if without & {"budget", "depth", "calls"}:
         init = compiled.Compiled.__init__
 
         def patched_init(self: Any, program: Any, generated: Any, *args: Any, **kwargs: Any) -> None:
@@ -136,7 +147,7 @@ def played(game: str, players: int, games: int, without: frozenset[str]) -> tupl
     if run.returncode != 0:
         raise RuntimeError(f"the games without {sorted(without)} failed:\n{run.stderr[-2000:]}")
     found = json.loads(run.stdout)
-    if without & {"budget", "depth"} and found["done"]["lines"] == 0:
+    if without & {"budget", "depth", "calls"} and found["done"]["lines"] == 0:
         raise RuntimeError("no line of generated code was rewritten: the script no longer matches the generator")
     return found["done"], [tuple(tuple(x) if isinstance(x, list) else x for x in g) for g in found["games"]]
 
@@ -166,9 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="only play the games each way and compare them (no valgrind)")
     args = p.parse_args(argv)
     named = [x for x in args.promises.split(",") if x]
-    unknown = sorted(set(named) - set(PROMISES))
+    unknown = sorted(set(named) - set(PROMISES) - set(PARTS))
     if unknown:
-        print(f"promises.py: no promise {', '.join(unknown)} (known: {', '.join(PROMISES)})", file=sys.stderr)
+        known = ", ".join(PROMISES + PARTS)
+        print(f"promises.py: no promise {', '.join(unknown)} (known: {known})", file=sys.stderr)
         return 2
     variants = [frozenset(), *(frozenset([x]) for x in named)]
     if len(named) > 1:

@@ -384,27 +384,18 @@ def deal(
     state = game.state
     now, before, n = state.cards, state.created, len(state.created)
     cards = twin.state.cards
-    if len(now) == n and now == before:
-        # No card changed since its `create` (one C pass over the two lists, which compares each pair by
-        # identity first; a card changed back compares equal, and its changes are none): the loop below
-        # without its look at each place.
-        for cid, (card, copies) in zip(cids, made, strict=True):
-            copy = copies.get(cid)  # (a card's copies hold it at its own place: `_kept`)
-            if copy is None:
-                copy = _copy_at(card, cid, copies)
-            created[cid] = copy
-            cards[cid] = copy
-        return
+    # No card changed since its `create` (one C pass over the two lists, which compares each pair by identity
+    # first; a card changed back compares equal, and its changes are none): no look at each place.
+    changed = now != before
     for cid, (card, copies) in zip(cids, made, strict=True):
-        if card.id != cid:  # (`with_id`, written out: a search deals every hidden card at every decision it samples)
-            copy = copies.get(cid)
-            card = copy if copy is not None else _copy_at(card, cid, copies)
-        created[cid] = card
+        copy = copies.get(cid)  # (a card's copies hold it at its own place: `_kept`)
+        if copy is None:  # (`with_id`, written out: a search deals every hidden card at every decision it samples)
+            copy = _copy_at(card, cid, copies)
+        created[cid] = copy
         # (most places hold their card as it was created, one made since as well: nothing changed, without the call)
-        if cid < n and now[cid] is not before[cid] and (change := changes(state, cid)):
-            cards[cid] = card_with(card, **change)
-        else:
-            cards[cid] = card
+        if changed and cid < n and now[cid] is not before[cid] and (change := changes(state, cid)):
+            copy = card_with(copy, **change)
+        cards[cid] = copy
 
 
 # The copies of cards at new places, by what the card holds: (class, its fields but the id) -> new id ->

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+import pytest
+
 from tests.scripts import BENCHMARKS, load_script
 
 calls = load_script(BENCHMARKS / "calls.py", "benchmark_calls")
@@ -71,3 +73,37 @@ def test_the_command_prints_bytecodes_or_says_why_it_is_skipped(capsys: Any) -> 
     out = json.loads(capsys.readouterr().out)["kuhn_poker"]
     if "skipped" not in out:
         assert out["rulecraft"]["bytecodes"] > 0 and len(out["rulecraft"]["most_run"]) == 2
+
+
+def test_each_line_of_generated_code_is_named_by_what_it_is_for() -> None:
+    purpose = calls.purpose_of
+    assert purpose("    g.work_left -= len(t4)") == purpose("if g.work_left < 0:") == "budget of work"
+    assert purpose("g.fn_depth += 1") == purpose("if d > _INLINE_DEPTH or g.sinks.pushes:") == "depth of calls"
+    assert purpose("t5 = g.memo[t7].get(t6, _M)") == purpose("memo[key] = v") == "memo of functions' values"
+    # a local read and tested against the memo's marker is a read of a local, not the memo
+    assert purpose("t5 = (v4 if v4 is not _M else g.global_value('p', _N[9]))") == "locals, zones and variables read"
+    assert purpose("if a0.__class__ is _Player and -1 < a0.index < 4:") == "kind and range tests, fall-backs"
+    assert purpose("t22 = t23[v21.id].profession") == "card fields and labels"
+    assert purpose("if len(frames) != depth or g.pending is not None or g.state.over:") == "frames and steps"
+    assert purpose("for v12 in t11:") == "loops and branches"
+    assert purpose("t3 = t4 + t8") == calls.RULES_OWN and purpose("") == calls.ENTRIES
+
+
+def test_the_generated_code_s_bytecodes_are_counted_exactly_and_summed_by_purpose() -> None:
+    lines, every, games = calls.count_generated_lines("kuhn_poker", 3)
+    again = calls.count_generated_lines("kuhn_poker", 3)
+    assert games == 3 and (lines, every) == again[:2]  # a count, not a timing
+    assert all(module.startswith("<generated") for module, _ in lines)
+    summary = calls.purpose_summary(lines, every, games, 2)
+    by = {purpose: n for purpose, n, _ in summary["purposes"]}
+    assert summary["generated"] == sum(lines.values()) / 3 < summary["bytecodes"]
+    assert sum(by.values()) == pytest.approx(summary["generated"])  # every line counted under one purpose
+    assert by["budget of work"] > 0 and by["depth of calls"] > 0 and by[calls.RULES_OWN] > 0
+    assert all(len(most) <= 2 for _, _, most in summary["purposes"])
+
+
+def test_the_command_prints_the_purposes(capsys: Any) -> None:
+    assert calls.main(["kuhn_poker", "--games", "2", "--top", "1", "--purposes"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kuhn_poker (2 games):") and "in its generated code" in out and "budget of work" in out
+    assert sys.gettrace() is None  # the counting is switched off after

@@ -20,6 +20,13 @@ name (its functions are the interpreter's own). A bytecode is not a fixed cost: 
 allocates or hashes costs more than a comparison, so a function's share of bytecodes is not its share
 of instructions; a change is judged by `compare_instructions.py` or `instructions.py`.
 
+With `--purposes` (rulecraft's side only: the references have no generated code) it counts the bytecodes
+the rulebook's generated code runs a game line by line, and sums them by what each line is for (`PURPOSES`,
+read from the line's text: the first pattern that matches names it): the rules' own work, their loops and
+card fields, and the engine's promises and machinery around them (the budget of work, the depth of calls,
+the memo of functions' values, the tests of a value's kind, the frames). It says how much of the generated
+code a change of the generator or of a promise could reach.
+
 The counts are exact (no timing is involved): two runs give the same figures. As
 `compare_instructions.py` counts a second pass over the games, so does this script: the first pass
 (imports, the code made when a block is first reached, the caches the games fill) is left out.
@@ -29,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import linecache
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -93,6 +102,91 @@ def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str
     return counts, games
 
 
+# What a line of generated code is for, read from its text: the first pattern that matches names it (a line
+# that reads a local and tests it against the memo's marker `_M` is a read of a local, a seat's test that makes a
+# zone's reference a test of kind). What no pattern names is the rules' own work.
+PURPOSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        ("budget of work", r"work_left|g\.charge\("),
+        ("depth of calls", r"fn_depth|_FN_DEPTH_BUDGET|inline_depth|_DEPTH_BUDGET|_INLINE_DEPTH"),
+        ("locals, zones and variables read", r"env\.get|global_value|zones\.get|state\.vars|_zone_key|as_list"),
+        (
+            "memo of functions' values",
+            r"g\.memo|memo\[|memo = |_EMPTY_MEMO|_MEMO_BUDGET|memo\.clear|^slot = |^key = |is _M\b|is not _M"
+            r"|^except TypeError|^pass$|= _M$|k\d+\.get\(a\d+, 0\)|\(\) if t\d+ else|v\d+ if t\d+ else",
+        ),
+        (
+            "kind and range tests, fall-backs",
+            r"__class__|_INTERNED|_INT_BUDGET|_LIST_BUDGET|_TEXT_BUDGET|_binary\(|_compare\(|_same\(|_NO_ATTRIBUTE"
+            r"|_VALUE_ERRORS|_query_error|_field\(|None in \(",
+        ),
+        ("card fields and labels", r"\]\.\w+$|\.id\]\.|card_labels|_card_refs"),
+        ("frames and steps", r"frames|g\.pending|state\.over|g\.steps|_ENDED|g\.push|^depth = |r is None|^at = "),
+        ("loops and branches", r"^for |^while |\.append\(|^try:$|^if t\d+:$|^if not t\d+:$|^else:$|^elif "),
+        ("returns", r"^return\b"),
+    )
+)
+RULES_OWN = "the rules' own work"
+ENTRIES = "functions' entries"
+
+
+def purpose_of(line: str) -> str:
+    """What a line of generated code is for (`PURPOSES`; the rules' own work where no pattern matches)."""
+    text = line.strip()
+    if not text:  # (a bytecode run before a function's first line: its entry)
+        return ENTRIES
+    for name, pattern in PURPOSES:
+        if pattern.search(text):
+            return name
+    return RULES_OWN
+
+
+def count_generated_lines(game: str, games: int) -> tuple[Counter[tuple[str, int]], int, int]:
+    """The bytecodes `games` seeded rulecraft games of an anchor run, each line of generated code's apart
+    ((module, line) -> count), the number of all the bytecodes they run, and the number of games."""
+    lines: Counter[tuple[str, int]] = Counter()
+    every = [0]
+
+    def enter(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        generated = frame.f_code.co_filename.startswith("<generated")
+
+        def step(frame: Any, event: str, arg: Any) -> Any:
+            if event == "opcode":
+                every[0] += 1
+                if generated:
+                    lines[(frame.f_code.co_filename, frame.f_lineno or 0)] += 1
+            return step
+
+        return step
+
+    _second_pass(game, "rulecraft", games, lambda: sys.settrace(enter), lambda: sys.settrace(None))
+    return lines, every[0], games
+
+
+def purpose_summary(lines: Counter[tuple[str, int]], every: int, games: int, top: int) -> dict[str, Any]:
+    """Bytecodes a game, the generated code's, and theirs by purpose (a game each), the most run first; for
+    each purpose its `top` lines, their variables' numbers blanked so that alike lines count as one."""
+    by_purpose: Counter[str] = Counter()
+    texts: dict[str, Counter[str]] = {}
+    for (module, number), n in lines.items():
+        text = linecache.getline(module, number).strip()
+        purpose = purpose_of(text)
+        by_purpose[purpose] += n
+        texts.setdefault(purpose, Counter())[re.sub(r"\b([tvak])\d+\b", r"\1#", text)] += n
+    generated = sum(lines.values())
+    return {
+        "games": games,
+        "bytecodes": every / games,
+        "generated": generated / games,
+        "purposes": [
+            [purpose, n / games, [[text, m / games] for text, m in texts[purpose].most_common(top)]]
+            for purpose, n in by_purpose.most_common()
+        ],
+    }
+
+
 def bytecode_summary(counts: Counter[tuple[str, str]], games: int, top: int) -> dict[str, Any]:
     """Bytecodes a game, and the `top` functions that run most of them, a game each."""
     return {
@@ -121,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=12, help="functions listed per side (default 12)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--bytecodes", action="store_true", help="count each function's bytecodes, not the calls")
+    parser.add_argument(
+        "--purposes", action="store_true", help="the generated code's bytecodes by what each line is for (rulecraft)"
+    )
     args = parser.parse_args(argv)
     unknown = [g for g in args.games if g not in ANCHORS]
     if unknown:
@@ -132,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
             out[game] = {"skipped": why}
             continue
         n = args.count or GAMES.get(game, 20)
+        if args.purposes:
+            out[game] = {"rulecraft": purpose_summary(*count_generated_lines(game, n), args.top)}
+            continue
         if args.bytecodes:
             out[game] = {
                 side: bytecode_summary(*count_bytecodes(game, side, n), args.top) for side in ("rulecraft", "reference")
@@ -145,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     for game, figures in out.items():
         if "skipped" in figures:
             print(f"{game}: skipped ({figures['skipped']})")
+            continue
+        if args.purposes:
+            _print_purposes(game, figures["rulecraft"])
             continue
         mine, theirs = figures["rulecraft"], figures["reference"]
         # (what each count prints: its totals, by kind, and its list of the functions that did most)
@@ -161,6 +264,18 @@ def main(argv: list[str] | None = None) -> int:
             for where, name, n in figures[side][most]:
                 print(f"    {n:12.1f}  {where}: {name}")
     return 0
+
+
+def _print_purposes(game: str, mine: dict[str, Any]) -> None:
+    generated = mine["generated"]
+    print(
+        f"{game} ({mine['games']} games): {mine['bytecodes']:,.0f} bytecodes a game, {generated:,.0f} "
+        f"({100 * generated / mine['bytecodes']:.1f} %) in its generated code, by what each line is for:"
+    )
+    for purpose, n, most in mine["purposes"]:
+        print(f"  {n:12,.0f} {100 * n / generated:5.1f} %  {purpose}")
+        for text, m in most:
+            print(f"      {m:12,.0f}  {text[:100]}")
 
 
 if __name__ == "__main__":

@@ -224,13 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown anchor {', '.join(unknown)}: one of {', '.join(ANCHORS)}")
     out: dict[str, Any] = {}
     for game in args.games:
+        n = args.count or GAMES.get(game, 20)
+        if args.purposes:  # (rulecraft's side alone: no reference engine needed)
+            out[game] = {"rulecraft": purpose_summary(*count_generated_lines(game, n), args.top)}
+            continue
         why = available(game)
         if why is not None:
             out[game] = {"skipped": why}
-            continue
-        n = args.count or GAMES.get(game, 20)
-        if args.purposes:
-            out[game] = {"rulecraft": purpose_summary(*count_generated_lines(game, n), args.top)}
             continue
         if args.bytecodes:
             out[game] = {

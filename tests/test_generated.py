@@ -273,11 +273,13 @@ FIELDS = """card A { f: int, h: int }
 card B { g: int }
 zone with_f: A public
 zone without_f: B public
+zone held[Player]: A public
 var x: any = none public
 const TABLE = [{f: 5, g: 6}]
 const READ_F = x.f
 const READ_H = x.h
-setup { create 1 A { f: 4, h: 8 } in with_f  create 1 B { g: 2 } in without_f }
+const F_OF_ITS_CARDS = [c.f for c in held[players[0]]]
+setup { create 1 A { f: 4, h: 8 } in with_f  create 1 B { g: 2 } in without_f  create 1 A { f: 3, h: 1 } in held[players[0]] }
 play { }
 """
 
@@ -316,7 +318,26 @@ def test_a_field_read_gives_what_the_definition_gives_whatever_holds_it(holder: 
         assert generated[0] == ("value" if holder in holds else "error")
     source = rb.code_cache.compiled.generated.source
     assert ".h\n    except _NO_ATTRIBUTE:" in source  # h by the attribute first
-    assert ".f\n    except _NO_ATTRIBUTE:" not in source  # f, which a record has, by the checks
+    assert ".f\n    except _NO_ATTRIBUTE:" not in source  # f, which a record has, by the checks where it may be one
+    assert "].f\n        except _NO_ATTRIBUTE:" in source  # (but by the attribute first where a card is known: below)
+
+
+def test_a_field_of_a_zone_s_card_is_read_as_the_definition_reads_it() -> None:
+    """`[c.f for c in held[P1]]`, where a record literal has a field `f` too: each element is a card (a zone holds
+    nothing else), read by its attribute first; a card whose class has no `f` (put there by a state written
+    elsewhere: the checker refuses it in the text) gives the definition's located error."""
+    rb = load(FIELDS)
+    game = rb.new_game(players=1)
+    node = rb.program.consts["F_OF_ITS_CARDS"].value
+    generated = _outcome(lambda: game.evaluate(node, {}))
+    assert generated == _outcome(lambda: evaluate(game, node, {})) == ("value", (3,))
+    without_f = game.state.zones["without_f"].pop()
+    game.state.zones["held[P1]"].append(without_f)
+    game.state.location[without_f] = "held[P1]"
+    game.memo = list(rb.code_cache.empty_memo)  # (a state written elsewhere: nothing remembered of it)
+    generated = _outcome(lambda: game.evaluate(node, {}))
+    assert generated == _outcome(lambda: evaluate(game, node, {}))
+    assert generated[0] == "error" and "f" in str(generated[1])
 
 
 MAIN = """

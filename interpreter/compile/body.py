@@ -379,13 +379,14 @@ class Body:
     def _read_field(self, e: s.FieldAccess, k: int, t: str) -> None:
         v = self.value(e.obj)
         having = self.gen.constant("having", e.name, "", "set()")  # the card classes seen to have the field
-        if plain_field(e.name) and e.name not in self.gen.record_fields:
+        if plain_field(e.name) and (e.name not in self.gen.record_fields or self.known.get(v) == "card"):
             # Only a card reference has an `id`, and a card's class has no public attribute but `id`
             # and its fields: so the attribute is read exactly when the value is a card whose class
             # declares the field, and anything else (a card without it, `none`, a record from a
             # state written elsewhere) is left to `_field`, by the exception, which costs nothing
-            # until raised. A field some record literal has is read as below: raising for each
-            # record read costs more than the checks (a table of records read in a loop).
+            # until raised. A field some record literal has is read as below (raising for each
+            # record read costs more than the checks: a table of records read in a loop), unless
+            # the value is known to be a card (an element of a loop over a zone's cards).
             self.emit("try:")
             self.emit(f"    {t} = {attribute(f'{self._cards()}[{v}.id]', e.name)}")
             self.emit("except _NO_ATTRIBUTE:")

@@ -340,6 +340,45 @@ def test_a_field_of_a_zone_s_card_is_read_as_the_definition_reads_it() -> None:
     assert generated[0] == "error" and "f" in str(generated[1])
 
 
+ENUM_KEYS = """game T players 1..2
+enum Size { small, big }
+card Token { size: Size }
+zone pile[Size]: Token public
+var empty_piles: int = 0 public
+var seen: int = 0 public
+fn empties() = len([k for k in Size if len(pile[k]) == 0])
+fn bigs() = len(pile[big]) + len(pile[Size.big])
+setup { create 2 Token { size: big } in pile[big] }
+play {
+  let big = small
+  set seen = len(pile[big])
+  set empty_piles = empties()
+}
+"""
+
+
+def test_a_key_known_to_be_a_member_of_its_enumeration_reads_the_zone_the_definition_reads() -> None:
+    """A zone keyed by an enumeration, read with a member written by its name (`pile[big]`, `pile[Size.big]`) or
+    with an element of a loop over the enumeration's members (`for k in Size`), takes its key with no test of the
+    key's kind: the generated functions hold none, and give the definition's values. Where a local may hide the
+    member's name at run time (`let big = small`), the key is what the local holds, tested as before."""
+    rb = rulecraft.load_text(ENUM_KEYS, "t.rules")
+    game = rb.new_game(players=1)
+    assert game.state.vars == {"seen": 0, "empty_piles": 1}  # (`big` is the local there: pile[small], empty)
+    small = next(v for v in rb.program.enums["Size"] if v.name == "small")
+    for name, env, value in (("empties", {}, 1), ("bigs", {}, 4), ("bigs", {"big": small}, 2)):
+        node = rb.program.fns[name].body
+        generated = _outcome(lambda node=node, env=env: game.evaluate(node, env))
+        assert generated == _outcome(lambda node=node, env=env: evaluate(game, node, env)) == ("value", value)
+    source = rb.code_cache.compiled.generated.source
+    functions = {part.split("(", 1)[0]: part for part in source.split("\ndef ")[1:]}
+    assert "_EnumValue" not in functions["f0"] + functions["f1"]  # empties, bigs: keys known to be members
+    assert "for v4 in k2:" in functions["f0"]  # (the members' own tuple, with no test that it is a list)
+    # where a local may hide the member's name (`bigs`'s body, compiled for a statement), the key is tested
+    hidden = [part for part in functions.values() if "env['big'] if 'big' in env" in part and "zones.get" in part]
+    assert hidden and all("_EnumValue" in part for part in hidden)
+
+
 MAIN = """
 var tally[Player]: int = 4 public
 const P1 = players[0]

@@ -71,6 +71,12 @@ class Body:
         # ("card" in `known`): it is the same as another value only if it is it, is in a list only as
         # itself, and has its label in the label cache without a test of its class.
         self.cards: set[str] = set()
+        # The names known to hold a member of an enumeration (the member's constant, written by its name where no
+        # local can hide it; an element of a loop over an enumeration's members) -> the enumeration; and those
+        # known to hold the tuple of all an enumeration's members (`Kind`, where no local can hide it). A key of
+        # that enumeration needs no test that it is one of its members (`_typed_key`, `_zone_ref`).
+        self.members: dict[str, str] = {}
+        self.member_lists: dict[str, str] = {}
         # The generated locals known to hold a number below 2**31 in size (a length, a count of elements or
         # groups: no list, text or zone is that long): two such are multiplied or added within the number
         # budget, without a test of their size.
@@ -273,8 +279,13 @@ class Body:
             )
         elif kind == "member":
             fast = self._constant_member(bound)
+            if not self.shadowed(name):
+                self.members[fast] = program.members[bound].enum
         elif kind == "enum":
             fast = self.gen.constant("enum", bound, "", f"_program.enums[{bound!r}]")
+            if not self.shadowed(name):
+                self.member_lists[fast] = bound
+                self.known[fast] = "tuple"
         elif kind == "zone":  # (a value never changed once made: one for every game, made when the module runs)
             fast = self.gen.constant("zone", bound, "", f"_ZoneRef({bound!r}, ())")
         elif kind == "var":
@@ -343,6 +354,8 @@ class Body:
         if binding is not None and binding.kind == "enum_member":
             enum = binding.name
             member = self.gen.constant("enum_value", enum, e.name, f"_program.enum_value({enum!r}, {e.name!r})")
+            if not self.shadowed(enum):
+                self.members[member] = enum
             return self._guarded(enum, member, f"_field_of(g, _N[{k}], env[{enum!r}])")
         cache = self._invariant(e)
         if cache is not None:  # read at its first use in the loop, then kept
@@ -448,6 +461,8 @@ class Body:
         if enum is not None:  # a member of the declared enumeration: its zone, by the member (hashed by identity)
             make = f"{{v: _ZoneRef({name!r}, (v,)) for v in _program.enums[{enum!r}]}}"
             refs = self.gen.constant("zones", name, "", make)
+            if self.members.get(t) == enum:  # (known to be one of its members)
+                return f"{refs}[{t}]"
             return f"({refs}[{t}] if {t}.__class__ is _EnumValue and {t} in {refs} else _ZoneRef({name!r}, ({t},)))"
         if kinds == ["player"]:
             n = max(self.gen.program.max_players, 1)
@@ -464,6 +479,9 @@ class Body:
         typed = self._typed_key(name, keys)
         if typed is None:
             self.emit(f"{key} = _zone_key({name!r}, ({', '.join(keys)},))")
+            return
+        if typed[0] == "True":  # (a key known to be of its type)
+            self.emit(f"{key} = {typed[1]}")
             return
         self.emit(f"if {typed[0]}:")
         self.emit(f"    {key} = {typed[1]}")
@@ -483,12 +501,16 @@ class Body:
             self.gen.program.max_players,
             lambda texts: self.gen.constant("keys", name, "", texts),
             members,
+            member_known=enum is not None and len(keys) == 1 and self.members.get(keys[0]) == enum,
         )
 
     def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:
         """Emit `found(key)` (given the zone's state key) where no key is none, else `missing`.
         Keys of their declared types are tested first: then none of them is none, with no tuple made to ask."""
         typed = self._typed_key(name, keys)
+        if typed is not None and typed[0] == "True":  # (a key known to be of its type: never none)
+            self.emit(found(typed[1]))
+            return
         listed = f"({', '.join(keys)},)"
         test = f"None in {listed}"
         if typed is not None:

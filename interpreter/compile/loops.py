@@ -46,6 +46,8 @@ class Body(Protocol):
     lines: list[tuple[int, str, int]]
     known: dict[str, str]
     cards: set[str]  # the locals known to hold a tuple of cards
+    members: dict[str, str]  # the names known to hold a member of an enumeration -> the enumeration
+    member_lists: dict[str, str]  # the names known to hold all an enumeration's members -> the enumeration
     small: set[str]  # the locals known to hold a number below 2**31 in size
     sizes: set[str]  # the locals holding the size of a group where the rulebook's name holds the group
     gen: Any  # the module being generated (body.py's `Generator`)
@@ -79,6 +81,8 @@ def open_loop(body: Body, var: str, items: str, charged: bool = False) -> tuple[
     body.indent += 1
     if items in body.cards:
         body.known[py] = "card"
+    if items in body.member_lists:
+        body.members[py] = body.member_lists[items]
     return py, saved
 
 

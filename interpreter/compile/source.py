@@ -58,11 +58,13 @@ def typed_key(
     max_players: int,
     table: Callable[[str], str],
     enum_values: str | None = None,
+    member_known: bool = False,
 ) -> tuple[str, str] | None:
     """The test that each key (a Python expression) has its declared kind (a player, a number, an
     enumeration value, a card) and the state key of zone or variable `name` then, spelled as `zone_key`
     spells it; None if a key's kind is another. `table(text)` makes a module constant of that text;
-    `enum_values`, the module's expression of the members of a one key's enumeration."""
+    `enum_values`, the module's expression of the members of a one key's enumeration; `member_known`, that
+    the one key is known to be one of them (the test is then "True")."""
     if len(kinds) != len(keys) or any(kind not in _SPELL for kind in kinds):
         return None
     if len(keys) == 1 and kinds[0] == "enum" and enum_values is not None:
@@ -71,6 +73,8 @@ def typed_key(
         # text) costs more. A member not in it (none is) is spelled as below.
         (k,) = keys
         by_member = table(f"{{v: _zone_key({name!r}, (v,)) for v in {enum_values}}}")
+        if member_known:
+            return "True", f"{by_member}[{k}]"
         return f"{k}.__class__ is _EnumValue and {k} in {by_member}", f"{by_member}[{k}]"
     if len(keys) == 1 and kinds[0] in ("int", "player"):
         # One number or seat: the key's text read from a table made once (`KEY_TABLE` of them), where

@@ -172,6 +172,8 @@ def test_the_instruction_count_takes_the_second_pass_over_the_games() -> None:
     assert played.returncode == 0, played.stderr
     nobody = subprocess.run([*greedy[3:-1], "nobody"], capture_output=True, text=True, check=False)
     assert nobody.returncode != 0 and "nobody" in nobody.stderr  # the agent named is the one that plays
+    # without --players, a game of the fewest players its rulebook allows (Valdora is played by 3 to 5)
+    assert counter.fewest_players("valdora") == 3 and counter.fewest_players(str(GAMES / "kuhn_poker.rules")) == 2
     assert counter.collected("==1== Events    : Ir\n==1== Collected : 5347906123\n") == 5347906123
     assert counter.per_game(5_000, 8_000, 3) == 1_000
     with pytest.raises(RuntimeError, match="no count"):

@@ -112,10 +112,17 @@ def count(cmd: list[str]) -> int:
     return collected(run.stderr)
 
 
+def fewest_players(game: str) -> int:
+    """The fewest players `game` allows (Guildhall 2, Valdora 3): the players of a game when none are given."""
+    import rulecraft
+
+    return int(rulecraft.load(game).program.min_players)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("game", help="a bundled rulebook or a path")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--players", type=int, help="players a game (default: the fewest the game allows)")
     p.add_argument("--games", type=int, default=2, help="seeded random games per pass (default 2)")
     p.add_argument("--trace", action="store_true", help="play with the trace on")
     p.add_argument("--atomic", action="store_true", help="apply every answer all or nothing (simulate does not)")
@@ -130,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("valgrind") is None:
         print("instructions.py needs valgrind (Debian's package valgrind)", file=sys.stderr)
         return 2
+    if args.players is None:
+        args.players = fewest_players(args.game)
     try:
         once, twice = (
             count(command(args.python, args.game, args.players, args.games, n, args.trace, args.atomic, args.agent))

@@ -379,6 +379,30 @@ def test_a_key_known_to_be_a_member_of_its_enumeration_reads_the_zone_the_defini
     assert hidden and all("_EnumValue" in part for part in hidden)
 
 
+NUMBER_KEYS = """game T players 1..2
+var cell[int]: int = 0 public
+fn free() = [i for i in 0..8 if cell[i] == 0]
+fn far() = [i for i in 60..70 if cell[i] == 0]
+setup { set cell[3] = 1  set cell[65] = 1 }
+play { }
+"""
+
+
+def test_a_number_key_known_to_be_in_the_key_table_reads_the_variable_the_definition_reads() -> None:
+    """`cell[i]` with `i` an element of a range written in the text within 0 .. 63 (`for i in 0..8`) takes the
+    variable's key with no test of the number; a range that leaves the table (`60..70`) keeps the test. Both
+    give the definition's values."""
+    rb = rulecraft.load_text(NUMBER_KEYS, "t.rules")
+    game = rb.new_game(players=1)
+    for name, value in (("free", (0, 1, 2, 4, 5, 6, 7, 8)), ("far", (60, 61, 62, 63, 64, 66, 67, 68, 69, 70))):
+        node = rb.program.fns[name].body
+        generated = _outcome(lambda node=node: game.evaluate(node, {}))
+        assert generated == _outcome(lambda node=node: evaluate(game, node, {})) == ("value", value)
+    source = rb.code_cache.compiled.generated.source
+    functions = {part.split("(", 1)[0]: part for part in source.split("\ndef ")[1:]}
+    assert "< 64" not in functions["f0"] and "< 64" in functions["f1"]  # free's keys known, far's tested
+
+
 MAIN = """
 var tally[Player]: int = 4 public
 const P1 = players[0]

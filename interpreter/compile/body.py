@@ -12,7 +12,7 @@ from ..syntax import ast as s
 from .calls import MemoCall, builtin_call, fn_call
 from .loops import Loop, comprehension, count, query
 from .operators import binary, compare, member
-from .source import GENERATED_NAME, KEY_TABLE, attribute, literal_value, plain_field, typed_key
+from .source import GENERATED_NAME, KEY_INTS, KEY_TABLE, attribute, literal_value, plain_field, typed_key
 
 
 class Generator(Protocol):
@@ -72,9 +72,10 @@ class Body:
         # itself, and has its label in the label cache without a test of its class.
         self.cards: set[str] = set()
         # The names known to hold a member of an enumeration (the member's constant, written by its name where no
-        # local can hide it; an element of a loop over an enumeration's members) -> the enumeration; and those
-        # known to hold the tuple of all an enumeration's members (`Kind`, where no local can hide it). A key of
-        # that enumeration needs no test that it is one of its members (`_typed_key`, `_zone_ref`).
+        # local can hide it; an element of a loop over an enumeration's members) -> the enumeration, or a number
+        # of the key table (`KEY_INTS`: an element of a loop over a range written in the text, within 0 .. 63);
+        # and those known to hold the tuple of them all (`Kind` where no local can hide it, `0..8`) -> the same.
+        # A key of that enumeration, or a number key, needs no test of its kind (`_typed_key`, `_zone_ref`).
         self.members: dict[str, str] = {}
         self.member_lists: dict[str, str] = {}
         # The generated locals known to hold a number below 2**31 in size (a length, a count of elements or
@@ -230,6 +231,8 @@ class Body:
                     self.charge(str(max(int(hi[1:-1]) - int(lo[1:-1]) + 1, 0)), k)
                     self.emit(f"{t} = {self.gen.constant('range', lo, hi, f'tuple(range({lo}, {hi} + 1))')}")
                     self.known[t] = "tuple"
+                    if int(lo[1:-1]) >= 0 and int(hi[1:-1]) < KEY_TABLE:
+                        self.member_lists[t] = KEY_INTS
                     return t
                 self.emit(f"if {self.ints(lo, hi)} and {hi} - {lo} < _LIST_BUDGET:")
                 self.indent += 1
@@ -470,6 +473,8 @@ class Body:
             test, index = f"{t}.__class__ is _Player and -1 < {t}.index < {n}", f"{t}.index"
         else:
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (i,)) for i in range({KEY_TABLE}))")
+            if self.members.get(t) == KEY_INTS:  # (known to be a number of the table)
+                return f"{refs}[{t}]"
             test, index = f"{t}.__class__ is int and -1 < {t} < {KEY_TABLE}", t
         return f"({refs}[{index}] if {test} else _ZoneRef({name!r}, ({t},)))"
 
@@ -501,7 +506,7 @@ class Body:
             self.gen.program.max_players,
             lambda texts: self.gen.constant("keys", name, "", texts),
             members,
-            member_known=enum is not None and len(keys) == 1 and self.members.get(keys[0]) == enum,
+            member_known=len(keys) == 1 and self.members.get(keys[0]) == (enum if enum is not None else KEY_INTS),
         )
 
     def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:

@@ -15,7 +15,7 @@ import attrs
 
 from ..check.program import reached
 from ..syntax import ast as s
-from .source import CARD_PICKING, GENERATED_NAME, attribute, plain_field
+from .source import CARD_PICKING, GENERATED_NAME, KEY_INTS, attribute, plain_field
 
 
 @attrs.define
@@ -83,6 +83,8 @@ def open_loop(body: Body, var: str, items: str, charged: bool = False) -> tuple[
         body.known[py] = "card"
     if items in body.member_lists:
         body.members[py] = body.member_lists[items]
+        if body.members[py] == KEY_INTS:
+            body.known[py] = "int"
     return py, saved
 
 

@@ -17,6 +17,7 @@ from ..syntax import ast as s
 GENERATED_NAME = re.compile(r"[a-z][0-9]+")  # a local the generator made (`t3`, `v12`, `a0`)
 CARD_PICKING = frozenset({"where", "sorted", "max", "min"})  # the queries whose value is some of their list's elements
 KEY_TABLE = 64  # numbers 0 .. 63 as a zone's or variable's one key: their texts are made once (`typed_key`)
+KEY_INTS = "#numbers of the key table"  # what a number known to be one of them is known as (body.py's `members`)
 # How a key of each declared kind is tested and spelled in a state key, as `zone_key` spells it.
 _SPELL = {
     "player": ("_Player", "P{{{}.index + 1}}"),
@@ -64,7 +65,7 @@ def typed_key(
     enumeration value, a card) and the state key of zone or variable `name` then, spelled as `zone_key`
     spells it; None if a key's kind is another. `table(text)` makes a module constant of that text;
     `enum_values`, the module's expression of the members of a one key's enumeration; `member_known`, that
-    the one key is known to be one of them (the test is then "True")."""
+    the one key is known to be one of them, or a number of the key table (the test is then "True")."""
     if len(kinds) != len(keys) or any(kind not in _SPELL for kind in kinds):
         return None
     if len(keys) == 1 and kinds[0] == "enum" and enum_values is not None:
@@ -87,6 +88,8 @@ def typed_key(
             texts = tuple(zone_key(name, (Player(i),)) for i in range(max(max_players, 1)))
             index = f"{k}.index"
         test = f"{k}.__class__ is {_SPELL[kinds[0]][0]} and -1 < {index} < {len(texts)}"
+        if member_known and kinds[0] == "int":
+            test = "True"
         return test, f"{table(repr(texts))}[{index}]"
     tests = " and ".join(f"{k}.__class__ is {_SPELL[kind][0]}" for k, kind in zip(keys, kinds, strict=True))
     parts = ",".join(_SPELL[kind][1].format(k) for k, kind in zip(keys, kinds, strict=True))

@@ -403,6 +403,37 @@ def test_a_number_key_known_to_be_in_the_key_table_reads_the_variable_the_defini
     assert "< 64" not in functions["f0"] and "< 64" in functions["f1"]  # free's keys known, far's tested
 
 
+SEAT_KEYS = """game T players 1..2
+card C { n: int }
+zone hand[Player]: C public
+var who: any = none public
+fn held(p: Player) = len(hand[p])
+const HELD_BY_WHO = held(who)
+setup { create 2 C { n: 1 } in hand[players[0]] }
+play { }
+"""
+
+
+@pytest.mark.parametrize("who", ["P1", "P2", "none", "number"])
+def test_a_seat_parameter_of_a_function_remembered_by_seat_reads_the_zone_the_definition_reads(who: str) -> None:
+    """In the body of a function remembered by seat, its seat parameter's zone is read from the table where the
+    call found a seat's dict of the memo (`slot`), with no test of the parameter's kind; anything else (none, a
+    number: no seat's dict) is read as before. Each gives the definition's value or located error."""
+    from rulecraft.language.values import Player
+
+    rb = rulecraft.load_text(SEAT_KEYS, "t.rules")
+    game = rb.new_game(players=2)
+    game.state.vars["who"] = {"P1": Player(0), "P2": Player(1), "none": None, "number": 7}[who]
+    game.memo = list(rb.code_cache.empty_memo)  # (a state written here: nothing remembered of it)
+    node = rb.program.consts["HELD_BY_WHO"].value
+    generated = _outcome(lambda: game.evaluate(node, {}))
+    assert generated == _outcome(lambda: evaluate(game, node, {}))
+    assert generated == {"P1": ("value", 2), "P2": ("value", 0)}.get(who, generated)
+    source = rb.code_cache.compiled.generated.source
+    functions = {part.split("(", 1)[0]: part for part in source.split("\ndef ")[1:]}
+    assert "    if slot:\n" in functions["f0"] and "_Player" not in functions["f0"]
+
+
 MAIN = """
 var tally[Player]: int = 4 public
 const P1 = players[0]

@@ -78,6 +78,11 @@ class Body:
         # A key of that enumeration, or a number key, needs no test of its kind (`_typed_key`, `_zone_ref`).
         self.members: dict[str, str] = {}
         self.member_lists: dict[str, str] = {}
+        # A local that is a seat of the key tables (a player whose index is below the rulebook's most players)
+        # wherever a test of a local holds -> that test: in the body of a function remembered by seat, its seat
+        # parameter where `slot` is not 0 (the callers find `slot` by that parameter in a dict of the seats). A
+        # seat's key is then read from its table after that test, and where it fails, made as before.
+        self.seats_known: dict[str, str] = {}
         # The generated locals known to hold a number below 2**31 in size (a length, a count of elements or
         # groups: no list, text or zone is that long): two such are multiplied or added within the number
         # budget, without a test of their size.
@@ -470,7 +475,8 @@ class Body:
         if kinds == ["player"]:
             n = max(self.gen.program.max_players, 1)
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (_Player(i),)) for i in range({n}))")
-            test, index = f"{t}.__class__ is _Player and -1 < {t}.index < {n}", f"{t}.index"
+            test = self.seats_known.get(t) or f"{t}.__class__ is _Player and -1 < {t}.index < {n}"
+            index = f"{t}.index"
         else:
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (i,)) for i in range({KEY_TABLE}))")
             if self.members.get(t) == KEY_INTS:  # (known to be a number of the table)
@@ -507,6 +513,7 @@ class Body:
             lambda texts: self.gen.constant("keys", name, "", texts),
             members,
             member_known=len(keys) == 1 and self.members.get(keys[0]) == (enum if enum is not None else KEY_INTS),
+            seat_test=self.seats_known.get(keys[0]) if len(keys) == 1 else None,
         )
 
     def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:

@@ -399,6 +399,8 @@ class Generator:
         body.indent = 2 if counted else 1
         if memo is not None:
             body.memo_part = "slot"
+            if memo.by_seat is not None:  # (`slot` is not 0 only for a seat of the tables: `seats_known`)
+                body.seats_known[params[memo.seat]] = "slot"
         result = body.value(fn.body)
         self.lines += body.lines
         tail = [f"    v = {result}"]

@@ -60,12 +60,14 @@ def typed_key(
     table: Callable[[str], str],
     enum_values: str | None = None,
     member_known: bool = False,
+    seat_test: str | None = None,
 ) -> tuple[str, str] | None:
     """The test that each key (a Python expression) has its declared kind (a player, a number, an
     enumeration value, a card) and the state key of zone or variable `name` then, spelled as `zone_key`
     spells it; None if a key's kind is another. `table(text)` makes a module constant of that text;
     `enum_values`, the module's expression of the members of a one key's enumeration; `member_known`, that
-    the one key is known to be one of them, or a number of the key table (the test is then "True")."""
+    the one key is known to be one of them, or a number of the key table (the test is then "True"); `seat_test`,
+    a test under which the one key is known to be a seat of the table (it stands for the test of its kind)."""
     if len(kinds) != len(keys) or any(kind not in _SPELL for kind in kinds):
         return None
     if len(keys) == 1 and kinds[0] == "enum" and enum_values is not None:
@@ -90,6 +92,8 @@ def typed_key(
         test = f"{k}.__class__ is {_SPELL[kinds[0]][0]} and -1 < {index} < {len(texts)}"
         if member_known and kinds[0] == "int":
             test = "True"
+        elif seat_test is not None and kinds[0] == "player":
+            test = seat_test
         return test, f"{table(repr(texts))}[{index}]"
     tests = " and ".join(f"{k}.__class__ is {_SPELL[kind][0]}" for k, kind in zip(keys, kinds, strict=True))
     parts = ",".join(_SPELL[kind][1].format(k) for k, kind in zip(keys, kinds, strict=True))

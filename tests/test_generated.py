@@ -434,6 +434,35 @@ def test_a_seat_parameter_of_a_function_remembered_by_seat_reads_the_zone_the_de
     assert "    if slot:\n" in functions["f0"] and "_Player" not in functions["f0"]
 
 
+SEAT_CONSTS = """game T players 2..3
+card C { n: int }
+zone hand[Player]: C public
+const P1 = players[0]
+const P3 = players[2]
+fn first_hand() = len(hand[P1])
+fn third_hand() = len(hand[P3])
+setup { create 2 C { n: 1 } in hand[P1] }
+play { }
+"""
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_constant_seat_of_every_game_reads_the_zone_the_definition_reads(players: int) -> None:
+    """`hand[P1]` with `const P1 = players[0]` (a seat of every game: 0 is below the fewest players) takes the
+    zone's key from its table with no test; `P3 = players[2]`, a seat of three-player games only, keeps the
+    test. With two players P3 has no value: the definition's located error."""
+    rb = rulecraft.load_text(SEAT_CONSTS, "t.rules")
+    game = rb.new_game(players=players)
+    for name in ("first_hand", "third_hand"):
+        node = rb.program.fns[name].body
+        generated = _outcome(lambda node=node: game.evaluate(node, {}))
+        assert generated == _outcome(lambda node=node: evaluate(game, node, {}))
+        assert generated == ("value", 2 if name == "first_hand" else 0) or (name, players) == ("third_hand", 2)
+    source = rb.code_cache.compiled.generated.source
+    functions = {part.split("(", 1)[0]: part for part in source.split("\ndef ")[1:]}
+    assert "_Player" not in functions["f0"] and "_Player" in functions["f1"]
+
+
 MAIN = """
 var tally[Player]: int = 4 public
 const P1 = players[0]

@@ -277,6 +277,11 @@ class Body:
                 if literal
                 else f"(g.consts[{bound!r}] if {bound!r} in g.consts else g.global_value({name!r}, _N[{k}]))"
             )
+            if not literal and self._a_seat(program.consts[bound].value) and not self.shadowed(name):
+                t = self.tmp()  # (`const P1 = players[0]`: a seat of the tables whenever it has a value)
+                self.emit(f"{t} = {fast}")
+                self.seats_known[t] = "True"
+                return t
         elif kind == "builtin":
             fast = (
                 "g.players"
@@ -312,6 +317,15 @@ class Body:
         else:
             fast = f"g.global_value({name!r}, _N[{k}])"
         return self._guarded(name, fast, f"env[{name!r}]")
+
+    def _a_seat(self, e: Any) -> bool:
+        """Whether an expression's value is a seat of the key tables whenever it has one: `players[i]`, i a
+        number written in the text below the rulebook's fewest players (the seats of every game)."""
+        if e.__class__ is not s.Index or len(e.args) != 1 or e.args[0].__class__ is not s.IntLit:
+            return False
+        binding = self.gen.resolution.of(e.obj)
+        players = binding is not None and binding.kind == "builtin" and binding.name == "players"
+        return players and 0 <= e.args[0].value < self.gen.program.min_players
 
     def _constant_member(self, name: str) -> str:
         return self.gen.constant("member", name, "", f"_program.members[{name!r}]")
@@ -477,6 +491,8 @@ class Body:
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (_Player(i),)) for i in range({n}))")
             test = self.seats_known.get(t) or f"{t}.__class__ is _Player and -1 < {t}.index < {n}"
             index = f"{t}.index"
+            if test == "True":  # (known to be a seat of the table)
+                return f"{refs}[{index}]"
         else:
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (i,)) for i in range({KEY_TABLE}))")
             if self.members.get(t) == KEY_INTS:  # (known to be a number of the table)

@@ -75,7 +75,7 @@ class Body:
         # local can hide it; an element of a loop over an enumeration's members) -> the enumeration, or a number
         # of the key table (`KEY_INTS`: an element of a loop over a range written in the text, within 0 .. 63);
         # and those known to hold the tuple of them all (`Kind` where no local can hide it, `0..8`) -> the same.
-        # A key of that enumeration, or a number key, needs no test of its kind (`_typed_key`, `_zone_ref`).
+        # A key of that enumeration, or a number key, needs no test of its kind (`_key_known`).
         self.members: dict[str, str] = {}
         self.member_lists: dict[str, str] = {}
         # A local that is a seat of the key tables (a player whose index is below the rulebook's most players)
@@ -480,25 +480,32 @@ class Body:
         if not _NAME.fullmatch(t):  # (a name is read as it is: no copy)
             t = self.tmp()
             self.emit(f"{t} = {keys[0]}")
+        known = self._key_known(t, kinds[0], enum)
         if enum is not None:  # a member of the declared enumeration: its zone, by the member (hashed by identity)
             make = f"{{v: _ZoneRef({name!r}, (v,)) for v in _program.enums[{enum!r}]}}"
             refs = self.gen.constant("zones", name, "", make)
-            if self.members.get(t) == enum:  # (known to be one of its members)
-                return f"{refs}[{t}]"
-            return f"({refs}[{t}] if {t}.__class__ is _EnumValue and {t} in {refs} else _ZoneRef({name!r}, ({t},)))"
-        if kinds == ["player"]:
+            test, index = known or f"{t}.__class__ is _EnumValue and {t} in {refs}", t
+        elif kinds == ["player"]:
             n = max(self.gen.program.max_players, 1)
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (_Player(i),)) for i in range({n}))")
-            test = self.seats_known.get(t) or f"{t}.__class__ is _Player and -1 < {t}.index < {n}"
-            index = f"{t}.index"
-            if test == "True":  # (known to be a seat of the table)
-                return f"{refs}[{index}]"
+            test, index = known or f"{t}.__class__ is _Player and -1 < {t}.index < {n}", f"{t}.index"
         else:
             refs = self.gen.constant("zones", name, "", f"tuple(_ZoneRef({name!r}, (i,)) for i in range({KEY_TABLE}))")
-            if self.members.get(t) == KEY_INTS:  # (known to be a number of the table)
-                return f"{refs}[{t}]"
-            test, index = f"{t}.__class__ is int and -1 < {t} < {KEY_TABLE}", t
+            test, index = known or f"{t}.__class__ is int and -1 < {t} < {KEY_TABLE}", t
+        if test == "True":  # (known to be a key of the table)
+            return f"{refs}[{index}]"
         return f"({refs}[{index}] if {test} else _ZoneRef({name!r}, ({t},)))"
+
+    def _key_known(self, key: str, kind: str, enum: str | None) -> str | None:
+        """The test under which `key`, a zone's or variable's one key of declared `kind`, is known to be a key of
+        its table ("True": always; `members`, `seats_known`); None: nothing known, its kind is tested."""
+        if kind == "enum":
+            return "True" if enum is not None and self.members.get(key) == enum else None
+        if kind == "int":
+            return "True" if self.members.get(key) == KEY_INTS else None
+        if kind == "player":
+            return self.seats_known.get(key)
+        return None
 
     def _key(self, key: str, name: str, keys: list[str]) -> None:
         """`key = ` the state key of a keyed zone or variable: spelled inline when each key has its declared
@@ -528,8 +535,7 @@ class Body:
             self.gen.program.max_players,
             lambda texts: self.gen.constant("keys", name, "", texts),
             members,
-            member_known=len(keys) == 1 and self.members.get(keys[0]) == (enum if enum is not None else KEY_INTS),
-            seat_test=self.seats_known.get(keys[0]) if len(keys) == 1 else None,
+            self._key_known(keys[0], kinds[0], enum) if len(keys) == 1 == len(kinds) else None,
         )
 
     def zone_lookup(self, name: str, keys: list[str], found: Callable[[str], str], missing: str) -> None:

@@ -59,15 +59,13 @@ def typed_key(
     max_players: int,
     table: Callable[[str], str],
     enum_values: str | None = None,
-    member_known: bool = False,
-    seat_test: str | None = None,
+    known: str | None = None,
 ) -> tuple[str, str] | None:
     """The test that each key (a Python expression) has its declared kind (a player, a number, an
     enumeration value, a card) and the state key of zone or variable `name` then, spelled as `zone_key`
     spells it; None if a key's kind is another. `table(text)` makes a module constant of that text;
-    `enum_values`, the module's expression of the members of a one key's enumeration; `member_known`, that
-    the one key is known to be one of them, or a number of the key table (the test is then "True"); `seat_test`,
-    a test under which the one key is known to be a seat of the table (it stands for the test of its kind)."""
+    `enum_values`, the module's expression of the members of a one key's enumeration; `known`, a test under
+    which the one key is known to be a key of its table ("True": always), which stands for the test of its kind."""
     if len(kinds) != len(keys) or any(kind not in _SPELL for kind in kinds):
         return None
     if len(keys) == 1 and kinds[0] == "enum" and enum_values is not None:
@@ -76,9 +74,7 @@ def typed_key(
         # text) costs more. A member not in it (none is) is spelled as below.
         (k,) = keys
         by_member = table(f"{{v: _zone_key({name!r}, (v,)) for v in {enum_values}}}")
-        if member_known:
-            return "True", f"{by_member}[{k}]"
-        return f"{k}.__class__ is _EnumValue and {k} in {by_member}", f"{by_member}[{k}]"
+        return known or f"{k}.__class__ is _EnumValue and {k} in {by_member}", f"{by_member}[{k}]"
     if len(keys) == 1 and kinds[0] in ("int", "player"):
         # One number or seat: the key's text read from a table made once (`KEY_TABLE` of them), where
         # making it anew (an f-string, then hashing the new text) costs three times as much.
@@ -89,11 +85,7 @@ def typed_key(
         else:
             texts = tuple(zone_key(name, (Player(i),)) for i in range(max(max_players, 1)))
             index = f"{k}.index"
-        test = f"{k}.__class__ is {_SPELL[kinds[0]][0]} and -1 < {index} < {len(texts)}"
-        if member_known and kinds[0] == "int":
-            test = "True"
-        elif seat_test is not None and kinds[0] == "player":
-            test = seat_test
+        test = known or f"{k}.__class__ is {_SPELL[kinds[0]][0]} and -1 < {index} < {len(texts)}"
         return test, f"{table(repr(texts))}[{index}]"
     tests = " and ".join(f"{k}.__class__ is {_SPELL[kind][0]}" for k, kind in zip(keys, kinds, strict=True))
     parts = ",".join(_SPELL[kind][1].format(k) for k, kind in zip(keys, kinds, strict=True))

@@ -82,23 +82,38 @@ def count_calls(game: str, side: str, games: int) -> tuple[Counter[tuple[str, st
     return counts, games
 
 
-def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
-    """The bytecodes run by `games` seeded games of an anchor on one side, by the Python function that ran
-    them, each as (file name, function name) -> count; and the number of games (see the module)."""
-    counts: Counter[tuple[str, str]] = Counter()
+def _count_opcodes(
+    game: str, side: str, games: int, key: Callable[[Any], Any], by_line: bool = False
+) -> tuple[Counter[Any], int]:
+    """The bytecodes `games` seeded games of an anchor run on one side (`sys.settrace`'s opcode events, the
+    second pass: `_second_pass`), each counted under its frame's `key(frame)`, found once a frame (None: not
+    counted apart), and with `by_line` under (that key, the line); and the number of all of them."""
+    counts: Counter[Any] = Counter()
+    every = [0]
 
     def enter(frame: Any, event: str, arg: Any) -> Any:
         frame.f_trace_opcodes, frame.f_trace_lines = True, False
-        key = (Path(frame.f_code.co_filename).name, frame.f_code.co_name)
+        k = key(frame)
 
         def step(frame: Any, event: str, arg: Any) -> Any:
             if event == "opcode":
-                counts[key] += 1
+                every[0] += 1
+                if k is not None:
+                    counts[(k, frame.f_lineno or 0) if by_line else k] += 1
             return step
 
         return step
 
     _second_pass(game, side, games, lambda: sys.settrace(enter), lambda: sys.settrace(None))
+    return counts, every[0]
+
+
+def count_bytecodes(game: str, side: str, games: int) -> tuple[Counter[tuple[str, str]], int]:
+    """The bytecodes run by `games` seeded games of an anchor on one side, by the Python function that ran
+    them, each as (file name, function name) -> count; and the number of games (see the module)."""
+    counts, _ = _count_opcodes(
+        game, side, games, lambda frame: (Path(frame.f_code.co_filename).name, frame.f_code.co_name)
+    )
     return counts, games
 
 
@@ -145,24 +160,13 @@ def purpose_of(line: str) -> str:
 def count_generated_lines(game: str, games: int) -> tuple[Counter[tuple[str, int]], int, int]:
     """The bytecodes `games` seeded rulecraft games of an anchor run, each line of generated code's apart
     ((module, line) -> count), the number of all the bytecodes they run, and the number of games."""
-    lines: Counter[tuple[str, int]] = Counter()
-    every = [0]
 
-    def enter(frame: Any, event: str, arg: Any) -> Any:
-        frame.f_trace_opcodes, frame.f_trace_lines = True, False
-        generated = frame.f_code.co_filename.startswith("<generated")
+    def generated(frame: Any) -> str | None:
+        module = frame.f_code.co_filename
+        return module if module.startswith("<generated") else None
 
-        def step(frame: Any, event: str, arg: Any) -> Any:
-            if event == "opcode":
-                every[0] += 1
-                if generated:
-                    lines[(frame.f_code.co_filename, frame.f_lineno or 0)] += 1
-            return step
-
-        return step
-
-    _second_pass(game, "rulecraft", games, lambda: sys.settrace(enter), lambda: sys.settrace(None))
-    return lines, every[0], games
+    lines, every = _count_opcodes(game, "rulecraft", games, generated, by_line=True)
+    return lines, every, games
 
 
 def purpose_summary(lines: Counter[tuple[str, int]], every: int, games: int, top: int) -> dict[str, Any]:

@@ -5,6 +5,7 @@ and it counts the games' own calls, not the first pass's imports and code made o
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from typing import Any
 
@@ -107,3 +108,33 @@ def test_the_command_prints_the_purposes(capsys: Any) -> None:
     out = capsys.readouterr().out
     assert out.startswith("kuhn_poker (2 games):") and "in its generated code" in out and "budget of work" in out
     assert sys.gettrace() is None  # the counting is switched off after
+
+
+def test_each_module_is_named_and_the_generated_code_is_one() -> None:
+    assert calls.module_of("<generated 4f25003300b35a37c5f2e79cd81cddca>") == calls.GENERATED
+    assert calls.module_of("<generated block 57210ed6c161>") == calls.GENERATED
+    assert calls.module_of("<attrs generated methods rulecraft.runtime.asks.Option>") == "attrs"
+    assert calls.module_of("/work/main/interpreter/runtime/machine.py") == "machine.py"
+
+
+def test_the_cpu_time_is_sampled_by_the_module_running() -> None:
+    # A sample, not a count: what it holds is that every sample is charged to a module of the games' own
+    # work (the first pass's code generator left out), and that the timer is off and its handler put back.
+    before = signal.getsignal(signal.SIGPROF)
+    counts, games = calls.sample_modules("kuhn_poker", 3000, every=0.0005)
+    assert games == 3000 and sum(counts.values()) > 0
+    assert not {"generate.py", "blocks.py", "parser.py"} & set(counts)
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) is before
+    summary = calls.module_summary(counts, games, 3)
+    assert summary["samples"] == sum(counts.values()) and len(summary["modules"]) <= 3
+    shares = [share for _, share in summary["modules"]]
+    assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 100.0001
+
+
+def test_the_command_prints_the_modules_and_takes_one_count_at_a_time(capsys: Any) -> None:
+    assert calls.main(["kuhn_poker", "--games", "500", "--top", "2", "--modules"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kuhn_poker (500 games):") and "samples of CPU time, by the module running" in out
+    with pytest.raises(SystemExit):
+        calls.main(["kuhn_poker", "--modules", "--bytecodes"])
+    assert "name one" in capsys.readouterr().err

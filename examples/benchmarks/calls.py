@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.bytecodes + args.purposes + args.modules > 1:
-        parser.error("--bytecodes, --purposes and --modules are different counts: name one")
+        parser.error("--bytecodes, --purposes and --modules are different measures: name one")
     unknown = [g for g in args.games if g not in ANCHORS]
     if unknown:
         parser.error(f"unknown anchor {', '.join(unknown)}: one of {', '.join(ANCHORS)}")
